@@ -1,0 +1,39 @@
+/**
+ * Run-time configuration of the engine, whatever front end (CLI, desktop, browser) set it.
+ * Defaults follow DESIGN §4.
+ */
+export const PERMISSION_MODES = ['default', 'acceptEdits', 'dangerouslySkipPermissions'] as const;
+export type PermissionMode = (typeof PERMISSION_MODES)[number];
+
+export interface LoomConfig {
+  dataDir: string;
+  baseUrl: string;
+  model: string;
+  apiKey: string;
+  maxContextTokens: number;
+  mode: PermissionMode;
+  /** Names of the tools offered to the model; undefined means all. */
+  tools?: string[];
+  toolTimeoutSec: number;
+  llmTimeoutSec: number;
+  maxTurns: number;
+  maxToolCalls: number;
+  maxCostUsd: number;
+  approvePlan: boolean;
+  /** Where audit logs go; defaults to <dataDir>/audit. */
+  logDir?: string;
+}
+
+export const DEFAULTS = {
+  baseUrl: 'http://localhost:11434/v1',
+  model: 'gemma4',
+  maxContextTokens: 24000,
+  mode: 'default' as PermissionMode,
+  toolTimeoutSec: 120,
+  llmTimeoutSec: 120,
+  maxTurns: 40,
+  maxToolCalls: 200,
+  maxCostUsd: 5.0,
+  /** Fraction of maxContextTokens above which the context is compacted. */
+  trimThreshold: 0.8,
+};

@@ -1,0 +1,93 @@
+/**
+ * Core data types shared by every engine module. Messages use the OpenAI chat format
+ * so the working context can be sent to any OpenAI-compatible server unchanged.
+ */
+
+export interface ToolCall {
+  id: string;
+  type: 'function';
+  function: { name: string; arguments: string };
+}
+
+export type SystemMessage = { role: 'system'; content: string };
+export type UserMessage = { role: 'user'; content: string };
+export type AssistantMessage = { role: 'assistant'; content: string | null; tool_calls?: ToolCall[] };
+export type ToolMessage = { role: 'tool'; tool_call_id: string; content: string };
+export type ChatMessage = SystemMessage | UserMessage | AssistantMessage | ToolMessage;
+
+/** Kinds of model call whose usage is tracked separately. */
+export const CALL_KINDS = ['chat', 'compaction', 'summary'] as const;
+export type CallKind = (typeof CALL_KINDS)[number];
+
+export interface UsageTotals {
+  calls: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+  cost_usd: number;
+}
+
+export interface SessionUsage extends UsageTotals {
+  by_kind: Record<CallKind, UsageTotals>;
+}
+
+/** One model call's usage, as recorded against a session. */
+export interface CallUsage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  cost_usd: number;
+}
+
+export interface Compaction {
+  at: string;
+  before_tokens: number;
+  after_tokens: number;
+  summary: string;
+}
+
+export const TODO_STATUSES = ['pending', 'in_progress', 'done', 'cancelled', 'failed'] as const;
+export type TodoStatus = (typeof TODO_STATUSES)[number];
+
+export interface TodoItem {
+  id: number;
+  text: string;
+  status: TodoStatus;
+  retries: number;
+}
+
+export interface PlanState {
+  todos: TodoItem[];
+  scratchpad: string;
+}
+
+export const SESSION_STATUSES = ['active', 'saved', 'interrupted'] as const;
+export type SessionStatus = (typeof SESSION_STATUSES)[number];
+
+/** What a session list shows: everything but the message bodies. */
+export interface SessionMeta {
+  id: string;
+  parent_id: string | null;
+  title: string | null;
+  summary: string | null;
+  status: SessionStatus;
+  archived: boolean;
+  created_at: string;
+  updated_at: string;
+  /** Number of messages in the transcript. */
+  message_count: number;
+  model: string | null;
+  cwd: string | null;
+}
+
+export interface SessionRecord extends SessionMeta {
+  /** The working context sent to the model. */
+  messages: ChatMessage[];
+  /** Every message ever, in order; compaction never removes from it. */
+  transcript: ChatMessage[];
+  compactions: Compaction[];
+  plan: PlanState;
+  usage: SessionUsage;
+}
+
+export interface SearchHit extends SessionMeta {
+  snippet: string;
+}
