@@ -1,0 +1,44 @@
+/**
+ * Secret detection: names of secret-looking environment variables (warned about by name,
+ * never handed to tools) and redaction of secret-looking values in audit logs and exports.
+ */
+const SECRET_NAME = /(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|PRIVATE|AUTH)/i;
+
+const SECRET_VALUE_PATTERNS: RegExp[] = [
+  /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----/g,
+  /\bsk-(?:proj-|ant-)?[A-Za-z0-9_-]{20,}\b/g,
+  /\bgh[pousr]_[A-Za-z0-9]{30,}\b/g,
+  /\bgithub_pat_[A-Za-z0-9_]{40,}\b/g,
+  /\bxox[abposr]-[A-Za-z0-9-]{10,}\b/g,
+  /\bAKIA[0-9A-Z]{16}\b/g,
+  /\bAIza[0-9A-Za-z_-]{35}\b/g,
+  /\beyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\b/g,
+  /\b(Bearer)\s+[A-Za-z0-9._~+/-]{20,}=*/g,
+];
+/** `api_key=...`, `"password": "..."` and the like: keep the name, hide the value. */
+const ASSIGNMENT = /\b([A-Za-z0-9_]*(?:api[_-]?key|secret|token|password|passwd)[A-Za-z0-9_]*)(["']?\s*[:=]\s*["']?)([^\s"',;]{8,})/gi;
+
+export const REDACTED = '[REDACTED]';
+
+export function redactSecrets(text: string): string {
+  let out = text;
+  for (const pattern of SECRET_VALUE_PATTERNS) {
+    out = out.replace(pattern, (match, bearer?: string) =>
+      typeof bearer === 'string' && match.startsWith(bearer) ? `${bearer} ${REDACTED}` : REDACTED,
+    );
+  }
+  return out.replace(ASSIGNMENT, (_m, name: string, sep: string) => `${name}${sep}${REDACTED}`);
+}
+
+/** Names (never values) of environment variables that look like secrets. */
+export function secretEnvNames(env: NodeJS.ProcessEnv = process.env): string[] {
+  return Object.keys(env)
+    .filter((name) => SECRET_NAME.test(name) && (env[name] ?? '') !== '')
+    .sort();
+}
+
+/** A copy of the environment without secret-looking variables, for tools. */
+export function scrubbedEnv(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+  const hidden = new Set(secretEnvNames(env));
+  return Object.fromEntries(Object.entries(env).filter(([name]) => !hidden.has(name)));
+}
