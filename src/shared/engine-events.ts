@@ -1,0 +1,30 @@
+/**
+ * Events the engine (src/core/engine.ts) sends to whatever front end drives it: the REPL,
+ * the Electron renderer, the browser mode. Plain data, so they cross IPC and SSE unchanged.
+ */
+import type { ChatMessage, SessionUsage } from './types';
+
+export type EngineEvent =
+  /** A piece of the assistant reply being streamed. */
+  | { type: 'text'; sessionId: string; delta: string }
+  /** A message committed to the store (user, assistant, tool result). */
+  | { type: 'message'; sessionId: string; message: ChatMessage }
+  | { type: 'tool_start'; sessionId: string; callId: string; name: string; args: string }
+  | { type: 'tool_end'; sessionId: string; callId: string; name: string; result: string }
+  /** The engine waits for answerApproval(requestId, allow). */
+  | { type: 'approval'; sessionId: string; requestId: string; tool: string; summary: string; label: string }
+  /** The engine waits for answerQuestion(requestId, answer). */
+  | { type: 'question'; sessionId: string; requestId: string; question: string }
+  | {
+      type: 'compaction';
+      sessionId: string;
+      phase: 'start' | 'done' | 'failed';
+      before_tokens?: number;
+      after_tokens?: number;
+      error?: string;
+    }
+  | { type: 'usage'; sessionId: string; usage: SessionUsage; contextTokens: number; maxContextTokens: number }
+  | { type: 'turn'; sessionId: string; phase: 'start' | 'end'; error?: string }
+  | { type: 'sessions_changed' };
+
+export type EngineEventType = EngineEvent['type'];
