@@ -1,0 +1,83 @@
+import type { ChatMessage } from '../../shared/types';
+import { estimateMessageTokens } from './tokens';
+
+/** Fraction of the hard budget above which the working context is compacted (DESIGN §3). */
+export const DEFAULT_TRIM_THRESHOLD = 0.8;
+
+/**
+ * A server figure below this fraction of our own estimate for the same messages is not
+ * believed: some servers (Ollama regressions, ollama/ollama#5370 and #16414) report only
+ * the uncached part of the prompt, or the part that fit their own window. Trusting such a
+ * figure would hide a growing context until the server silently truncates it.
+ */
+const MIN_PLAUSIBLE_SERVER_RATIO = 0.5;
+
+/** Content, tool-call arguments and per-message overhead of a whole context. */
+export function estimateTotal(messages: readonly ChatMessage[]): number {
+  let total = 0;
+  for (const message of messages) total += estimateMessageTokens(message);
+  return total;
+}
+
+/**
+ * The working context's size in tokens, kept up to date as messages are appended so that
+ * a long session is never re-counted before each request: add() and estimate() are O(1).
+ */
+export class ContextBudget {
+  /** prefix[i] = local estimate of the first i messages. */
+  private prefix: number[] = [0];
+  /** The last request the server measured: its prompt_tokens and how many messages it held. */
+  private server: { promptTokens: number; messagesSent: number } | null = null;
+
+  constructor(
+    readonly maxTokens: number,
+    readonly threshold: number = DEFAULT_TRIM_THRESHOLD,
+  ) {
+    if (!(maxTokens > 0) || !(threshold > 0 && threshold <= 1)) {
+      throw new RangeError(`Invalid context budget: max ${maxTokens}, threshold ${threshold}.`);
+    }
+  }
+
+  /** Starts over from a whole context: after a compaction, a resume or a fork. */
+  reset(messages: readonly ChatMessage[]): void {
+    this.prefix = [0];
+    this.server = null;
+    for (const message of messages) this.add(message);
+  }
+
+  add(message: ChatMessage): void {
+    this.prefix.push(this.prefix[this.prefix.length - 1] + estimateMessageTokens(message));
+  }
+
+  /** Number of messages the budget has counted. */
+  get messageCount(): number {
+    return this.prefix.length - 1;
+  }
+
+  /**
+   * The server's prompt_tokens for a request made of the first `messagesSent` messages.
+   * Only a figure the server really reported belongs here, never a client-side estimate.
+   */
+  recordServerPromptTokens(promptTokens: number, messagesSent: number): void {
+    if (!Number.isFinite(promptTokens) || promptTokens <= 0) return;
+    if (!Number.isInteger(messagesSent) || messagesSent < 0 || messagesSent > this.messageCount) return;
+    if (promptTokens < this.prefix[messagesSent] * MIN_PLAUSIBLE_SERVER_RATIO) return;
+    this.server = { promptTokens, messagesSent };
+  }
+
+  /** The server's last figure plus our estimate of what was added since, else our estimate. */
+  estimate(): number {
+    const local = this.prefix[this.messageCount];
+    if (!this.server) return local;
+    return this.server.promptTokens + (local - this.prefix[this.server.messagesSent]);
+  }
+
+  /** Strictly above the threshold: exactly at 80 % no compaction happens. */
+  overThreshold(): boolean {
+    return this.estimate() > this.threshold * this.maxTokens;
+  }
+
+  fits(): boolean {
+    return this.estimate() <= this.maxTokens;
+  }
+}
