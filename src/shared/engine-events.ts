@@ -24,7 +24,13 @@ export type EngineEvent =
       error?: string;
     }
   | { type: 'usage'; sessionId: string; usage: SessionUsage; contextTokens: number; maxContextTokens: number }
+  /** A turn ends; `error` is the one-line reason when it failed (model down, hard stop). */
   | { type: 'turn'; sessionId: string; phase: 'start' | 'end'; error?: string }
+  /**
+   * Something the user should read that is not part of the conversation: a cap that
+   * stopped the turn, an interrupted tool call found on resume, secret-looking env vars.
+   */
+  | { type: 'notice'; sessionId: string; level: 'info' | 'warning'; text: string }
   | { type: 'sessions_changed' };
 
 export type EngineEventType = EngineEvent['type'];
