@@ -1,0 +1,330 @@
+/**
+ * The `loom` command line (DESIGN §4): every flag, its validation, and what it asks for —
+ * a LoomConfig plus one action (a lifecycle command or a chat). A usage error is a
+ * UsageError with one clear sentence; the caller prints it and exits 2.
+ */
+import path from 'node:path';
+import { Command, CommanderError, Option } from 'commander';
+import { DEFAULTS, PERMISSION_MODES, type LoomConfig, type PermissionMode } from '../core/config';
+import { LoomError } from '../core/errors';
+import { resolveDataDir } from '../core/paths';
+
+export const EXPORT_FORMATS = ['json', 'markdown', 'html'] as const;
+export type ExportFormat = (typeof EXPORT_FORMATS)[number];
+
+export type LifecycleAction =
+  | { kind: 'list'; includeArchived: boolean; json: boolean }
+  | { kind: 'search'; query: string; includeArchived: boolean; json: boolean }
+  | { kind: 'info'; id: string; json: boolean }
+  | { kind: 'rename'; id: string; title: string }
+  | { kind: 'fork'; id: string }
+  | { kind: 'archive'; id: string; archived: boolean }
+  | { kind: 'export'; id: string; format: ExportFormat }
+  | { kind: 'import'; file: string }
+  | { kind: 'delete'; id: string; yes: boolean };
+
+/** No lifecycle flag: a new session, or one resumed, interactive unless a prompt is given. */
+export interface ChatAction {
+  kind: 'chat';
+  prompt?: string;
+  resume?: string;
+  continueLast?: boolean;
+}
+
+export type CliAction = LifecycleAction | ChatAction;
+
+export type ParseOutcome =
+  | { kind: 'run'; config: LoomConfig; action: CliAction }
+  /** --help or --version was shown; nothing else to do. */
+  | { kind: 'exit'; code: number };
+
+/** A mistake in the command line: printed as one line, exit code 2. */
+export class UsageError extends LoomError {
+  constructor(message: string) {
+    super(message, 'usage');
+  }
+}
+
+export function isUsageError(err: unknown): err is UsageError {
+  return err instanceof UsageError;
+}
+
+/** The raw values commander collects; all strings until validated. */
+interface RawOptions {
+  dataDir?: string;
+  baseUrl?: string;
+  model?: string;
+  apiKey?: string;
+  maxContextTokens?: string;
+  mode?: PermissionMode;
+  tools?: string;
+  toolTimeout?: string;
+  llmTimeout?: string;
+  maxTurns?: string;
+  maxToolCalls?: string;
+  maxCostUsd?: string;
+  approvePlan?: boolean;
+  logDir?: string;
+  prompt?: string;
+  resume?: string;
+  continue?: boolean;
+  listSessions?: boolean;
+  includeArchived?: boolean;
+  json?: boolean;
+  search?: string;
+  info?: string;
+  rename?: string[];
+  fork?: string;
+  archive?: string;
+  unarchive?: string;
+  export?: string;
+  format?: ExportFormat;
+  import?: string;
+  delete?: string;
+  yes?: boolean;
+}
+
+export function createProgram(): Command {
+  const program = new Command('loom')
+    .description('Loom: an AI agent that works in your project folder, with durable, searchable, forkable sessions.')
+    .version('0.1.0', '-V, --version', 'print the version and exit')
+    .helpOption('-h, --help', 'show this help and exit')
+    .exitOverride()
+    .configureOutput({ outputError: () => {} })
+    .configureHelp({ sortOptions: false });
+
+  addModelOptions(program);
+  addLimitOptions(program);
+  addChatOptions(program);
+  addLifecycleOptions(program);
+  program.addHelpText(
+    'after',
+    `
+Data lives in --data-dir, else $LOOM_HOME, else the desktop app's folder, shared with the app.
+An ID may be any unique prefix of a session id.
+
+Examples:
+  loom                                  start a new interactive session
+  loom -p "summarise README.md"         one turn, print the answer
+  loom --continue                       resume the most recent session
+  loom --search "parser bug" --json     find sessions, for scripts
+  loom --export 3f2a9c1e > s.json && loom --import s.json`,
+  );
+  return program;
+}
+
+function addModelOptions(program: Command): void {
+  program
+    .option('--data-dir <dir>', 'data directory (overrides $LOOM_HOME)')
+    .option('--base-url <url>', `OpenAI-compatible server (env LOOM_BASE_URL; default ${DEFAULTS.baseUrl})`)
+    .option('--model <name>', `model name (env LOOM_MODEL; default ${DEFAULTS.model})`)
+    .option('--api-key <key>', 'API key (env LOOM_API_KEY, then OPENAI_API_KEY)')
+    .option('--max-context-tokens <n>', `working-context budget in tokens (default ${DEFAULTS.maxContextTokens})`)
+    .addOption(
+      new Option('--mode <mode>', 'permission mode: default asks before edits and commands')
+        .choices(PERMISSION_MODES)
+        .default(DEFAULTS.mode),
+    );
+}
+
+function addLimitOptions(program: Command): void {
+  program
+    .option('--tools <names>', 'comma-separated tool names offered to the model (default: all)')
+    .option('--tool-timeout <sec>', `seconds one tool call may take (default ${DEFAULTS.toolTimeoutSec})`)
+    .option('--llm-timeout <sec>', `seconds one model request may take (default ${DEFAULTS.llmTimeoutSec})`)
+    .option('--max-turns <n>', `model requests per user message (default ${DEFAULTS.maxTurns})`)
+    .option('--max-tool-calls <n>', `tool calls per session run (default ${DEFAULTS.maxToolCalls})`)
+    .option('--max-cost-usd <usd>', `spending limit per session run in US dollars (default ${DEFAULTS.maxCostUsd.toFixed(2)})`)
+    .option('--approve-plan', 'ask for approval of the plan before working on it')
+    .option('--log-dir <dir>', 'audit log folder (default <data dir>/audit)');
+}
+
+function addChatOptions(program: Command): void {
+  program
+    .option('-p, --prompt <text>', 'run one non-interactive turn, print the answer, save the session')
+    .option('--resume <id>', 'resume a session')
+    .option('--continue', 'resume the most recently updated unarchived session');
+}
+
+function addLifecycleOptions(program: Command): void {
+  program
+    .option('--list-sessions', 'list sessions, newest first')
+    .option('--include-archived', 'include archived sessions in --list-sessions / --search')
+    .option('--json', 'machine-readable output for --list-sessions, --search and --info')
+    .option('--search <query>', 'full-text search of titles, summaries and transcripts')
+    .option('--info <id>', "show a session's details and usage")
+    .option('--rename <id> <title...>', "set a session's title")
+    .option('--fork <id>', 'copy a session into a new independent one; prints the new id')
+    .option('--archive <id>', 'archive a session (hidden from lists and search)')
+    .option('--unarchive <id>', 'unarchive a session')
+    .option('--export <id>', 'print a session to stdout')
+    .addOption(new Option('--format <format>', 'export format (default json)').choices(EXPORT_FORMATS))
+    .option('--import <file>', "import an exported session as a new one ('-' reads stdin); prints its id")
+    .option('--delete <id>', 'delete a session (needs --yes)')
+    .option('--yes', 'confirm --delete');
+}
+
+/** Parses `argv` (the arguments after the command name). Throws UsageError on any mistake. */
+export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv = process.env): ParseOutcome {
+  const program = createProgram();
+  try {
+    program.parse(argv, { from: 'user' });
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version') return { kind: 'exit', code: 0 };
+      throw new UsageError(err.message.replace(/^error:\s*/, ''));
+    }
+    throw err;
+  }
+  const raw = program.opts<RawOptions>();
+  return { kind: 'run', action: toAction(raw), config: toConfig(raw, env) };
+}
+
+const LIFECYCLE_FLAGS: Array<[keyof RawOptions, string]> = [
+  ['listSessions', '--list-sessions'],
+  ['search', '--search'],
+  ['info', '--info'],
+  ['rename', '--rename'],
+  ['fork', '--fork'],
+  ['archive', '--archive'],
+  ['unarchive', '--unarchive'],
+  ['export', '--export'],
+  ['import', '--import'],
+  ['delete', '--delete'],
+];
+
+const CHAT_FLAGS: Array<[keyof RawOptions, string]> = [
+  ['prompt', '-p/--prompt'],
+  ['resume', '--resume'],
+  ['continue', '--continue'],
+];
+
+function given(raw: RawOptions, flags: Array<[keyof RawOptions, string]>): string[] {
+  return flags.filter(([key]) => raw[key] !== undefined).map(([, flag]) => flag);
+}
+
+function toAction(raw: RawOptions): CliAction {
+  const lifecycle = given(raw, LIFECYCLE_FLAGS);
+  const chat = given(raw, CHAT_FLAGS);
+  if (lifecycle.length > 1) throw new UsageError(`${lifecycle.join(' and ')} cannot be used together; give one at a time.`);
+  if (lifecycle.length && chat.length) throw new UsageError(`${lifecycle[0]} cannot be combined with ${chat.join(' or ')}.`);
+  if (raw.resume !== undefined && raw.continue) throw new UsageError('--resume and --continue cannot be used together.');
+  requireCompanion(raw.includeArchived, '--include-archived', raw.listSessions || raw.search !== undefined, '--list-sessions or --search');
+  requireCompanion(raw.json, '--json', raw.listSessions || raw.search !== undefined || raw.info !== undefined, '--list-sessions, --search or --info');
+  requireCompanion(raw.format, '--format', raw.export !== undefined, '--export');
+  requireCompanion(raw.yes, '--yes', raw.delete !== undefined, '--delete');
+  return lifecycle.length ? toLifecycleAction(raw) : toChatAction(raw);
+}
+
+function requireCompanion(value: unknown, flag: string, present: boolean | undefined, companion: string): void {
+  if (value !== undefined && !present) throw new UsageError(`${flag} only applies to ${companion}.`);
+}
+
+function toLifecycleAction(raw: RawOptions): LifecycleAction {
+  const includeArchived = raw.includeArchived ?? false;
+  const json = raw.json ?? false;
+  if (raw.listSessions) return { kind: 'list', includeArchived, json };
+  if (raw.search !== undefined) return { kind: 'search', query: nonEmpty(raw.search, '--search', 'a query'), includeArchived, json };
+  if (raw.info !== undefined) return { kind: 'info', id: sessionId(raw.info, '--info'), json };
+  if (raw.rename !== undefined) return renameAction(raw.rename);
+  if (raw.fork !== undefined) return { kind: 'fork', id: sessionId(raw.fork, '--fork') };
+  if (raw.archive !== undefined) return { kind: 'archive', id: sessionId(raw.archive, '--archive'), archived: true };
+  if (raw.unarchive !== undefined) return { kind: 'archive', id: sessionId(raw.unarchive, '--unarchive'), archived: false };
+  if (raw.export !== undefined) return { kind: 'export', id: sessionId(raw.export, '--export'), format: raw.format ?? 'json' };
+  if (raw.import !== undefined) return { kind: 'import', file: nonEmpty(raw.import, '--import', 'a file') };
+  return { kind: 'delete', id: sessionId(raw.delete ?? '', '--delete'), yes: raw.yes ?? false };
+}
+
+/** `--rename ID TITLE`: the words after the id make the title, so quoting is optional. */
+function renameAction(values: string[]): LifecycleAction {
+  const [id, ...words] = values;
+  const title = words.join(' ').trim();
+  if (!title) throw new UsageError('--rename needs an ID and a TITLE, e.g. loom --rename 3f2a9c1e "Parser fix".');
+  return { kind: 'rename', id: sessionId(id, '--rename'), title };
+}
+
+function toChatAction(raw: RawOptions): ChatAction {
+  const action: ChatAction = { kind: 'chat' };
+  if (raw.prompt !== undefined) action.prompt = nonEmpty(raw.prompt, '-p/--prompt', 'a prompt');
+  if (raw.resume !== undefined) action.resume = sessionId(raw.resume, '--resume');
+  if (raw.continue) action.continueLast = true;
+  return action;
+}
+
+function sessionId(value: string, flag: string): string {
+  return nonEmpty(value, flag, 'a session ID');
+}
+
+function nonEmpty(value: string, flag: string, what: string): string {
+  const trimmed = value.trim();
+  if (!trimmed) throw new UsageError(`${flag} needs ${what}.`);
+  return trimmed;
+}
+
+function toConfig(raw: RawOptions, env: NodeJS.ProcessEnv): LoomConfig {
+  const config: LoomConfig = {
+    dataDir: resolveDataDir(raw.dataDir === undefined ? undefined : nonEmpty(raw.dataDir, '--data-dir', 'a folder'), env),
+    baseUrl: httpUrl(raw.baseUrl ?? fromEnv(env, 'LOOM_BASE_URL') ?? DEFAULTS.baseUrl, raw.baseUrl ? '--base-url' : 'LOOM_BASE_URL'),
+    model: raw.model === undefined ? (fromEnv(env, 'LOOM_MODEL') ?? DEFAULTS.model) : nonEmpty(raw.model, '--model', 'a model name'),
+    apiKey: raw.apiKey ?? fromEnv(env, 'LOOM_API_KEY') ?? fromEnv(env, 'OPENAI_API_KEY') ?? '',
+    maxContextTokens: positiveInteger(raw.maxContextTokens, '--max-context-tokens', DEFAULTS.maxContextTokens),
+    mode: raw.mode ?? DEFAULTS.mode,
+    toolTimeoutSec: positiveInteger(raw.toolTimeout, '--tool-timeout', DEFAULTS.toolTimeoutSec),
+    llmTimeoutSec: positiveInteger(raw.llmTimeout, '--llm-timeout', DEFAULTS.llmTimeoutSec),
+    maxTurns: positiveInteger(raw.maxTurns, '--max-turns', DEFAULTS.maxTurns),
+    maxToolCalls: positiveInteger(raw.maxToolCalls, '--max-tool-calls', DEFAULTS.maxToolCalls),
+    maxCostUsd: dollars(raw.maxCostUsd, '--max-cost-usd', DEFAULTS.maxCostUsd),
+    approvePlan: raw.approvePlan ?? false,
+  };
+  if (raw.tools !== undefined) config.tools = toolNames(raw.tools);
+  if (raw.logDir !== undefined) config.logDir = path.resolve(nonEmpty(raw.logDir, '--log-dir', 'a folder'));
+  return config;
+}
+
+/** An unset or empty variable counts as absent, so `LOOM_MODEL= loom` uses the default. */
+function fromEnv(env: NodeJS.ProcessEnv, name: string): string | undefined {
+  const value = env[name]?.trim();
+  return value ? value : undefined;
+}
+
+function httpUrl(value: string, source: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new UsageError(`${source} must be an http(s) URL such as ${DEFAULTS.baseUrl}, got '${value}'.`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new UsageError(`${source} must be an http(s) URL such as ${DEFAULTS.baseUrl}, got '${value}'.`);
+  }
+  return value.replace(/\/+$/, '');
+}
+
+function positiveInteger(value: string | undefined, flag: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  const n = Number(value.trim());
+  if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n <= 0) {
+    throw new UsageError(`${flag} must be a positive whole number, got '${value}'.`);
+  }
+  return n;
+}
+
+function dollars(value: string | undefined, flag: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  const n = Number(value.trim());
+  if (!/^\d+(\.\d+)?$/.test(value.trim()) || !Number.isFinite(n)) {
+    throw new UsageError(`${flag} must be an amount of US dollars of 0 or more, such as 2.50, got '${value}'.`);
+  }
+  return n;
+}
+
+/** `--tools read_file,grep`: names as given, duplicates dropped; an empty list offers no tools. */
+function toolNames(value: string): string[] {
+  const names = value
+    .split(',')
+    .map((name) => name.trim())
+    .filter(Boolean);
+  const bad = names.find((name) => !/^[A-Za-z_][A-Za-z0-9_-]*$/.test(name));
+  if (bad) throw new UsageError(`--tools takes comma-separated tool names, got '${bad}'.`);
+  return [...new Set(names)];
+}
