@@ -1,0 +1,65 @@
+/**
+ * Model requests on behalf of a session: audited before and after, and (for the calls the
+ * loop makes itself) their usage recorded in the store under their kind, so that
+ * --max-cost-usd and \info see it at once, with the server's prompt_tokens fed back into
+ * the context budget.
+ */
+import type { CallKind, CallUsage } from '../../shared/types';
+import type { SummaryClient } from '../context/compactor';
+import { errorMessage } from '../errors';
+import type { ChatRequest, ChatResult } from '../model/client';
+import { ModelError } from '../model/model-error';
+import { costUsd } from '../model/pricing';
+import type { AgentSession } from './session';
+
+/** The session's client with every call audited; usage is left to the caller. */
+export function auditedClient(session: AgentSession, kind: CallKind): SummaryClient {
+  const { client, audit } = session;
+  return {
+    settings: client.settings,
+    async chat(request: ChatRequest): Promise<ChatResult> {
+      audit.write('llm_request', {
+        kind,
+        model: client.settings.model,
+        messages: request.messages.length,
+        tools: request.tools?.length ?? 0,
+      });
+      try {
+        const result = await client.chat(request);
+        audit.write('llm_response', {
+          kind,
+          finish_reason: result.finishReason,
+          tool_calls: result.message.tool_calls?.length ?? 0,
+          text_chars: result.message.content?.length ?? 0,
+          usage: result.usage,
+        });
+        return result;
+      } catch (err) {
+        const errorKind = err instanceof ModelError ? err.kind : 'unexpected';
+        audit.write('llm_call_error', { kind, error: errorMessage(err), error_kind: errorKind });
+        throw err;
+      }
+    },
+  };
+}
+
+/** A chat or summary request whose usage is charged to the session. */
+export async function callModel(session: AgentSession, kind: CallKind, request: ChatRequest): Promise<ChatResult> {
+  const result = await auditedClient(session, kind).chat(request);
+  const usage: CallUsage = {
+    prompt_tokens: result.usage.prompt_tokens,
+    completion_tokens: result.usage.completion_tokens,
+    cost_usd: costUsd(session.client.settings.model, result.usage),
+  };
+  session.store.recordUsage(session.id, kind, usage);
+  if (kind === 'chat' && !result.usage.estimated) {
+    session.budget.recordServerPromptTokens(result.usage.prompt_tokens, request.messages.length);
+  }
+  session.emitUsage();
+  return result;
+}
+
+/** True when the error is the user's stop, not a failure. */
+export function isAbort(err: unknown, signal?: AbortSignal): boolean {
+  return (err instanceof ModelError && err.kind === 'aborted') || signal?.aborted === true;
+}

@@ -1,0 +1,58 @@
+/**
+ * Resume after a crash: a tool call the last process started but never answered (killed
+ * during the call) would make the next request invalid, since every tool_call_id needs a
+ * result. Each one is shown to the user and either run again (after approval) or closed
+ * with a synthetic result that says it was interrupted.
+ */
+import type { ChatMessage, ToolCall } from '../../shared/types';
+import type { AgentSession } from './session';
+import { runToolCall } from './tool-runner';
+
+export const INTERRUPTED_RESULT =
+  'Interrupted: this tool call did not complete (the session was interrupted). It was not re-run.';
+
+/**
+ * The calls of the last assistant message that have no result. Only the tail of the
+ * context can hold them: the store is append-only and results follow their call at once.
+ */
+export function findDanglingCalls(messages: readonly ChatMessage[]): ToolCall[] {
+  let i = messages.length - 1;
+  while (i >= 0 && messages[i].role === 'tool') i--;
+  const last = messages[i];
+  if (!last || last.role !== 'assistant' || !last.tool_calls?.length) return [];
+  const answered = new Set(messages.slice(i + 1).map((m) => (m.role === 'tool' ? m.tool_call_id : '')));
+  return last.tool_calls.filter((call) => !answered.has(call.id));
+}
+
+/** Returns how many calls were recovered; the session status says 'interrupted' meanwhile. */
+export async function recoverInterruptedCalls(session: AgentSession): Promise<number> {
+  const dangling = findDanglingCalls(session.messages);
+  if (dangling.length === 0) return 0;
+  session.store.setStatus(session.id, 'interrupted');
+  const signal = session.beginTurn();
+  try {
+    for (const call of dangling) await recoverCall(session, call, signal);
+  } finally {
+    session.endTurn();
+  }
+  session.store.setStatus(session.id, 'active');
+  return dangling.length;
+}
+
+async function recoverCall(session: AgentSession, call: ToolCall, signal: AbortSignal): Promise<void> {
+  const { name, arguments: args } = call.function;
+  session.host.emit({
+    type: 'notice',
+    sessionId: session.id,
+    level: 'warning',
+    text: `Interrupted tool call from the last run: ${name} ${args}`,
+  });
+  const again = !signal.aborted && (await session.host.approve({ tool: name, summary: `Run the interrupted call again: ${name} ${args}`, label: 'interrupted tool call' }));
+  session.audit.write('permission_decision', { tool: name, decision: again ? 'allow' : 'deny', by: 'user', label: 'recover interrupted call', call_id: call.id });
+  session.host.emit({ type: 'tool_start', sessionId: session.id, callId: call.id, name, args });
+  // The user's yes counts as the approval the mode would ask for; the hard policy still applies.
+  if (again) session.toolCalls++;
+  const outcome = again ? await runToolCall(session, call, signal, { preApproved: true }) : { content: INTERRUPTED_RESULT, display: INTERRUPTED_RESULT };
+  session.append({ role: 'tool', tool_call_id: call.id, content: outcome.content });
+  session.host.emit({ type: 'tool_end', sessionId: session.id, callId: call.id, name, result: outcome.display });
+}

@@ -1,0 +1,115 @@
+/**
+ * One open session as the agent sees it: its working context (kept in memory and committed
+ * to the store message by message), its budget, plan, file snapshots, audit log and the
+ * counters the caps need. The loop, the tool runner and recovery all work on this object.
+ */
+import type { ChatMessage, PlanState } from '../../shared/types';
+import { AuditLog } from '../audit/audit-log';
+import type { LoomConfig } from '../config';
+import { ContextBudget } from '../context/budget';
+import type { MemoryStore } from '../memory/memory-store';
+import type { ModelClient } from '../model/client';
+import { FileSnapshots } from '../security/snapshots';
+import type { SessionStore } from '../store/session-store';
+import type { Tool } from '../tools/tool';
+import type { AgentHost } from './host';
+
+export interface AgentSessionOptions {
+  sessionId: string;
+  projectDir: string;
+  config: LoomConfig;
+  store: SessionStore;
+  client: ModelClient;
+  memory: MemoryStore;
+  host: AgentHost;
+  /** The tools offered to the model (already limited by --tools). */
+  tools: Tool[];
+  auditDir: string;
+}
+
+export class AgentSession {
+  readonly id: string;
+  readonly projectDir: string;
+  readonly config: LoomConfig;
+  readonly store: SessionStore;
+  readonly client: ModelClient;
+  readonly memory: MemoryStore;
+  readonly host: AgentHost;
+  readonly tools: Tool[];
+  readonly audit: AuditLog;
+  readonly snapshots = new FileSnapshots();
+  readonly budget: ContextBudget;
+  /** The working context, always equal to what the store holds. */
+  messages: ChatMessage[];
+  plan: PlanState;
+  /** Tool calls run (or attempted) since the session was opened: --max-tool-calls. */
+  toolCalls = 0;
+  /** User messages sent since the session was opened: drives the listing summary refresh. */
+  userTurns = 0;
+  /** --approve-plan: set once the user approved the plan. */
+  planApproved = false;
+  private turn: AbortController | null = null;
+
+  constructor(opts: AgentSessionOptions) {
+    this.id = opts.sessionId;
+    this.projectDir = opts.projectDir;
+    this.config = opts.config;
+    this.store = opts.store;
+    this.client = opts.client;
+    this.memory = opts.memory;
+    this.host = opts.host;
+    this.tools = opts.tools;
+    this.audit = new AuditLog(opts.auditDir, opts.sessionId);
+    this.messages = opts.store.getContext(opts.sessionId);
+    this.plan = opts.store.getPlan(opts.sessionId);
+    this.budget = new ContextBudget(opts.config.maxContextTokens);
+    this.budget.reset(this.messages);
+  }
+
+  /** Commits a message to the store first, then to memory and the listeners. */
+  append(message: ChatMessage): void {
+    this.store.appendMessage(this.id, message);
+    this.messages.push(message);
+    this.budget.add(message);
+    this.host.emit({ type: 'message', sessionId: this.id, message });
+  }
+
+  /** After a compaction: the store already holds the new context. */
+  adoptContext(messages: ChatMessage[]): void {
+    this.messages = [...messages];
+  }
+
+  savePlan(plan: PlanState): void {
+    this.store.savePlan(this.id, plan);
+    this.plan = plan;
+  }
+
+  emitUsage(): void {
+    this.host.emit({
+      type: 'usage',
+      sessionId: this.id,
+      usage: this.store.getUsage(this.id),
+      contextTokens: this.budget.estimate(),
+      maxContextTokens: this.budget.maxTokens,
+    });
+  }
+
+  get busy(): boolean {
+    return this.turn !== null;
+  }
+
+  /** Starts a unit of work that stop() can cut short; returns its signal. */
+  beginTurn(): AbortSignal {
+    this.turn = new AbortController();
+    return this.turn.signal;
+  }
+
+  endTurn(): void {
+    this.turn = null;
+  }
+
+  /** Aborts the model request or tool in flight; the loop stops before the next step. */
+  stop(): void {
+    this.turn?.abort();
+  }
+}

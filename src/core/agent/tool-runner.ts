@@ -1,0 +1,127 @@
+/**
+ * Runs one tool call the model asked for: parse and validate the arguments, check the
+ * permission, snapshot files before a write, run with a time limit, cut long output and
+ * wrap it as untrusted data. Never throws: whatever happens becomes the tool result, so
+ * the model always gets an answer it can act on.
+ */
+import type { ToolCall } from '../../shared/types';
+import { errorMessage, isLoomError } from '../errors';
+import { resolveInsideProject } from '../security/policy';
+import { parseToolArguments, truncateToolResult } from '../tools/index';
+import type { Tool, ToolContext } from '../tools/tool';
+import { checkPermission } from './permission-gate';
+import type { AgentSession } from './session';
+import { wrapToolResult } from './untrusted';
+
+export interface ToolOutcome {
+  /** What the model receives as the tool message content. */
+  content: string;
+  /** What the user is shown (unwrapped). */
+  display: string;
+}
+
+/**
+ * Grace on top of --tool-timeout so that a tool enforcing the limit itself (run_bash kills
+ * its process and reports the output so far) answers before this outer guard fires.
+ */
+const OUTER_TIMEOUT_GRACE_MS = 5_000;
+
+export async function runToolCall(
+  session: AgentSession,
+  call: ToolCall,
+  signal: AbortSignal,
+  opts: { preApproved?: boolean } = {},
+): Promise<ToolOutcome> {
+  const name = call.function.name;
+  const tool = session.tools.find((t) => t.name === name);
+  if (!tool) {
+    const error = `Error: there is no tool named "${name}". Available tools: ${session.tools.map((t) => t.name).join(', ')}.`;
+    session.audit.write('validation_error', { tool: name, call_id: call.id, error });
+    return plain(error);
+  }
+  const parsed = parseToolArguments(tool, call.function.arguments);
+  if (!parsed.ok) {
+    session.audit.write('validation_error', { tool: name, call_id: call.id, error: parsed.error });
+    return wrapped(name, parsed.error);
+  }
+  const permission = await checkPermission(session, tool, parsed.args, opts);
+  // A stop while the user was being asked: the answer (a denial) is not the user's choice.
+  if (signal.aborted) return plain(notRunResult(STOPPED_REASON));
+  if (!permission.allowed) return plain(permission.result);
+
+  snapshotBeforeWrite(session, tool, parsed.args);
+  const text = truncateToolResult(await execute(session, tool, parsed.args, call.id, signal));
+  session.audit.write('tool_result', { tool: name, call_id: call.id, result: text });
+  return wrapped(name, text);
+}
+
+export const STOPPED_REASON = 'the turn was stopped by the user';
+
+/** The result of a call that a cap or a stop cut from its batch. */
+export function notRunResult(reason: string): string {
+  return `Not run: ${reason}.`;
+}
+
+async function execute(session: AgentSession, tool: Tool, args: unknown, callId: string, signal: AbortSignal): Promise<string> {
+  const timeoutMs = session.config.toolTimeoutSec * 1000;
+  const controller = new AbortController();
+  const cancel = () => controller.abort();
+  signal.addEventListener('abort', cancel, { once: true });
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<'timeout'>((resolve) => {
+    timer = setTimeout(() => resolve('timeout'), timeoutMs + OUTER_TIMEOUT_GRACE_MS);
+  });
+  const started = Date.now();
+  // A tool that enforces the limit itself (run_bash) returns after it: audit that too.
+  const auditIfTimedOut = () => {
+    if (Date.now() - started < timeoutMs) return;
+    session.audit.write('tool_timeout', { tool: tool.name, call_id: callId, timeout_sec: session.config.toolTimeoutSec });
+  };
+  try {
+    const outcome = await Promise.race([tool.run(args, toolContext(session, controller.signal, timeoutMs)), timeout]);
+    auditIfTimedOut();
+    if (outcome !== 'timeout') return outcome;
+    controller.abort();
+    return `Error: ${tool.name} did not finish within ${session.config.toolTimeoutSec} s and was stopped.`;
+  } catch (err) {
+    auditIfTimedOut();
+    if (signal.aborted) return 'Error: stopped by the user before it finished.';
+    return `Error: ${isLoomError(err) ? err.message : `the tool failed unexpectedly: ${errorMessage(err)}`}`;
+  } finally {
+    clearTimeout(timer);
+    signal.removeEventListener('abort', cancel);
+  }
+}
+
+function toolContext(session: AgentSession, signal: AbortSignal, toolTimeoutMs: number): ToolContext {
+  return {
+    projectDir: session.projectDir,
+    sessionId: session.id,
+    signal,
+    toolTimeoutMs,
+    plan: { get: () => session.plan, set: (plan) => session.savePlan(plan) },
+    askUser: (question) => session.host.ask(question),
+    memory: session.memory,
+    sessions: session.store,
+  };
+}
+
+/** Keeps the file's current content so that the user can revert at the end of the session. */
+function snapshotBeforeWrite(session: AgentSession, tool: Tool, args: unknown): void {
+  if (tool.category !== 'write') return;
+  const target = (args as { path?: unknown }).path;
+  if (typeof target !== 'string') return;
+  try {
+    session.snapshots.snapshot(resolveInsideProject(session.projectDir, target));
+  } catch {
+    // Outside the project: the tool itself refuses, so there is nothing to snapshot.
+  }
+}
+
+function plain(text: string): ToolOutcome {
+  return { content: text, display: text };
+}
+
+function wrapped(name: string, text: string): ToolOutcome {
+  return { content: wrapToolResult(name, text), display: text };
+}
