@@ -1,0 +1,57 @@
+/**
+ * Hard policy that no permission mode overrides: file tools stay inside the project folder,
+ * and run_bash refuses the commands on the shell denylist (shell-policy.ts).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { LoomError } from '../errors';
+
+export { checkShellCommand, type ShellVerdict } from './shell-policy';
+
+/** Symlink hops followed before giving up (the kernel's own limit is 40). */
+const MAX_SYMLINK_HOPS = 40;
+
+/**
+ * The real absolute path `p` names, relative to the project folder, with `..` and every
+ * symlink resolved the way the kernel would (a `..` after a symlink leaves the link's
+ * target, not the link). A path that does not exist yet resolves through its deepest
+ * existing ancestor, so a new file under a symlinked folder is judged by where it would
+ * really land. A dangling symlink is followed to where writing through it would create
+ * its target. LoomError when the result is outside the project folder.
+ */
+export function resolveInsideProject(projectDir: string, p: string): string {
+  if (p.includes('\0')) throw new LoomError(`Path "${p.replace(/\0/g, '\\0')}" is not a valid path.`);
+  const root = fs.realpathSync(projectDir);
+  const resolved = resolveReal(path.resolve(root, p), { hops: 0 });
+  if (!isInside(root, resolved)) throw new LoomError(`Path "${p}" is outside the project folder.`);
+  return resolved;
+}
+
+export function isInside(root: string, candidate: string): boolean {
+  const rel = path.relative(root, candidate);
+  return rel === '' || (!rel.startsWith(`..${path.sep}`) && rel !== '..' && !path.isAbsolute(rel));
+}
+
+function resolveReal(absolute: string, state: { hops: number }): string {
+  const { root, dir, base } = path.parse(absolute);
+  const segments = [...dir.slice(root.length).split(path.sep), base].filter((s) => s !== '' && s !== '.');
+  let current = root;
+  for (const segment of segments) {
+    current = segment === '..' ? path.dirname(current) : follow(path.join(current, segment), state);
+  }
+  return current;
+}
+
+/** One path step: a symlink is replaced by its target, resolved in turn. */
+function follow(candidate: string, state: { hops: number }): string {
+  let stat: fs.Stats;
+  try {
+    stat = fs.lstatSync(candidate);
+  } catch {
+    return candidate; // does not exist (yet): nothing below it can be a symlink
+  }
+  if (!stat.isSymbolicLink()) return candidate;
+  if (++state.hops > MAX_SYMLINK_HOPS) throw new LoomError(`Path "${candidate}" has too many levels of symbolic links.`);
+  const target = fs.readlinkSync(candidate);
+  return resolveReal(path.resolve(path.dirname(candidate), target), state);
+}

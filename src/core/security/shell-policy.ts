@@ -1,0 +1,343 @@
+/**
+ * The shell denylist that no permission mode overrides, and the commands that are always
+ * asked about. It reads commands the way a shell would split them (see shell-parse.ts),
+ * follows `bash -c`, `eval`, `$(...)`, backticks, `find -exec` and wrappers such as `env`,
+ * `nohup`, `timeout` and `xargs`, and matches on the real command name (`/bin/rm` is `rm`).
+ *
+ * This is a guard rail, not a boundary: a determined command can always hide intent
+ * (variables, aliases, scripts written to a file and run later, interpreters). The OS
+ * sandbox (sandbox.ts: project folder writable, the rest read-only, no network) is what
+ * actually contains run_bash; this list stops the obvious disasters before they start and
+ * gives the model a clear reason.
+ */
+import path from 'node:path';
+import { parseShell, type Pipeline } from './shell-parse';
+
+export type ShellVerdict = { verdict: 'block' | 'ask' | 'ok'; label?: string };
+type Finding = { verdict: 'block' | 'ask'; label: string };
+
+/** Deeper nesting than this is refused rather than guessed at. */
+const MAX_NESTING = 8;
+
+const PRIVILEGE = new Set(['sudo', 'su', 'doas', 'pkexec', 'sudoedit', 'run0', 'runuser']);
+const SHELLS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'mksh', 'ash', 'fish', 'csh', 'tcsh']);
+const INTERPRETERS = new Set(['python', 'python3', 'python2', 'perl', 'ruby', 'node', 'php']);
+const DOWNLOADERS = new Set(['curl', 'wget', 'fetch', 'aria2c', 'http', 'https', 'lwp-request']);
+const POWER = new Set(['shutdown', 'reboot', 'halt', 'poweroff']);
+const POWER_VERBS = new Set(['reboot', 'poweroff', 'halt', 'kexec', 'shutdown']);
+const KEYWORDS = new Set(['!', '{', '}', 'then', 'do', 'else', 'elif', 'if', 'while', 'until', 'time', 'coproc']);
+
+/** Top-level folders whose direct children are still system-wide (`/usr/lib`, `/home/ann`). */
+const SYSTEM_DIRS = new Set([
+  'bin', 'boot', 'dev', 'etc', 'home', 'lib', 'lib32', 'lib64', 'libx32', 'opt', 'proc', 'root',
+  'run', 'sbin', 'srv', 'sys', 'usr', 'var', 'snap', 'mnt', 'media', 'Users', 'System', 'Library',
+]);
+const BLOCK_DEVICE = /^\/dev\/(sd|hd|vd|xvd|nvme|mmcblk|loop|dm-|md|sr|disk\/|mapper\/|mem$|kmem$|port$)/;
+
+/**
+ * Wrappers that run another command: their options (those listed take a value) and the
+ * number of positional arguments before the wrapped command.
+ */
+const WRAPPERS: Record<string, { valueOptions: string[]; positional?: number }> = {
+  env: { valueOptions: ['-u', '--unset', '-C', '--chdir'] },
+  nice: { valueOptions: ['-n', '--adjustment'] },
+  timeout: { valueOptions: ['-s', '--signal', '-k', '--kill-after'], positional: 1 },
+  nohup: { valueOptions: [] },
+  command: { valueOptions: [] },
+  builtin: { valueOptions: [] },
+  exec: { valueOptions: ['-a'] },
+  time: { valueOptions: ['-f', '--format', '-o', '--output'] },
+  stdbuf: { valueOptions: ['-i', '-o', '-e'] },
+  setsid: { valueOptions: [] },
+  ionice: { valueOptions: ['-c', '-n', '-p', '-P', '-u'] },
+  unbuffer: { valueOptions: [] },
+  busybox: { valueOptions: [] },
+  xargs: { valueOptions: ['-I', '-n', '-P', '-L', '-d', '-s', '-E', '-a', '--max-args', '--max-procs', '--delimiter', '--arg-file'] },
+  flock: { valueOptions: ['-w', '--timeout', '-E', '--conflict-exit-code'], positional: 1 },
+  watch: { valueOptions: ['-n', '--interval', '-d'] },
+};
+
+export function checkShellCommand(command: string): ShellVerdict {
+  const findings = analyse(command, 0);
+  const blocked = findings.find((f) => f.verdict === 'block');
+  if (blocked) return blocked;
+  return findings.find((f) => f.verdict === 'ask') ?? { verdict: 'ok' };
+}
+
+function analyse(text: string, depth: number): Finding[] {
+  if (depth > MAX_NESTING) return [block('a command nested too deeply to check')];
+  const findings: Finding[] = [];
+  if (isForkBomb(text)) findings.push(block('fork bomb'));
+  for (const pipeline of parseShell(text)) {
+    findings.push(...checkPipeline(pipeline, depth));
+    for (const command of pipeline) {
+      for (const inner of command.substitutions) findings.push(...analyse(inner, depth + 1));
+      for (const r of command.redirects) {
+        if (r.op.includes('>')) findings.push(...checkWriteTarget(r.target, 'redirect'));
+      }
+      findings.push(...checkArgv(command.words, depth));
+    }
+  }
+  return findings;
+}
+
+function block(label: string): Finding {
+  return { verdict: 'block', label };
+}
+
+function ask(label: string): Finding {
+  return { verdict: 'ask', label };
+}
+
+/** `name(){ name|name& };name` and its spellings: a function that spawns itself in the background. */
+function isForkBomb(text: string): boolean {
+  if (/\bfork\s+while\s+fork\b/.test(text)) return true;
+  const definition = /(?:function\s+([\w:.-]+)\s*(?:\(\s*\))?|([\w:.-]+|:)\s*\(\s*\))\s*\{([^}]*)\}/g;
+  for (const m of text.matchAll(definition)) {
+    const name = (m[1] ?? m[2]).replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    const body = m[3];
+    if (new RegExp(`(^|[\\s;|&{(])${name}\\s*[|&]`).test(body) && body.includes('&')) return true;
+  }
+  return false;
+}
+
+/** `curl … | sh`, and `sh <(curl …)` / `bash -c "$(wget …)"`: remote code run unread. */
+function checkPipeline(pipeline: Pipeline, depth: number): Finding[] {
+  const label = 'running a downloaded script without saving and reading it first (curl | sh)';
+  let downloaded = false;
+  for (const command of pipeline) {
+    const argv = unwrap(command.words, depth).argv;
+    const name = commandName(argv[0]);
+    if (downloaded && readsScriptFromStdin(name, argv.slice(1))) return [block(label)];
+    const runsSubstitution = SHELLS.has(name) || INTERPRETERS.has(name) || ['source', '.', 'eval'].includes(name);
+    if (runsSubstitution && command.substitutions.some(mentionsDownloader)) return [block(label)];
+    if (DOWNLOADERS.has(name)) downloaded = true;
+  }
+  return [];
+}
+
+function mentionsDownloader(text: string): boolean {
+  return parseShell(text).some((p) => p.some((c) => DOWNLOADERS.has(commandName(unwrap(c.words, 0).argv[0]))));
+}
+
+function readsScriptFromStdin(name: string, args: string[]): boolean {
+  if (SHELLS.has(name)) return true;
+  return INTERPRETERS.has(name) && args.every((a) => a === '-' || a.startsWith('-'));
+}
+
+/** The command a line really runs, after `VAR=x`, keywords and wrappers such as `env`. */
+function unwrap(words: string[], depth: number): { argv: string[]; nested: Finding[] } {
+  let argv = words;
+  const nested: Finding[] = [];
+  for (;;) {
+    while (argv.length && (KEYWORDS.has(argv[0]) || /^[A-Za-z_][A-Za-z0-9_]*=/.test(argv[0]))) argv = argv.slice(1);
+    const wrapper = WRAPPERS[commandName(argv[0])];
+    if (!wrapper) break;
+    argv = argv.slice(1);
+    while (argv.length && argv[0].startsWith('-') && argv[0] !== '-') {
+      const option = argv[0];
+      argv = argv.slice(1);
+      if (option === '--') break;
+      if (option === '-S' || option === '--split-string') {
+        nested.push(...analyse(argv[0] ?? '', depth + 1)); // env -S "cmd args"
+        argv = argv.slice(1);
+      } else if (wrapper.valueOptions.includes(option)) {
+        argv = argv.slice(1);
+      }
+    }
+    argv = argv.slice(wrapper.positional ?? 0);
+  }
+  // `watch "rm -rf /"` and friends pass a whole command line as one word.
+  if (argv.length && /\s/.test(argv[0])) nested.push(...analyse(argv.join(' '), depth + 1));
+  return { argv, nested };
+}
+
+function commandName(word: string | undefined): string {
+  return word ? path.posix.basename(word) : '';
+}
+
+function checkArgv(words: string[], depth: number): Finding[] {
+  const { argv, nested } = unwrap(words, depth);
+  if (!argv.length) return nested;
+  const name = commandName(argv[0]);
+  const args = argv.slice(1);
+  return [...nested, ...RULES.flatMap((rule) => rule(name, args, depth))];
+}
+
+type Rule = (name: string, args: string[], depth: number) => Finding[];
+
+const RULES: Rule[] = [
+  (name) => (PRIVILEGE.has(name) ? [block(`privilege escalation (${name})`)] : []),
+  (name) => (/^mkfs(\..*)?$|^mke2fs$|^mkswap$|^wipefs$/.test(name) ? [block(`formatting a filesystem (${name})`)] : []),
+  (name, args) => (isPowerCommand(name, args) ? [block('shutting down or rebooting the machine')] : []),
+  (name, args) => (name === 'killall5' || (name === 'kill' && killsEverything(args)) ? [block('killing every process (kill -1)')] : []),
+  checkRm,
+  checkFind,
+  checkOwnership,
+  checkDd,
+  checkWrites,
+  checkGitPush,
+  checkNestedShell,
+];
+
+function isPowerCommand(name: string, args: string[]): boolean {
+  if (POWER.has(name)) return true;
+  if (name === 'systemctl') return args.some((a) => POWER_VERBS.has(a));
+  return (name === 'init' || name === 'telinit') && (args[0] === '0' || args[0] === '6');
+}
+
+/** `kill -9 -1`, `kill -- -1`, `kill -s KILL -1`: pid -1 is every process we may signal. */
+function killsEverything(args: string[]): boolean {
+  let i = 0;
+  if (args[0] === '-s' || args[0] === '-n') i = 2;
+  else if (args[0]?.startsWith('-') && args[0] !== '--' && args[0] !== '-1') i = 1;
+  else if (args[0] === '-1' && args.length > 1) i = 1; // `kill -1 PID` sends SIGHUP to PID
+  return args.slice(i).filter((a) => a !== '--').includes('-1');
+}
+
+/** Options (short clusters and long names) and operands, split at `--`. */
+function splitArgs(args: string[]): { flags: string[]; operands: string[] } {
+  const end = args.indexOf('--');
+  const head = end === -1 ? args : args.slice(0, end);
+  const tail = end === -1 ? [] : args.slice(end + 1);
+  const isFlag = (a: string) => a.startsWith('-') && a !== '-';
+  return { flags: head.filter(isFlag), operands: [...head.filter((a) => !isFlag(a)), ...tail] };
+}
+
+function hasShortFlag(flags: string[], letters: string): boolean {
+  return flags.some((f) => /^-[^-]/.test(f) && [...letters].some((l) => f.includes(l)));
+}
+
+function checkRm(name: string, args: string[]): Finding[] {
+  if (name !== 'rm') return [];
+  const { flags, operands } = splitArgs(args);
+  if (flags.includes('--no-preserve-root')) return [block('rm --no-preserve-root')];
+  const recursive = flags.includes('--recursive') || hasShortFlag(flags, 'rR');
+  const broad = operands.find(isBroadTarget);
+  return recursive && broad !== undefined ? [block(`rm -rf of a broad target (${broad})`)] : [];
+}
+
+/** `find / -delete`, `find ~ -exec rm -rf {} +`; the command after -exec is checked too. */
+function checkFind(name: string, args: string[], depth: number): Finding[] {
+  if (name !== 'find') return [];
+  const findings: Finding[] = [];
+  const firstExpression = args.findIndex((a) => a.startsWith('-') || a === '(' || a === '!');
+  const roots = firstExpression === -1 ? args : args.slice(0, firstExpression);
+  const execAt = args.findIndex((a) => ['-exec', '-execdir', '-ok', '-okdir'].includes(a));
+  if (execAt !== -1) {
+    const end = args.findIndex((a, i) => i > execAt && (a === ';' || a === '+'));
+    findings.push(...checkArgv(args.slice(execAt + 1, end === -1 ? undefined : end), depth + 1));
+  }
+  const destructive = args.includes('-delete') || execAt !== -1;
+  const broad = roots.find((r) => isBroadTarget(r) && !isWorkingDir(r));
+  if (destructive && broad !== undefined) findings.push(block(`find with -delete/-exec over a broad target (${broad})`));
+  return findings;
+}
+
+/** Recursive chmod/chown/chgrp of a system folder; chmod 7xx is asked about. */
+function checkOwnership(name: string, args: string[]): Finding[] {
+  if (!['chmod', 'chown', 'chgrp'].includes(name)) return [];
+  const { flags, operands } = splitArgs(args);
+  // chmod's own `-r`, `-w`, `-x` are modes, so only `R` means recursive here.
+  const recursive = flags.includes('--recursive') || flags.some((f) => /^-[^-]*R/.test(f));
+  const [mode, ...targets] = operands;
+  const broad = targets.find((t) => isBroadTarget(t) && !isWorkingDir(t));
+  if (recursive && broad !== undefined) return [block(`recursive ${name} of a system folder (${broad})`)];
+  if (name === 'chmod' && mode !== undefined && /^[0-7]?7[0-7]{2}$/.test(mode)) {
+    return [ask(`chmod ${mode} (full owner permissions, including execute)`)];
+  }
+  return [];
+}
+
+function checkDd(name: string, args: string[]): Finding[] {
+  if (name !== 'dd') return [];
+  const output = args.find((a) => a.startsWith('of='))?.slice(3);
+  if (output === undefined) return [];
+  const device = path.posix.normalize(output);
+  const harmless = ['/dev/null', '/dev/zero', '/dev/stdout', '/dev/stderr', '/dev/tty'].includes(device) || device.startsWith('/dev/fd/');
+  if (device.startsWith('/dev/') && !harmless) return [block(`dd onto a device (${output})`)];
+  return checkWriteTarget(output, 'dd');
+}
+
+/** Commands that change the files they name, and which operands they change. */
+const WRITE_OPERANDS: Record<string, 'all' | 'last'> = {
+  tee: 'all', touch: 'all', truncate: 'all', rm: 'all', rmdir: 'all', unlink: 'all', shred: 'all',
+  mkdir: 'all', chmod: 'all', chown: 'all', chgrp: 'all', chattr: 'all', setfacl: 'all', mv: 'all',
+  cp: 'last', install: 'last', rsync: 'last', ln: 'last', scp: 'last',
+};
+
+function checkWrites(name: string, args: string[]): Finding[] {
+  const { flags, operands } = splitArgs(args);
+  let targets: string[] = [];
+  const which = WRITE_OPERANDS[name];
+  if (which === 'all') targets = operands;
+  else if (which === 'last') targets = operands.slice(-1);
+  else if ((name === 'sed' || name === 'perl') && flags.some((f) => /^-[A-Za-z]*i/.test(f) || f.startsWith('--in-place'))) targets = operands;
+  const targetDir = args.findIndex((a) => a === '-t' || a === '--target-directory');
+  if (targetDir !== -1 && args[targetDir + 1]) targets.push(args[targetDir + 1]);
+  targets.push(...args.filter((a) => a.startsWith('--target-directory=')).map((a) => a.slice('--target-directory='.length)));
+  return targets.flatMap((t) => checkWriteTarget(t, name));
+}
+
+function checkWriteTarget(target: string, how: string): Finding[] {
+  const normal = path.posix.normalize(target).replace(/(.)\/+$/, '$1');
+  if (normal === '/etc' || normal.startsWith('/etc/')) return [block(`writing under /etc (${how} ${target})`)];
+  if (BLOCK_DEVICE.test(normal)) return [block(`writing to a block device (${how} ${target})`)];
+  return [];
+}
+
+/** `git push --force`, `-f`, `--force-with-lease`, `+refspec`, `--mirror`: always asked. */
+function checkGitPush(name: string, args: string[]): Finding[] {
+  if (name !== 'git') return [];
+  let i = 0;
+  while (i < args.length && args[i].startsWith('-')) {
+    i += ['-C', '-c', '--git-dir', '--work-tree', '--namespace', '--exec-path'].includes(args[i]) ? 2 : 1;
+  }
+  if (args[i] !== 'push') return [];
+  const rest = args.slice(i + 1);
+  const force = rest.some(
+    (a) =>
+      a === '--force' || a.startsWith('--force-with-lease') || a === '--mirror' ||
+      /^-[^-]*f/.test(a) || (a.startsWith('+') && a.length > 1),
+  );
+  return force ? [ask('force push (git push --force)')] : [];
+}
+
+/** `bash -c "…"`, `sh -lc '…'`, `eval …`: the string is a command line of its own. */
+function checkNestedShell(name: string, args: string[], depth: number): Finding[] {
+  if (name === 'eval') return analyse(args.join(' '), depth + 1);
+  if (!SHELLS.has(name)) return [];
+  let sawC = false;
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    if (['-o', '+o', '-O', '+O'].includes(a)) i++;
+    else if (/^-[A-Za-z]*c[A-Za-z]*$/.test(a)) sawC = true;
+    else if (!a.startsWith('-') && !a.startsWith('+') && sawC) return analyse(a, depth + 1);
+  }
+  return [];
+}
+
+/** `.`, `./`, `$PWD`: the project folder itself, fine to search or chmod, not to delete. */
+function isWorkingDir(target: string): boolean {
+  return path.posix.normalize(target.replace(/^\$PWD(?=\/|$)/, '.')).replace(/\/$/, '') === '.';
+}
+
+/**
+ * A target whose recursive removal or chmod would hit far more than a project: `/`, `~`,
+ * `$HOME`, `*`, `.`, `..`, top-level system folders and their direct children.
+ */
+export function isBroadTarget(raw: string): boolean {
+  const target = raw.replace(/^\$HOME(?=\/|$)/, '~').replace(/^\$PWD(?=\/|$)/, '.');
+  const segments = target.split('/');
+  // A trailing `/*`, `/.*`, `/.` or `/` still means the folder's whole content.
+  while (segments.length > 1 && /^[*.?]*$/.test(segments[segments.length - 1]) && segments[segments.length - 1] !== '..') {
+    segments.pop();
+  }
+  if (segments.length === 1 && /^[*.?]*$/.test(segments[0])) return true; // `*`, `.`, `..`, `` (root)
+  if (segments[0].startsWith('~')) return segments.length === 1;
+  const absolute = segments[0] === '';
+  const normal = path.posix.normalize(segments.join('/') || '/');
+  if (!absolute) return normal === '.' || normal === '..' || normal.startsWith('../');
+  const parts = normal.split('/').filter(Boolean);
+  return parts.length <= 1 || (parts.length === 2 && SYSTEM_DIRS.has(parts[0]));
+}
