@@ -1,0 +1,155 @@
+/**
+ * Runs run_bash commands. With bubblewrap (Linux) the command sees the whole file system
+ * read-only except the project folder and a private /tmp, has its own process, IPC and
+ * network namespaces (no network unless allowed) and dies with Loom. Without it the
+ * command runs unconfined and the result says so plainly.
+ *
+ * Either way the environment is scrubbed of secret-looking variables, the whole process
+ * tree is killed on timeout or abort, and output is capped while it is read.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { scrubbedEnv } from './secrets';
+
+export interface ShellOptions {
+  cwd: string;
+  timeoutMs: number;
+  signal?: AbortSignal;
+  /** Let the command reach the network (only meaningful inside the sandbox). */
+  network?: boolean;
+  /** false forces the unconfined path (tests; LOOM_SANDBOX=off does the same). */
+  sandbox?: boolean;
+  /** Base environment before scrubbing; defaults to process.env. */
+  env?: NodeJS.ProcessEnv;
+}
+
+export interface ShellResult {
+  stdout: string;
+  stderr: string;
+  exitCode: number | null;
+  timedOut: boolean;
+  /** The abort signal stopped the command. */
+  aborted: boolean;
+  sandboxed: boolean;
+  sandboxNote?: string;
+}
+
+/** Per stream; a runaway `yes` must not fill memory. */
+export const MAX_OUTPUT_BYTES = 1024 * 1024;
+
+export const NO_SANDBOX_NOTE = 'No OS sandbox available (install bubblewrap); the command ran unconfined.';
+export const SANDBOX_OFF_NOTE = 'OS sandbox turned off; the command ran unconfined.';
+
+let bwrapWorks: boolean | undefined;
+
+/** Whether bubblewrap is installed and can create namespaces here; checked once. */
+export function sandboxAvailable(): boolean {
+  if (bwrapWorks === undefined) {
+    const trial = spawnSync('bwrap', [...bwrapArgs(null, false), 'true'], { stdio: 'ignore', timeout: 10_000 });
+    bwrapWorks = trial.status === 0;
+  }
+  return bwrapWorks;
+}
+
+/** The bubblewrap options; `cwd` (the project folder) is the one writable place. */
+function bwrapArgs(cwd: string | null, network: boolean): string[] {
+  return [
+    '--ro-bind', '/', '/',
+    '--dev', '/dev',
+    '--proc', '/proc',
+    '--tmpfs', '/tmp',
+    // /run holds sockets of system daemons (docker, dbus); a read-only mount still lets a
+    // process connect to them, so hide it when the command is meant to be offline.
+    ...(network ? [] : ['--tmpfs', '/run']),
+    ...(cwd ? ['--bind', cwd, cwd, '--chdir', cwd] : []),
+    '--unshare-all',
+    ...(network ? ['--share-net'] : []),
+    '--die-with-parent',
+    '--new-session',
+  ];
+}
+
+export function runShell(command: string, options: ShellOptions): Promise<ShellResult> {
+  const baseEnv = options.env ?? process.env;
+  const turnedOff = options.sandbox === false || process.env.LOOM_SANDBOX === 'off';
+  const sandboxed = !turnedOff && sandboxAvailable();
+  const env = scrubbedEnv(baseEnv);
+  const child = sandboxed
+    ? spawn('bwrap', [...bwrapArgs(options.cwd, options.network ?? false), '--', 'bash', '-c', command], {
+        cwd: options.cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'],
+      })
+    : spawn('bash', ['-c', command], { cwd: options.cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  const note = sandboxed ? undefined : turnedOff ? SANDBOX_OFF_NOTE : NO_SANDBOX_NOTE;
+  return collect(child, options).then((r) => ({ ...r, sandboxed, ...(note ? { sandboxNote: note } : {}) }));
+}
+
+type Collected = Omit<ShellResult, 'sandboxed' | 'sandboxNote'>;
+
+function collect(child: ChildProcess, options: ShellOptions): Promise<Collected> {
+  return new Promise((resolve) => {
+    const stdout = new CappedText();
+    const stderr = new CappedText();
+    let timedOut = false;
+    let aborted = false;
+    child.stdout?.on('data', (chunk: Buffer) => stdout.add(chunk));
+    child.stderr?.on('data', (chunk: Buffer) => stderr.add(chunk));
+
+    const timer = setTimeout(() => {
+      timedOut = true;
+      killTree(child);
+    }, options.timeoutMs);
+    const onAbort = () => {
+      aborted = true;
+      killTree(child);
+    };
+    if (options.signal?.aborted) onAbort();
+    else options.signal?.addEventListener('abort', onAbort, { once: true });
+
+    // Background jobs left behind would keep the pipes open and outlive the tool call.
+    child.on('exit', () => killTree(child));
+    let done = false;
+    const finish = (code: number | null) => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      options.signal?.removeEventListener('abort', onAbort);
+      const killed = timedOut || aborted;
+      resolve({ stdout: stdout.text(), stderr: stderr.text(), exitCode: killed ? null : code, timedOut, aborted });
+    };
+    child.on('error', (err) => {
+      stderr.add(Buffer.from(`${err.message}\n`));
+      finish(null);
+    });
+    child.on('close', (code) => finish(code));
+  });
+}
+
+/** The child leads its own process group (detached), so one signal reaches every descendant. */
+function killTree(child: ChildProcess): void {
+  if (child.pid === undefined) return;
+  try {
+    process.kill(-child.pid, 'SIGKILL');
+  } catch {
+    // Already gone.
+  }
+}
+
+class CappedText {
+  private chunks: Buffer[] = [];
+  private size = 0;
+  private dropped = 0;
+
+  add(chunk: Buffer): void {
+    const room = MAX_OUTPUT_BYTES - this.size;
+    if (room > 0) {
+      const kept = chunk.subarray(0, room);
+      this.chunks.push(kept);
+      this.size += kept.length;
+    }
+    this.dropped += Math.max(0, chunk.length - Math.max(0, room));
+  }
+
+  text(): string {
+    const text = Buffer.concat(this.chunks).toString('utf8');
+    return this.dropped ? `${text}\n[output cut: ${this.dropped} more bytes not kept]` : text;
+  }
+}
