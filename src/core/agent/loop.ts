@@ -74,6 +74,8 @@ async function requestReply(session: AgentSession, signal: AbortSignal): Promise
     timeoutMs: session.config.llmTimeoutSec * 1000,
     signal,
     onText: (delta) => session.host.emit({ type: 'text', sessionId: session.id, delta }),
+    onRetry: ({ delayMs, error }) =>
+      session.host.emit({ type: 'notice', sessionId: session.id, level: 'info', text: `${error.message} Retrying in ${Math.ceil(delayMs / 1000)} s.` }),
   });
   const { content, tool_calls } = result.message;
   // An empty reply is stored as '' (not null without tool calls, which some servers reject).

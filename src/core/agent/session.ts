@@ -30,15 +30,15 @@ export interface AgentSessionOptions {
 export class AgentSession {
   readonly id: string;
   readonly projectDir: string;
-  readonly config: LoomConfig;
+  config: LoomConfig;
   readonly store: SessionStore;
-  readonly client: ModelClient;
+  client: ModelClient;
   readonly memory: MemoryStore;
   readonly host: AgentHost;
   readonly tools: Tool[];
   readonly audit: AuditLog;
   readonly snapshots = new FileSnapshots();
-  readonly budget: ContextBudget;
+  budget: ContextBudget;
   /** The working context, always equal to what the store holds. */
   messages: ChatMessage[];
   plan: PlanState;
@@ -77,6 +77,16 @@ export class AgentSession {
   /** After a compaction: the store already holds the new context. */
   adoptContext(messages: ChatMessage[]): void {
     this.messages = [...messages];
+  }
+
+  /** New settings (the desktop settings dialog) for the next request. */
+  reconfigure(config: LoomConfig, client: ModelClient): void {
+    this.config = config;
+    this.client = client;
+    if (config.maxContextTokens !== this.budget.maxTokens) {
+      this.budget = new ContextBudget(config.maxContextTokens);
+      this.budget.reset(this.messages);
+    }
   }
 
   savePlan(plan: PlanState): void {

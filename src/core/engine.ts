@@ -1,0 +1,317 @@
+/**
+ * LoomEngine: the one face the front ends (REPL, Electron main, browser server) see. It
+ * opens sessions (each under its lease), runs user turns through the agent loop, turns
+ * the agent's questions into events answered later (answerApproval / answerQuestion), and
+ * stops, compacts, forks and closes. No session logic lives in any UI: it is all here.
+ */
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { EngineEvent } from '../shared/engine-events';
+import type { SessionMeta } from '../shared/types';
+import { AgentSession } from './agent/session';
+import type { AgentHost } from './agent/host';
+import { runUserTurn } from './agent/loop';
+import { recoverInterruptedCalls } from './agent/recovery';
+import { compactNow } from './agent/context-guard';
+import { buildSystemPrompt } from './agent/system-prompt';
+import type { LoomConfig } from './config';
+import { estimateTotal } from './context/budget';
+import { LoomError } from './errors';
+import { MemoryStore } from './memory/memory-store';
+import { ModelClient } from './model/client';
+import { secretEnvNames } from './security/secrets';
+import type { Lease, SessionStore } from './store/session-store';
+import { ALL_TOOLS, type Tool } from './tools/index';
+
+export type EngineListener = (event: EngineEvent) => void;
+
+interface OpenSession {
+  agent: AgentSession;
+  lease: Lease;
+}
+
+interface PendingAnswer {
+  sessionId: string;
+  settle(value: boolean | string | null): void;
+  /** What the request resolves to when nobody answers (stop, close). */
+  fallback: boolean | null;
+}
+
+export class LoomEngine {
+  readonly store: SessionStore;
+  private config: LoomConfig;
+  private client: ModelClient;
+  private readonly memory: MemoryStore;
+  private readonly owner: string;
+  private readonly tools: Tool[];
+  private readonly listeners = new Set<EngineListener>();
+  private readonly sessions = new Map<string, OpenSession>();
+  private readonly pending = new Map<string, PendingAnswer>();
+
+  constructor(opts: { config: LoomConfig; store: SessionStore; owner?: string }) {
+    this.store = opts.store;
+    this.config = opts.config;
+    this.owner = opts.owner ?? 'loom';
+    this.tools = selectTools(opts.config.tools);
+    this.client = clientFor(opts.config);
+    this.memory = new MemoryStore(opts.store.db);
+  }
+
+  on(listener: EngineListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** A new session in `cwd` (the project folder), opened for work. */
+  createSession(cwd: string = process.cwd()): SessionMeta {
+    const projectDir = realDir(cwd);
+    const system = buildSystemPrompt({ projectDir, tools: this.tools });
+    const meta = this.store.create({ model: this.config.model, cwd: projectDir, messages: [{ role: 'system', content: system }] });
+    this.attach(meta.id, projectDir, false);
+    this.emit({ type: 'sessions_changed' });
+    return this.store.getMeta(meta.id);
+  }
+
+  /**
+   * Opens an existing session (any unique id prefix) for work: takes its lease and
+   * recovers tool calls a killed process left without a result (asking through events).
+   */
+  async openSession(idOrPrefix: string): Promise<SessionMeta> {
+    const id = this.store.resolveId(idOrPrefix);
+    if (this.sessions.has(id)) return this.store.getMeta(id);
+    const meta = this.store.getMeta(id);
+    if (meta.archived) {
+      throw new LoomError(`Session ${id} is archived; unarchive it with \`loom --unarchive ${id}\` to resume.`, 'archived');
+    }
+    const agent = this.attach(id, projectDirOf(meta), true);
+    await recoverInterruptedCalls(agent);
+    this.emit({ type: 'sessions_changed' });
+    return this.store.getMeta(id);
+  }
+
+  isOpen(sessionId: string): boolean {
+    return this.sessions.has(sessionId);
+  }
+
+  /** One user turn; events stream meanwhile. Resolves when the turn has ended. */
+  async send(sessionId: string, text: string): Promise<{ error: string | null }> {
+    const agent = await this.agentFor(sessionId);
+    if (agent.busy) throw new LoomError('This session is still busy with the previous message; wait for it or stop it.', 'busy');
+    const outcome = await runUserTurn(agent, text);
+    this.emit({ type: 'sessions_changed' });
+    return { error: outcome.error ?? null };
+  }
+
+  /** Cancels the request or tool in flight and whatever the session is waiting for. */
+  stop(sessionId: string): boolean {
+    const agent = this.sessions.get(sessionId)?.agent;
+    this.settlePending(sessionId);
+    if (!agent?.busy) return false;
+    agent.stop();
+    return true;
+  }
+
+  /** Forces a compaction (\compact); a LoomError says why nothing was compacted. */
+  async compact(sessionId: string): Promise<{ before_tokens: number; after_tokens: number }> {
+    const agent = await this.agentFor(sessionId);
+    if (agent.busy) throw new LoomError('This session is busy; compact it once the current turn has ended.', 'busy');
+    const signal = agent.beginTurn();
+    try {
+      const outcome = await compactNow(agent, signal);
+      if (outcome.status === 'compacted') return { before_tokens: outcome.compaction.before_tokens, after_tokens: outcome.compaction.after_tokens };
+      if (outcome.status === 'nothing_to_compact') throw new LoomError(outcome.notice, 'nothing_to_compact');
+      if (outcome.status === 'failed') throw new LoomError(outcome.error, 'compaction_failed');
+      throw new LoomError('The context did not need compacting.', 'nothing_to_compact');
+    } finally {
+      agent.endTurn();
+    }
+  }
+
+  /** Everything is committed as it happens, so the fork sees the session as it is now. */
+  fork(sessionId: string): SessionMeta {
+    const meta = this.store.fork(this.store.resolveId(sessionId));
+    this.emit({ type: 'sessions_changed' });
+    return meta;
+  }
+
+  answerApproval(requestId: string, allow: boolean): void {
+    this.pending.get(requestId)?.settle(allow);
+  }
+
+  answerQuestion(requestId: string, answer: string | null): void {
+    this.pending.get(requestId)?.settle(answer);
+  }
+
+  contextTokens(sessionId: string): number {
+    const agent = this.sessions.get(sessionId)?.agent;
+    return agent ? agent.budget.estimate() : estimateTotal(this.store.getContext(this.store.resolveId(sessionId)));
+  }
+
+  contextState(sessionId: string): { contextTokens: number; maxContextTokens: number; busy: boolean } {
+    const busy = this.sessions.get(sessionId)?.agent.busy ?? false;
+    return { contextTokens: this.contextTokens(sessionId), maxContextTokens: this.config.maxContextTokens, busy };
+  }
+
+  /** Files the session's tools changed since it was opened (absolute paths). */
+  changedFiles(sessionId: string): string[] {
+    return this.sessions.get(sessionId)?.agent.snapshots.changedFiles() ?? [];
+  }
+
+  /** Puts the changed files back as they were; returns the paths reverted. */
+  revertChanges(sessionId: string): string[] {
+    return this.sessions.get(sessionId)?.agent.snapshots.revert() ?? [];
+  }
+
+  /** Names of secret-looking environment variables, which tools never see. */
+  secretEnvNames(): string[] {
+    return secretEnvNames(process.env);
+  }
+
+  /**
+   * New settings for the sessions to come and the next turn of the open ones (the desktop
+   * settings dialog). The tool list is fixed for the engine's life.
+   */
+  updateConfig(patch: Partial<Pick<LoomConfig, 'baseUrl' | 'model' | 'apiKey' | 'maxContextTokens' | 'mode'>>): void {
+    this.config = { ...this.config, ...patch };
+    this.client = clientFor(this.config);
+    for (const { agent } of this.sessions.values()) agent.reconfigure(this.config, this.client);
+  }
+
+  /** Ends work on one session (or all): stops it, marks it saved, releases its lease. */
+  close(sessionId?: string): void {
+    const ids = sessionId === undefined ? [...this.sessions.keys()] : [sessionId];
+    for (const id of ids) {
+      const open = this.sessions.get(id);
+      if (!open) continue;
+      this.stop(id);
+      this.sessions.delete(id);
+      open.agent.audit.write('session_end', { status: 'saved', tool_calls: open.agent.toolCalls, user_turns: open.agent.userTurns });
+      this.store.setStatus(id, 'saved');
+      open.lease.release();
+    }
+    if (ids.length) this.emit({ type: 'sessions_changed' });
+  }
+
+  private attach(id: string, projectDir: string, resumed: boolean): AgentSession {
+    const lease = this.store.acquireLease(id, this.owner);
+    let agent: AgentSession;
+    try {
+      agent = new AgentSession({
+        sessionId: id,
+        projectDir,
+        config: this.config,
+        store: this.store,
+        client: this.client,
+        memory: this.memory,
+        host: this.hostFor(id),
+        tools: this.tools,
+        auditDir: this.config.logDir ?? path.join(this.config.dataDir, 'audit'),
+      });
+      this.store.setStatus(id, 'active');
+    } catch (err) {
+      lease.release();
+      throw err;
+    }
+    this.sessions.set(id, { agent, lease });
+    this.auditStart(agent, resumed);
+    return agent;
+  }
+
+  private auditStart(agent: AgentSession, resumed: boolean): void {
+    const c = this.config;
+    agent.audit.write('session_start', {
+      resumed,
+      owner: this.owner,
+      pid: process.pid,
+      project_dir: agent.projectDir,
+      secret_env_names: secretEnvNames(process.env),
+    });
+    agent.audit.write('config', {
+      base_url: c.baseUrl,
+      model: c.model,
+      mode: c.mode,
+      tools: this.tools.map((t) => t.name),
+      max_context_tokens: c.maxContextTokens,
+      tool_timeout_sec: c.toolTimeoutSec,
+      llm_timeout_sec: c.llmTimeoutSec,
+      max_turns: c.maxTurns,
+      max_tool_calls: c.maxToolCalls,
+      max_cost_usd: c.maxCostUsd,
+      approve_plan: c.approvePlan,
+    });
+  }
+
+  private async agentFor(sessionId: string): Promise<AgentSession> {
+    const open = this.sessions.get(sessionId);
+    if (open) return open.agent;
+    const meta = await this.openSession(sessionId);
+    return this.sessions.get(meta.id)!.agent;
+  }
+
+  private hostFor(sessionId: string): AgentHost {
+    return {
+      emit: (event) => this.emit(event),
+      approve: (request) =>
+        this.waitForAnswer(sessionId, false, (requestId) => ({ type: 'approval', sessionId, requestId, ...request })) as Promise<boolean>,
+      ask: (question) =>
+        this.waitForAnswer(sessionId, null, (requestId) => ({ type: 'question', sessionId, requestId, question })) as Promise<string | null>,
+    };
+  }
+
+  /** Emits the request and waits for its answer; with nobody listening the answer is "no". */
+  private waitForAnswer(sessionId: string, fallback: boolean | null, event: (requestId: string) => EngineEvent): Promise<boolean | string | null> {
+    if (this.listeners.size === 0) return Promise.resolve(fallback);
+    const requestId = randomUUID();
+    return new Promise((resolve) => {
+      this.pending.set(requestId, {
+        sessionId,
+        fallback,
+        settle: (value) => {
+          this.pending.delete(requestId);
+          resolve(value);
+        },
+      });
+      this.emit(event(requestId));
+    });
+  }
+
+  private settlePending(sessionId: string): void {
+    for (const pending of [...this.pending.values()]) {
+      if (pending.sessionId === sessionId) pending.settle(pending.fallback);
+    }
+  }
+
+  private emit(event: EngineEvent): void {
+    for (const listener of [...this.listeners]) listener(event);
+  }
+}
+
+function clientFor(config: LoomConfig): ModelClient {
+  return new ModelClient({ baseUrl: config.baseUrl, apiKey: config.apiKey, model: config.model, timeoutMs: config.llmTimeoutSec * 1000 });
+}
+
+/** --tools: the named tools only, in the registry's order; an unknown name is refused. */
+export function selectTools(names: string[] | undefined): Tool[] {
+  if (!names) return ALL_TOOLS;
+  const known = new Set(ALL_TOOLS.map((t) => t.name));
+  const unknown = names.filter((name) => !known.has(name));
+  if (unknown.length) {
+    throw new LoomError(`Unknown tool${unknown.length > 1 ? 's' : ''} in --tools: ${unknown.join(', ')}. Available: ${[...known].join(', ')}.`, 'usage');
+  }
+  return ALL_TOOLS.filter((t) => names.includes(t.name));
+}
+
+function realDir(dir: string): string {
+  try {
+    return fs.realpathSync(path.resolve(dir));
+  } catch {
+    throw new LoomError(`The project folder ${dir} does not exist.`);
+  }
+}
+
+/** A resumed session works in the folder it was started in, when that still exists. */
+function projectDirOf(meta: SessionMeta): string {
+  if (meta.cwd && fs.existsSync(meta.cwd)) return realDir(meta.cwd);
+  return realDir(process.cwd());
+}
