@@ -61,6 +61,8 @@ export interface ScriptedReply {
   stallAfterChunks?: number;
   /** Pause between SSE events (default: yield to the event loop only). */
   chunkDelayMs?: number;
+  /** Answer a streaming request with one whole JSON completion, as some servers do. */
+  ignoreStream?: boolean;
   /** 'body': a 200 whose body is not a completion; 'chunk': an SSE event that is not JSON. */
   malformed?: 'body' | 'chunk';
   /** Build the reply from the request when it arrives. */
@@ -158,7 +160,7 @@ export async function startScriptedServer(): Promise<ScriptedServer> {
       res.end('<html><body>Welcome to nginx!</body></html>');
       return;
     }
-    if (body.stream) return streamReply(reply, body, res);
+    if (body.stream && !reply.ignoreStream) return streamReply(reply, body, res);
     sendJson(res, 200, completion(reply, body), reply.headers);
   }
 

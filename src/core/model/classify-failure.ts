@@ -1,0 +1,66 @@
+import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
+import { aborted, badResponse, cutOff, httpFailure, ModelError, streamError, timedOut, unreachable } from './model-error';
+import type { RequestGuard } from './request-guard';
+import { isRetryableNetworkCode, isRetryableStatus, retryAfterMs } from './retry';
+
+/** A failed attempt: the error to report, and whether another attempt may succeed. */
+export interface AttemptFailure {
+  error: ModelError;
+  retryable: boolean;
+  /** What the server asked us to wait, if it said. */
+  retryAfterMs?: number;
+}
+
+export interface FailureContext {
+  baseUrl: string;
+  model: string;
+  timeoutMs: number;
+  guard: RequestGuard;
+  /** The server had started answering (headers received). */
+  answering: boolean;
+}
+
+/** Turns whatever the SDK, fetch or the stream threw into one ModelError. */
+export function classifyFailure(err: unknown, ctx: FailureContext): AttemptFailure {
+  const { baseUrl, guard } = ctx;
+  // The guard knows why it fired; the SDK reports either reason as a user abort.
+  if (guard.cancelled) return final(aborted());
+  if (guard.timedOut || err instanceof APIConnectionTimeoutError) return final(timedOut(baseUrl, ctx.timeoutMs));
+  if (err instanceof APIUserAbortError) return final(aborted());
+  if (err instanceof APIConnectionError) {
+    const code = networkCode(err);
+    return { error: unreachable(baseUrl, code), retryable: isRetryableNetworkCode(code) };
+  }
+  if (err instanceof APIError && typeof err.status === 'number') {
+    return {
+      error: httpFailure(baseUrl, ctx.model, err.status, serverMessage(err)),
+      retryable: isRetryableStatus(err.status),
+      retryAfterMs: retryAfterMs(err.headers),
+    };
+  }
+  if (err instanceof APIError) return final(streamError(baseUrl, serverMessage(err)));
+  if (err instanceof SyntaxError) return final(badResponse(baseUrl));
+  if (ctx.answering) return { error: cutOff(baseUrl), retryable: true };
+  return { error: unreachable(baseUrl, networkCode(err)), retryable: isRetryableNetworkCode(networkCode(err)) };
+}
+
+function final(error: ModelError): AttemptFailure {
+  return { error, retryable: false };
+}
+
+/** The first errno-style code down the cause chain (fetch wraps the socket error). */
+function networkCode(err: unknown): string | undefined {
+  for (let e: any = err, depth = 0; e && depth < 5; e = e.cause, depth++) {
+    if (typeof e.code === 'string') return e.code;
+    if (typeof e.message === 'string' && /socket hang up/i.test(e.message)) return 'ECONNRESET';
+  }
+  return undefined;
+}
+
+/** The server's own words: the JSON error's message, else the raw body the SDK kept. */
+function serverMessage(err: APIError): string {
+  const body: any = err.error;
+  if (typeof body?.message === 'string') return body.message;
+  if (typeof body === 'string') return body;
+  return err.message.replace(/^\d{3}\s*/, '').replace(/^status code \(no body\)$/i, '');
+}

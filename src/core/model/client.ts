@@ -1,0 +1,178 @@
+/**
+ * The one way the engine talks to a model: streamed chat completions against any
+ * OpenAI-compatible server, through the `openai` SDK with its own retries switched off so
+ * that the policy here (which failures, how often, never after text reached the user) is
+ * the only one.
+ */
+import OpenAI from 'openai';
+import type { AssistantMessage, ChatMessage } from '../../shared/types';
+import { type AttemptFailure, classifyFailure } from './classify-failure';
+import { aborted, badResponse, ModelError } from './model-error';
+import { ReplyAssembler } from './reply-assembler';
+import { RequestGuard } from './request-guard';
+import { DEFAULT_RETRY_TIMING, retryDelayMs, type RetryTiming, waitUnlessAborted } from './retry';
+import { resolveUsage, type ReplyUsage } from './usage-estimate';
+
+export { ModelError, type ModelErrorKind } from './model-error';
+
+export interface ModelSettings {
+  baseUrl: string;
+  apiKey: string;
+  model: string;
+  /** How long the server may stay silent (before answering, or between streamed chunks). */
+  timeoutMs: number;
+  /** Retries after the first attempt (default 3). */
+  maxRetries?: number;
+  /** First backoff step in ms (default 500); doubles per retry. */
+  retryBaseMs?: number;
+  /** Upper bound for one wait, a server's Retry-After included (default 30 s). */
+  retryMaxDelayMs?: number;
+}
+
+export interface ToolSpec {
+  type: 'function';
+  function: { name: string; description: string; parameters: object };
+}
+
+export interface RetryNotice {
+  /** 1 for the first retry. */
+  attempt: number;
+  delayMs: number;
+  /** Why the previous attempt failed. */
+  error: ModelError;
+}
+
+export interface ChatRequest {
+  messages: ChatMessage[];
+  tools?: ToolSpec[];
+  temperature?: number;
+  maxTokens?: number;
+  /** Overrides settings.timeoutMs for this request. */
+  timeoutMs?: number;
+  /** Cancels this request only. */
+  signal?: AbortSignal;
+  /** Each piece of reply text as it arrives. */
+  onText?: (delta: string) => void;
+  /** Called before each retry, e.g. to tell the user the server is busy. */
+  onRetry?: (notice: RetryNotice) => void;
+}
+
+export interface ChatResult {
+  message: AssistantMessage;
+  finishReason: string | null;
+  usage: ReplyUsage;
+}
+
+const DEFAULT_MAX_RETRIES = 3;
+
+type Attempt = { ok: true; result: ChatResult } | ({ ok: false; emitted: boolean } & AttemptFailure);
+
+export class ModelClient {
+  private readonly openai: OpenAI;
+  private readonly retryTiming: RetryTiming;
+
+  constructor(readonly settings: ModelSettings) {
+    this.openai = new OpenAI({
+      baseURL: settings.baseUrl,
+      // Local servers need no key, but the SDK refuses to start without one.
+      apiKey: settings.apiKey || 'no-key',
+      // Never forward OPENAI_ORG_ID / OPENAI_PROJECT_ID from the environment to any server.
+      organization: null,
+      project: null,
+      maxRetries: 0,
+      timeout: settings.timeoutMs,
+      // The SDK would print unparsable chunks to the console; the error says it instead.
+      logLevel: 'off',
+    });
+    this.retryTiming = {
+      baseMs: settings.retryBaseMs ?? DEFAULT_RETRY_TIMING.baseMs,
+      maxDelayMs: settings.retryMaxDelayMs ?? DEFAULT_RETRY_TIMING.maxDelayMs,
+    };
+  }
+
+  async chat(req: ChatRequest): Promise<ChatResult> {
+    const maxRetries = this.settings.maxRetries ?? DEFAULT_MAX_RETRIES;
+    for (let retry = 0; ; retry++) {
+      if (req.signal?.aborted) throw aborted();
+      const attempt = await this.attempt(req);
+      if (attempt.ok) return attempt.result;
+      // Once text reached the user a retry would print it twice: report instead.
+      if (!attempt.retryable || attempt.emitted || retry >= maxRetries) throw attempt.error;
+      const delayMs = retryDelayMs(retry, this.retryTiming, attempt.retryAfterMs);
+      req.onRetry?.({ attempt: retry + 1, delayMs, error: attempt.error });
+      if (!(await waitUnlessAborted(delayMs, req.signal))) throw aborted();
+    }
+  }
+
+  private async attempt(req: ChatRequest): Promise<Attempt> {
+    const timeoutMs = req.timeoutMs ?? this.settings.timeoutMs;
+    const guard = new RequestGuard(req.signal, timeoutMs);
+    const reply = new ReplyAssembler();
+    let answering = false;
+    let emitted = false;
+    const emit = (text: string) => {
+      if (!text) return;
+      emitted = true;
+      try {
+        req.onText?.(text);
+      } catch (err) {
+        throw new CallerError(err);
+      }
+    };
+    try {
+      const { data: stream, response } = await this.openai.chat.completions
+        .create(this.requestBody(req), { signal: guard.signal, timeout: timeoutMs })
+        .withResponse();
+      answering = true;
+      guard.touch();
+      if (isJsonResponse(response)) {
+        emit(reply.add(await response.json()));
+      } else {
+        for await (const chunk of stream) {
+          guard.touch();
+          emit(reply.add(chunk));
+        }
+      }
+      // The SDK ends a stream quietly when its signal fires; that is still a failure.
+      if (guard.signal.aborted) return { ok: false, emitted, ...classifyFailure(undefined, this.context(guard, timeoutMs, answering)) };
+      if (!reply.recognised) return { ok: false, emitted, error: badResponse(this.settings.baseUrl), retryable: false };
+      const message = reply.message();
+      return {
+        ok: true,
+        result: { message, finishReason: reply.finishReason, usage: resolveUsage(reply.usage, req, message) },
+      };
+    } catch (err) {
+      if (err instanceof CallerError) throw err.cause;
+      return { ok: false, emitted, ...classifyFailure(err, this.context(guard, timeoutMs, answering)) };
+    } finally {
+      guard.dispose();
+    }
+  }
+
+  private context(guard: RequestGuard, timeoutMs: number, answering: boolean) {
+    return { baseUrl: this.settings.baseUrl, model: this.settings.model, timeoutMs, guard, answering };
+  }
+
+  private requestBody(req: ChatRequest): OpenAI.Chat.ChatCompletionCreateParamsStreaming {
+    const body: OpenAI.Chat.ChatCompletionCreateParamsStreaming = {
+      model: this.settings.model,
+      messages: req.messages as OpenAI.Chat.ChatCompletionMessageParam[],
+      stream: true,
+      stream_options: { include_usage: true },
+    };
+    if (req.tools?.length) body.tools = req.tools as OpenAI.Chat.ChatCompletionTool[];
+    if (req.temperature !== undefined) body.temperature = req.temperature;
+    if (req.maxTokens !== undefined) body.max_tokens = req.maxTokens;
+    return body;
+  }
+}
+
+/** An exception from the caller's onText: passed through untouched, never retried. */
+class CallerError {
+  constructor(readonly cause: unknown) {}
+}
+
+/** Some servers ignore `stream: true` and send one whole completion as JSON. */
+function isJsonResponse(response: Response): boolean {
+  return (response.headers.get('content-type') ?? '').includes('application/json');
+}

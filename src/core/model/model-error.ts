@@ -1,0 +1,98 @@
+import { LoomError } from '../errors';
+import { redactSecrets } from '../security/secrets';
+
+export type ModelErrorKind = 'unreachable' | 'timeout' | 'aborted' | 'http' | 'bad_response';
+
+/** A failed model request, with one line for the user that names the server and what to do. */
+export class ModelError extends LoomError {
+  constructor(
+    message: string,
+    readonly kind: ModelErrorKind,
+    /** The HTTP status, for kind 'http'. */
+    readonly status?: number,
+  ) {
+    super(message, `model_${kind}`);
+    this.name = 'ModelError';
+  }
+}
+
+const MAX_SERVER_TEXT = 300;
+
+/**
+ * Text the server chose to send is untrusted: no control characters (no terminal escapes),
+ * one line, bounded, no secrets echoed back.
+ */
+export function cleanServerText(text: string): string {
+  const oneLine = text
+    .replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+  const capped = oneLine.length > MAX_SERVER_TEXT ? `${oneLine.slice(0, MAX_SERVER_TEXT)}…` : oneLine;
+  return redactSecrets(capped);
+}
+
+const NETWORK_REASONS: Record<string, string> = {
+  ECONNREFUSED: 'connection refused',
+  ECONNRESET: 'connection reset',
+  ENOTFOUND: 'host not found',
+  EAI_AGAIN: 'host name lookup failed',
+  EHOSTUNREACH: 'host unreachable',
+  ENETUNREACH: 'network unreachable',
+  ETIMEDOUT: 'connection timed out',
+  EPIPE: 'connection closed',
+  UND_ERR_SOCKET: 'connection closed',
+  UND_ERR_CONNECT_TIMEOUT: 'connection timed out',
+};
+
+export function unreachable(baseUrl: string, code: string | undefined): ModelError {
+  const reason = (code && NETWORK_REASONS[code]) ?? (code ? `network error ${code}` : 'network error');
+  return new ModelError(
+    `Cannot reach the model server at ${baseUrl} (${reason}). Start it (e.g. \`ollama serve\`) or pass --base-url.`,
+    'unreachable',
+  );
+}
+
+export function timedOut(baseUrl: string, timeoutMs: number): ModelError {
+  const seconds = Math.max(1, Math.round(timeoutMs / 1000));
+  return new ModelError(
+    `The model server at ${baseUrl} sent nothing for ${seconds} s. Check that it is running and not overloaded, or raise --llm-timeout.`,
+    'timeout',
+  );
+}
+
+export function aborted(): ModelError {
+  return new ModelError('The model request was cancelled.', 'aborted');
+}
+
+export function httpFailure(baseUrl: string, model: string, status: number, serverMessage: string): ModelError {
+  const detail = serverMessage ? `: ${cleanServerText(serverMessage)}` : '';
+  const answered = `The model server at ${baseUrl} answered HTTP ${status}${detail}`;
+  return new ModelError(`${answered.replace(/[.\s]+$/, '')}. ${httpAdvice(status, model)}`, 'http', status);
+}
+
+function httpAdvice(status: number, model: string): string {
+  if (status === 401 || status === 403) return 'Check --api-key.';
+  if (status === 404) return `Check --model (is "${model}" available on that server?) and --base-url.`;
+  if (status === 429) return 'The server is rate-limiting requests; wait a moment and try again.';
+  if (status >= 500) return 'The server failed; try again, or check its logs.';
+  return 'Check --model, --base-url and the request settings.';
+}
+
+export function badResponse(baseUrl: string): ModelError {
+  return new ModelError(
+    `The model server at ${baseUrl} sent a reply that is not an OpenAI-compatible chat completion.`,
+    'bad_response',
+  );
+}
+
+export function cutOff(baseUrl: string): ModelError {
+  return new ModelError(
+    `The model server at ${baseUrl} cut the reply off midway (the connection closed). Try again.`,
+    'bad_response',
+  );
+}
+
+export function streamError(baseUrl: string, serverMessage: string): ModelError {
+  const detail = cleanServerText(serverMessage) || 'no details';
+  return new ModelError(`The model server at ${baseUrl} reported an error mid-reply: ${detail}`, 'http');
+}

@@ -1,0 +1,49 @@
+/**
+ * What a model call costs, for --max-cost-usd and the usage shown per session. Local
+ * models (Ollama and the like) and any model not in the table cost nothing.
+ */
+export type PriceTable = Record<string, { input_per_mtok: number; output_per_mtok: number }>;
+
+/**
+ * List prices in USD per million tokens for common hosted models at the time of writing.
+ * Prices change: pass your own table where it matters.
+ */
+export const DEFAULT_PRICES: PriceTable = {
+  'gpt-4o': { input_per_mtok: 2.5, output_per_mtok: 10 },
+  'gpt-4o-mini': { input_per_mtok: 0.15, output_per_mtok: 0.6 },
+  'gpt-4.1': { input_per_mtok: 2, output_per_mtok: 8 },
+  'gpt-4.1-mini': { input_per_mtok: 0.4, output_per_mtok: 1.6 },
+  'gpt-4.1-nano': { input_per_mtok: 0.1, output_per_mtok: 0.4 },
+  'gpt-5': { input_per_mtok: 1.25, output_per_mtok: 10 },
+  'gpt-5-mini': { input_per_mtok: 0.25, output_per_mtok: 2 },
+  'gpt-5-nano': { input_per_mtok: 0.05, output_per_mtok: 0.4 },
+  'o3': { input_per_mtok: 2, output_per_mtok: 8 },
+  'o4-mini': { input_per_mtok: 1.1, output_per_mtok: 4.4 },
+};
+
+export function costUsd(
+  model: string,
+  usage: { prompt_tokens: number; completion_tokens: number },
+  prices: PriceTable = DEFAULT_PRICES,
+): number {
+  const price = priceFor(model, prices);
+  if (!price) return 0;
+  return (usage.prompt_tokens * price.input_per_mtok + usage.completion_tokens * price.output_per_mtok) / 1_000_000;
+}
+
+/**
+ * The table entry for a model name as servers spell it: exact, without a provider prefix
+ * ("openai/gpt-4o"), or a dated snapshot of a listed model ("gpt-4o-2024-08-06" is gpt-4o,
+ * while "gpt-4o-mini" keeps its own price: the longest listed name wins).
+ */
+export function priceFor(model: string, prices: PriceTable = DEFAULT_PRICES): PriceTable[string] | undefined {
+  const name = model.trim().toLowerCase();
+  const bare = name.slice(name.lastIndexOf('/') + 1);
+  let best: string | undefined;
+  for (const key of Object.keys(prices)) {
+    const k = key.toLowerCase();
+    const matches = [name, bare].some((n) => n === k || n.startsWith(`${k}-`));
+    if (matches && (!best || k.length > best.length)) best = key;
+  }
+  return best === undefined ? undefined : prices[best];
+}
