@@ -87,8 +87,6 @@ interface RawOptions {
 export function createProgram(): Command {
   const program = new Command('loom')
     .description('Loom: an AI agent that works in your project folder, with durable, searchable, forkable sessions.')
-    .version('0.1.0', '-V, --version', 'print the version and exit')
-    .helpOption('-h, --help', 'show this help and exit')
     .exitOverride()
     .configureOutput({ outputError: () => {} })
     .configureHelp({ sortOptions: false });
@@ -97,11 +95,14 @@ export function createProgram(): Command {
   addLimitOptions(program);
   addChatOptions(program);
   addLifecycleOptions(program);
-  program.addHelpText(
+  program
+    .optionsGroup('Help:')
+    .version('0.1.0', '-V, --version', 'print the version and exit')
+    .helpOption('-h, --help', 'show this help and exit')
+    .addHelpText(
     'after',
     `
 Data lives in --data-dir, else $LOOM_HOME, else the desktop app's folder, shared with the app.
-An ID may be any unique prefix of a session id.
 
 Examples:
   loom                                  start a new interactive session
@@ -115,13 +116,14 @@ Examples:
 
 function addModelOptions(program: Command): void {
   program
+    .optionsGroup('Model and data:')
     .option('--data-dir <dir>', 'data directory (overrides $LOOM_HOME)')
     .option('--base-url <url>', `OpenAI-compatible server (env LOOM_BASE_URL; default ${DEFAULTS.baseUrl})`)
     .option('--model <name>', `model name (env LOOM_MODEL; default ${DEFAULTS.model})`)
     .option('--api-key <key>', 'API key (env LOOM_API_KEY, then OPENAI_API_KEY)')
     .option('--max-context-tokens <n>', `working-context budget in tokens (default ${DEFAULTS.maxContextTokens})`)
     .addOption(
-      new Option('--mode <mode>', 'permission mode: default asks before edits and commands')
+      new Option('--mode <mode>', 'permission mode')
         .choices(PERMISSION_MODES)
         .default(DEFAULTS.mode),
     );
@@ -129,6 +131,7 @@ function addModelOptions(program: Command): void {
 
 function addLimitOptions(program: Command): void {
   program
+    .optionsGroup('Limits:')
     .option('--tools <names>', 'comma-separated tool names offered to the model (default: all)')
     .option('--tool-timeout <sec>', `seconds one tool call may take (default ${DEFAULTS.toolTimeoutSec})`)
     .option('--llm-timeout <sec>', `seconds one model request may take (default ${DEFAULTS.llmTimeoutSec})`)
@@ -141,6 +144,7 @@ function addLimitOptions(program: Command): void {
 
 function addChatOptions(program: Command): void {
   program
+    .optionsGroup('Chat (default: a new interactive session):')
     .option('-p, --prompt <text>', 'run one non-interactive turn, print the answer, save the session')
     .option('--resume <id>', 'resume a session')
     .option('--continue', 'resume the most recently updated unarchived session');
@@ -148,6 +152,7 @@ function addChatOptions(program: Command): void {
 
 function addLifecycleOptions(program: Command): void {
   program
+    .optionsGroup('Sessions (one at a time; ID = any unique prefix):')
     .option('--list-sessions', 'list sessions, newest first')
     .option('--include-archived', 'include archived sessions in --list-sessions / --search')
     .option('--json', 'machine-readable output for --list-sessions, --search and --info')
@@ -157,8 +162,8 @@ function addLifecycleOptions(program: Command): void {
     .option('--fork <id>', 'copy a session into a new independent one; prints the new id')
     .option('--archive <id>', 'archive a session (hidden from lists and search)')
     .option('--unarchive <id>', 'unarchive a session')
-    .option('--export <id>', 'print a session to stdout')
-    .addOption(new Option('--format <format>', 'export format (default json)').choices(EXPORT_FORMATS))
+    .option('--export <id>', 'print a session to stdout, as JSON unless --format says otherwise')
+    .addOption(new Option('--format <format>', 'export format').choices(EXPORT_FORMATS))
     .option('--import <file>', "import an exported session as a new one ('-' reads stdin); prints its id")
     .option('--delete <id>', 'delete a session (needs --yes)')
     .option('--yes', 'confirm --delete');
