@@ -1,0 +1,45 @@
+/**
+ * The shape every tool has. A tool validates nothing itself (its zod schema does that in
+ * parseToolArguments), never asks for permission (the agent loop does, through
+ * permissions.decide) and enforces only hard limits that no mode may lift: file access
+ * inside the project folder, the network policy, the shell denylist.
+ * A tool reports a problem the model can act on by throwing a LoomError; the message
+ * becomes the tool result.
+ */
+import type { z } from 'zod';
+import type { PlanState } from '../../shared/types';
+import type { MemoryStore } from '../memory/memory-store';
+import type { SessionStore } from '../store/session-store';
+
+export type ToolCategory = 'read' | 'plan' | 'write' | 'exec' | 'network' | 'interact';
+
+export interface ToolContext {
+  /** Real path of the project folder. */
+  projectDir: string;
+  sessionId: string;
+  signal: AbortSignal;
+  toolTimeoutMs: number;
+  /** The session's plan; the caller persists what `set` receives. */
+  plan: { get(): PlanState; set(plan: PlanState): void };
+  /** Resolves to null when there is no answer (end of input, dismissed). */
+  askUser(question: string): Promise<string | null>;
+  memory: MemoryStore;
+  sessions: SessionStore;
+  allowNetworkInShell?: boolean;
+}
+
+// `any` is deliberate: ALL_TOOLS holds tools of different argument types.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export interface Tool<A = any> {
+  name: string;
+  description: string;
+  category: ToolCategory;
+  /** A z.strictObject with bounds on every field. */
+  schema: z.ZodType<A>;
+  run(args: A, ctx: ToolContext): Promise<string>;
+}
+
+/** Lets TypeScript infer a tool's argument type from its schema. */
+export function defineTool<A>(tool: Tool<A>): Tool<A> {
+  return tool;
+}
