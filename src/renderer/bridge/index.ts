@@ -1,0 +1,54 @@
+/**
+ * The renderer's one way to the engine: `window.loom` (Electron preload) when present,
+ * else the HTTP client of the browser mode, authenticated by the token from the URL
+ * Loom printed. The token is moved out of the address bar into sessionStorage, so a
+ * reload keeps working and the token does not linger in the visible URL.
+ */
+import type { ElectronAPI, LoomBridge } from '../../shared/contract';
+import { BridgeError } from './bridge-error';
+import { createHttpBridge } from './http-client';
+
+declare global {
+  interface Window {
+    loom?: ElectronAPI;
+  }
+}
+
+const TOKEN_KEY = 'loom.token';
+
+export function connectBridge(): LoomBridge | null {
+  if (window.loom) return fromElectron(window.loom);
+  const token = takeTokenFromUrl() ?? sessionStorage.getItem(TOKEN_KEY);
+  return token ? createHttpBridge(token) : null;
+}
+
+export function isDesktop(): boolean {
+  return window.loom !== undefined;
+}
+
+function fromElectron(api: ElectronAPI): LoomBridge {
+  return {
+    async invoke(method, input) {
+      const result = await api.invoke(method, input);
+      if (!result.ok) throw new BridgeError(result.error.code, result.error.message);
+      return result.value;
+    },
+    onEvent: (listener) => api.onEvent(listener),
+  };
+}
+
+function takeTokenFromUrl(): string | null {
+  const params = new URLSearchParams(window.location.hash.slice(1));
+  const token = params.get('token');
+  if (!token) return null;
+  sessionStorage.setItem(TOKEN_KEY, token);
+  history.replaceState(null, '', window.location.pathname + window.location.search);
+  return token;
+}
+
+/** Browser mode only: the URL a DownloadURL drag hands to the browser to fetch the export. */
+export function downloadUrl(sessionId: string): string | null {
+  const token = sessionStorage.getItem(TOKEN_KEY);
+  if (window.loom || !token) return null;
+  return `${window.location.origin}/api/download/${encodeURIComponent(sessionId)}?token=${encodeURIComponent(token)}`;
+}

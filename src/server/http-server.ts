@@ -1,0 +1,268 @@
+/**
+ * The browser mode's transport: the bridge contract over HTTP on 127.0.0.1.
+ *
+ *   POST /api/<method>      JSON body = the method's input; answers a BridgeResult
+ *   GET  /api/events        Server-Sent Events: one BridgeEvent per `data:` line
+ *   GET  /api/download/<id> the session's JSON export as a file (drag-export, Export action)
+ *   GET  /…                 the built renderer (public: it holds no secrets)
+ *
+ * Every /api request must carry the per-run token (header `x-loom-token`; the download,
+ * which the browser fetches itself for DownloadURL drags, may carry it as `?token=`).
+ * Every request must name this server in its Host header (127.0.0.1:PORT or
+ * localhost:PORT), which defeats DNS rebinding; a foreign Origin is refused; no CORS
+ * headers are ever sent, so other sites cannot read anything.
+ */
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import path from 'node:path';
+import {
+  DEFAULT_MAX_BODY_BYTES,
+  contract,
+  isMethodName,
+  type BridgeEvent,
+  type BridgeResult,
+  type Handlers,
+} from '../shared/contract';
+import { CONTENT_SECURITY_POLICY_HEADER } from '../shared/security-policy';
+import { dispatch, failure } from './dispatch';
+
+export const TOKEN_HEADER = 'x-loom-token';
+
+export interface BridgeServerOptions {
+  handlers: Handlers;
+  /** Subscribes to the pushed events; returns the unsubscribe function. */
+  subscribe(listener: (event: BridgeEvent) => void): () => void;
+  /** The built renderer (index.html and assets); null serves the API only. */
+  staticDir: string | null;
+  /** 0 or undefined picks a free port. */
+  port?: number;
+  /** Fixed token (tests); a random 256-bit one otherwise. */
+  token?: string;
+}
+
+export interface BridgeServer {
+  /** Open this in a browser: the token travels in the fragment, never to a server log. */
+  readonly url: string;
+  readonly origin: string;
+  readonly port: number;
+  readonly token: string;
+  close(): Promise<void>;
+}
+
+const HEARTBEAT_MS = 15_000;
+
+export async function startBridgeServer(options: BridgeServerOptions): Promise<BridgeServer> {
+  const token = options.token ?? crypto.randomBytes(32).toString('base64url');
+  const sockets = new Set<Socket>();
+  const streams = new Set<http.ServerResponse>();
+  let port = 0;
+
+  const server = http.createServer((req, res) => {
+    handle(req, res).catch((err) => {
+      console.error('loom: request failed:', err);
+      if (!res.headersSent) sendJson(res, 500, failure('internal', 'Unexpected server error.'));
+      else res.destroy();
+    });
+  });
+  // Turns wait for the model and for the user's approvals: no request timeout.
+  server.requestTimeout = 0;
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+
+  async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    setCommonHeaders(res);
+    if (!hostAllowed(req.headers.host, port)) return sendText(res, 403, 'Forbidden: unexpected Host header.');
+    const url = new URL(req.url ?? '/', `http://127.0.0.1:${port}`);
+    if (!url.pathname.startsWith('/api/')) return serveStatic(req, res, url.pathname);
+    if (!originAllowed(req.headers.origin, port)) return sendJson(res, 403, failure('forbidden', 'Forbidden: foreign origin.'));
+    const download = url.pathname.match(/^\/api\/download\/([^/]+)$/);
+    const presented = (req.headers[TOKEN_HEADER] as string | undefined) ?? (download ? url.searchParams.get('token') : null);
+    if (!tokenMatches(presented, token)) {
+      return sendJson(res, 401, failure('unauthorized', 'Missing or wrong access token: open the URL Loom printed.'));
+    }
+    res.setHeader('cache-control', 'no-store');
+    if (url.pathname === '/api/events' && req.method === 'GET') return openEventStream(req, res);
+    if (download && req.method === 'GET') return serveDownload(res, decodeURIComponent(download[1]));
+    if (req.method !== 'POST') return sendJson(res, 405, failure('method_not_allowed', 'Use POST for API methods.'));
+    return serveMethod(req, res, url.pathname.slice('/api/'.length));
+  }
+
+  async function serveMethod(req: http.IncomingMessage, res: http.ServerResponse, method: string): Promise<void> {
+    if (!isMethodName(method)) return sendJson(res, 404, failure('unknown_method', `Unknown method: ${method.slice(0, 100)}.`));
+    if (!/^application\/json\b/i.test(req.headers['content-type'] ?? '')) {
+      return sendJson(res, 415, failure('bad_input', 'Send the input as application/json.'));
+    }
+    const body = await readBody(req, contract[method].maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES);
+    if (body === 'too_large') return sendJson(res, 413, failure('too_large', 'The request is too large.'));
+    let input: unknown;
+    try {
+      input = body.length ? JSON.parse(body) : {};
+    } catch {
+      return sendJson(res, 400, failure('bad_input', 'The request body is not valid JSON.'));
+    }
+    const result = await dispatch(options.handlers, method, input);
+    sendJson(res, statusFor(result), result);
+  }
+
+  function openEventStream(req: http.IncomingMessage, res: http.ServerResponse): void {
+    res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', connection: 'keep-alive' });
+    res.write(': connected\n\n');
+    streams.add(res);
+    const unsubscribe = options.subscribe((event) => res.write(`data: ${JSON.stringify(event)}\n\n`));
+    const heartbeat = setInterval(() => res.write(': ping\n\n'), HEARTBEAT_MS);
+    req.on('close', () => {
+      clearInterval(heartbeat);
+      unsubscribe();
+      streams.delete(res);
+    });
+  }
+
+  async function serveDownload(res: http.ServerResponse, id: string): Promise<void> {
+    const result = await dispatch(options.handlers, 'sessions.export', { id, format: 'json' });
+    if (!result.ok) return sendJson(res, statusFor(result), result);
+    const file = result.value as { filename: string; mimeType: string; text: string };
+    res.writeHead(200, {
+      'content-type': `${file.mimeType}; charset=utf-8`,
+      'content-disposition': contentDisposition(file.filename),
+    });
+    res.end(file.text);
+  }
+
+  function serveStatic(req: http.IncomingMessage, res: http.ServerResponse, pathname: string): void {
+    if (req.method !== 'GET' && req.method !== 'HEAD') return sendText(res, 405, 'Method not allowed.');
+    const file = options.staticDir ? staticFile(options.staticDir, pathname) : null;
+    if (!file) return sendText(res, 404, 'Not found.');
+    res.writeHead(200, {
+      'content-type': contentType(file),
+      'cache-control': file.endsWith('index.html') ? 'no-store' : 'public, max-age=3600',
+    });
+    if (req.method === 'HEAD') return void res.end();
+    fs.createReadStream(file).pipe(res);
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
+  });
+  port = (server.address() as AddressInfo).port;
+  const origin = `http://127.0.0.1:${port}`;
+
+  return {
+    url: `${origin}/#token=${token}`,
+    origin,
+    port,
+    token,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const stream of streams) stream.end();
+        server.close(() => resolve());
+        for (const socket of sockets) socket.destroy();
+      }),
+  };
+}
+
+function setCommonHeaders(res: http.ServerResponse): void {
+  res.setHeader('content-security-policy', CONTENT_SECURITY_POLICY_HEADER);
+  res.setHeader('x-content-type-options', 'nosniff');
+  res.setHeader('x-frame-options', 'DENY');
+  res.setHeader('referrer-policy', 'no-referrer');
+  res.setHeader('cross-origin-opener-policy', 'same-origin');
+  res.setHeader('cross-origin-resource-policy', 'same-origin');
+}
+
+export function hostAllowed(host: string | undefined, port: number): boolean {
+  return host === `127.0.0.1:${port}` || host === `localhost:${port}`;
+}
+
+function originAllowed(origin: string | undefined, port: number): boolean {
+  return origin === undefined || origin === `http://127.0.0.1:${port}` || origin === `http://localhost:${port}`;
+}
+
+function tokenMatches(presented: string | null | undefined, token: string): boolean {
+  if (!presented) return false;
+  const a = Buffer.from(presented);
+  const b = Buffer.from(token);
+  return a.length === b.length && crypto.timingSafeEqual(a, b);
+}
+
+function statusFor(result: BridgeResult): number {
+  if (result.ok) return 200;
+  switch (result.error.code) {
+    case 'bad_input':
+      return 400;
+    case 'unknown_method':
+      return 404;
+    case 'internal':
+      return 500;
+    default:
+      return 422;
+  }
+}
+
+/** Reads the body; past the cap it keeps draining (so the client reads the 413) but keeps nothing. */
+function readBody(req: http.IncomingMessage, maxBytes: number): Promise<string | 'too_large'> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= maxBytes) chunks.push(chunk);
+      else chunks.length = 0;
+    });
+    req.on('end', () => resolve(size > maxBytes ? 'too_large' : Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+/** Resolves a URL path to a file inside the static folder, or null (no escaping it). */
+function staticFile(root: string, pathname: string): string | null {
+  let relative: string;
+  try {
+    relative = decodeURIComponent(pathname);
+  } catch {
+    return null;
+  }
+  if (relative === '/' || relative === '') relative = '/index.html';
+  const base = path.resolve(root);
+  const full = path.resolve(base, `.${relative}`);
+  if (!full.startsWith(base + path.sep)) return null;
+  try {
+    return fs.statSync(full).isFile() ? full : null;
+  } catch {
+    return null;
+  }
+}
+
+const CONTENT_TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.json': 'application/json; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.ico': 'image/x-icon',
+  '.woff2': 'font/woff2',
+};
+
+function contentType(file: string): string {
+  return CONTENT_TYPES[path.extname(file)] ?? 'application/octet-stream';
+}
+
+function contentDisposition(filename: string): string {
+  const ascii = filename.replace(/[^\x20-\x7e]|["\\]/g, '_');
+  return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(filename)}`;
+}
+
+function sendJson(res: http.ServerResponse, status: number, value: unknown): void {
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' });
+  res.end(JSON.stringify(value));
+}
+
+function sendText(res: http.ServerResponse, status: number, text: string): void {
+  res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8' });
+  res.end(text);
+}

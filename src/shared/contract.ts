@@ -1,0 +1,215 @@
+/**
+ * The one bridge contract between the UI and the engine. Every request method is named
+ * here with the zod schema its input must pass and the type of its answer; the pushed
+ * events are the engine's EngineEvent stream. The Electron adapter (ipcMain + preload)
+ * and the browser adapter (HTTP + SSE server and its fetch client) are both driven by this
+ * table, so they cannot drift: a method missing here exists nowhere.
+ *
+ * The renderer is untrusted: inputs are validated on the engine side with these schemas.
+ */
+import { z } from 'zod';
+import type { EngineEvent } from './engine-events';
+import type { ChatMessage, Compaction, SearchHit, SessionMeta, SessionUsage } from './types';
+
+export const PERMISSION_MODE_NAMES = ['default', 'acceptEdits', 'dangerouslySkipPermissions'] as const;
+export type PermissionModeName = (typeof PERMISSION_MODE_NAMES)[number];
+export const THEMES = ['system', 'light', 'dark'] as const;
+export type Theme = (typeof THEMES)[number];
+export const EXPORT_FORMATS = ['json', 'markdown', 'html'] as const;
+export type ExportFormat = (typeof EXPORT_FORMATS)[number];
+
+/** Most messages a single transcript page may carry. */
+export const MAX_TRANSCRIPT_PAGE = 1000;
+/** Body cap for ordinary requests; import carries a whole export and gets more room. */
+export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+export const IMPORT_MAX_BODY_BYTES = 64 * 1024 * 1024;
+
+/** What the settings dialog edits. The API key itself never travels back to the UI. */
+export interface Settings {
+  baseUrl: string;
+  model: string;
+  hasApiKey: boolean;
+  maxContextTokens: number;
+  mode: PermissionModeName;
+  theme: Theme;
+  /** Session ids open as tabs, in tab order; restored after a restart or reload. */
+  openTabs: string[];
+  activeTab: string | null;
+}
+
+export interface AppInfo {
+  name: 'Loom';
+  version: string;
+  /** 'desktop' inside Electron, 'browser' when served on 127.0.0.1. */
+  shell: 'desktop' | 'browser';
+  electronVersion: string | null;
+  dataDir: string;
+  projectDir: string;
+  platform: string;
+}
+
+export interface SessionInfo extends SessionMeta {
+  compactions: Compaction[];
+  usage: SessionUsage;
+}
+
+export interface TranscriptPage {
+  /** Messages in the whole transcript. */
+  total: number;
+  offset: number;
+  messages: ChatMessage[];
+}
+
+export interface ContextState {
+  contextTokens: number;
+  maxContextTokens: number;
+  /** True while a turn of this session is running in this process. */
+  busy: boolean;
+}
+
+export interface ExportFile {
+  /** `<title or id>.json` (or .md / .html), safe as a file name on every platform. */
+  filename: string;
+  mimeType: string;
+  text: string;
+}
+
+interface MethodSpec<I extends z.ZodType, O> {
+  input: I;
+  maxBodyBytes: number;
+  /** Type-level only: the answer's type. */
+  readonly output?: O;
+}
+
+/** `method<Output>()(inputSchema)`: curried so the output type is written, the input inferred. */
+function method<O>() {
+  return <I extends z.ZodType>(input: I, maxBodyBytes = DEFAULT_MAX_BODY_BYTES): MethodSpec<I, O> => ({
+    input,
+    maxBodyBytes,
+  });
+}
+
+const sessionId = z.string().trim().min(1, 'A session id is required.').max(128, 'The session id is too long.');
+const requestId = z.string().min(1, 'A request id is required.').max(128, 'The request id is too long.');
+const none = z.strictObject({});
+const bySession = z.strictObject({ id: sessionId });
+const includeArchived = z.boolean().optional();
+
+export const contract = {
+  'app.info': method<AppInfo>()(none),
+
+  'sessions.list': method<SessionMeta[]>()(
+    z.strictObject({
+      includeArchived,
+      limit: z.int().min(1).max(100_000).optional(),
+      offset: z.int().min(0).optional(),
+    }),
+  ),
+  'sessions.search': method<SearchHit[]>()(
+    z.strictObject({
+      query: z.string().trim().min(1, 'Type something to search for.').max(500, 'The search is too long.'),
+      includeArchived,
+      limit: z.int().min(1).max(1000).optional(),
+    }),
+  ),
+  'sessions.info': method<SessionInfo>()(bySession),
+  'sessions.transcript': method<TranscriptPage>()(
+    z.strictObject({
+      id: sessionId,
+      offset: z.int().min(0),
+      limit: z.int().min(1).max(MAX_TRANSCRIPT_PAGE),
+    }),
+  ),
+  'sessions.rename': method<SessionMeta>()(
+    z.strictObject({
+      id: sessionId,
+      title: z.string().trim().min(1, 'A title cannot be empty.').max(200, 'A title can have at most 200 characters.'),
+    }),
+  ),
+  'sessions.fork': method<SessionMeta>()(bySession),
+  'sessions.archive': method<SessionMeta>()(bySession),
+  'sessions.unarchive': method<SessionMeta>()(bySession),
+  'sessions.export': method<ExportFile>()(
+    z.strictObject({ id: sessionId, format: z.enum(EXPORT_FORMATS).optional() }),
+  ),
+  'sessions.import': method<SessionMeta>()(
+    z.strictObject({ text: z.string().min(1, 'The file is empty.').max(IMPORT_MAX_BODY_BYTES) }),
+    IMPORT_MAX_BODY_BYTES + 1024,
+  ),
+  'sessions.delete': method<{ deleted: string }>()(bySession),
+  /** Desktop only: drags the JSON export out of the window as a file. */
+  'sessions.startDrag': method<{ started: boolean }>()(bySession),
+
+  'chat.create': method<SessionMeta>()(none),
+  /** Runs one user turn; answers when the turn has ended (events stream meanwhile). */
+  'chat.send': method<{ error: string | null }>()(
+    z.strictObject({
+      sessionId,
+      text: z.string().max(200_000, 'The message is too long.').refine((t) => t.trim().length > 0, 'Type a message first.'),
+    }),
+  ),
+  'chat.stop': method<{ stopped: boolean }>()(z.strictObject({ sessionId })),
+  'chat.compact': method<{ before_tokens: number; after_tokens: number }>()(z.strictObject({ sessionId })),
+  'chat.approve': method<{ ok: true }>()(z.strictObject({ requestId, allow: z.boolean() })),
+  'chat.answer': method<{ ok: true }>()(
+    z.strictObject({ requestId, answer: z.string().max(20_000, 'The answer is too long.').nullable() }),
+  ),
+  'chat.context': method<ContextState>()(z.strictObject({ sessionId })),
+
+  'settings.get': method<Settings>()(none),
+  'settings.set': method<Settings>()(
+    z.strictObject({
+      baseUrl: z.url({ protocol: /^https?$/, error: 'The base URL must be an http(s) URL.' }).max(2000).optional(),
+      model: z.string().trim().min(1, 'A model name is required.').max(200).optional(),
+      /** An empty string removes the stored key. */
+      apiKey: z.string().max(4000).optional(),
+      maxContextTokens: z.int().min(1000, 'Use at least 1000 context tokens.').max(10_000_000).optional(),
+      mode: z.enum(PERMISSION_MODE_NAMES).optional(),
+      theme: z.enum(THEMES).optional(),
+      openTabs: z.array(sessionId).max(100, 'At most 100 tabs can be open.').optional(),
+      activeTab: sessionId.nullable().optional(),
+    }),
+  ),
+} as const;
+
+export type Contract = typeof contract;
+export type MethodName = keyof Contract;
+export const METHOD_NAMES = Object.keys(contract) as MethodName[];
+export type MethodInput<M extends MethodName> = z.input<Contract[M]['input']>;
+export type ParsedInput<M extends MethodName> = z.output<Contract[M]['input']>;
+export type MethodOutput<M extends MethodName> = NonNullable<Contract[M]['output']>;
+
+export function isMethodName(name: unknown): name is MethodName {
+  return typeof name === 'string' && Object.hasOwn(contract, name);
+}
+
+/** The events pushed to every window: the engine's stream, unchanged. */
+export type BridgeEvent = EngineEvent;
+
+/** Every answer crosses the bridge in this envelope, so errors keep their one-line message. */
+export type BridgeResult<T = unknown> =
+  | { ok: true; value: T }
+  | { ok: false; error: { code: string; message: string } };
+
+/**
+ * What the renderer sees, whichever transport carries it: `window.loom` in Electron,
+ * the HTTP client in the browser. Both are built from the contract above.
+ */
+export interface LoomBridge {
+  invoke<M extends MethodName>(method: M, input: MethodInput<M>): Promise<MethodOutput<M>>;
+  onEvent(listener: (event: BridgeEvent) => void): () => void;
+}
+
+/**
+ * What the Electron preload exposes as `window.loom`: the same methods, answering the
+ * BridgeResult envelope (thrown errors would lose their code crossing contextBridge).
+ */
+export interface ElectronAPI {
+  invoke<M extends MethodName>(method: M, input: MethodInput<M>): Promise<BridgeResult<MethodOutput<M>>>;
+  onEvent(listener: (event: BridgeEvent) => void): () => void;
+}
+
+/** The engine-side implementation of every method, given already-validated input. */
+export type Handlers = {
+  [M in MethodName]: (input: ParsedInput<M>) => Promise<MethodOutput<M>> | MethodOutput<M>;
+};
