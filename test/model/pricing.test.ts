@@ -1,0 +1,64 @@
+import { describe, expect, it } from 'vitest';
+import { costUsd, type PriceTable } from '../../src/core/model/pricing';
+import { UsageMeter } from '../../src/core/model/usage';
+
+const MILLION = { prompt_tokens: 1_000_000, completion_tokens: 1_000_000 };
+
+describe('costUsd', () => {
+  it('prices listed hosted models per million tokens', () => {
+    expect(costUsd('gpt-4o', { prompt_tokens: 1_000_000, completion_tokens: 0 })).toBeCloseTo(2.5);
+    expect(costUsd('gpt-4o', { prompt_tokens: 0, completion_tokens: 500_000 })).toBeCloseTo(5);
+  });
+
+  it('recognises dated snapshots and provider prefixes, longest name first', () => {
+    expect(costUsd('gpt-4o-2024-08-06', MILLION)).toBeCloseTo(12.5);
+    expect(costUsd('openai/gpt-4o', MILLION)).toBeCloseTo(12.5);
+    expect(costUsd('gpt-4o-mini', MILLION)).toBeCloseTo(0.75);
+    expect(costUsd('gpt-4o-mini-2024-07-18', MILLION)).toBeCloseTo(0.75);
+  });
+
+  it('charges nothing for local or unknown models', () => {
+    expect(costUsd('gemma4', MILLION)).toBe(0);
+    expect(costUsd('llama3.1:8b', MILLION)).toBe(0);
+    expect(costUsd('gpt-4omni', MILLION)).toBe(0);
+  });
+
+  it('uses a configured table instead of the defaults', () => {
+    const prices: PriceTable = { gemma4: { input_per_mtok: 1, output_per_mtok: 3 } };
+    expect(costUsd('gemma4', { prompt_tokens: 2_000_000, completion_tokens: 1_000_000 }, prices)).toBeCloseTo(5);
+    expect(costUsd('gpt-4o', MILLION, prices)).toBe(0);
+  });
+});
+
+describe('UsageMeter', () => {
+  it('keeps running totals per call kind with each call costed', () => {
+    const meter = new UsageMeter('gpt-4o-mini');
+    const chat = meter.add('chat', { prompt_tokens: 1_000_000, completion_tokens: 0 });
+    meter.add('chat', { prompt_tokens: 0, completion_tokens: 1_000_000 });
+    meter.add('compaction', { prompt_tokens: 2_000_000, completion_tokens: 0 });
+
+    expect(chat).toEqual({ prompt_tokens: 1_000_000, completion_tokens: 0, cost_usd: expect.closeTo(0.15) });
+    const totals = meter.totals();
+    expect(totals.calls).toBe(3);
+    expect(totals.prompt_tokens).toBe(3_000_000);
+    expect(totals.by_kind.chat).toEqual({ calls: 2, prompt_tokens: 1_000_000, completion_tokens: 1_000_000, cost_usd: expect.closeTo(0.75) });
+    expect(totals.by_kind.compaction.cost_usd).toBeCloseTo(0.3);
+    expect(totals.by_kind.summary).toEqual({ calls: 0, prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 });
+    expect(meter.costUsd()).toBeCloseTo(1.05);
+    expect(totals.cost_usd).toBeCloseTo(1.05);
+  });
+
+  it('counts tokens but no cost for a local model', () => {
+    const meter = new UsageMeter('gemma4');
+    meter.add('summary', { prompt_tokens: 500, completion_tokens: 20 });
+    expect(meter.totals().by_kind.summary).toEqual({ calls: 1, prompt_tokens: 500, completion_tokens: 20, cost_usd: 0 });
+    expect(meter.costUsd()).toBe(0);
+  });
+
+  it('hands out copies, not its own counters', () => {
+    const meter = new UsageMeter('gemma4');
+    meter.add('chat', { prompt_tokens: 1, completion_tokens: 1 });
+    meter.totals().by_kind.chat.calls = 99;
+    expect(meter.totals().by_kind.chat.calls).toBe(1);
+  });
+});

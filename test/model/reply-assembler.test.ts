@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest';
+import { ReplyAssembler } from '../../src/core/model/reply-assembler';
+
+const chunk = (delta: object, finish_reason: string | null = null) => ({ choices: [{ index: 0, delta, finish_reason }] });
+
+/** Shapes real servers send that the scripted server does not script directly. */
+describe('ReplyAssembler', () => {
+  it('joins tool calls sent without an index, starting a new one on a new id', () => {
+    const reply = new ReplyAssembler();
+    reply.add(chunk({ tool_calls: [{ id: 'a', function: { name: 'grep', arguments: '{"pat' } }] }));
+    reply.add(chunk({ tool_calls: [{ function: { arguments: 'tern":"x"}' } }] }));
+    reply.add(chunk({ tool_calls: [{ id: 'b', function: { name: 'todo_list', arguments: '{}' } }] }, 'tool_calls'));
+    expect(reply.message().tool_calls).toEqual([
+      { id: 'a', type: 'function', function: { name: 'grep', arguments: '{"pattern":"x"}' } },
+      { id: 'b', type: 'function', function: { name: 'todo_list', arguments: '{}' } },
+    ]);
+    expect(reply.finishReason).toBe('tool_calls');
+  });
+
+  it('gives a missing id one, turns empty arguments into {} and object arguments into JSON', () => {
+    const reply = new ReplyAssembler();
+    reply.add(chunk({ tool_calls: [{ index: 0, function: { name: 'todo_list', arguments: '' } }] }));
+    reply.add(chunk({ tool_calls: [{ index: 1, id: '', function: { name: 'read_file', arguments: { path: 'a' } } }] }));
+    const [first, second] = reply.message().tool_calls ?? [];
+    expect(first.id).toMatch(/^call_\w+/);
+    expect(first.function.arguments).toBe('{}');
+    expect(second.function.arguments).toBe('{"path":"a"}');
+    expect(second.id).not.toBe(first.id);
+  });
+
+  it('ignores chunks without choices, other choices and junk, but keeps usage', () => {
+    const reply = new ReplyAssembler();
+    expect(reply.add('junk')).toBe('');
+    expect(reply.add({ usage: { prompt_tokens: 7, completion_tokens: 2 } })).toBe('');
+    expect(reply.recognised).toBe(false);
+    expect(reply.add({ choices: [{ index: 1, delta: { content: 'other' } }, { index: 0, delta: { content: 'mine' } }] })).toBe('mine');
+    expect(reply.message()).toEqual({ role: 'assistant', content: 'mine' });
+    expect(reply.usage).toEqual({ prompt_tokens: 7, completion_tokens: 2 });
+  });
+});
