@@ -1,0 +1,269 @@
+import { z } from 'zod';
+import { CALL_KINDS, SESSION_STATUSES, TODO_STATUSES, type ChatMessage, type SessionRecord } from '../../shared/types';
+import { LoomError } from '../errors';
+import { redactSecrets } from '../security/secrets';
+
+export const EXPORT_FORMAT = 'loom-session';
+export const EXPORT_VERSION = 1;
+export type ExportFormat = 'json' | 'markdown' | 'html';
+export const EXPORT_FORMATS: readonly ExportFormat[] = ['json', 'markdown', 'html'];
+
+// ---- the JSON document (DESIGN §4), validated strictly on import ----
+
+const timestamp = z.iso.datetime({ offset: true });
+const count = z.number().int().nonnegative();
+
+const toolCallSchema = z.strictObject({
+  id: z.string(),
+  type: z.literal('function'),
+  function: z.strictObject({ name: z.string(), arguments: z.string() }),
+});
+
+const messageSchema = z.discriminatedUnion('role', [
+  z.strictObject({ role: z.literal('system'), content: z.string() }),
+  z.strictObject({ role: z.literal('user'), content: z.string() }),
+  z.strictObject({ role: z.literal('assistant'), content: z.string().nullable(), tool_calls: z.array(toolCallSchema).optional() }),
+  z.strictObject({ role: z.literal('tool'), tool_call_id: z.string(), content: z.string() }),
+]);
+
+const totalsSchema = z.strictObject({
+  calls: count,
+  prompt_tokens: count,
+  completion_tokens: count,
+  cost_usd: z.number().nonnegative(),
+});
+
+const sessionSchema = z.strictObject({
+  id: z.string(),
+  parent_id: z.string().nullable(),
+  title: z.string().nullable(),
+  summary: z.string().nullable(),
+  status: z.enum(SESSION_STATUSES),
+  archived: z.boolean(),
+  created_at: timestamp,
+  updated_at: timestamp,
+  model: z.string().nullable(),
+  cwd: z.string().nullable(),
+  messages: z.array(messageSchema),
+  transcript: z.array(messageSchema),
+  compactions: z.array(
+    z.strictObject({ at: timestamp, before_tokens: count, after_tokens: count, summary: z.string() }),
+  ),
+  plan: z.strictObject({
+    todos: z.array(z.strictObject({ id: z.number().int(), text: z.string(), status: z.enum(TODO_STATUSES), retries: count })),
+    scratchpad: z.string(),
+  }),
+  usage: totalsSchema.extend({
+    by_kind: z.strictObject(Object.fromEntries(CALL_KINDS.map((k) => [k, totalsSchema])) as Record<(typeof CALL_KINDS)[number], typeof totalsSchema>),
+  }),
+});
+
+const exportSchema = z.strictObject({
+  format: z.literal(EXPORT_FORMAT),
+  version: z.literal(EXPORT_VERSION),
+  exported_at: timestamp,
+  session: sessionSchema,
+});
+
+export type ExportedSession = z.infer<typeof sessionSchema>;
+
+/** Parses and validates an export; one LoomError saying what is wrong otherwise. */
+export function parseExport(text: string): ExportedSession {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch {
+    throw new LoomError('Not a Loom session export: the file is not valid JSON.', 'bad_import');
+  }
+  const head = (typeof doc === 'object' && doc !== null ? doc : {}) as { format?: unknown; version?: unknown };
+  if (head.format !== EXPORT_FORMAT) {
+    throw new LoomError(`Not a Loom session export: "format" must be "${EXPORT_FORMAT}" (got ${describe(head.format)}).`, 'bad_import');
+  }
+  if (head.version !== EXPORT_VERSION) {
+    throw new LoomError(`Unsupported Loom session export version ${describe(head.version)}; this Loom reads version ${EXPORT_VERSION}.`, 'bad_import');
+  }
+  const parsed = exportSchema.safeParse(doc);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const where = issue.path.length ? issue.path.join('.') : 'the document';
+    throw new LoomError(`Not a valid Loom session export: ${where}: ${issue.message}.`, 'bad_import');
+  }
+  return parsed.data.session as ExportedSession;
+}
+
+function describe(value: unknown): string {
+  return value === undefined ? 'nothing' : JSON.stringify(value);
+}
+
+// ---- rendering ----
+
+export function renderExport(record: SessionRecord, format: ExportFormat, now = new Date()): string {
+  const session = redactDeep(record);
+  switch (format) {
+    case 'json':
+      return renderJson(session, now);
+    case 'markdown':
+      return renderMarkdown(session);
+    case 'html':
+      return renderHtml(session);
+  }
+}
+
+/** Secret-looking values are hidden in every string of the record (keys are ours). */
+function redactDeep<T>(value: T): T {
+  if (typeof value === 'string') return redactSecrets(value) as T;
+  if (Array.isArray(value)) return value.map(redactDeep) as T;
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, redactDeep(v)])) as T;
+  }
+  return value;
+}
+
+function renderJson(s: SessionRecord, now: Date): string {
+  const session = {
+    id: s.id,
+    parent_id: s.parent_id,
+    title: s.title,
+    summary: s.summary,
+    status: s.status,
+    archived: s.archived,
+    created_at: s.created_at,
+    updated_at: s.updated_at,
+    model: s.model,
+    cwd: s.cwd,
+    messages: s.messages,
+    transcript: s.transcript,
+    compactions: s.compactions,
+    plan: s.plan,
+    usage: s.usage,
+  };
+  return `${JSON.stringify({ format: EXPORT_FORMAT, version: EXPORT_VERSION, exported_at: now.toISOString(), session }, null, 2)}\n`;
+}
+
+function displayTitle(s: SessionRecord): string {
+  return s.title || s.summary || 'Untitled session';
+}
+
+const ROLE_LABELS: Record<ChatMessage['role'], string> = {
+  system: 'System',
+  user: 'User',
+  assistant: 'Assistant',
+  tool: 'Tool result',
+};
+
+function detailLines(s: SessionRecord): [string, string][] {
+  const u = s.usage;
+  return [
+    ['Session', s.id],
+    ...(s.parent_id ? ([['Forked from', s.parent_id]] as [string, string][]) : []),
+    ['Status', `${s.status}${s.archived ? ' (archived)' : ''}`],
+    ['Created', s.created_at],
+    ['Updated', s.updated_at],
+    ['Model', s.model ?? '-'],
+    ['Folder', s.cwd ?? '-'],
+    ['Messages', String(s.transcript.length)],
+    ['Compactions', String(s.compactions.length)],
+    ['Usage', `${u.calls} calls, ${u.prompt_tokens} prompt + ${u.completion_tokens} completion tokens, $${u.cost_usd.toFixed(4)}`],
+  ];
+}
+
+/** A fence longer than any backtick run inside, so code in tool output cannot close it. */
+function fence(text: string, lang = ''): string {
+  const longest = Math.max(2, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));
+  const ticks = '`'.repeat(longest + 1);
+  return `${ticks}${lang}\n${text}\n${ticks}`;
+}
+
+function renderMarkdown(s: SessionRecord): string {
+  const out: string[] = [`# ${displayTitle(s)}`, ''];
+  if (s.title && s.summary) out.push(`> ${s.summary}`, '');
+  for (const [label, value] of detailLines(s)) out.push(`- **${label}:** ${value}`);
+  out.push('', '## Transcript', '');
+  for (const m of s.transcript) out.push(...markdownMessage(m), '');
+  if (s.compactions.length) {
+    out.push('## Compactions', '');
+    for (const c of s.compactions) {
+      out.push(`- ${c.at}: ${c.before_tokens} → ${c.after_tokens} tokens`, '', fence(c.summary), '');
+    }
+  }
+  if (s.plan.todos.length || s.plan.scratchpad) {
+    out.push('## Plan', '');
+    for (const t of s.plan.todos) out.push(`- [${t.status === 'done' ? 'x' : ' '}] ${t.text} (${t.status})`);
+    if (s.plan.scratchpad) out.push('', fence(s.plan.scratchpad));
+    out.push('');
+  }
+  return `${out.join('\n').trimEnd()}\n`;
+}
+
+function markdownMessage(m: ChatMessage): string[] {
+  if (m.role === 'tool') return [`### ${ROLE_LABELS.tool} (\`${m.tool_call_id}\`)`, '', fence(m.content)];
+  const blocks = [`### ${ROLE_LABELS[m.role]}`];
+  if (m.content) blocks.push(m.content);
+  if (m.role === 'assistant') {
+    for (const call of m.tool_calls ?? []) {
+      blocks.push(`**Tool call** \`${call.function.name}\` (\`${call.id}\`)`, fence(call.function.arguments, 'json'));
+    }
+  }
+  return blocks.flatMap((block, i) => (i ? ['', block] : [block]));
+}
+
+export function escapeHtml(text: string): string {
+  return text
+    .replaceAll('&', '&amp;')
+    .replaceAll('<', '&lt;')
+    .replaceAll('>', '&gt;')
+    .replaceAll('"', '&quot;')
+    .replaceAll("'", '&#39;');
+}
+
+const HTML_STYLE = `
+  body { font: 15px/1.5 system-ui, sans-serif; max-width: 60rem; margin: 2rem auto; padding: 0 1rem; color: #1d1d1f; background: #fafafa; }
+  h1 { font-size: 1.5rem; } dl { display: grid; grid-template-columns: max-content 1fr; gap: .2rem 1rem; }
+  dt { font-weight: 600; } dd { margin: 0; }
+  .msg { border: 1px solid #ddd; border-radius: 8px; margin: 1rem 0; padding: .5rem 1rem; background: #fff; }
+  .msg h3 { margin: .2rem 0; font-size: .85rem; text-transform: uppercase; letter-spacing: .05em; color: #555; }
+  .user { border-left: 4px solid #2f6fde; } .assistant { border-left: 4px solid #2a9d5b; }
+  .tool { border-left: 4px solid #b7791f; } .system { border-left: 4px solid #888; }
+  pre { white-space: pre-wrap; word-break: break-word; background: #f3f3f3; padding: .5rem; border-radius: 6px; }
+  .text { white-space: pre-wrap; }
+`;
+
+function renderHtml(s: SessionRecord): string {
+  const details = detailLines(s).map(([k, v]) => `<dt>${escapeHtml(k)}</dt><dd>${escapeHtml(v)}</dd>`).join('');
+  const messages = s.transcript.map(htmlMessage).join('\n');
+  const compactions = s.compactions.length
+    ? `<h2>Compactions</h2>${s.compactions.map((c) => `<p>${escapeHtml(`${c.at}: ${c.before_tokens} → ${c.after_tokens} tokens`)}</p><pre>${escapeHtml(c.summary)}</pre>`).join('')}`
+    : '';
+  const plan = s.plan.todos.length || s.plan.scratchpad
+    ? `<h2>Plan</h2><ul>${s.plan.todos.map((t) => `<li>${escapeHtml(`[${t.status}] ${t.text}`)}</li>`).join('')}</ul>${s.plan.scratchpad ? `<pre>${escapeHtml(s.plan.scratchpad)}</pre>` : ''}`
+    : '';
+  return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(displayTitle(s))}</title>
+<style>${HTML_STYLE}</style>
+</head>
+<body>
+<h1>${escapeHtml(displayTitle(s))}</h1>
+${s.title && s.summary ? `<p>${escapeHtml(s.summary)}</p>` : ''}
+<dl>${details}</dl>
+<h2>Transcript</h2>
+${messages}
+${compactions}
+${plan}
+</body>
+</html>
+`;
+}
+
+function htmlMessage(m: ChatMessage): string {
+  const label = m.role === 'tool' ? `${ROLE_LABELS.tool} (${m.tool_call_id})` : ROLE_LABELS[m.role];
+  const body = m.role === 'tool' ? `<pre>${escapeHtml(m.content)}</pre>` : m.content ? `<div class="text">${escapeHtml(m.content)}</div>` : '';
+  const calls = m.role === 'assistant'
+    ? (m.tool_calls ?? []).map((c) => `<p>Tool call <code>${escapeHtml(c.function.name)}</code> (${escapeHtml(c.id)})</p><pre>${escapeHtml(c.function.arguments)}</pre>`).join('')
+    : '';
+  return `<section class="msg ${m.role}"><h3>${escapeHtml(label)}</h3>${body}${calls}</section>`;
+}

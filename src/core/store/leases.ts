@@ -1,0 +1,108 @@
+import os from 'node:os';
+import type Database from 'better-sqlite3';
+import { LoomError } from '../errors';
+
+/** One writer per session: held by an owner until released or until the owner dies. */
+export interface Lease {
+  readonly sessionId: string;
+  release(): void;
+}
+
+export const HEARTBEAT_INTERVAL_MS = 5_000;
+/** Six missed heartbeats: the owner is hung or gone (or its pid was reused). */
+export const STALE_AFTER_MS = 30_000;
+
+interface LeaseRow {
+  owner: string;
+  pid: number;
+  hostname: string;
+  heartbeat_at: string;
+}
+
+export function defaultOwner(): string {
+  return `${os.hostname()}:${process.pid}`;
+}
+
+/** Whether the holder of a lease may still be writing. */
+export function isLive(row: LeaseRow, now = Date.now()): boolean {
+  if (now - Date.parse(row.heartbeat_at) > STALE_AFTER_MS) return false;
+  if (row.hostname !== os.hostname()) return true; // another machine: only the heartbeat tells
+  try {
+    process.kill(row.pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code !== 'ESRCH'; // EPERM: alive, not ours
+  }
+}
+
+export function inUseError(sessionId: string, pid: number): LoomError {
+  return new LoomError(`Session ${sessionId} is in use by pid ${pid}.`, 'session_in_use');
+}
+
+/** The leases one SessionStore holds, each kept fresh by an unref'd heartbeat timer. */
+export class LeaseKeeper {
+  private readonly held = new Map<number, { lease: Lease; owner: string; timer: NodeJS.Timeout }>();
+
+  constructor(private readonly db: Database.Database) {}
+
+  acquire(sessionPk: number, sessionId: string, owner: string): Lease {
+    const mine = this.held.get(sessionPk);
+    if (mine?.owner === owner) return mine.lease;
+    const take = this.db.transaction(() => {
+      const row = this.liveRow(sessionPk);
+      if (row && row.owner !== owner) throw inUseError(sessionId, row.pid);
+      this.db
+        .prepare(
+          `INSERT OR REPLACE INTO leases (session_pk, owner, pid, hostname, heartbeat_at) VALUES (?, ?, ?, ?, ?)`,
+        )
+        .run(sessionPk, owner, process.pid, os.hostname(), new Date().toISOString());
+    });
+    take.immediate();
+    const timer = setInterval(() => this.heartbeat(sessionPk, owner), HEARTBEAT_INTERVAL_MS);
+    timer.unref();
+    const lease: Lease = { sessionId, release: () => this.release(sessionPk, owner) };
+    this.held.set(sessionPk, { lease, owner, timer });
+    return lease;
+  }
+
+  /** A live lease on the session held by someone other than this store, if any. */
+  foreignHolder(sessionPk: number): LeaseRow | undefined {
+    if (this.held.has(sessionPk)) return undefined;
+    return this.liveRow(sessionPk);
+  }
+
+  /** Stops tracking a lease whose row is going away with its session. */
+  forget(sessionPk: number): void {
+    const mine = this.held.get(sessionPk);
+    if (mine) clearInterval(mine.timer);
+    this.held.delete(sessionPk);
+  }
+
+  releaseAll(): void {
+    for (const [sessionPk, { owner }] of [...this.held]) this.release(sessionPk, owner);
+  }
+
+  private release(sessionPk: number, owner: string): void {
+    const mine = this.held.get(sessionPk);
+    if (!mine || mine.owner !== owner) return;
+    this.forget(sessionPk);
+    this.db.prepare(`DELETE FROM leases WHERE session_pk = ? AND owner = ?`).run(sessionPk, owner);
+  }
+
+  private heartbeat(sessionPk: number, owner: string): void {
+    try {
+      this.db
+        .prepare(`UPDATE leases SET heartbeat_at = ? WHERE session_pk = ? AND owner = ?`)
+        .run(new Date().toISOString(), sessionPk, owner);
+    } catch {
+      // Busy for longer than busy_timeout: the next beat retries, well before the lease goes stale.
+    }
+  }
+
+  private liveRow(sessionPk: number): LeaseRow | undefined {
+    const row = this.db
+      .prepare(`SELECT owner, pid, hostname, heartbeat_at FROM leases WHERE session_pk = ?`)
+      .get(sessionPk) as LeaseRow | undefined;
+    return row && isLive(row) ? row : undefined;
+  }
+}

@@ -1,0 +1,96 @@
+import type { ChatMessage, ToolCall } from '../../shared/types';
+
+/**
+ * How a chat message is laid out in the transcript table: one column per field, so the
+ * full-text index reads `content` directly (no second copy of every body) and messages
+ * come back in the exact OpenAI chat shape whatever extra fields the caller's object had.
+ */
+export interface MessageColumns {
+  role: ChatMessage['role'];
+  content: string | null;
+  tool_calls: string | null;
+  tool_call_id: string | null;
+  /** Tool names and arguments as searchable text; null when there are no tool calls. */
+  tool_text: string | null;
+}
+
+export function toColumns(message: ChatMessage): MessageColumns {
+  const m = normalizeMessage(message);
+  const calls = m.role === 'assistant' ? m.tool_calls : undefined;
+  return {
+    role: m.role,
+    content: m.content,
+    tool_calls: calls ? JSON.stringify(calls) : null,
+    tool_call_id: m.role === 'tool' ? m.tool_call_id : null,
+    tool_text: calls?.length ? calls.map((c) => `${c.function.name} ${c.function.arguments}`).join('\n') : null,
+  };
+}
+
+export function fromColumns(row: Pick<MessageColumns, 'role' | 'content' | 'tool_calls' | 'tool_call_id'>): ChatMessage {
+  switch (row.role) {
+    case 'assistant': {
+      const message: ChatMessage = { role: 'assistant', content: row.content };
+      if (row.tool_calls !== null) message.tool_calls = JSON.parse(row.tool_calls) as ToolCall[];
+      return message;
+    }
+    case 'tool':
+      return { role: 'tool', tool_call_id: row.tool_call_id ?? '', content: row.content ?? '' };
+    default:
+      return { role: row.role, content: row.content ?? '' };
+  }
+}
+
+/** The message with only the fields of the chat format, in a fixed key order. */
+export function normalizeMessage(message: ChatMessage): ChatMessage {
+  switch (message.role) {
+    case 'assistant': {
+      const out: ChatMessage = { role: 'assistant', content: message.content ?? null };
+      if (message.tool_calls) {
+        out.tool_calls = message.tool_calls.map((c) => ({
+          id: c.id,
+          type: 'function',
+          function: { name: c.function.name, arguments: c.function.arguments },
+        }));
+      }
+      return out;
+    }
+    case 'tool':
+      return { role: 'tool', tool_call_id: message.tool_call_id, content: message.content };
+    default:
+      return { role: message.role, content: message.content };
+  }
+}
+
+/** A stable text form of a message, equal for equal messages. */
+export function messageKey(message: ChatMessage): string {
+  return JSON.stringify(normalizeMessage(message));
+}
+
+/** A working-context position: a transcript message by seq, or a message held inline. */
+export type ContextEntry = { seq: number; inline: null } | { seq: null; inline: string };
+
+/**
+ * Maps a new working context onto transcript messages it repeats (after a compaction:
+ * the system message and the recent turns), so only new messages such as the summary are
+ * stored inline. `known` lists transcript messages by seq; equal content means same message.
+ */
+export function linkToTranscript(messages: ChatMessage[], known: Iterable<[seq: number, message: ChatMessage]>): ContextEntry[] {
+  const seqsByKey = new Map<string, number[]>();
+  for (const [seq, message] of known) {
+    const key = messageKey(message);
+    const seqs = seqsByKey.get(key);
+    if (seqs) seqs.push(seq);
+    else seqsByKey.set(key, [seq]);
+  }
+  let lastSeq = -1;
+  return messages.map((message) => {
+    const key = messageKey(message);
+    const seqs = seqsByKey.get(key);
+    if (!seqs) return { seq: null, inline: key };
+    // Prefer the next occurrence after the previous match, so repeated identical messages
+    // keep pointing at their own transcript entries.
+    const seq = seqs.find((s) => s > lastSeq) ?? seqs[seqs.length - 1];
+    lastSeq = seq;
+    return { seq, inline: null };
+  });
+}

@@ -1,0 +1,404 @@
+import { randomUUID } from 'node:crypto';
+import type Database from 'better-sqlite3';
+import {
+  CALL_KINDS,
+  type CallKind,
+  type CallUsage,
+  type ChatMessage,
+  type Compaction,
+  type PlanState,
+  type SearchHit,
+  type SessionMeta,
+  type SessionRecord,
+  type SessionStatus,
+  type SessionUsage,
+  type UsageTotals,
+} from '../../shared/types';
+import { LoomError } from '../errors';
+import { openDatabase } from './db';
+import { EXPORT_FORMATS, parseExport, renderExport, type ExportFormat, type ExportedSession } from './export';
+import { LeaseKeeper, defaultOwner, inUseError, type Lease } from './leases';
+import { fromColumns, linkToTranscript, toColumns, type ContextEntry, type MessageColumns } from './messages';
+import { SEQ_LIMIT } from './migrations';
+import { META_COLUMNS, metaFromRow, type MetaRow } from './rows';
+import { searchSessions } from './search';
+
+export type { Lease } from './leases';
+
+const EMPTY_PLAN: PlanState = { todos: [], scratchpad: '' };
+
+type StoredMessage = Pick<MessageColumns, 'role' | 'content' | 'tool_calls' | 'tool_call_id'>;
+const MESSAGE_COLUMNS = 'role, content, tool_calls, tool_call_id';
+
+function now(): string {
+  return new Date().toISOString();
+}
+
+function unknownSession(id: string): LoomError {
+  return new LoomError(`No session with id "${id}".`, 'unknown_session');
+}
+
+/**
+ * Durable sessions in <dataDir>/loom.db: metadata, the full transcript, the working
+ * context, compactions, usage, plan and leases. Every write is one transaction; every
+ * method taking an id throws a LoomError for an unknown one.
+ */
+export class SessionStore {
+  private readonly leases: LeaseKeeper;
+  private readonly statements = new Map<string, Database.Statement>();
+
+  private constructor(
+    readonly db: Database.Database,
+    readonly dataDir: string,
+  ) {
+    this.leases = new LeaseKeeper(db);
+  }
+
+  /** Opens (creating or migrating) <dataDir>/loom.db; LoomError on a corrupt or foreign file. */
+  static open(dataDir: string): SessionStore {
+    return new SessionStore(openDatabase(dataDir), dataDir);
+  }
+
+  /** Releases this store's leases and closes the database. */
+  close(): void {
+    if (!this.db.open) return;
+    this.leases.releaseAll();
+    this.db.close();
+  }
+
+  // ---- creating and writing ----
+
+  create(init: { model?: string | null; cwd?: string | null; title?: string | null; messages?: ChatMessage[] } = {}): SessionMeta {
+    const id = randomUUID();
+    this.write(() => {
+      const at = now();
+      const pk = this.insertSession({
+        id, parent_id: null, title: init.title ?? null, summary: null, status: 'active', archived: 0,
+        created_at: at, updated_at: at, model: init.model ?? null, cwd: init.cwd ?? null, plan: JSON.stringify(EMPTY_PLAN),
+      });
+      for (const message of init.messages ?? []) this.appendTo(pk, message, at);
+    });
+    return this.getMeta(id);
+  }
+
+  /** Adds the message to the transcript and the working context, committed before returning. */
+  appendMessage(id: string, message: ChatMessage): void {
+    this.write(() => this.appendTo(this.pkOf(id), message, now()));
+  }
+
+  /** Replaces the working context; the transcript is untouched. */
+  replaceContext(id: string, messages: ChatMessage[]): void {
+    this.write(() => {
+      const pk = this.pkOf(id);
+      this.writeContext(pk, messages);
+      this.touch(pk);
+    });
+  }
+
+  /** The new working context, the compaction record and its usage, in one transaction. */
+  recordCompaction(id: string, c: { messages: ChatMessage[]; compaction: Compaction; usage?: CallUsage }): void {
+    this.write(() => {
+      const pk = this.pkOf(id);
+      this.writeContext(pk, c.messages);
+      this.insertCompaction(pk, c.compaction);
+      if (c.usage) this.addUsage(pk, 'compaction', c.usage, 1);
+      this.touch(pk);
+    });
+  }
+
+  recordUsage(id: string, kind: CallKind, usage: CallUsage): void {
+    this.write(() => this.addUsage(this.pkOf(id), kind, usage, 1));
+  }
+
+  savePlan(id: string, plan: PlanState): void {
+    this.update(id, { plan: JSON.stringify(plan), updated_at: now() });
+  }
+
+  /** Status and the archive flag are bookkeeping: they do not move a session up the list. */
+  setStatus(id: string, status: SessionStatus): void {
+    this.update(id, { status });
+  }
+
+  /** The user title; blank clears it (lists then show the summary). */
+  rename(id: string, title: string): void {
+    this.update(id, { title: title.trim() || null, updated_at: now() });
+  }
+
+  /** The model-written listing summary. */
+  setSummary(id: string, summary: string): void {
+    this.update(id, { summary: summary.trim() || null, updated_at: now() });
+  }
+
+  setArchived(id: string, archived: boolean): void {
+    this.update(id, { archived: archived ? 1 : 0 });
+  }
+
+  // ---- reading ----
+
+  /** A unique id prefix (or a full id) to the full id. */
+  resolveId(idOrPrefix: string): string {
+    const prefix = idOrPrefix.trim();
+    if (!prefix) throw new LoomError('No session id given.', 'unknown_session');
+    if (this.sql('SELECT 1 FROM sessions WHERE id = ?').get(prefix)) return prefix;
+    const rows = this.sql(`SELECT id FROM sessions WHERE id >= ? AND id < ? ORDER BY id LIMIT 2`).all(prefix, `${prefix}\uffff`) as { id: string }[];
+    if (rows.length === 0) throw new LoomError(`No session matches "${prefix}".`, 'unknown_session');
+    if (rows.length > 1) throw new LoomError(`Session id "${prefix}" is ambiguous; give more characters.`, 'ambiguous_session');
+    return rows[0].id;
+  }
+
+  getMeta(id: string): SessionMeta {
+    const row = this.sql(`SELECT ${META_COLUMNS} FROM sessions s WHERE s.id = ?`).get(id) as MetaRow | undefined;
+    if (!row) throw unknownSession(id);
+    return metaFromRow(row);
+  }
+
+  /** The whole record, read from one snapshot. */
+  get(id: string): SessionRecord {
+    return this.db.transaction(() => ({
+      ...this.getMeta(id),
+      messages: this.getContext(id),
+      transcript: this.getTranscript(id),
+      compactions: this.getCompactions(id),
+      plan: this.getPlan(id),
+      usage: this.getUsage(id),
+    }))();
+  }
+
+  /** The working context sent to the model. */
+  getContext(id: string): ChatMessage[] {
+    const rows = this.sql(
+      `SELECT c.message AS inline, ${MESSAGE_COLUMNS.split(', ').map((col) => `t.${col}`).join(', ')}
+         FROM context c LEFT JOIN transcript t ON t.id = c.session_pk * ${SEQ_LIMIT} + c.transcript_seq
+        WHERE c.session_pk = ? ORDER BY c.position`,
+    ).all(this.pkOf(id)) as (StoredMessage & { inline: string | null })[];
+    return rows.map((row) => (row.inline !== null ? (JSON.parse(row.inline) as ChatMessage) : fromColumns(row)));
+  }
+
+  /** Transcript messages from index `offset`, at most `limit` of them (all by default). */
+  getTranscript(id: string, offset = 0, limit = -1): ChatMessage[] {
+    const base = this.pkOf(id) * SEQ_LIMIT;
+    const rows = this.sql(`SELECT ${MESSAGE_COLUMNS} FROM transcript WHERE id >= ? AND id < ? ORDER BY id LIMIT ?`).all(
+      base + Math.max(0, Math.floor(offset)),
+      base + SEQ_LIMIT,
+      limit,
+    ) as StoredMessage[];
+    return rows.map(fromColumns);
+  }
+
+  getCompactions(id: string): Compaction[] {
+    return this.sql(`SELECT at, before_tokens, after_tokens, summary FROM compactions WHERE session_pk = ? ORDER BY id`).all(
+      this.pkOf(id),
+    ) as Compaction[];
+  }
+
+  getUsage(id: string): SessionUsage {
+    const rows = this.sql(`SELECT kind, calls, prompt_tokens, completion_tokens, cost_usd FROM usage WHERE session_pk = ?`).all(
+      this.pkOf(id),
+    ) as (UsageTotals & { kind: CallKind })[];
+    const zero = (): UsageTotals => ({ calls: 0, prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 });
+    const usage: SessionUsage = { ...zero(), by_kind: { chat: zero(), compaction: zero(), summary: zero() } };
+    for (const { kind, ...totals } of rows) {
+      usage.by_kind[kind] = totals;
+      usage.calls += totals.calls;
+      usage.prompt_tokens += totals.prompt_tokens;
+      usage.completion_tokens += totals.completion_tokens;
+      usage.cost_usd += totals.cost_usd;
+    }
+    return usage;
+  }
+
+  getPlan(id: string): PlanState {
+    const row = this.sql('SELECT plan FROM sessions WHERE id = ?').get(id) as { plan: string } | undefined;
+    if (!row) throw unknownSession(id);
+    return JSON.parse(row.plan) as PlanState;
+  }
+
+  /** Newest updated first; archived sessions only when asked for. */
+  list(opts: { includeArchived?: boolean; limit?: number; offset?: number } = {}): SessionMeta[] {
+    const where = opts.includeArchived ? '' : 'WHERE s.archived = 0';
+    const rows = this.sql(
+      `SELECT ${META_COLUMNS} FROM sessions s ${where} ORDER BY s.updated_at DESC, s.pk DESC LIMIT ? OFFSET ?`,
+    ).all(opts.limit ?? -1, Math.max(0, opts.offset ?? 0)) as MetaRow[];
+    return rows.map(metaFromRow);
+  }
+
+  /** The most recently updated unarchived session. */
+  mostRecent(): SessionMeta | undefined {
+    return this.list({ limit: 1 })[0];
+  }
+
+  /** Full-text search over titles, summaries and transcripts; one ranked hit per session. */
+  search(query: string, opts: { includeArchived?: boolean; limit?: number } = {}): SearchHit[] {
+    return searchSessions(this.db, query, opts);
+  }
+
+  // ---- whole-session operations ----
+
+  /** A deep, independent copy: new id, parent_id set, status saved, not archived. */
+  fork(id: string): SessionMeta {
+    const newId = randomUUID();
+    this.write(() => {
+      const source = this.pkOf(id);
+      const at = now();
+      const pk = Number(
+        this.sql(
+          `INSERT INTO sessions (id, parent_id, title, summary, status, archived, created_at, updated_at, message_count, model, cwd, plan)
+           SELECT ?, id, title, summary, 'saved', 0, ?, ?, message_count, model, cwd, plan FROM sessions WHERE pk = ?`,
+        ).run(newId, at, at, source).lastInsertRowid,
+      );
+      this.sql(
+        `INSERT INTO transcript (id, session_pk, seq, role, content, tool_calls, tool_call_id, tool_text)
+         SELECT ? + seq, ?, seq, role, content, tool_calls, tool_call_id, tool_text
+           FROM transcript WHERE id >= ? AND id < ? ORDER BY id`,
+      ).run(pk * SEQ_LIMIT, pk, source * SEQ_LIMIT, (source + 1) * SEQ_LIMIT);
+      this.sql(
+        `INSERT INTO context (session_pk, position, transcript_seq, message)
+         SELECT ?, position, transcript_seq, message FROM context WHERE session_pk = ?`,
+      ).run(pk, source);
+      this.sql(
+        `INSERT INTO compactions (session_pk, at, before_tokens, after_tokens, summary)
+         SELECT ?, at, before_tokens, after_tokens, summary FROM compactions WHERE session_pk = ? ORDER BY id`,
+      ).run(pk, source);
+      this.sql(
+        `INSERT INTO usage (session_pk, kind, calls, prompt_tokens, completion_tokens, cost_usd)
+         SELECT ?, kind, calls, prompt_tokens, completion_tokens, cost_usd FROM usage WHERE session_pk = ?`,
+      ).run(pk, source);
+    });
+    return this.getMeta(newId);
+  }
+
+  /** Removes the session and all its rows; refused while another live process holds its lease. */
+  delete(id: string): void {
+    this.write(() => {
+      const pk = this.pkOf(id);
+      const holder = this.leases.foreignHolder(pk);
+      if (holder) throw inUseError(id, holder.pid);
+      this.sql('DELETE FROM sessions WHERE pk = ?').run(pk);
+      this.leases.forget(pk);
+    });
+  }
+
+  /** JSON (DESIGN §4), Markdown or a self-contained HTML page; secrets redacted. */
+  exportSession(id: string, format: ExportFormat = 'json'): string {
+    if (!EXPORT_FORMATS.includes(format)) {
+      throw new LoomError(`Unknown export format "${format}"; use ${EXPORT_FORMATS.join(', ')}.`, 'bad_format');
+    }
+    return renderExport(this.get(id), format);
+  }
+
+  /** Imports a JSON export as a new session (new id, status saved, content as given). */
+  importSession(text: string): SessionMeta {
+    const session = parseExport(text);
+    const id = randomUUID();
+    this.write(() => this.insertImported(id, session));
+    return this.getMeta(id);
+  }
+
+  /** Takes the session's single-writer lease; LoomError while another live owner holds it. */
+  acquireLease(id: string, owner: string = defaultOwner()): Lease {
+    return this.leases.acquire(this.pkOf(id), id, owner);
+  }
+
+  // ---- internals ----
+
+  private sql(source: string): Database.Statement {
+    let statement = this.statements.get(source);
+    if (!statement) {
+      statement = this.db.prepare(source);
+      this.statements.set(source, statement);
+    }
+    return statement;
+  }
+
+  /** IMMEDIATE: take the write lock up front, so a concurrent writer waits (busy_timeout) instead of failing mid-transaction. */
+  private write<T>(fn: () => T): T {
+    return this.db.transaction(fn).immediate();
+  }
+
+  private pkOf(id: string): number {
+    const row = this.sql('SELECT pk FROM sessions WHERE id = ?').get(id) as { pk: number } | undefined;
+    if (!row) throw unknownSession(id);
+    return row.pk;
+  }
+
+  private update(id: string, values: Record<string, string | number | null>): void {
+    const assignments = Object.keys(values).map((column) => `${column} = @${column}`).join(', ');
+    const { changes } = this.sql(`UPDATE sessions SET ${assignments} WHERE id = @id`).run({ ...values, id });
+    if (changes === 0) throw unknownSession(id);
+  }
+
+  private touch(pk: number): void {
+    this.sql('UPDATE sessions SET updated_at = ? WHERE pk = ?').run(now(), pk);
+  }
+
+  private insertSession(row: Omit<MetaRow, 'message_count'> & { plan: string }): number {
+    const result = this.sql(
+      `INSERT INTO sessions (id, parent_id, title, summary, status, archived, created_at, updated_at, message_count, model, cwd, plan)
+       VALUES (@id, @parent_id, @title, @summary, @status, @archived, @created_at, @updated_at, 0, @model, @cwd, @plan)`,
+    ).run(row);
+    return Number(result.lastInsertRowid);
+  }
+
+  private appendTo(pk: number, message: ChatMessage, at: string): void {
+    const { message_count: seq } = this.sql('SELECT message_count FROM sessions WHERE pk = ?').get(pk) as { message_count: number };
+    if (seq >= SEQ_LIMIT) throw new LoomError('This session has reached the maximum number of messages; fork or start a new one.');
+    this.insertTranscript(pk, seq, message);
+    const { next } = this.sql('SELECT COALESCE(MAX(position) + 1, 0) AS next FROM context WHERE session_pk = ?').get(pk) as { next: number };
+    this.sql('INSERT INTO context (session_pk, position, transcript_seq, message) VALUES (?, ?, ?, NULL)').run(pk, next, seq);
+    this.sql('UPDATE sessions SET message_count = ?, updated_at = ? WHERE pk = ?').run(seq + 1, at, pk);
+  }
+
+  private insertTranscript(pk: number, seq: number, message: ChatMessage): void {
+    const c = toColumns(message);
+    this.sql(
+      `INSERT INTO transcript (id, session_pk, seq, role, content, tool_calls, tool_call_id, tool_text) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+    ).run(pk * SEQ_LIMIT + seq, pk, seq, c.role, c.content, c.tool_calls, c.tool_call_id, c.tool_text);
+  }
+
+  private writeContext(pk: number, messages: ChatMessage[]): void {
+    const current = this.sql(
+      `SELECT c.transcript_seq AS seq, ${MESSAGE_COLUMNS.split(', ').map((col) => `t.${col}`).join(', ')}
+         FROM context c JOIN transcript t ON t.id = c.session_pk * ${SEQ_LIMIT} + c.transcript_seq
+        WHERE c.session_pk = ?`,
+    ).all(pk) as (StoredMessage & { seq: number })[];
+    this.insertContext(pk, linkToTranscript(messages, current.map((row) => [row.seq, fromColumns(row)])), true);
+  }
+
+  private insertContext(pk: number, entries: ContextEntry[], replace: boolean): void {
+    if (replace) this.sql('DELETE FROM context WHERE session_pk = ?').run(pk);
+    const insert = this.sql('INSERT INTO context (session_pk, position, transcript_seq, message) VALUES (?, ?, ?, ?)');
+    entries.forEach((entry, position) => insert.run(pk, position, entry.seq, entry.inline));
+  }
+
+  private insertCompaction(pk: number, c: Compaction): void {
+    this.sql(`INSERT INTO compactions (session_pk, at, before_tokens, after_tokens, summary) VALUES (?, ?, ?, ?, ?)`).run(
+      pk, c.at, c.before_tokens, c.after_tokens, c.summary,
+    );
+  }
+
+  private addUsage(pk: number, kind: CallKind, usage: CallUsage, calls: number): void {
+    this.sql(
+      `INSERT INTO usage (session_pk, kind, calls, prompt_tokens, completion_tokens, cost_usd) VALUES (?, ?, ?, ?, ?, ?)
+       ON CONFLICT (session_pk, kind) DO UPDATE SET
+         calls = calls + excluded.calls,
+         prompt_tokens = prompt_tokens + excluded.prompt_tokens,
+         completion_tokens = completion_tokens + excluded.completion_tokens,
+         cost_usd = cost_usd + excluded.cost_usd`,
+    ).run(pk, kind, calls, usage.prompt_tokens, usage.completion_tokens, usage.cost_usd);
+  }
+
+  private insertImported(id: string, s: ExportedSession): void {
+    const pk = this.insertSession({
+      id, parent_id: s.parent_id, title: s.title, summary: s.summary, status: 'saved', archived: s.archived ? 1 : 0,
+      created_at: s.created_at, updated_at: now(), model: s.model, cwd: s.cwd, plan: JSON.stringify(s.plan),
+    });
+    s.transcript.forEach((message, seq) => this.insertTranscript(pk, seq, message));
+    this.sql('UPDATE sessions SET message_count = ? WHERE pk = ?').run(s.transcript.length, pk);
+    this.insertContext(pk, linkToTranscript(s.messages, s.transcript.map((m, seq) => [seq, m])), false);
+    for (const c of s.compactions) this.insertCompaction(pk, c);
+    for (const kind of CALL_KINDS) {
+      const totals = s.usage.by_kind[kind];
+      if (totals.calls || totals.prompt_tokens || totals.completion_tokens || totals.cost_usd) this.addUsage(pk, kind, totals, totals.calls);
+    }
+  }
+}
