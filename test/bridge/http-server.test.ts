@@ -64,7 +64,7 @@ describe('bridge server access control', () => {
 
   it('refuses API calls without the token or with a wrong one', async () => {
     const before = calls.length;
-    for (const headers of [{ host: host() }, { host: host(), 'x-loom-token': 'guess' }, { host: host(), 'x-loom-token': '' }]) {
+    for (const headers of [{ host: host() }, { host: host(), 'x-loom-token': 'guess' }, { host: host(), 'x-loom-token': '' }] as Record<string, string>[]) {
       const res = await post('/api/app.info', headers);
       expect(res.status).toBe(401);
       expect(JSON.parse(res.body).error.message).toBe('Missing or wrong access token: open the URL Loom printed.');

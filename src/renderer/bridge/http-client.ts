@@ -57,12 +57,13 @@ export function createHttpBridge(token: string, base = ''): LoomBridge {
 }
 
 async function readEvents(body: ReadableStream<Uint8Array>, emit: (event: BridgeEvent) => void): Promise<void> {
-  const reader = body.pipeThrough(new TextDecoderStream()).getReader();
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
   let buffer = '';
   for (;;) {
     const { value, done } = await reader.read();
     if (done) return;
-    buffer += value;
+    buffer += decoder.decode(value, { stream: true });
     let end: number;
     while ((end = buffer.indexOf('\n\n')) >= 0) {
       const block = buffer.slice(0, end);
