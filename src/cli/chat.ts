@@ -1,0 +1,103 @@
+/**
+ * `loom` as a chat (no lifecycle flag): a new session, `--resume ID`, `--continue`, either
+ * as the REPL or as one turn with `-p PROMPT`. The engine does the work; this file picks
+ * the session, wires the terminal to the engine's events, and says at start and end which
+ * session it is so that the user can come back to it.
+ */
+import path from 'node:path';
+import type { LoomConfig } from '../core/config';
+import { LoomEngine } from '../core/engine';
+import { LoomError } from '../core/errors';
+import { SessionStore } from '../core/store/session-store';
+import { answerFromInput, isYes, LineInput, runRepl, TerminalView } from './repl';
+
+export interface ChatOptions {
+  prompt?: string;
+  resume?: string;
+  continueLast?: boolean;
+}
+
+/** Exit code when -p was stopped with Ctrl-C (the shell convention for SIGINT). */
+const INTERRUPTED_EXIT = 130;
+
+export async function runChat(config: LoomConfig, opts: ChatOptions): Promise<number> {
+  const interactive = opts.prompt === undefined;
+  const store = SessionStore.open(config.dataDir);
+  let engine: LoomEngine | undefined;
+  // -p reads no prompt, but a person at a terminal can still answer an approval.
+  const input = interactive || process.stdin.isTTY ? new LineInput() : undefined;
+  try {
+    engine = new LoomEngine({ config, store, owner: interactive ? 'loom repl' : 'loom -p' });
+    const status = (text: string) => void (interactive ? process.stdout : process.stderr).write(text);
+    const view = new TerminalView((text) => void process.stdout.write(text), status, interactive ? 'Assistant: ' : '');
+    engine.on(view.handle);
+    engine.on(answerFromInput(engine, view, input));
+    warnAboutSecrets(engine);
+
+    const sessionId = await openChatSession(engine, store, opts, view);
+    const code = input && interactive
+      ? await runRepl({ engine, config, sessionId, input, view })
+      : await runPrompt(engine, sessionId, opts.prompt ?? '');
+    if (input && interactive) await offerRevert(engine, sessionId, input, view);
+    engine.close(sessionId);
+    view.line(`Session ${sessionId} saved. Resume it with: loom --resume ${sessionId}`);
+    return code;
+  } finally {
+    engine?.close();
+    input?.close();
+    store.close();
+  }
+}
+
+async function openChatSession(engine: LoomEngine, store: SessionStore, opts: ChatOptions, view: TerminalView): Promise<string> {
+  if (opts.resume !== undefined || opts.continueLast) {
+    const id = opts.resume ?? mostRecentId(store);
+    view.line(`Resuming session ${store.resolveId(id)}.`);
+    const meta = await engine.openSession(id);
+    const name = meta.title ?? meta.summary;
+    view.line(`Session ${meta.id}${name ? ` (${name})` : ''}: ${meta.message_count} messages so far. Type \\help for commands.`);
+    return meta.id;
+  }
+  const meta = engine.createSession(process.cwd());
+  view.line(`Session ${meta.id} started in ${meta.cwd}. Type \\help for commands.`);
+  return meta.id;
+}
+
+function mostRecentId(store: SessionStore): string {
+  const recent = store.mostRecent();
+  if (!recent) throw new LoomError('There is no session to continue; start one with `loom`.', 'no_session');
+  return recent.id;
+}
+
+/** -p: one turn, the answer on stdout; Ctrl-C stops it. */
+async function runPrompt(engine: LoomEngine, sessionId: string, prompt: string): Promise<number> {
+  let interrupted = false;
+  const onInterrupt = () => {
+    interrupted = true;
+    engine.stop(sessionId);
+  };
+  process.on('SIGINT', onInterrupt);
+  try {
+    const { error } = await engine.send(sessionId, prompt);
+    if (interrupted) return INTERRUPTED_EXIT;
+    return error ? 1 : 0;
+  } finally {
+    process.off('SIGINT', onInterrupt);
+  }
+}
+
+function warnAboutSecrets(engine: LoomEngine): void {
+  const names = engine.secretEnvNames();
+  if (!names.length) return;
+  process.stderr.write(`Warning: secret-looking environment variables are set (${names.join(', ')}); tools never see them.\n`);
+}
+
+/** Files the agent wrote or edited can be put back as they were; the default is to keep them. */
+async function offerRevert(engine: LoomEngine, sessionId: string, input: LineInput, view: TerminalView): Promise<void> {
+  const changed = engine.changedFiles(sessionId);
+  if (!changed.length) return;
+  view.line(`Files changed in this session:\n${changed.map((file) => `  ${path.relative(process.cwd(), file) || file}`).join('\n')}`);
+  if (!isYes(await input.read(`Revert ${changed.length} changed file(s)? [y/N] `))) return;
+  const reverted = engine.revertChanges(sessionId);
+  view.line(`Reverted ${reverted.length} file(s).`);
+}

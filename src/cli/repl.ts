@@ -1,0 +1,309 @@
+/**
+ * The interactive side of `loom`: reading lines (from a terminal or a pipe), showing the
+ * engine's events as a conversation (`You: ` / `Assistant: `), answering its approval
+ * prompts and questions from the next input line, and the REPL with its backslash
+ * commands. End of input ends the session cleanly and counts as "no" to any question.
+ */
+import readline from 'node:readline';
+import type { LoomEngine } from '../core/engine';
+import type { LoomConfig } from '../core/config';
+import { errorMessage, isLoomError } from '../core/errors';
+import type { EngineEvent } from '../shared/engine-events';
+import { runLifecycle } from './lifecycle';
+import { writeError } from './output';
+
+/** Input lines one at a time, for whoever asks next (the prompt, an approval, a question). */
+export class LineInput {
+  readonly tty: boolean;
+  private readonly rl: readline.Interface;
+  private readonly queued: string[] = [];
+  private waiter: ((line: string | null) => void) | null = null;
+  private closed = false;
+
+  constructor(input: NodeJS.ReadStream = process.stdin, private readonly output: NodeJS.WriteStream = process.stdout) {
+    this.tty = Boolean(input.isTTY);
+    this.rl = readline.createInterface({ input, output: this.tty ? output : undefined, terminal: this.tty });
+    this.rl.on('line', (line) => (this.waiter ? this.settle(line) : this.queued.push(line)));
+    this.rl.on('close', () => {
+      this.closed = true;
+      this.settle(null);
+    });
+  }
+
+  /** Shows `prompt` and resolves to the next line, or null at end of input. */
+  read(prompt: string): Promise<string | null> {
+    this.showPrompt(prompt);
+    const line = this.queued.shift();
+    if (line !== undefined || this.closed) {
+      this.echo(line ?? null);
+      return Promise.resolve(line ?? null);
+    }
+    return new Promise((resolve) => {
+      this.waiter = (value) => {
+        this.echo(value);
+        resolve(value);
+      };
+    });
+  }
+
+  /** True once the input has ended (EOF, or closed by a second Ctrl-C). */
+  get ended(): boolean {
+    return this.closed && this.queued.length === 0;
+  }
+
+  /** Ctrl-C: from the terminal (readline catches it) or as a signal when input is piped. */
+  onInterrupt(handler: () => void): () => void {
+    if (this.tty) {
+      this.rl.on('SIGINT', handler);
+      return () => this.rl.off('SIGINT', handler);
+    }
+    process.on('SIGINT', handler);
+    return () => process.off('SIGINT', handler);
+  }
+
+  /** Gives up waiting: the pending read resolves to null (a stopped turn's prompt). */
+  cancel(): void {
+    this.settle(null);
+  }
+
+  close(): void {
+    this.rl.close();
+  }
+
+  private settle(line: string | null): void {
+    const waiter = this.waiter;
+    this.waiter = null;
+    waiter?.(line);
+  }
+
+  private showPrompt(prompt: string): void {
+    if (!this.tty) return void this.output.write(prompt);
+    this.rl.setPrompt(prompt);
+    this.rl.prompt();
+  }
+
+  /** Piped input is not echoed by anyone: write it after its prompt so the output reads well. */
+  private echo(line: string | null): void {
+    if (!this.tty) this.output.write(`${line ?? ''}\n`);
+  }
+}
+
+type Write = (text: string) => void;
+
+/**
+ * Renders engine events as a conversation. `say` gets the reply text, `status` the lines
+ * around it (tools, notices): both stdout in the REPL, stderr for status with -p so that
+ * stdout holds only the answer.
+ */
+export class TerminalView {
+  private replyOpen = false;
+  private turnRunning = false;
+
+  constructor(
+    private readonly say: Write,
+    private readonly status: Write,
+    private readonly replyPrefix: string,
+  ) {}
+
+  readonly handle = (event: EngineEvent): void => {
+    switch (event.type) {
+      case 'text':
+        if (!this.replyOpen) this.say(this.replyPrefix);
+        this.replyOpen = true;
+        this.say(event.delta);
+        break;
+      case 'message':
+        if (event.message.role === 'assistant') this.endReply();
+        break;
+      case 'tool_start':
+        this.line(`[${event.name}] ${clip(event.args, 200)}`);
+        break;
+      case 'tool_end':
+        this.line(`[${event.name}] -> ${resultPreview(event.result)}`);
+        break;
+      case 'notice':
+        this.line(event.text);
+        break;
+      case 'compaction':
+        // \compact reports its own outcome; only automatic compactions are shown here.
+        if (this.turnRunning) this.line(compactionLine(event));
+        break;
+      case 'turn':
+        this.turnRunning = event.phase === 'start';
+        this.endReply();
+        if (event.error) writeError(event.error);
+        break;
+    }
+  };
+
+  line(text: string): void {
+    this.endReply();
+    this.status(`${text}\n`);
+  }
+
+  private endReply(): void {
+    if (!this.replyOpen) return;
+    this.say('\n');
+    this.replyOpen = false;
+  }
+}
+
+/**
+ * Answers the engine's approval requests and questions from the next input line. Without
+ * input (-p with no terminal) every approval is denied and every question unanswered.
+ */
+export function answerFromInput(engine: LoomEngine, view: TerminalView, input: LineInput | undefined) {
+  return async (event: EngineEvent): Promise<void> => {
+    if (event.type === 'approval') {
+      view.line(`Permission needed for ${event.tool} (${event.label}):\n${indent(event.summary)}`);
+      if (!input) {
+        view.line('Denied: there is no terminal to ask (run `loom` interactively, or choose a --mode).');
+        return engine.answerApproval(event.requestId, false);
+      }
+      const answer = await input.read('Allow this action? [y/n] ');
+      engine.answerApproval(event.requestId, isYes(answer));
+    } else if (event.type === 'question') {
+      view.line(`Question: ${event.question}`);
+      engine.answerQuestion(event.requestId, input ? await input.read('Answer: ') : null);
+    }
+  };
+}
+
+export function isYes(answer: string | null): boolean {
+  return /^\s*y(es)?\s*$/i.test(answer ?? '');
+}
+
+export const HELP_TEXT = [
+  'Commands:',
+  '  \\exit          end the session (it is saved; resume it with loom --resume ID)',
+  '  \\title TEXT    set the session title',
+  '  \\info          show the session: id, title, messages, compactions, usage',
+  '  \\compact       summarise older turns now to shrink the working context',
+  '  \\fork          copy this session into a new one (you stay in this one)',
+  '  \\help          this list',
+  'Ctrl-C stops the reply in progress; at the prompt, press it twice to quit.',
+].join('\n');
+
+export interface ReplContext {
+  engine: LoomEngine;
+  config: LoomConfig;
+  sessionId: string;
+  input: LineInput;
+  view: TerminalView;
+}
+
+/** The REPL: returns the exit code (1 when the last message failed, e.g. the server is down). */
+export async function runRepl(ctx: ReplContext): Promise<number> {
+  const { engine, sessionId, input, view } = ctx;
+  let busy = false;
+  let exitArmed = false;
+  const removeInterrupt = input.onInterrupt(() => {
+    if (busy) {
+      view.line('(stopping…)');
+      engine.stop(sessionId);
+      input.cancel();
+    } else if (exitArmed) {
+      input.close();
+    } else {
+      exitArmed = true;
+      view.line('(Press Ctrl-C again or type \\exit to quit.)');
+      input.cancel();
+    }
+  });
+  let failed = false;
+  try {
+    for (;;) {
+      const line = await input.read('You: ');
+      if (line === null) {
+        if (exitArmed && !input.ended) continue;
+        break;
+      }
+      exitArmed = false;
+      const text = line.trim();
+      if (!text) continue;
+      if (text.startsWith('\\')) {
+        if ((await runCommand(ctx, text)) === 'exit') break;
+        continue;
+      }
+      busy = true;
+      try {
+        failed = (await engine.send(sessionId, line)).error !== null;
+      } finally {
+        busy = false;
+      }
+    }
+  } finally {
+    removeInterrupt();
+  }
+  return failed ? 1 : 0;
+}
+
+async function runCommand(ctx: ReplContext, text: string): Promise<'exit' | void> {
+  const name = text.split(/\s+/)[0];
+  const arg = text.slice(name.length).trim();
+  try {
+    switch (name) {
+      case '\\exit':
+      case '\\quit':
+        return 'exit';
+      case '\\help':
+        return ctx.view.line(HELP_TEXT);
+      case '\\title':
+        return setTitle(ctx, arg);
+      case '\\info':
+        // The same report as `loom --info ID`.
+        await runLifecycle({ kind: 'info', id: ctx.sessionId, json: false }, ctx.config);
+        return;
+      case '\\compact':
+        return await compact(ctx);
+      case '\\fork':
+        return fork(ctx);
+      default:
+        return ctx.view.line(`Unknown command ${name}; type \\help for the commands.`);
+    }
+  } catch (err) {
+    if (!isLoomError(err)) throw err;
+    writeError(errorMessage(err));
+  }
+}
+
+function setTitle(ctx: ReplContext, title: string): void {
+  if (!title) return ctx.view.line('Usage: \\title TEXT');
+  ctx.engine.store.rename(ctx.sessionId, title);
+  ctx.view.line(`Title set: ${title}`);
+}
+
+async function compact(ctx: ReplContext): Promise<void> {
+  const { before_tokens, after_tokens } = await ctx.engine.compact(ctx.sessionId);
+  ctx.view.line(`Context compacted. (${before_tokens} -> ${after_tokens} tokens)`);
+}
+
+function fork(ctx: ReplContext): void {
+  const forked = ctx.engine.fork(ctx.sessionId);
+  ctx.view.line(`Forked as ${forked.id}. You are still in session ${ctx.sessionId}; open the fork with: loom --resume ${forked.id}`);
+}
+
+function clip(text: string, max: number): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+/** The first line of a tool result and how long the rest is. */
+function resultPreview(result: string): string {
+  const lines = result.split('\n');
+  const more = lines.length > 1 ? ` (+${lines.length - 1} more line${lines.length > 2 ? 's' : ''})` : '';
+  return `${clip(lines[0], 160)}${more}`;
+}
+
+function compactionLine(event: Extract<EngineEvent, { type: 'compaction' }>): string {
+  if (event.phase === 'start') return 'Compacting older turns to fit the context budget…';
+  if (event.phase === 'done') return `Context compacted. (${event.before_tokens} -> ${event.after_tokens} tokens)`;
+  return `Compaction failed: ${event.error}`;
+}
+
+function indent(text: string): string {
+  return text
+    .split('\n')
+    .map((line) => `  ${line}`)
+    .join('\n');
+}
