@@ -6,6 +6,7 @@
  * accepts (`2130706433`, `0x7f.1`, `[::ffff:127.0.0.1]`). The caller must connect to the
  * returned address rather than resolve the name again (DNS rebinding).
  */
+import type { LookupAddress } from 'node:dns';
 import dns from 'node:dns/promises';
 import net from 'node:net';
 import { LoomError } from '../errors';
@@ -56,20 +57,33 @@ const RANGES: Range[] = [
 ];
 
 export async function resolvePublicAddress(hostname: string): Promise<PublicAddress> {
+  const refusal = refuseWithoutLookup(hostname);
+  if (refusal) throw refusal;
   const host = canonicalHost(hostname);
-  if (METADATA_NAMES.has(host)) throw refuse(hostname, 'it is a cloud metadata endpoint');
   const literal = net.isIP(host);
-  if (literal) {
-    const reason = blockedReason(host);
-    if (reason) throw refuse(hostname, `${host} is ${reason}`);
-    return { address: host, family: literal as 4 | 6 };
-  }
+  if (literal) return { address: host, family: literal as 4 | 6 };
   const addresses = await lookupAll(hostname, host);
   for (const { address } of addresses) {
     const reason = blockedReason(address);
     if (reason) throw refuse(hostname, `it resolves to ${address}, ${reason}`);
   }
   return { address: addresses[0].address, family: addresses[0].family as 4 | 6 };
+}
+
+/**
+ * The refusal that needs no DNS: a metadata host name or a non-public literal IP (so a
+ * doomed fetch is denied before anyone is asked to approve it); null when DNS must decide.
+ */
+export function refuseWithoutLookup(hostname: string): LoomError | null {
+  let host: string;
+  try {
+    host = canonicalHost(hostname);
+  } catch (err) {
+    return err as LoomError;
+  }
+  if (METADATA_NAMES.has(host)) return refuse(hostname, 'it is a cloud metadata endpoint');
+  const reason = net.isIP(host) ? blockedReason(host) : null;
+  return reason ? refuse(hostname, `${host} is ${reason}`) : null;
 }
 
 /** Why an IP address is not public, or null when it is. */
@@ -104,8 +118,8 @@ function canonicalHost(hostname: string): string {
   }
 }
 
-async function lookupAll(hostname: string, host: string): Promise<dns.LookupAddress[]> {
-  let addresses: dns.LookupAddress[];
+async function lookupAll(hostname: string, host: string): Promise<LookupAddress[]> {
+  let addresses: LookupAddress[];
   try {
     addresses = await dns.lookup(host, { all: true, verbatim: true });
   } catch (err) {

@@ -1,0 +1,159 @@
+/**
+ * Whether a tool call runs, is asked about, or is refused — before it runs.
+ *
+ * 1. Hard policy first, whatever the mode: paths outside the project folder, the shell
+ *    denylist, webfetch of a non-http(s) URL or a non-public literal address → deny.
+ * 2. Read, plan and ask_question tools always run; so do the memory tools, which touch
+ *    only Loom's own store, never the user's files.
+ * 3. Always-ask cases (force push, chmod 7xx, emptying a non-empty file) are asked in
+ *    default and acceptEdits modes. dangerouslySkipPermissions runs them: that mode exists
+ *    for unattended runs where nobody could answer, and the user chose it explicitly; the
+ *    hard policy above still holds there.
+ * 4. Writes whose path resolves inside the project folder run in acceptEdits; run_bash,
+ *    webfetch and anything else run only in dangerouslySkipPermissions; default asks.
+ *
+ * The `label` of an ask says why the user is asked; the front end shows it with the
+ * summary and ASK_PROMPT.
+ */
+import fs from 'node:fs';
+import type { PermissionMode } from '../config';
+import { errorMessage } from '../errors';
+import type { Tool } from '../tools/tool';
+import { refuseWithoutLookup } from './net-policy';
+import { checkShellCommand, resolveInsideProject } from './policy';
+
+export type Decision =
+  | { action: 'allow' }
+  | { action: 'ask'; label: string; summary: string }
+  | { action: 'deny'; label: string };
+
+export interface DecideInput {
+  tool: Pick<Tool, 'name' | 'category'>;
+  args: unknown;
+  mode: PermissionMode;
+  projectDir: string;
+}
+
+export const ASK_PROMPT = 'Allow this action? [y/n]';
+
+/** Tools that change only Loom's store (long-term memory), never files: like plan tools. */
+const STORE_ONLY_TOOLS = new Set(['memory_save', 'memory_search', 'memory_forget']);
+const ALWAYS_RUN = new Set(['read', 'plan', 'interact']);
+const SUMMARY_MAX = 200;
+
+type Args = Record<string, unknown>;
+
+export function decide({ tool, args, mode, projectDir }: DecideInput): Decision {
+  const a: Args = typeof args === 'object' && args !== null ? (args as Args) : {};
+  const denied = hardPolicy(tool, a, projectDir);
+  if (denied) return { action: 'deny', label: denied };
+  if (ALWAYS_RUN.has(tool.category) || STORE_ONLY_TOOLS.has(tool.name)) return { action: 'allow' };
+  if (mode === 'dangerouslySkipPermissions') return { action: 'allow' };
+
+  const summary = summarize(tool.name, a);
+  const always = alwaysAskReason(tool.name, a, projectDir);
+  if (always) return { action: 'ask', label: `${always} (always asked)`, summary };
+  if (tool.category === 'write' && typeof a.path === 'string') {
+    return mode === 'acceptEdits' ? { action: 'allow' } : { action: 'ask', label: 'file change (default mode)', summary };
+  }
+  return { action: 'ask', label: `${categoryLabel(tool.category)} (asked unless dangerouslySkipPermissions)`, summary };
+}
+
+/** A reason to refuse outright, or null. */
+function hardPolicy(tool: DecideInput['tool'], a: Args, projectDir: string): string | null {
+  if (typeof a.path === 'string') {
+    try {
+      resolveInsideProject(projectDir, a.path);
+    } catch (err) {
+      return sentence(errorMessage(err));
+    }
+  }
+  if (tool.category === 'exec' && typeof a.command === 'string') {
+    const check = checkShellCommand(a.command);
+    if (check.verdict === 'block') return `shell denylist: ${check.label}`;
+  }
+  if (tool.category === 'network' && typeof a.url === 'string') return urlRefusal(a.url);
+  return null;
+}
+
+function urlRefusal(raw: string): string | null {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return null; // the tool reports a malformed URL to the model
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return `only http and https URLs may be fetched, not ${url.protocol}`;
+  const refusal = refuseWithoutLookup(url.hostname);
+  return refusal ? sentence(refusal.message) : null;
+}
+
+function alwaysAskReason(name: string, a: Args, projectDir: string): string | null {
+  if (name === 'run_bash' && typeof a.command === 'string') {
+    const check = checkShellCommand(a.command);
+    return check.verdict === 'ask' ? (check.label ?? 'risky shell command') : null;
+  }
+  if (name === 'write_file' && a.content === '' && typeof a.path === 'string') {
+    return fileSize(projectDir, a.path) > 0 ? 'writing empty content over a non-empty file' : null;
+  }
+  if (name === 'edit_file' && a.new_string === '' && typeof a.path === 'string' && typeof a.old_string === 'string') {
+    return editEmptiesFile(projectDir, a.path, a.old_string) ? 'an edit that empties a non-empty file' : null;
+  }
+  return null;
+}
+
+function fileSize(projectDir: string, p: string): number {
+  try {
+    return fs.statSync(resolveInsideProject(projectDir, p)).size;
+  } catch {
+    return 0;
+  }
+}
+
+/** edit_file replaces the first occurrence: the file ends up empty only if it is exactly old_string. */
+function editEmptiesFile(projectDir: string, p: string, oldString: string): boolean {
+  const size = fileSize(projectDir, p);
+  if (size === 0 || size !== Buffer.byteLength(oldString)) return false;
+  return fs.readFileSync(resolveInsideProject(projectDir, p), 'utf8') === oldString;
+}
+
+function categoryLabel(category: string): string {
+  if (category === 'exec') return 'shell command';
+  if (category === 'network') return 'network access';
+  if (category === 'write') return 'change';
+  return 'action';
+}
+
+/** One line saying what would happen: `write_file src/a.ts (1.2 kB)`, `run_bash: npm test`. */
+export function summarize(name: string, a: Args): string {
+  let text: string;
+  if (name === 'write_file' && typeof a.content === 'string') {
+    text = `write_file ${a.path} (${formatBytes(Buffer.byteLength(a.content))})`;
+  } else if (name === 'edit_file' && typeof a.old_string === 'string' && typeof a.new_string === 'string') {
+    text = `edit_file ${a.path} (replace ${lineCount(a.old_string)} with ${lineCount(a.new_string)})`;
+  } else if (typeof a.command === 'string') {
+    text = `${name}: ${a.command}`;
+  } else if (typeof a.url === 'string') {
+    text = `${name} ${a.url}`;
+  } else {
+    text = `${name} ${JSON.stringify(a)}`;
+  }
+  const line = text.replace(/\s*\n\s*/g, ' ⏎ ');
+  return line.length > SUMMARY_MAX ? `${line.slice(0, SUMMARY_MAX - 1)}…` : line;
+}
+
+export function formatBytes(bytes: number): string {
+  if (bytes < 1000) return `${bytes} B`;
+  if (bytes < 1_000_000) return `${(bytes / 1000).toFixed(1)} kB`;
+  return `${(bytes / 1_000_000).toFixed(1)} MB`;
+}
+
+function lineCount(text: string): string {
+  const n = text === '' ? 0 : text.split('\n').length;
+  return n === 1 ? '1 line' : `${n} lines`;
+}
+
+/** "Path "x" is outside the project folder." → `path "x" is outside the project folder`, for "Denied by policy (…)". */
+function sentence(message: string): string {
+  return (message.charAt(0).toLowerCase() + message.slice(1)).replace(/\.$/, '');
+}
