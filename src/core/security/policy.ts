@@ -22,7 +22,7 @@ const MAX_SYMLINK_HOPS = 40;
 export function resolveInsideProject(projectDir: string, p: string): string {
   if (p.includes('\0')) throw new LoomError(`Path "${p.replace(/\0/g, '\\0')}" is not a valid path.`);
   const root = fs.realpathSync(projectDir);
-  const resolved = resolveReal(path.resolve(root, p), { hops: 0 });
+  const resolved = resolveReal(root, p, { hops: 0 });
   if (!isInside(root, resolved)) throw new LoomError(`Path "${p}" is outside the project folder.`);
   return resolved;
 }
@@ -32,11 +32,11 @@ export function isInside(root: string, candidate: string): boolean {
   return rel === '' || (!rel.startsWith(`..${path.sep}`) && rel !== '..' && !path.isAbsolute(rel));
 }
 
-function resolveReal(absolute: string, state: { hops: number }): string {
-  const { root, dir, base } = path.parse(absolute);
-  const segments = [...dir.slice(root.length).split(path.sep), base].filter((s) => s !== '' && s !== '.');
-  let current = root;
-  for (const segment of segments) {
+/** Walks `p` segment by segment from `base` (or from `/` when absolute), without lexical shortcuts. */
+function resolveReal(base: string, p: string, state: { hops: number }): string {
+  let current = path.isAbsolute(p) ? path.parse(path.resolve(p)).root : base;
+  for (const segment of p.split(path.sep === '\\' ? /[\\/]/ : '/')) {
+    if (segment === '' || segment === '.') continue;
     current = segment === '..' ? path.dirname(current) : follow(path.join(current, segment), state);
   }
   return current;
@@ -52,6 +52,5 @@ function follow(candidate: string, state: { hops: number }): string {
   }
   if (!stat.isSymbolicLink()) return candidate;
   if (++state.hops > MAX_SYMLINK_HOPS) throw new LoomError(`Path "${candidate}" has too many levels of symbolic links.`);
-  const target = fs.readlinkSync(candidate);
-  return resolveReal(path.resolve(path.dirname(candidate), target), state);
+  return resolveReal(path.dirname(candidate), fs.readlinkSync(candidate), state);
 }
