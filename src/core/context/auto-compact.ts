@@ -1,0 +1,94 @@
+/**
+ * Compaction as the agent loop uses it: decide, summarise, persist atomically, keep the
+ * budget in step, and stop a request that cannot fit the hard budget (DESIGN §3).
+ */
+import type { EngineEvent } from '../../shared/engine-events';
+import type { ChatMessage, Compaction } from '../../shared/types';
+import { LoomError, errorMessage } from '../errors';
+import type { SessionStore } from '../store/session-store';
+import { estimateTotal, type ContextBudget } from './budget';
+import {
+  CompactionRejectedError,
+  NOTHING_TO_COMPACT_MESSAGE,
+  compactContext,
+  compactableCut,
+  type CompactionUsage,
+  type SummaryClient,
+} from './compactor';
+
+export type CompactionEvent = Extract<EngineEvent, { type: 'compaction' }>;
+
+export type CompactionOutcome =
+  | { status: 'not_needed'; messages: ChatMessage[] }
+  | { status: 'compacted'; messages: ChatMessage[]; compaction: Compaction; usage: CompactionUsage }
+  | { status: 'nothing_to_compact'; messages: ChatMessage[]; notice: string }
+  /** The context is unchanged; `error` says why in one line. */
+  | { status: 'failed'; messages: ChatMessage[]; error: string };
+
+export interface CompactSessionOptions {
+  sessionId: string;
+  store: Pick<SessionStore, 'recordCompaction' | 'recordUsage'>;
+  /** Reset to the new context after a compaction. */
+  budget: ContextBudget;
+  /** The session's working context, as stored. Never mutated. */
+  messages: ChatMessage[];
+  client: SummaryClient;
+  timeoutMs?: number;
+  signal?: AbortSignal;
+  onEvent?: (event: CompactionEvent) => void;
+}
+
+/**
+ * Compacts now, whatever the budget says (`\compact`). A failed or rejected summary leaves
+ * the context as it was and is reported in the outcome; only a user abort throws.
+ */
+export async function compactSession(opts: CompactSessionOptions): Promise<CompactionOutcome> {
+  const { sessionId, store, budget, messages, onEvent } = opts;
+  if (compactableCut(messages) === null) {
+    return { status: 'nothing_to_compact', messages, notice: NOTHING_TO_COMPACT_MESSAGE };
+  }
+  onEvent?.({ type: 'compaction', sessionId, phase: 'start', before_tokens: estimateTotal(messages) });
+  try {
+    const result = await compactContext(opts);
+    store.recordCompaction(sessionId, result);
+    budget.reset(result.messages);
+    const { before_tokens, after_tokens } = result.compaction;
+    onEvent?.({ type: 'compaction', sessionId, phase: 'done', before_tokens, after_tokens });
+    return { status: 'compacted', ...result };
+  } catch (err) {
+    if (opts.signal?.aborted) throw err;
+    // A rejected summary was still a model call: the session pays for it.
+    if (err instanceof CompactionRejectedError) store.recordUsage(sessionId, 'compaction', err.usage);
+    const error = errorMessage(err);
+    onEvent?.({ type: 'compaction', sessionId, phase: 'failed', error });
+    return { status: 'failed', messages, error };
+  }
+}
+
+/**
+ * Called before every regular model request. Above the threshold it compacts; then, if the
+ * context still exceeds the hard budget, it throws a LoomError and the caller must not send
+ * the request. The session itself stays saved and resumable.
+ */
+export async function ensureContextFits(opts: CompactSessionOptions): Promise<CompactionOutcome> {
+  const outcome: CompactionOutcome = opts.budget.overThreshold()
+    ? await compactSession(opts)
+    : { status: 'not_needed', messages: opts.messages };
+  if (!opts.budget.fits()) throw hardStop(opts.budget, outcome);
+  return outcome;
+}
+
+function hardStop(budget: ContextBudget, outcome: CompactionOutcome): LoomError {
+  const why =
+    outcome.status === 'failed'
+      ? ` Compaction failed: ${outcome.error.replace(/\.?$/, '.')}`
+      : outcome.status === 'nothing_to_compact'
+        ? ' The current turn alone is too large to compact.'
+        : '';
+  return new LoomError(
+    `The conversation (${budget.estimate()} tokens) does not fit --max-context-tokens ${budget.maxTokens} ` +
+      `even after compaction; no request was sent.${why} Raise --max-context-tokens or start a new ` +
+      'session; this session stays saved and can be resumed.',
+    'context_too_large',
+  );
+}
