@@ -33,7 +33,7 @@ export function formatShellOutcome(out: ShellResult, timeoutMs: number, network:
   if (out.stdout) parts.push(`--- stdout ---\n${clipMiddle(out.stdout.replace(/\n$/, ''))}`);
   if (out.stderr) parts.push(`--- stderr ---\n${clipMiddle(out.stderr.replace(/\n$/, ''))}`);
   if (!out.stdout && !out.stderr) parts.push('(no output)');
-  if (out.timedOut) parts.push(`[Timed out after ${Math.round(timeoutMs / 1000)} s; the command was stopped.]`);
+  if (out.timedOut) parts.push(`[Timed out after ${Math.ceil(timeoutMs / 1000)} s; the command was stopped.]`);
   if (out.aborted) parts.push('[Stopped: the user cancelled the turn.]');
   parts.push(sandboxLine(out, network));
   return parts.join('\n');
