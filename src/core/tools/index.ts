@@ -1,0 +1,36 @@
+/**
+ * The tool registry: every tool, the specs offered to the model, and (re-exported) the
+ * plumbing around a call: argument parsing and the cap on result size.
+ */
+import { z } from 'zod';
+import type { ToolSpec } from '../model/client';
+import { askQuestionTool } from './ask-tool';
+import { FS_TOOLS } from './fs-tools';
+import { MEMORY_TOOLS } from './memory-tools';
+import { PLAN_TOOLS } from './plan-tools';
+import { SESSION_TOOLS } from './session-tools';
+import { runBashTool } from './shell-tool';
+import type { Tool } from './tool';
+import { webfetchTool } from './webfetch';
+
+export type { Tool, ToolCategory, ToolContext } from './tool';
+export { parseToolArguments } from './arguments';
+export { MAX_TOOL_RESULT_CHARS, truncateToolResult } from './result';
+
+export const ALL_TOOLS: Tool[] = [
+  ...FS_TOOLS,
+  runBashTool,
+  webfetchTool,
+  ...PLAN_TOOLS,
+  askQuestionTool,
+  ...MEMORY_TOOLS,
+  ...SESSION_TOOLS,
+];
+
+/** OpenAI function specs; `io: 'input'` keeps fields with defaults optional. */
+export function toolSpecs(tools: Tool[]): ToolSpec[] {
+  return tools.map((tool) => {
+    const { $schema: _drop, ...parameters } = z.toJSONSchema(tool.schema, { io: 'input' }) as Record<string, unknown>;
+    return { type: 'function', function: { name: tool.name, description: tool.description, parameters } };
+  });
+}
