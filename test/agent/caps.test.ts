@@ -1,0 +1,138 @@
+/**
+ * Caps and stops end a turn cleanly: no further request, every tool call answered, the
+ * reason shown and audited, and the next message works.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import type { ChatMessage } from '../../src/shared/types';
+import { makeAgentHarness, type AgentHarness } from './harness';
+
+let h: AgentHarness;
+afterEach(async () => {
+  await h?.cleanup();
+});
+
+/** Every tool_call_id of the context has exactly one result after it. */
+function expectEveryCallAnswered(messages: ChatMessage[]): void {
+  const calls = messages.flatMap((m) => (m.role === 'assistant' ? (m.tool_calls ?? []).map((c) => c.id) : []));
+  const results = messages.flatMap((m) => (m.role === 'tool' ? [m.tool_call_id] : []));
+  expect(results.sort()).toEqual(calls.sort());
+}
+
+const readCall = (id: string) => ({ id, name: 'read_file', arguments: { path: 'a.txt' } });
+
+describe('--max-turns', () => {
+  it('stops after N model requests for one message', async () => {
+    h = await makeAgentHarness({ maxTurns: 2 });
+    h.write('a.txt', 'a\n');
+    h.server.enqueue({ toolCalls: [readCall('t1')] }, { toolCalls: [readCall('t2')] });
+    expect(await h.send('loop forever')).toEqual({ error: null });
+    expect(h.bodies()).toHaveLength(2);
+    expectEveryCallAnswered(h.context());
+    expect(h.ofType('notice').at(-1)?.text).toContain('--max-turns (2');
+    expect(h.audit().filter((e) => e.event === 'iteration_cap_hit')).toHaveLength(1);
+
+    // The count is per user message: the next message gets its own turns, and a valid context.
+    h.script({ text: 'Fine.' });
+    expect(await h.send('just answer')).toEqual({ error: null });
+    expectEveryCallAnswered(h.bodies()[2].messages);
+  });
+});
+
+describe('--max-tool-calls', () => {
+  it('answers the calls cut from the batch with "Not run" and sends nothing more', async () => {
+    h = await makeAgentHarness({ maxToolCalls: 1 });
+    h.write('a.txt', 'a\n');
+    h.server.enqueue({ toolCalls: [readCall('k1'), readCall('k2'), readCall('k3')] });
+    await h.send('read thrice');
+    expect(h.bodies()).toHaveLength(1);
+    const results = h.context().filter((m) => m.role === 'tool');
+    expect(results.map((m) => m.tool_call_id)).toEqual(['k1', 'k2', 'k3']);
+    expect(results[0].content).toContain('<tool_result name="read_file">');
+    expect(results[1].content).toBe('Not run: reached --max-tool-calls (1 tool calls in this session).');
+    expect(results[2].content).toBe(results[1].content);
+    expect(h.audit().find((e) => e.event === 'iteration_cap_hit')?.reason).toContain('--max-tool-calls');
+  });
+});
+
+describe('--max-cost-usd', () => {
+  it('stops before the next request once the session has cost the limit', async () => {
+    // gpt-4o is priced: 400k prompt tokens cost $1.00.
+    h = await makeAgentHarness({ model: 'gpt-4o', maxCostUsd: 1 });
+    h.write('a.txt', 'a\n');
+    h.server.enqueue({ toolCalls: [readCall('c1')], usage: { prompt_tokens: 400_000, completion_tokens: 0 } });
+    await h.send('spend');
+    expect(h.bodies()).toHaveLength(1);
+    expectEveryCallAnswered(h.context());
+    expect(h.store.getUsage(h.sessionId).cost_usd).toBeCloseTo(1, 5);
+    expect(h.ofType('notice').at(-1)?.text).toContain('--max-cost-usd');
+    expect(h.audit().filter((e) => e.event === 'cost_limit_hit')).toHaveLength(1);
+  });
+
+  it('never trips for a free local model', async () => {
+    h = await makeAgentHarness({ maxCostUsd: 0 });
+    h.script({ text: 'free' });
+    expect(await h.send('hi')).toEqual({ error: null });
+    expect(h.audit().filter((e) => e.event === 'cost_limit_hit')).toEqual([]);
+  });
+});
+
+describe('stop', () => {
+  it('between tool calls answers the rest with "Not run" and sends nothing more', async () => {
+    h = await makeAgentHarness();
+    h.onApproval = () => h.engine.stop(h.sessionId);
+    h.server.enqueue({
+      toolCalls: [
+        { id: 's1', name: 'write_file', arguments: { path: 'x.txt', content: 'x' } },
+        { id: 's2', name: 'read_file', arguments: { path: 'x.txt' } },
+      ],
+    });
+    expect(await h.send('write then read')).toEqual({ error: null });
+    expect(h.bodies()).toHaveLength(1);
+    expect(h.read('x.txt')).toBeNull();
+    const results = h.context().filter((m) => m.role === 'tool');
+    expect(results.map((m) => m.content)).toEqual([
+      'Not run: the turn was stopped by the user.',
+      'Not run: the turn was stopped by the user.',
+    ]);
+    expect(h.audit().filter((e) => e.event === 'session_abort')).toHaveLength(1);
+
+    h.script({ text: 'Stopped as asked.' });
+    await h.send('ok');
+    expectEveryCallAnswered(h.bodies()[1].messages);
+  });
+
+  it('cancels the model request in flight; the user message stays and the session goes on', async () => {
+    h = await makeAgentHarness();
+    h.server.enqueue({ text: 'a long reply that never ends', stallAfterChunks: 3, hangMs: 30_000 });
+    const turn = h.send('talk');
+    await new Promise<void>((resolve) => {
+      const off = h.engine.on((e) => {
+        if (e.type === 'text') {
+          off();
+          resolve();
+        }
+      });
+    });
+    expect(h.engine.stop(h.sessionId)).toBe(true);
+    expect(await turn).toEqual({ error: null });
+    expect(h.ofType('notice').at(-1)?.text).toContain('stopped by the user');
+    expect(h.context().map((m) => m.role)).toEqual(['system', 'user']);
+
+    h.script({ text: 'Here.' });
+    expect(await h.send('again')).toEqual({ error: null });
+    expect(h.bodies()[1].messages.map((m: any) => m.role)).toEqual(['system', 'user', 'user']);
+  });
+});
+
+describe('a failing model server', () => {
+  it('ends the turn with one clear error; the user message is kept', async () => {
+    h = await makeAgentHarness();
+    h.server.enqueue({ status: 401, error: 'bad key' });
+    const { error } = await h.send('hello');
+    expect(error).toContain(h.server.baseUrl);
+    expect(error).toContain('--api-key');
+    expect(h.ofType('turn').at(-1)).toMatchObject({ phase: 'end', error });
+    expect(h.context().map((m) => m.role)).toEqual(['system', 'user']);
+    expect(h.audit().find((e) => e.event === 'llm_call_error')).toMatchObject({ kind: 'chat', error_kind: 'http' });
+  });
+});
