@@ -27,7 +27,7 @@ export async function runChat(config: LoomConfig, opts: ChatOptions): Promise<nu
   // -p reads no prompt, but a person at a terminal can still answer an approval.
   const input = interactive || process.stdin.isTTY ? new LineInput() : undefined;
   try {
-    engine = new LoomEngine({ config, store, owner: interactive ? 'loom repl' : 'loom -p' });
+    engine = new LoomEngine({ config, store });
     const status = (text: string) => void (interactive ? process.stdout : process.stderr).write(text);
     const view = new TerminalView((text) => void process.stdout.write(text), status, interactive ? 'Assistant: ' : '');
     engine.on(view.handle);

@@ -10,6 +10,7 @@ import path from 'node:path';
 import type { EngineEvent } from '../shared/engine-events';
 import type { SessionMeta } from '../shared/types';
 import { AgentSession } from './agent/session';
+import { auditDir } from './audit/audit-log';
 import type { AgentHost } from './agent/host';
 import { runUserTurn } from './agent/loop';
 import { recoverInterruptedCalls } from './agent/recovery';
@@ -43,7 +44,8 @@ export class LoomEngine {
   private config: LoomConfig;
   private client: ModelClient;
   private readonly memory: MemoryStore;
-  private readonly owner: string;
+  /** The lease owner; by default this process (host:pid), so two processes never share one. */
+  private readonly owner: string | undefined;
   private readonly tools: Tool[];
   private readonly listeners = new Set<EngineListener>();
   private readonly sessions = new Map<string, OpenSession>();
@@ -52,7 +54,7 @@ export class LoomEngine {
   constructor(opts: { config: LoomConfig; store: SessionStore; owner?: string }) {
     this.store = opts.store;
     this.config = opts.config;
-    this.owner = opts.owner ?? 'loom';
+    this.owner = opts.owner;
     this.tools = selectTools(opts.config.tools);
     this.client = clientFor(opts.config);
     this.memory = new MemoryStore(opts.store.db);
@@ -206,7 +208,7 @@ export class LoomEngine {
         memory: this.memory,
         host: this.hostFor(id),
         tools: this.tools,
-        auditDir: this.config.logDir ?? path.join(this.config.dataDir, 'audit'),
+        auditDir: auditDir(this.config.dataDir, this.config.logDir),
       });
       this.store.setStatus(id, 'active');
     } catch (err) {
@@ -222,7 +224,7 @@ export class LoomEngine {
     const c = this.config;
     agent.audit.write('session_start', {
       resumed,
-      owner: this.owner,
+      owner: this.owner ?? 'this process',
       pid: process.pid,
       project_dir: agent.projectDir,
       secret_env_names: secretEnvNames(process.env),
