@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -52,6 +53,11 @@ describe('read_file', () => {
     );
     await expect(call(readFileTool, { path: 'dir' }, h.ctx)).rejects.toThrow('dir is a directory; use glob_files');
     await expect(call(readFileTool, { path: 'nope.txt' }, h.ctx)).rejects.toThrow('File not found: nope.txt.');
+  });
+
+  it('refuses a named pipe instead of hanging on it', async () => {
+    execFileSync('mkfifo', [path.join(h.projectDir, 'pipe')]);
+    await expect(call(readFileTool, { path: 'pipe' }, h.ctx)).rejects.toThrow('pipe is not a regular file.');
   });
 
   it('refuses binary files clearly', async () => {

@@ -54,6 +54,8 @@ async function resolveFile(ctx: ToolContext, p: string): Promise<{ abs: string; 
   const shown = displayPath(ctx.projectDir, abs);
   const stat = await statOrExplain(abs, shown);
   if (stat.isDirectory()) throw new LoomError(`${shown} is a directory; use glob_files to list it.`);
+  // A FIFO or device would block the read forever.
+  if (!stat.isFile()) throw new LoomError(`${shown} is not a regular file.`);
   return { abs, shown, stat };
 }
 

@@ -29,7 +29,6 @@ export interface ToolContext {
 }
 
 // `any` is deliberate: ALL_TOOLS holds tools of different argument types.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export interface Tool<A = any> {
   name: string;
   description: string;
