@@ -2,7 +2,8 @@
  * Secret detection: names of secret-looking environment variables (warned about by name,
  * never handed to tools) and redaction of secret-looking values in audit logs and exports.
  */
-const SECRET_NAME = /(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|PRIVATE|AUTH)/i;
+/** `*_TOKEN`, `AWS_SECRET_ACCESS_KEY`, `GPG_KEY`, `SSH_AUTH_SOCK`; not `KEYBOARD_LAYOUT`. */
+const SECRET_NAME = /TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|APIKEY|(^|_)(KEYS?|AUTH|PASS|PAT|PRIVATE)(_|$)/i;
 
 const SECRET_VALUE_PATTERNS: RegExp[] = [
   /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----/g,
@@ -15,6 +16,8 @@ const SECRET_VALUE_PATTERNS: RegExp[] = [
   /\beyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\b/g,
   /\b(Bearer)\s+[A-Za-z0-9._~+/-]{20,}=*/g,
 ];
+/** `https://user:password@host`: keep the user and host, hide the password. */
+const URL_CREDENTIALS = /\b([a-z][a-z0-9+.-]*:\/\/[^\s:/@]+:)([^\s@/]+)(@)/gi;
 /** `api_key=...`, `"password": "..."` and the like: keep the name, hide the value. */
 const ASSIGNMENT = /\b([A-Za-z0-9_]*(?:api[_-]?key|secret|token|password|passwd)[A-Za-z0-9_]*)(["']?\s*[:=]\s*["']?)([^\s"',;]{8,})/gi;
 
@@ -27,13 +30,20 @@ export function redactSecrets(text: string): string {
       typeof bearer === 'string' && match.startsWith(bearer) ? `${bearer} ${REDACTED}` : REDACTED,
     );
   }
+  out = out.replace(URL_CREDENTIALS, (_m, head: string, _password: string, at: string) => `${head}${REDACTED}${at}`);
   return out.replace(ASSIGNMENT, (_m, name: string, sep: string) => `${name}${sep}${REDACTED}`);
 }
 
-/** Names (never values) of environment variables that look like secrets. */
+/**
+ * Names (never values) of environment variables that look like secrets: by name, or by a
+ * value that carries one (`DATABASE_URL=postgres://app:pw@db/x`, a bare `sk-…` key).
+ */
 export function secretEnvNames(env: NodeJS.ProcessEnv = process.env): string[] {
   return Object.keys(env)
-    .filter((name) => SECRET_NAME.test(name) && (env[name] ?? '') !== '')
+    .filter((name) => {
+      const value = env[name] ?? '';
+      return value !== '' && (SECRET_NAME.test(name) || redactSecrets(value) !== value);
+    })
     .sort();
 }
 
