@@ -1,0 +1,93 @@
+/**
+ * `loom` as a chat, spawned for real with piped stdin: what it prints, what the store
+ * holds and what the scripted server received.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startScriptedServer, type ScriptedServer } from '../support/scripted-server';
+import { announcedId, buildLoom, inStore, makeWorkspace, runLoom, type Workspace } from './support';
+
+let server: ScriptedServer;
+let ws: Workspace;
+
+beforeAll(async () => {
+  await buildLoom();
+});
+beforeEach(async () => {
+  server = await startScriptedServer();
+  ws = makeWorkspace();
+});
+afterEach(async () => {
+  await server.close();
+  ws.cleanup();
+});
+
+const SUMMARY = { text: 'Test session' };
+const bodies = () => server.requests.map((r) => r.body);
+const toolMessages = (body: any) => body.messages.filter((m: any) => m.role === 'tool');
+
+describe('the REPL', () => {
+  it('runs a tool round-trip and saves every message', async () => {
+    server.enqueue(
+      { toolCalls: [{ id: 'w1', name: 'write_file', arguments: { path: 'out.txt', content: 'hi\n' } }] },
+      { text: 'I wrote out.txt.' },
+      SUMMARY,
+    );
+    const run = await runLoom(ws, server.baseUrl, ['--mode', 'acceptEdits'], 'write hi to out.txt\n');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('You: write hi to out.txt\n');
+    expect(run.stdout).toContain('[write_file] {"path":"out.txt","content":"hi\\n"}');
+    expect(run.stdout).toContain('Assistant: I wrote out.txt.\n');
+    const id = announcedId(run.stdout);
+    expect(run.stdout).toContain(`Session ${id} saved. Resume it with: loom --resume ${id}`);
+    expect(fs.readFileSync(path.join(ws.projectDir, 'out.txt'), 'utf8')).toBe('hi\n');
+
+    expect(toolMessages(bodies()[1])).toEqual([{ role: 'tool', tool_call_id: 'w1', content: expect.stringContaining('<tool_result name="write_file">') }]);
+    const saved = inStore(ws, (store) => ({ meta: store.getMeta(id), context: store.getContext(id) }));
+    expect(saved.context.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'tool', 'assistant']);
+    expect(saved.meta.status).toBe('saved');
+    expect(saved.meta.summary).toBe('Test session');
+    expect(saved.meta.cwd).toBe(ws.projectDir);
+  });
+
+  it('asks before a write: y runs it', async () => {
+    server.enqueue({ toolCalls: [{ name: 'write_file', arguments: { path: 'a.txt', content: 'A' } }] }, { text: 'Done.' }, SUMMARY);
+    const run = await runLoom(ws, server.baseUrl, [], 'write a\ny\n');
+    expect(run.stdout).toContain('Permission needed for write_file');
+    expect(run.stdout).toContain('Allow this action? [y/n] y\n');
+    expect(fs.readFileSync(path.join(ws.projectDir, 'a.txt'), 'utf8')).toBe('A');
+  });
+
+  it('asks before a write: n denies it and the model is told', async () => {
+    server.enqueue({ toolCalls: [{ name: 'write_file', arguments: { path: 'a.txt', content: 'A' } }] }, { text: 'OK, not writing.' }, SUMMARY);
+    const run = await runLoom(ws, server.baseUrl, [], 'write a\nn\n');
+    expect(run.stdout).toContain('Allow this action? [y/n] n\n');
+    expect(fs.existsSync(path.join(ws.projectDir, 'a.txt'))).toBe(false);
+    expect(toolMessages(bodies()[1])[0].content).toMatch(/^Denied by the user/);
+  });
+
+  it('asks before a write: end of input is a denial and the session ends cleanly', async () => {
+    server.enqueue({ toolCalls: [{ name: 'write_file', arguments: { path: 'a.txt', content: 'A' } }] }, { text: 'OK.' }, SUMMARY);
+    const run = await runLoom(ws, server.baseUrl, [], 'write a\n');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('Allow this action? [y/n] \n');
+    expect(fs.existsSync(path.join(ws.projectDir, 'a.txt'))).toBe(false);
+    expect(toolMessages(bodies()[1])[0].content).toMatch(/^Denied by the user/);
+  });
+
+  it('blocks a hard-policy command without asking, whatever the mode', async () => {
+    server.enqueue({ toolCalls: [{ name: 'run_bash', arguments: { command: 'sudo rm -rf /' } }] }, { text: 'Refused.' }, SUMMARY);
+    const run = await runLoom(ws, server.baseUrl, ['--mode', 'dangerouslySkipPermissions'], 'wipe it\n');
+    expect(run.stdout).not.toContain('Allow this action?');
+    expect(run.stdout).toContain('[run_bash] -> Denied by policy');
+    expect(toolMessages(bodies()[1])[0].content).toMatch(/^Denied by policy \(shell denylist/);
+  });
+
+  it('reports malformed tool arguments to the model as a validation error', async () => {
+    server.enqueue({ toolCalls: [{ name: 'read_file', arguments: '{"path": 42}' }] }, { text: 'Let me fix that.' }, SUMMARY);
+    const run = await runLoom(ws, server.baseUrl, [], 'read something\n');
+    expect(run.code).toBe(0);
+    expect(toolMessages(bodies()[1])[0].content).toContain('Invalid arguments for read_file: path:');
+  });
+});
