@@ -172,10 +172,11 @@ describe('grep', () => {
   });
 
   it('stops a catastrophically backtracking pattern at the tool timeout', async () => {
-    h.write('a.txt', 'plain\n');
-    h.write('b.txt', `${'a'.repeat(40)}b\n`);
+    // Enough plain files to fill the first matching batch; the slow line comes after them.
+    for (let i = 0; i < 70; i++) h.write(`f${String(i).padStart(2, '0')}.txt`, 'plain\n');
+    h.write('z.txt', `${'a'.repeat(40)}b\n`);
     const out = await call(grepTool, { pattern: '^(a+)+$|plain' }, { ...h.ctx, toolTimeoutMs: 300 });
-    expect(out).toContain('a.txt:1: plain');
+    expect(out).toContain('f00.txt:1: plain');
     expect(out).toContain('[grep stopped after 1 s; results are partial.');
   });
 
