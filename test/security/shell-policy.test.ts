@@ -94,6 +94,11 @@ describe('obfuscations are seen through', () => {
     'watch "rm -rf ~"',
     'find . -name x -exec sudo rm {} \\;',
     'busybox rm -rf /',
+    'bash <<EOF\necho hi\nrm -rf ~\nEOF',
+    "sh <<-'END'\n\tsudo id\n\tEND",
+    'cat <<EOF | bash\nrm -rf ~\nEOF',
+    'bash <<< "rm -rf ~"',
+    'cat <<EOF\nharmless\nEOF\nrm -rf ~',
   ])('%s', (cmd) => {
     expect(verdict(cmd)).toBe('block');
   });
@@ -125,7 +130,8 @@ describe('ordinary commands pass', () => {
     'find src -type f', 'kill -1 1234', 'kill -9 4321', 'curl -s https://example.com -o page.html',
     'curl -s https://api.test/x | python3 -m json.tool', 'curl -s x | jq .', 'dd if=/dev/zero of=./disk.img bs=1M count=1',
     'dd if=x of=/dev/null', 'echo hi > /dev/null', 'ls 2>/dev/null', 'sed -n 1,5p /etc/hosts', 'echo $((1 + 2))',
-    'python3 script.py', 'bash script.sh', 'echo "a;b" | tr ";" "\\n"', 'git log --oneline # sudo in a comment',
+    'python3 script.py', 'bash script.sh', 'cat > notes.md <<EOF\nNever run sudo rm -rf / here.\nEOF',
+    "git commit -F - <<'MSG'\nfix: stop calling sudo\nMSG", 'grep x <<< "sudo reboot"', 'echo "a;b" | tr ";" "\\n"', 'git log --oneline # sudo in a comment',
   ])('%s', (cmd) => {
     expect(checkShellCommand(cmd)).toEqual({ verdict: 'ok' });
   });
@@ -140,5 +146,12 @@ describe('parseShell', () => {
     expect(parsed[1][0].words).toEqual(['g', '$(…)']);
     expect(parsed[1][0].substitutions).toEqual(['h i']);
     expect(parsed[1][0].redirects).toEqual([]); // 2>&1 writes no file
+  });
+
+  test('here-documents belong to their command and are not read as commands', () => {
+    const parsed = parseShell('cat <<-EOF > out.txt\n\tline one\n\tEOF\necho after');
+    expect(parsed).toHaveLength(2);
+    expect(parsed[0][0]).toMatchObject({ words: ['cat'], heredocs: ['\tline one'], redirects: [{ op: '>', target: 'out.txt' }] });
+    expect(parsed[1][0].words).toEqual(['echo', 'after']);
   });
 });

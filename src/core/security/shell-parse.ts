@@ -17,6 +17,8 @@ export interface SimpleCommand {
   redirects: Redirect[];
   /** Inner text of `$(...)`, backticks and `<(...)`/`>(...)` in this command. */
   substitutions: string[];
+  /** Bodies of `<<EOF` here-documents and `<<<` here-strings fed to this command. */
+  heredocs: string[];
 }
 
 /** Commands joined by `|`; a plain command is a pipeline of one. */
@@ -40,6 +42,8 @@ class ShellReader {
   private pipeline: Pipeline = [];
   private command: SimpleCommand = emptyCommand();
   private word: string | null = null;
+  /** Here-documents whose bodies start after the current line. */
+  private pendingHeredocs: Array<{ command: SimpleCommand; delimiter: string; stripTabs: boolean }> = [];
 
   constructor(private readonly text: string) {}
 
@@ -62,6 +66,10 @@ class ShellReader {
       this.endCommand();
     } else if (c === '&' && next === '>') {
       this.readRedirect();
+    } else if (c === '\n' && this.pendingHeredocs.length) {
+      this.pos++;
+      this.readHeredocBodies();
+      this.endPipeline();
     } else if (c === ';' || c === '&' || c === '|' || c === '\n' || c === '(' || c === ')') {
       this.pos += (c === '&' || c === '|' || c === ';') && next === c ? 2 : 1;
       this.endPipeline();
@@ -178,13 +186,37 @@ class ShellReader {
     while (this.pos < this.text.length && '<>&|'.includes(this.text[this.pos]) && op.length < 3) {
       op += this.text[this.pos++];
     }
+    if (op === '<<' && this.text[this.pos] === '-') op += this.text[this.pos++];
     while (this.text[this.pos] === ' ' || this.text[this.pos] === '\t') this.pos++;
     while (this.pos < this.text.length && !' \t\r\n;&|()<>'.includes(this.text[this.pos])) this.readWordPart();
     const target = this.word ?? '';
     this.word = null;
     // `2>&1` and `>&-` duplicate or close descriptors; they write no file.
     const duplicatesFd = op.includes('&') && /^(\d+|-)$/.test(target);
-    if (!duplicatesFd) this.command.redirects.push({ op, target });
+    if (op === '<<' || op === '<<-') {
+      this.pendingHeredocs.push({ command: this.command, delimiter: target, stripTabs: op === '<<-' });
+    } else if (op === '<<<') {
+      this.command.heredocs.push(target);
+    } else if (!duplicatesFd) {
+      this.command.redirects.push({ op, target });
+    }
+  }
+
+  /** The lines after a `<<DELIM` line, up to DELIM, belong to the command that asked for them. */
+  private readHeredocBodies(): void {
+    for (const { command, delimiter, stripTabs } of this.pendingHeredocs) {
+      const body: string[] = [];
+      while (this.pos < this.text.length) {
+        const end = this.text.indexOf('\n', this.pos);
+        const stop = end === -1 ? this.text.length : end;
+        const line = this.text.slice(this.pos, stop);
+        this.pos = stop + 1;
+        if ((stripTabs ? line.replace(/^\t+/, '') : line) === delimiter) break;
+        body.push(line);
+      }
+      command.heredocs.push(body.join('\n'));
+    }
+    this.pendingHeredocs = [];
   }
 
   private skipComment(): void {
@@ -207,7 +239,9 @@ class ShellReader {
   private endCommand(): void {
     this.endWord();
     const c = this.command;
-    if (c.words.length || c.redirects.length || c.substitutions.length) this.pipeline.push(c);
+    if (c.words.length || c.redirects.length || c.substitutions.length || this.pendingHeredocs.some((h) => h.command === c)) {
+      this.pipeline.push(c);
+    }
     this.command = emptyCommand();
   }
 
@@ -219,5 +253,5 @@ class ShellReader {
 }
 
 function emptyCommand(): SimpleCommand {
-  return { words: [], redirects: [], substitutions: [] };
+  return { words: [], redirects: [], substitutions: [], heredocs: [] };
 }

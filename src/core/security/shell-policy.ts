@@ -70,8 +70,11 @@ function analyse(text: string, depth: number): Finding[] {
   if (isForkBomb(text)) findings.push(block('fork bomb'));
   for (const pipeline of parseShell(text)) {
     findings.push(...checkPipeline(pipeline, depth));
+    // A here-document is data unless a shell in the pipeline runs it (`bash <<EOF`, `cat <<EOF | sh`).
+    const shellReads = pipeline.some((c) => SHELLS.has(commandName(unwrap(c.words, depth).argv[0])));
     for (const command of pipeline) {
       for (const inner of command.substitutions) findings.push(...analyse(inner, depth + 1));
+      if (shellReads) for (const body of command.heredocs) findings.push(...analyse(body, depth + 1));
       for (const r of command.redirects) {
         if (r.op.includes('>')) findings.push(...checkWriteTarget(r.target, 'redirect'));
       }
