@@ -95,7 +95,8 @@ function ask(label: string): Finding {
 /** `name(){ name|name& };name` and its spellings: a function that spawns itself in the background. */
 function isForkBomb(text: string): boolean {
   if (/\bfork\s+while\s+fork\b/.test(text)) return true;
-  const definition = /(?:function\s+([\w:.-]+)\s*(?:\(\s*\))?|([\w:.-]+|:)\s*\(\s*\))\s*\{([^}]*)\}/g;
+  // Bounded name and body, anchored at a name start: linear on long input, not quadratic.
+  const definition = /(?:function\s+([\w:.-]{1,64})\s*(?:\(\s*\))?|(?<![\w:.-])([\w:.-]{1,64})\s*\(\s*\))\s*\{([^}]{0,500})\}/g;
   for (const m of text.matchAll(definition)) {
     const name = (m[1] ?? m[2]).replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
     const body = m[3];
