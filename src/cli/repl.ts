@@ -155,7 +155,7 @@ export class TerminalView {
 export function answerFromInput(engine: LoomEngine, view: TerminalView, input: LineInput | undefined) {
   return async (event: EngineEvent): Promise<void> => {
     if (event.type === 'approval') {
-      view.line(`Permission needed for ${event.tool} (${event.label}):\n${indent(event.summary)}`);
+      view.line(`Permission needed for ${event.tool} — ${event.label}:\n${indent(event.summary)}`);
       if (!input) {
         view.line('Denied: there is no terminal to ask (run `loom` interactively, or choose a --mode).');
         return engine.answerApproval(event.requestId, false);
@@ -274,8 +274,14 @@ function setTitle(ctx: ReplContext, title: string): void {
 }
 
 async function compact(ctx: ReplContext): Promise<void> {
-  const { before_tokens, after_tokens } = await ctx.engine.compact(ctx.sessionId);
-  ctx.view.line(`Context compacted. (${before_tokens} -> ${after_tokens} tokens)`);
+  try {
+    const { before_tokens, after_tokens } = await ctx.engine.compact(ctx.sessionId);
+    ctx.view.line(`Context compacted. (${before_tokens} -> ${after_tokens} tokens)`);
+  } catch (err) {
+    // Nothing old enough to compact is an answer, not a failure.
+    if (isLoomError(err) && err.code === 'nothing_to_compact') return ctx.view.line(err.message);
+    throw err;
+  }
 }
 
 function fork(ctx: ReplContext): void {

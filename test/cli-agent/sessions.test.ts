@@ -1,0 +1,189 @@
+/**
+ * `loom` sessions end to end: -p, --resume, --continue, the REPL commands, recovery after
+ * kill -9 during a tool call, a server that is down, a session held by another process,
+ * and Ctrl-C during a reply.
+ */
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { INTERRUPTED_RESULT } from '../../src/core/agent/recovery';
+import { startScriptedServer, type ScriptedServer } from '../support/scripted-server';
+import { announcedId, buildLoom, inStore, makeWorkspace, runLoom, startLoom, type Workspace } from './support';
+
+let server: ScriptedServer;
+let ws: Workspace;
+
+beforeAll(async () => {
+  await buildLoom();
+});
+beforeEach(async () => {
+  server = await startScriptedServer();
+  ws = makeWorkspace();
+});
+afterEach(async () => {
+  await server.close();
+  ws.cleanup();
+});
+
+const SUMMARY = { text: 'Test session' };
+const chatBodies = () => server.requests.map((r) => r.body).filter((b) => b.tools);
+
+describe('loom -p', () => {
+  it('prints only the answer on stdout and saves the session', async () => {
+    server.enqueue({ text: 'Hello there.' }, SUMMARY);
+    const run = await runLoom(ws, server.baseUrl, ['-p', 'Say hello']);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe('Hello there.\n');
+    const id = announcedId(run.stderr);
+    const meta = inStore(ws, (store) => store.getMeta(id));
+    expect(meta).toMatchObject({ status: 'saved', message_count: 3, summary: 'Test session' });
+  });
+
+  it('denies an approval when there is no terminal to ask', async () => {
+    server.enqueue({ toolCalls: [{ name: 'write_file', arguments: { path: 'a.txt', content: 'A' } }] }, { text: 'Not written.' }, SUMMARY);
+    const run = await runLoom(ws, server.baseUrl, ['-p', 'write a']);
+    expect(run.code).toBe(0);
+    expect(run.stderr).toContain('Denied: there is no terminal to ask');
+    expect(chatBodies()[1].messages.at(-1).content).toMatch(/^Denied by the user/);
+  });
+});
+
+describe('--resume and --continue', () => {
+  it('--resume (by prefix) continues the saved context', async () => {
+    server.enqueue({ text: 'First answer.' }, SUMMARY);
+    const first = await runLoom(ws, server.baseUrl, ['-p', 'first question']);
+    const id = announcedId(first.stderr);
+
+    server.enqueue({ text: 'Second answer.' });
+    const run = await runLoom(ws, server.baseUrl, ['--resume', id.slice(0, 8)], 'second question\n');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain(`Session ${id} (Test session): 3 messages so far.`);
+    expect(run.stdout).toContain('Assistant: Second answer.');
+    const sent = chatBodies()[1].messages;
+    expect(sent.map((m: any) => m.role)).toEqual(['system', 'user', 'assistant', 'user']);
+    expect(sent[2].content).toBe('First answer.');
+  });
+
+  it('--continue picks the most recently updated session', async () => {
+    server.enqueue({ text: 'A.' }, SUMMARY, { text: 'B.' }, SUMMARY);
+    await runLoom(ws, server.baseUrl, ['-p', 'session one']);
+    const second = announcedId((await runLoom(ws, server.baseUrl, ['-p', 'session two'])).stderr);
+
+    server.enqueue({ text: 'Continuing.' });
+    const run = await runLoom(ws, server.baseUrl, ['--continue'], 'more\n');
+    expect(announcedId(run.stdout)).toBe(second);
+    expect(chatBodies().at(-1).messages[1].content).toContain('session two');
+  });
+
+  it('--continue with no session says so', async () => {
+    const run = await runLoom(ws, server.baseUrl, ['--continue']);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe('loom: There is no session to continue; start one with `loom`.\n');
+  });
+
+  it('refuses an archived session and says how to unarchive it', async () => {
+    server.enqueue({ text: 'A.' }, SUMMARY);
+    const id = announcedId((await runLoom(ws, server.baseUrl, ['-p', 'hi'])).stderr);
+    inStore(ws, (store) => store.setArchived(id, true));
+    const run = await runLoom(ws, server.baseUrl, ['--resume', id]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe(`loom: Session ${id} is archived; unarchive it with \`loom --unarchive ${id}\` to resume.\n`);
+  });
+});
+
+describe('REPL commands', () => {
+  it('\\compact, \\title, \\info and \\fork', async () => {
+    const long = 'x'.repeat(3000);
+    server.enqueue({ text: 'One.' }, SUMMARY, { text: 'Two.' }, { text: 'Earlier the user sent a long line of x.' });
+    const run = await runLoom(ws, server.baseUrl, [], `${long}\nsecond\n\\compact\n\\title My work\n\\info\n\\fork\n\\exit\n`);
+    expect(run.code).toBe(0);
+    const id = announcedId(run.stdout);
+    const compacted = run.stdout.match(/Context compacted\. \((\d+) -> (\d+) tokens\)/);
+    expect(compacted).not.toBeNull();
+    expect(Number(compacted![2])).toBeLessThan(Number(compacted![1]));
+    expect(run.stdout).toContain('Title set: My work');
+    expect(run.stdout).toMatch(/Title:\s+My work/);
+    expect(run.stdout).toMatch(/Compactions:\s+1/);
+    const forkId = run.stdout.match(/Forked as ([0-9a-f-]{36})\. You are still in session ([0-9a-f-]{36})/)!;
+    expect(forkId[2]).toBe(id);
+    expect(run.stdout.trimEnd().endsWith(`Session ${id} saved. Resume it with: loom --resume ${id}`)).toBe(true);
+
+    const { fork, compactions } = inStore(ws, (store) => ({ fork: store.getMeta(forkId[1]), compactions: store.getCompactions(forkId[1]) }));
+    expect(fork.parent_id).toBe(id);
+    expect(fork.title).toBe('My work');
+    expect(compactions).toHaveLength(1);
+  });
+
+  it('\\compact with nothing old enough says so and changes nothing', async () => {
+    server.enqueue({ text: 'One.' }, SUMMARY);
+    const run = await runLoom(ws, server.baseUrl, [], 'only\n\\compact\n');
+    expect(run.stdout).toContain('Nothing to compact');
+    expect(run.stderr).toBe('');
+    expect(server.requests).toHaveLength(2);
+  });
+});
+
+describe('recovery after kill -9 during a tool call', () => {
+  it('shows the dangling call on --resume, closes it, and the next request is valid', async () => {
+    server.enqueue({ toolCalls: [{ id: 'nap', name: 'run_bash', arguments: { command: 'sleep 30' } }] });
+    const loom = startLoom(ws, server.baseUrl, ['--mode', 'dangerouslySkipPermissions']);
+    loom.write('take a nap\n');
+    await loom.waitFor(/\[run_bash\] \{"command":"sleep 30"\}/);
+    loom.child.kill('SIGKILL');
+    await loom.exited;
+    const id = announcedId(loom.stdout());
+    expect(inStore(ws, (store) => store.getContext(id).at(-1))).toMatchObject({ role: 'assistant', tool_calls: [{ id: 'nap' }] });
+
+    server.enqueue({ text: 'The nap was interrupted.' }, SUMMARY);
+    const run = await runLoom(ws, server.baseUrl, ['--resume', id, '--mode', 'dangerouslySkipPermissions'], 'n\nwhat happened?\n');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('Interrupted tool call from the last run: run_bash {"command":"sleep 30"}');
+    expect(run.stdout).toContain('Allow this action? [y/n] n\n');
+    const sent = chatBodies().at(-1).messages;
+    expect(sent.slice(-3)).toEqual([
+      { role: 'assistant', content: null, tool_calls: [expect.objectContaining({ id: 'nap' })] },
+      { role: 'tool', tool_call_id: 'nap', content: INTERRUPTED_RESULT },
+      { role: 'user', content: '<user_input>\nwhat happened?\n</user_input>' },
+    ]);
+    expect(inStore(ws, (store) => store.getMeta(id).status)).toBe('saved');
+  });
+});
+
+describe('failures the user must understand', () => {
+  it('a server that is down: one clear line, a non-zero exit, the message saved', async () => {
+    const dead = await startScriptedServer();
+    const deadUrl = dead.baseUrl;
+    await dead.close();
+    const run = await runLoom(ws, deadUrl, [], 'hello?\n');
+    expect(run.code).not.toBe(0);
+    const lines = run.stderr.split('\n').filter(Boolean);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(new RegExp(`^loom: Cannot reach the model server at ${deadUrl.replace(/[.]/g, '\\.')}`));
+    const id = announcedId(run.stdout);
+    const saved = inStore(ws, (store) => ({ meta: store.getMeta(id), context: store.getContext(id) }));
+    expect(saved.context.at(-1)).toEqual({ role: 'user', content: '<user_input>\nhello?\n</user_input>' });
+    expect(saved.meta.status).toBe('saved');
+  });
+
+  it('a second process on the same session is refused', async () => {
+    const first = startLoom(ws, server.baseUrl, []);
+    const id = (await first.waitFor(/Session ([0-9a-f-]{36}) started/))[1];
+    await first.waitFor(/You: /);
+    const second = await runLoom(ws, server.baseUrl, ['--resume', id]);
+    expect(second.code).toBe(1);
+    expect(second.stderr).toBe(`loom: Session ${id} is in use by pid ${first.child.pid}.\n`);
+    first.end();
+    expect((await first.exited).code).toBe(0);
+  });
+
+  it('Ctrl-C during a reply stops the reply, not the program', async () => {
+    server.enqueue({ text: 'This reply stalls forever', stallAfterChunks: 3, hangMs: 30_000 });
+    const loom = startLoom(ws, server.baseUrl, []);
+    loom.write('talk\n');
+    await loom.waitFor(/Assistant: This/);
+    loom.child.kill('SIGINT');
+    await loom.waitFor(/Stopped: the turn was stopped by the user\./);
+    loom.end();
+    const { code } = await loom.exited;
+    expect(code).toBe(0);
+    expect(loom.stdout()).toMatch(/You: \n/);
+  });
+});
