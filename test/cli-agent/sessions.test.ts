@@ -3,7 +3,7 @@
  * kill -9 during a tool call, a server that is down, a session held by another process,
  * and Ctrl-C during a reply.
  */
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { INTERRUPTED_RESULT } from '../../src/core/agent/recovery';
 import { startScriptedServer, type ScriptedServer } from '../support/scripted-server';
 import { announcedId, buildLoom, inStore, makeWorkspace, runLoom, startLoom, type Workspace } from './support';
