@@ -169,3 +169,42 @@ describe('ask_question', () => {
     expect(lastMessage(h.bodies()[1]).content).toContain('blue');
   });
 });
+
+describe('tool time limits', () => {
+  it('stops a tool at --tool-timeout, tells the model and audits tool_timeout', async () => {
+    h = await makeAgentHarness({ mode: 'dangerouslySkipPermissions', toolTimeoutSec: 1 });
+    h.script({ toolCalls: [{ id: 'slow', name: 'run_bash', arguments: { command: 'sleep 20' } }] }, { text: 'Too slow.' });
+    await h.send('wait a while');
+    expect(lastMessage(h.bodies()[1]).content).toContain('Timed out after 1 s');
+    expect(h.audit().find((e) => e.event === 'tool_timeout')).toMatchObject({ tool: 'run_bash', call_id: 'slow', timeout_sec: 1 });
+  });
+});
+
+describe('the listing summary refresh', () => {
+  it('asks again every fifth user message of the session', async () => {
+    h = await makeAgentHarness();
+    h.script({ text: 'reply 1' });
+    await h.send('message 1');
+    for (let i = 2; i <= 4; i++) {
+      h.server.enqueue({ text: `reply ${i}` });
+      await h.send(`message ${i}`);
+    }
+    h.server.enqueue({ text: 'reply 5' }, { text: 'A refreshed label' });
+    await h.send('message 5');
+    const summaries = h.bodies().filter((b) => b.messages[0].content === h.bodies()[1].messages[0].content);
+    expect(summaries).toHaveLength(2);
+    expect(summaries[1].messages[1].content).toContain('message 5');
+    expect(h.store.getMeta(h.sessionId).summary).toBe('A refreshed label');
+    expect(h.store.getUsage(h.sessionId).by_kind.summary.calls).toBe(2);
+  });
+});
+
+describe('closing a session', () => {
+  it('marks it saved and audits session_end', async () => {
+    h = await makeAgentHarness();
+    h.engine.close(h.sessionId);
+    expect(h.store.getMeta(h.sessionId).status).toBe('saved');
+    expect(h.audit().at(-1)).toMatchObject({ event: 'session_end', session: h.sessionId });
+    expect(h.engine.isOpen(h.sessionId)).toBe(false);
+  });
+});

@@ -90,4 +90,28 @@ describe('the REPL', () => {
     expect(run.code).toBe(0);
     expect(toolMessages(bodies()[1])[0].content).toContain('Invalid arguments for read_file: path:');
   });
+
+  it('offers to revert the files the session changed; end of input keeps them', async () => {
+    server.enqueue({ toolCalls: [{ name: 'write_file', arguments: { path: 'kept.txt', content: 'new' } }] }, { text: 'Written.' }, SUMMARY);
+    const run = await runLoom(ws, server.baseUrl, ['--mode', 'acceptEdits'], 'write it\n');
+    expect(run.stdout).toContain('Files changed in this session:\n  kept.txt\nRevert 1 changed file(s)? [y/N] \n');
+    expect(fs.readFileSync(path.join(ws.projectDir, 'kept.txt'), 'utf8')).toBe('new');
+  });
+
+  it('reverts them when the user answers y', async () => {
+    fs.writeFileSync(path.join(ws.projectDir, 'notes.txt'), 'original\n');
+    server.enqueue({ toolCalls: [{ name: 'write_file', arguments: { path: 'notes.txt', content: 'changed\n' } }] }, { text: 'Changed.' }, SUMMARY);
+    const run = await runLoom(ws, server.baseUrl, ['--mode', 'acceptEdits'], 'change it\n\\exit\ny\n');
+    expect(run.stdout).toContain('Reverted 1 file(s).');
+    expect(fs.readFileSync(path.join(ws.projectDir, 'notes.txt'), 'utf8')).toBe('original\n');
+  });
+
+  it('warns about secret-looking variables by name and never hands them to tools', async () => {
+    server.enqueue({ toolCalls: [{ name: 'run_bash', arguments: { command: 'echo "key=[$MY_SERVICE_TOKEN]"' } }] }, { text: 'Checked.' }, SUMMARY);
+    const run = await runLoom(ws, server.baseUrl, ['--mode', 'dangerouslySkipPermissions'], 'show the token\n', { MY_SERVICE_TOKEN: 'tok-4f9a8b7c6d5e' });
+    expect(run.stderr).toContain('MY_SERVICE_TOKEN');
+    expect(run.stderr).not.toContain('tok-4f9a8b7c6d5e');
+    expect(toolMessages(bodies()[1])[0].content).toContain('key=[]');
+  });
 });
+

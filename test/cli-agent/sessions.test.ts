@@ -181,9 +181,14 @@ describe('failures the user must understand', () => {
     await loom.waitFor(/Assistant: This/);
     loom.child.kill('SIGINT');
     await loom.waitFor(/Stopped: the turn was stopped by the user\./);
-    loom.end();
+    // At the prompt, a first Ctrl-C says how to quit and a second one quits, saving the session.
+    await loom.waitFor(/You: $/);
+    loom.child.kill('SIGINT');
+    await loom.waitFor(/Press Ctrl-C again/);
+    loom.child.kill('SIGINT');
     const { code } = await loom.exited;
     expect(code).toBe(0);
-    expect(loom.stdout()).toMatch(/You: \n/);
+    const id = announcedId(loom.stdout());
+    expect(loom.stdout()).toContain(`Session ${id} saved.`);
   });
 });

@@ -45,8 +45,8 @@ export interface LoomProcess {
 }
 
 /** `loom` with the workspace's data folder and the given server; no secrets in its env. */
-export function startLoom(ws: Workspace, baseUrl: string, args: string[]): LoomProcess {
-  const env = { PATH: process.env.PATH ?? '', HOME: ws.root, LANG: 'C.UTF-8' };
+export function startLoom(ws: Workspace, baseUrl: string, args: string[], extraEnv: Record<string, string> = {}): LoomProcess {
+  const env = { PATH: process.env.PATH ?? '', HOME: ws.root, LANG: 'C.UTF-8', ...extraEnv };
   const child = spawn(process.execPath, [BIN, '--data-dir', ws.dataDir, '--base-url', baseUrl, ...args], {
     cwd: ws.projectDir,
     env,
@@ -95,8 +95,8 @@ export interface LoomRun {
 }
 
 /** Runs `loom` to the end with `input` piped to stdin. */
-export async function runLoom(ws: Workspace, baseUrl: string, args: string[], input = ''): Promise<LoomRun> {
-  const loom = startLoom(ws, baseUrl, args);
+export async function runLoom(ws: Workspace, baseUrl: string, args: string[], input = '', env: Record<string, string> = {}): Promise<LoomRun> {
+  const loom = startLoom(ws, baseUrl, args, env);
   loom.write(input);
   loom.end();
   const { code } = await loom.exited;
