@@ -1,4 +1,44 @@
-import { Command } from 'commander';
+/**
+ * The `loom` command: parse the command line, run one lifecycle command or a chat, exit.
+ * Whatever goes wrong ends as one line on stderr — 2 for a usage mistake, 1 for a refused
+ * operation or an unexpected failure — never a stack trace (LOOM_DEBUG=1 shows one).
+ */
+import { isLoomError, errorMessage } from '../core/errors';
+import { runChat } from './chat';
+import { runLifecycle } from './lifecycle';
+import { isUsageError, parseCommandLine } from './options';
+import { exitQuietlyOnBrokenPipe, writeError, writeOut } from './output';
 
-const program = new Command('loom').description('A desktop AI agent with durable sessions').version('0.1.0');
-program.parse();
+async function main(argv: string[]): Promise<number> {
+  const parsed = parseCommandLine(argv);
+  if (parsed.kind === 'exit') return parsed.code;
+  const { action, config } = parsed;
+  if (action.kind !== 'chat') return runLifecycle(action, config);
+  return runChat(config, { prompt: action.prompt, resume: action.resume, continueLast: action.continueLast });
+}
+
+function exitCodeFor(err: unknown): number {
+  if (isUsageError(err)) return 2;
+  return 1;
+}
+
+function report(err: unknown): void {
+  if (process.env.LOOM_DEBUG && err instanceof Error && err.stack) process.stderr.write(`${err.stack}\n`);
+  writeError(isLoomError(err) ? errorMessage(err) : `unexpected error: ${errorMessage(err)}`);
+}
+
+/** Exits only once everything written to stdout has been handed over, so pipes get it all. */
+async function finish(code: number): Promise<never> {
+  await writeOut('');
+  process.exit(code);
+}
+
+function fail(err: unknown): Promise<never> {
+  report(err);
+  return finish(exitCodeFor(err));
+}
+
+exitQuietlyOnBrokenPipe();
+process.on('uncaughtException', (err) => void fail(err));
+process.on('unhandledRejection', (err) => void fail(err));
+main(process.argv.slice(2)).then(finish, fail);

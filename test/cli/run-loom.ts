@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const BIN = path.join(ROOT, 'bin/loom.js');
+export const BIN = path.join(ROOT, 'bin/loom.js');
 
 export interface LoomRun {
   code: number | null;

@@ -1,0 +1,216 @@
+/**
+ * The `loom` lifecycle commands (DESIGN §4) that need no model: list, search, info,
+ * rename, fork, archive/unarchive, export, import and delete. Each one opens the store,
+ * does one thing, and returns what to print; refusals are LoomErrors (exit 1).
+ */
+import fs from 'node:fs';
+import type { LoomConfig } from '../core/config';
+import { LoomError, errorMessage } from '../core/errors';
+import { SessionStore } from '../core/store/session-store';
+import { CALL_KINDS, type SearchHit, type SessionMeta, type UsageTotals } from '../shared/types';
+import { formatCost, formatCount, localTime, oneLine, relativeTime, renderTable, truncate, uniquePrefixes, type Column } from './format';
+import type { LifecycleAction } from './options';
+import { terminalWidth, writeOut } from './output';
+
+/** Runs one lifecycle command; returns the exit code. Errors propagate to the caller. */
+export async function runLifecycle(action: LifecycleAction, config: LoomConfig): Promise<number> {
+  // Read the import before touching the store, so a bad file leaves no trace at all.
+  const importText = action.kind === 'import' ? await readImportFile(action.file) : '';
+  const store = SessionStore.open(config.dataDir);
+  let text: string;
+  try {
+    text = perform(store, action, importText);
+  } finally {
+    store.close();
+  }
+  if (text) await writeOut(text.endsWith('\n') ? text : `${text}\n`);
+  return 0;
+}
+
+function perform(store: SessionStore, action: LifecycleAction, importText: string): string {
+  switch (action.kind) {
+    case 'list':
+      return listSessions(store, action.includeArchived, action.json);
+    case 'search':
+      return searchSessions(store, action.query, action.includeArchived, action.json);
+    case 'info':
+      return sessionInfo(store, store.resolveId(action.id), action.json);
+    case 'rename': {
+      const id = store.resolveId(action.id);
+      store.rename(id, action.title);
+      return `Renamed session ${id} to "${action.title}".`;
+    }
+    case 'fork':
+      return store.fork(store.resolveId(action.id)).id;
+    case 'archive': {
+      const id = store.resolveId(action.id);
+      store.setArchived(id, action.archived);
+      return `${action.archived ? 'Archived' : 'Unarchived'} session ${id}.`;
+    }
+    case 'export':
+      return store.exportSession(store.resolveId(action.id), action.format);
+    case 'import':
+      return store.importSession(importText).id;
+    case 'delete':
+      return deleteSession(store, action.id, action.yes);
+  }
+}
+
+function deleteSession(store: SessionStore, idOrPrefix: string, yes: boolean): string {
+  const id = store.resolveId(idOrPrefix);
+  if (!yes) throw new LoomError(`Refusing to delete session ${id} without --yes; nothing was deleted. Add --yes to confirm.`);
+  store.delete(id);
+  return `Deleted session ${id}.`;
+}
+
+async function readImportFile(file: string): Promise<string> {
+  if (file === '-') return readStdin();
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    const reason = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a folder' : errorMessage(err);
+    throw new LoomError(`Cannot import ${file}: ${reason}.`);
+  }
+}
+
+async function readStdin(): Promise<string> {
+  if (process.stdin.isTTY) throw new LoomError('--import - reads an export from stdin; pipe one in, e.g. loom --export ID | loom --import -.');
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+// ---- list and search ------------------------------------------------------------------
+
+/** The stable `--json` shape of a listed session (DESIGN §4). */
+function listEntry(meta: SessionMeta) {
+  return {
+    id: meta.id,
+    parent_id: meta.parent_id,
+    title: meta.title,
+    summary: meta.summary,
+    status: meta.status,
+    archived: meta.archived,
+    created_at: meta.created_at,
+    updated_at: meta.updated_at,
+    message_count: meta.message_count,
+  };
+}
+
+function toJson(value: unknown): string {
+  return JSON.stringify(value, null, 2);
+}
+
+function listSessions(store: SessionStore, includeArchived: boolean, json: boolean): string {
+  const sessions = store.list({ includeArchived });
+  if (json) return toJson(sessions.map(listEntry));
+  if (!sessions.length) return includeArchived ? 'No sessions yet.' : 'No sessions (archived ones show with --include-archived).';
+  return sessionTable(store, sessions).join('\n');
+}
+
+function searchSessions(store: SessionStore, query: string, includeArchived: boolean, json: boolean): string {
+  const hits = store.search(query, { includeArchived });
+  if (json) return toJson(hits.map((hit) => ({ ...listEntry(hit), snippet: hit.snippet })));
+  if (!hits.length) return `No sessions match "${query}".`;
+  const [header, ...rows] = sessionTable(store, hits);
+  const width = terminalWidth();
+  const snippet = (hit: SearchHit) => {
+    const text = `    ${oneLine(hit.snippet)}`;
+    return width === undefined ? text : truncate(text, width);
+  };
+  return [header, ...rows.flatMap((row, i) => [row, snippet(hits[i])])].join('\n');
+}
+
+const SESSION_COLUMNS: Column[] = [
+  { header: 'ID' },
+  { header: 'TITLE', flex: true },
+  { header: 'UPDATED' },
+  { header: 'MESSAGES', align: 'right' },
+];
+
+/** Header + one line per session: a short unambiguous id, title (else summary), age, size. */
+function sessionTable(store: SessionStore, sessions: SessionMeta[]): string[] {
+  const allIds = store.list({ includeArchived: true }).map((s) => s.id);
+  const short = uniquePrefixes(
+    sessions.map((s) => s.id),
+    allIds,
+  );
+  const now = new Date();
+  const rows = sessions.map((s) => [
+    short.get(s.id)!,
+    displayTitle(s),
+    relativeTime(s.updated_at, now),
+    formatCount(s.message_count),
+  ]);
+  return renderTable(SESSION_COLUMNS, rows, terminalWidth());
+}
+
+function displayTitle(s: SessionMeta): string {
+  const name = s.title?.trim() || s.summary?.trim() || '(untitled)';
+  return s.archived ? `[archived] ${name}` : name;
+}
+
+// ---- info -----------------------------------------------------------------------------
+
+function sessionInfo(store: SessionStore, id: string, json: boolean): string {
+  const meta = store.getMeta(id);
+  const compactions = store.getCompactions(id).length;
+  const usage = store.getUsage(id);
+  if (json) {
+    return toJson({
+      id: meta.id,
+      parent_id: meta.parent_id,
+      title: meta.title,
+      status: meta.status,
+      archived: meta.archived,
+      transcript_messages: meta.message_count,
+      compactions,
+      usage: {
+        calls: usage.calls,
+        prompt_tokens: usage.prompt_tokens,
+        completion_tokens: usage.completion_tokens,
+        cost_usd: usage.cost_usd,
+        by_kind: usage.by_kind,
+      },
+    });
+  }
+  const contextMessages = store.getContext(id).length;
+  const fields: Array<[string, string]> = [
+    ['ID', meta.id],
+    ['Title', meta.title ?? '(none)'],
+    ['Summary', meta.summary ? oneLine(meta.summary) : '(none yet)'],
+    ['Parent', meta.parent_id ?? '(none)'],
+    ['Status', meta.status],
+    ['Archived', meta.archived ? 'yes' : 'no'],
+    ['Created', localTime(meta.created_at)],
+    ['Updated', `${localTime(meta.updated_at)} (${relativeTime(meta.updated_at)})`],
+    ['Model', meta.model ?? '(unknown)'],
+    ['Folder', meta.cwd ?? '(unknown)'],
+    ['Transcript', `${formatCount(meta.message_count)} messages`],
+    ['Context', `${formatCount(contextMessages)} messages`],
+    ['Compactions', formatCount(compactions)],
+  ];
+  const label = Math.max(...fields.map(([name]) => name.length)) + 2;
+  const lines = fields.map(([name, value]) => `${`${name}:`.padEnd(label)}${value}`);
+  return [...lines, '', 'Usage:', ...usageTable(usage.by_kind, usage)].join('\n');
+}
+
+function usageTable(byKind: Record<string, UsageTotals>, total: UsageTotals): string[] {
+  const columns: Column[] = [
+    { header: 'KIND' },
+    { header: 'CALLS', align: 'right' },
+    { header: 'PROMPT TOKENS', align: 'right' },
+    { header: 'COMPLETION TOKENS', align: 'right' },
+    { header: 'EST. COST', align: 'right' },
+  ];
+  const row = (name: string, u: UsageTotals) => [
+    name,
+    formatCount(u.calls),
+    formatCount(u.prompt_tokens),
+    formatCount(u.completion_tokens),
+    formatCost(u.cost_usd),
+  ];
+  const rows = CALL_KINDS.map((kind) => row(kind, byKind[kind] ?? { calls: 0, prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 }));
+  return renderTable(columns, [...rows, row('total', total)]).map((line) => `  ${line}`);
+}
