@@ -67,20 +67,17 @@ async function execute(session: AgentSession, tool: Tool, args: unknown, callId:
   const controller = new AbortController();
   const cancel = () => controller.abort();
   signal.addEventListener('abort', cancel, { once: true });
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<'timeout'>((resolve) => {
-    timer = setTimeout(() => resolve('timeout'), timeoutMs + OUTER_TIMEOUT_GRACE_MS);
-  });
+  const guard = timeLimit(tool, timeoutMs + OUTER_TIMEOUT_GRACE_MS);
   const started = Date.now();
   // A tool that enforces the limit itself (run_bash) returns after it: audit that too.
   const auditIfTimedOut = () => {
-    if (Date.now() - started < timeoutMs) return;
+    if (tool.category === 'interact' || Date.now() - started < timeoutMs) return;
     session.audit.write('tool_timeout', { tool: tool.name, call_id: callId, timeout_sec: session.config.toolTimeoutSec });
   };
   try {
-    const outcome = await Promise.race([tool.run(args, toolContext(session, controller.signal, timeoutMs)), timeout]);
+    const outcome = await Promise.race([tool.run(args, toolContext(session, controller.signal, timeoutMs)), guard.expired]);
     auditIfTimedOut();
-    if (outcome !== 'timeout') return outcome;
+    if (outcome !== TIMED_OUT) return outcome;
     controller.abort();
     return `Error: ${tool.name} did not finish within ${session.config.toolTimeoutSec} s and was stopped.`;
   } catch (err) {
@@ -88,9 +85,21 @@ async function execute(session: AgentSession, tool: Tool, args: unknown, callId:
     if (signal.aborted) return 'Error: stopped by the user before it finished.';
     return `Error: ${isLoomError(err) ? err.message : `the tool failed unexpectedly: ${errorMessage(err)}`}`;
   } finally {
-    clearTimeout(timer);
+    guard.clear();
     signal.removeEventListener('abort', cancel);
   }
+}
+
+const TIMED_OUT = Symbol('timed out');
+
+/** The outer guard; a question to the user (interact) waits for the person, however long. */
+function timeLimit(tool: Tool, ms: number): { expired: Promise<typeof TIMED_OUT>; clear(): void } {
+  if (tool.category === 'interact') return { expired: new Promise(() => {}), clear: () => {} };
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<typeof TIMED_OUT>((resolve) => {
+    timer = setTimeout(() => resolve(TIMED_OUT), ms);
+  });
+  return { expired, clear: () => clearTimeout(timer) };
 }
 
 function toolContext(session: AgentSession, signal: AbortSignal, toolTimeoutMs: number): ToolContext {
