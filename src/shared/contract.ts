@@ -9,12 +9,11 @@
  */
 import { z } from 'zod';
 import type { EngineEvent } from './engine-events';
+import { PERMISSION_MODE_NAMES, THEMES, type Settings } from './settings';
 import type { ChatMessage, Compaction, SearchHit, SessionMeta, SessionUsage } from './types';
 
-export const PERMISSION_MODE_NAMES = ['default', 'acceptEdits', 'dangerouslySkipPermissions'] as const;
-export type PermissionModeName = (typeof PERMISSION_MODE_NAMES)[number];
-export const THEMES = ['system', 'light', 'dark'] as const;
-export type Theme = (typeof THEMES)[number];
+export { PERMISSION_MODE_NAMES, THEMES, type PermissionModeName, type Settings, type Theme } from './settings';
+
 export const EXPORT_FORMATS = ['json', 'markdown', 'html'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 
@@ -23,19 +22,6 @@ export const MAX_TRANSCRIPT_PAGE = 1000;
 /** Body cap for ordinary requests; import carries a whole export and gets more room. */
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 export const IMPORT_MAX_BODY_BYTES = 64 * 1024 * 1024;
-
-/** What the settings dialog edits. The API key itself never travels back to the UI. */
-export interface Settings {
-  baseUrl: string;
-  model: string;
-  hasApiKey: boolean;
-  maxContextTokens: number;
-  mode: PermissionModeName;
-  theme: Theme;
-  /** Session ids open as tabs, in tab order; restored after a restart or reload. */
-  openTabs: string[];
-  activeTab: string | null;
-}
 
 export interface AppInfo {
   name: 'Loom';

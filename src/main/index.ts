@@ -1,0 +1,144 @@
+/**
+ * The desktop app's main process: one backend (session store + engine) for all windows,
+ * the bridge contract on IPC, hardened windows, a single-instance lock, settings in
+ * electron-store with the API key encrypted by safeStorage. Everything Electron-specific
+ * stays in this file; the decisions live in ./adapters and are tested under Node.
+ */
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { BrowserWindow, app, ipcMain, nativeImage, nativeTheme, safeStorage, session, shell } from 'electron';
+import Store from 'electron-store';
+import { IPC_EVENT_CHANNEL } from '../shared/ipc-channels';
+import type { BridgeEvent, Handlers, Settings } from '../shared/contract';
+import { errorMessage } from '../core/errors';
+import { resolveDataDir } from '../core/paths';
+import { SessionStore } from '../core/store/session-store';
+import { openBackend, type Backend } from '../server/backend';
+import { DragFiles, DRAG_ICON_DATA_URL } from './adapters/drag-export';
+import { DesktopSettingsStore, type KeyValueFile } from './adapters/settings-store';
+import { appUrlMatcher, hardenContents, hardenSession } from './adapters/window-security';
+import { registerBridge } from './ipc';
+import { electronNativeBinding } from './native-sqlite';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const appRoot = path.resolve(here, '../..');
+const indexHtml = path.join(here, '../renderer/index.html');
+const devServerUrl = app.isPackaged ? undefined : process.env.ELECTRON_RENDERER_URL;
+const isAppUrl = appUrlMatcher(pathToFileURL(indexHtml).href, devServerUrl);
+const dragFiles = new DragFiles();
+let backend: Backend | null = null;
+
+if (!app.requestSingleInstanceLock()) {
+  // Another Loom window is open: it gets focused (second-instance below) and this one ends.
+  app.quit();
+} else {
+  app.on('second-instance', () => focusFirstWindow());
+  app.on('web-contents-created', (_event, contents) => hardenContents(contents, (url) => void shell.openExternal(url)));
+  app.on('window-all-closed', () => app.quit());
+  app.on('before-quit', () => {
+    backend?.close();
+    backend = null;
+    dragFiles.cleanUp();
+  });
+  app.whenReady().then(start, (err) => fail(err));
+}
+
+function start(): void {
+  try {
+    hardenSession(session.defaultSession);
+    backend = openDesktopBackend();
+    const handlers = withThemeFollowing(backend.handlers);
+    registerBridge(ipcMain, handlers, senderOf, isAppUrl);
+    backend.subscribe(broadcast);
+    nativeTheme.themeSource = (handlers['settings.get']({}) as Settings).theme;
+    createWindow();
+    app.on('activate', () => BrowserWindow.getAllWindows().length === 0 && createWindow());
+  } catch (err) {
+    fail(err);
+  }
+}
+
+function openDesktopBackend(): Backend {
+  const dataDir = resolveDataDir();
+  const file = new Store({ cwd: dataDir, name: 'desktop-settings' }) as unknown as KeyValueFile;
+  const nativeBinding = electronNativeBinding(appRoot);
+  return openBackend({
+    dataDir,
+    settingsStore: new DesktopSettingsStore(file, safeStorage),
+    shell: 'desktop',
+    electronVersion: process.versions.electron,
+    // The second argument is the Electron build of better-sqlite3 (see native-sqlite.ts).
+    openStore: (dir) => (SessionStore.open as (dir: string, opts?: { nativeBinding?: string }) => SessionStore)(dir, { nativeBinding }),
+    startDrag: (exported) => {
+      const contents = BrowserWindow.getFocusedWindow()?.webContents;
+      if (!contents) return;
+      contents.startDrag({ file: dragFiles.write(exported), icon: nativeImage.createFromDataURL(DRAG_ICON_DATA_URL) });
+    },
+  });
+}
+
+function createWindow(): BrowserWindow {
+  const window = new BrowserWindow({
+    width: 1280,
+    height: 820,
+    minWidth: 720,
+    minHeight: 480,
+    show: false,
+    title: 'Loom',
+    autoHideMenuBar: true,
+    webPreferences: {
+      preload: path.join(here, '../preload/index.cjs'),
+      contextIsolation: true,
+      sandbox: true,
+      nodeIntegration: false,
+      nodeIntegrationInWorker: false,
+      nodeIntegrationInSubFrames: false,
+      webSecurity: true,
+      allowRunningInsecureContent: false,
+      experimentalFeatures: false,
+      webviewTag: false,
+      navigateOnDragDrop: false,
+      safeDialogs: true,
+    },
+  });
+  window.once('ready-to-show', () => window.show());
+  if (devServerUrl) void window.loadURL(devServerUrl);
+  else void window.loadFile(indexHtml);
+  return window;
+}
+
+function focusFirstWindow(): void {
+  const [window] = BrowserWindow.getAllWindows();
+  if (!window) return void createWindow();
+  if (window.isMinimized()) window.restore();
+  window.show();
+  window.focus();
+}
+
+function broadcast(event: BridgeEvent): void {
+  for (const window of BrowserWindow.getAllWindows()) {
+    if (!window.isDestroyed()) window.webContents.send(IPC_EVENT_CHANNEL, event);
+  }
+}
+
+/** The window chrome (menus, dialogs, scroll bars) follows the theme chosen in the settings. */
+function withThemeFollowing(handlers: Handlers): Handlers {
+  return {
+    ...handlers,
+    'settings.set': async (input) => {
+      const settings = await handlers['settings.set'](input);
+      nativeTheme.themeSource = settings.theme;
+      return settings;
+    },
+  };
+}
+
+function senderOf(event: unknown): { url: string | undefined; isMainFrame: boolean } {
+  const { senderFrame, sender } = event as Electron.IpcMainInvokeEvent;
+  return { url: senderFrame?.url, isMainFrame: senderFrame !== null && senderFrame === sender.mainFrame };
+}
+
+function fail(err: unknown): void {
+  console.error(`loom: the desktop app could not start: ${errorMessage(err)}`);
+  app.exit(1);
+}

@@ -1,0 +1,202 @@
+/**
+ * The window: the session sidebar, the tab bar with one chat per open session, the
+ * dialogs, and the global shortcuts. Open tabs are saved in the settings so they come
+ * back after a restart or a reload.
+ */
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import type { AppInfo, LoomBridge, Settings } from '../shared/contract';
+import type { SessionMeta } from '../shared/types';
+import { Banners, useBanners } from './components/Banners';
+import { ChatView } from './components/ChatView';
+import { DeleteDialog } from './components/DeleteDialog';
+import { InfoDialog } from './components/InfoDialog';
+import { RenameDialog } from './components/RenameDialog';
+import { SettingsDialog } from './components/SettingsDialog';
+import { Sidebar, type SessionAction } from './components/Sidebar';
+import { TabBar } from './components/TabBar';
+import { isDesktop } from './bridge';
+import { downloadText } from './lib/download';
+import { useShortcuts } from './lib/shortcuts';
+import { ChatSession } from './state/chat-session';
+import { useTabs } from './state/tabs';
+
+type DialogState =
+  | { kind: 'info'; id: string }
+  | { kind: 'delete'; meta: SessionMeta }
+  | { kind: 'rename'; meta: SessionMeta }
+  | { kind: 'settings' }
+  | null;
+
+export function App({ bridge, initialSettings, appInfo }: { bridge: LoomBridge; initialSettings: Settings; appInfo: AppInfo }) {
+  const [settings, setSettings] = useState(initialSettings);
+  const [dialog, setDialog] = useState<DialogState>(null);
+  const banners = useBanners();
+  const chats = useRef(new Map<string, ChatSession>());
+  const searchBox = useRef<HTMLInputElement>(null);
+
+  const chatFor = useCallback(
+    (id: string) => {
+      let chat = chats.current.get(id);
+      if (!chat) {
+        chat = new ChatSession(id, bridge);
+        chats.current.set(id, chat);
+        void chat.load();
+      }
+      return chat;
+    },
+    [bridge],
+  );
+  const tabs = useTabs(bridge, initialSettings, (id) => chats.current.delete(id));
+
+  useEffect(() => bridge.onEvent((event) => chats.current.forEach((chat) => chat.handle(event))), [bridge]);
+
+  useEffect(() => {
+    const root = document.documentElement;
+    if (settings.theme === 'system') delete root.dataset.theme;
+    else root.dataset.theme = settings.theme;
+  }, [settings.theme]);
+
+  /** Runs a user action; a failure becomes a banner, never a broken window. */
+  const attempt = useCallback(
+    async <T,>(action: () => Promise<T>): Promise<T | undefined> => {
+      try {
+        return await action();
+      } catch (err) {
+        banners.show((err as Error).message);
+        return undefined;
+      }
+    },
+    [banners],
+  );
+
+  const newSession = useCallback(async () => {
+    const meta = await attempt(() => bridge.invoke('chat.create', {}));
+    if (meta) tabs.open(meta.id);
+  }, [attempt, bridge, tabs]);
+
+  const onAction = useCallback(
+    async (action: SessionAction, meta: SessionMeta) => {
+      switch (action) {
+        case 'open':
+          return tabs.open(meta.id);
+        case 'rename':
+          return setDialog({ kind: 'rename', meta });
+        case 'delete':
+          return setDialog({ kind: 'delete', meta });
+        case 'info':
+          return setDialog({ kind: 'info', id: meta.id });
+        case 'fork': {
+          const fork = await attempt(() => bridge.invoke('sessions.fork', { id: meta.id }));
+          if (fork) tabs.open(fork.id);
+          return;
+        }
+        case 'archive':
+        case 'unarchive':
+          await attempt(() => bridge.invoke(action === 'archive' ? 'sessions.archive' : 'sessions.unarchive', { id: meta.id }));
+          return;
+        case 'export': {
+          const file = await attempt(() => bridge.invoke('sessions.export', { id: meta.id, format: 'json' }));
+          if (file) downloadText(file.filename, file.mimeType, file.text);
+          return;
+        }
+      }
+    },
+    [attempt, bridge, tabs],
+  );
+
+  const importFile = useCallback(
+    async (file: File) => {
+      const meta = await attempt(async () => bridge.invoke('sessions.import', { text: await file.text() }));
+      if (meta) tabs.open(meta.id);
+    },
+    [attempt, bridge, tabs],
+  );
+
+  const shortcuts = useMemo(
+    () => ({
+      newSession: () => void newSession(),
+      closeTab: () => tabs.active && tabs.close(tabs.active),
+      nextTab: () => tabs.cycle(1),
+      previousTab: () => tabs.cycle(-1),
+      focusSearch: () => searchBox.current?.focus(),
+    }),
+    [newSession, tabs],
+  );
+  useShortcuts(shortcuts, dialog === null);
+
+  return (
+    <div className="app">
+      <Sidebar
+        bridge={bridge}
+        searchRef={searchBox}
+        activeId={tabs.active}
+        onAction={onAction}
+        onNewSession={() => void newSession()}
+        onImport={(file) => void importFile(file)}
+        onSettings={() => setDialog({ kind: 'settings' })}
+        onError={banners.show}
+      />
+      <main className="main">
+        <TabBar bridge={bridge} tabs={tabs.ids} active={tabs.active} onSelect={tabs.focus} onClose={tabs.close} onNew={() => void newSession()} />
+        <Banners banners={banners.list} onDismiss={banners.dismiss} />
+        {tabs.active ? (
+          <ChatView
+            key={tabs.active}
+            bridge={bridge}
+            chat={chatFor(tabs.active)}
+            onAction={onAction}
+          />
+        ) : (
+          <EmptyState onNew={() => void newSession()} appInfo={appInfo} />
+        )}
+      </main>
+      {dialog?.kind === 'info' && <InfoDialog bridge={bridge} id={dialog.id} onClose={() => setDialog(null)} />}
+      {dialog?.kind === 'rename' && (
+        <RenameDialog
+          meta={dialog.meta}
+          onClose={() => setDialog(null)}
+          onRename={(title) => attempt(() => bridge.invoke('sessions.rename', { id: dialog.meta.id, title }))}
+        />
+      )}
+      {dialog?.kind === 'delete' && (
+        <DeleteDialog
+          meta={dialog.meta}
+          onClose={() => setDialog(null)}
+          onConfirm={async () => {
+            const done = await attempt(() => bridge.invoke('sessions.delete', { id: dialog.meta.id }));
+            if (done) tabs.close(dialog.meta.id);
+          }}
+        />
+      )}
+      {dialog?.kind === 'settings' && (
+        <SettingsDialog
+          settings={settings}
+          onClose={() => setDialog(null)}
+          onSave={async (patch) => {
+            const next = await attempt(() => bridge.invoke('settings.set', patch));
+            if (next) setSettings(next);
+            return next !== undefined;
+          }}
+        />
+      )}
+    </div>
+  );
+}
+
+function EmptyState({ onNew, appInfo }: { onNew: () => void; appInfo: AppInfo }) {
+  return (
+    <section className="empty" aria-label="No session open">
+      <h1>Loom</h1>
+      <p>Open a session from the list, or start a new one.</p>
+      <button type="button" className="primary" onClick={onNew} aria-keyshortcuts="Alt+N">
+        New session
+      </button>
+      <p className="hint">
+        Alt+N new session · Alt+W close tab · Alt+] / Alt+[ next / previous tab · Ctrl+K search · Enter send
+      </p>
+      <p className="hint">
+        {isDesktop() ? 'Desktop' : 'Browser mode'} · project {appInfo.projectDir} · data {appInfo.dataDir}
+      </p>
+    </section>
+  );
+}

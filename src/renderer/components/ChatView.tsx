@@ -1,0 +1,123 @@
+/**
+ * One open session: header (title, context meter, Compact now, Info), the transcript,
+ * the turn's error banner and notices, and the message box.
+ */
+import { useCallback, useEffect, useState, useSyncExternalStore } from 'react';
+import type { LoomBridge } from '../../shared/contract';
+import type { SessionMeta } from '../../shared/types';
+import { sessionLabel } from '../lib/format';
+import type { ChatSession } from '../state/chat-session';
+import { ErrorBanner } from './Banners';
+import { Composer } from './Composer';
+import { ContextMeter } from './ContextMeter';
+import type { SessionAction } from './Sidebar';
+import { Transcript } from './Transcript';
+
+interface ChatViewProps {
+  bridge: LoomBridge;
+  chat: ChatSession;
+  onAction: (action: SessionAction, meta: SessionMeta) => void;
+}
+
+export function ChatView({ bridge, chat, onAction }: ChatViewProps) {
+  const snap = useSyncExternalStore(chat.subscribe, chat.getSnapshot);
+  const meta = useSessionMeta(bridge, chat.id);
+  const label = meta ? sessionLabel(meta) : 'Session';
+
+  const send = useCallback(
+    async (text: string): Promise<boolean> => {
+      chat.setError(null);
+      try {
+        const { error } = await bridge.invoke('chat.send', { sessionId: chat.id, text });
+        if (error) chat.setError(error);
+        return error === null;
+      } catch (err) {
+        chat.setError((err as Error).message);
+        return false;
+      }
+    },
+    [bridge, chat],
+  );
+
+  const compact = async () => {
+    chat.setCompacting(true);
+    try {
+      await bridge.invoke('chat.compact', { sessionId: chat.id });
+    } catch (err) {
+      chat.setError((err as Error).message);
+    } finally {
+      chat.setCompacting(false);
+    }
+  };
+
+  const archived = meta?.archived ?? false;
+  return (
+    <section className="chat" aria-label={`Chat: ${label}`}>
+      <header className="chat-head">
+        <h1 className="chat-title" title={label}>
+          {label}
+        </h1>
+        <ContextMeter tokens={snap.contextTokens} max={snap.maxContextTokens} />
+        <button type="button" onClick={() => void compact()} disabled={snap.busy || snap.compacting || archived}>
+          Compact now
+        </button>
+        <button type="button" onClick={() => meta && onAction('fork', meta)} disabled={!meta}>
+          Fork
+        </button>
+        <button type="button" onClick={() => meta && onAction('info', meta)} disabled={!meta}>
+          Info
+        </button>
+      </header>
+      {archived && meta && (
+        <div className="banner banner-info" role="status">
+          <span className="banner-text">This session is archived. Unarchive it to continue.</span>
+          <button type="button" onClick={() => onAction('unarchive', meta)}>
+            Unarchive
+          </button>
+        </div>
+      )}
+      {snap.loadError && <ErrorBanner text={snap.loadError} onDismiss={() => void chat.load()} />}
+      <Transcript bridge={bridge} chat={chat} snap={snap} />
+      <div className="chat-foot">
+        {snap.compacting && (
+          <div className="progress" role="status">
+            <span className="spinner" aria-hidden="true" /> Compacting the context…
+          </div>
+        )}
+        {snap.notices.map((notice) => (
+          <ErrorBanner key={notice.id} level={notice.level} text={notice.text} onDismiss={() => chat.dismissNotice(notice.id)} />
+        ))}
+        {snap.error && <ErrorBanner text={snap.error} onDismiss={() => chat.setError(null)} />}
+        <Composer
+          chat={chat}
+          busy={snap.busy}
+          disabled={archived || !snap.loaded}
+          onSend={send}
+          onStop={() => bridge.invoke('chat.stop', { sessionId: chat.id }).catch((err: Error) => chat.setError(err.message))}
+        />
+      </div>
+    </section>
+  );
+}
+
+/** The session's metadata, kept current as sessions change. */
+function useSessionMeta(bridge: LoomBridge, id: string): SessionMeta | null {
+  const [meta, setMeta] = useState<SessionMeta | null>(null);
+  useEffect(() => {
+    let timer: ReturnType<typeof setTimeout> | null = null;
+    const fetchMeta = () => bridge.invoke('sessions.info', { id }).then(setMeta, () => {});
+    fetchMeta();
+    const off = bridge.onEvent((event) => {
+      if (event.type !== 'sessions_changed' || timer) return;
+      timer = setTimeout(() => {
+        timer = null;
+        fetchMeta();
+      }, 200);
+    });
+    return () => {
+      off();
+      if (timer) clearTimeout(timer);
+    };
+  }, [bridge, id]);
+  return meta;
+}

@@ -1,0 +1,111 @@
+/**
+ * Everything about one session: ids, times, transcript size, each compaction with its
+ * time and token figures, and cumulative usage by kind of model call.
+ */
+import { useEffect, useState } from 'react';
+import type { LoomBridge, SessionInfo } from '../../shared/contract';
+import { CALL_KINDS, type UsageTotals } from '../../shared/types';
+import { formatCost, formatCount, localTime } from '../lib/format';
+import { Dialog } from './Dialog';
+
+export function InfoDialog({ bridge, id, onClose }: { bridge: LoomBridge; id: string; onClose: () => void }) {
+  const [info, setInfo] = useState<SessionInfo | null>(null);
+  const [error, setError] = useState<string | null>(null);
+
+  useEffect(() => {
+    bridge.invoke('sessions.info', { id }).then(setInfo, (err: Error) => setError(err.message));
+  }, [bridge, id]);
+
+  return (
+    <Dialog title="Session info" onClose={onClose} className="info">
+      {error && <p role="alert">{error}</p>}
+      {!info && !error && <p>Loading…</p>}
+      {info && <InfoBody info={info} />}
+      <div className="dialog-actions">
+        <button type="button" className="primary" onClick={onClose} autoFocus>
+          Close
+        </button>
+      </div>
+    </Dialog>
+  );
+}
+
+function InfoBody({ info }: { info: SessionInfo }) {
+  return (
+    <>
+      <dl className="facts">
+        <Fact term="ID" value={info.id} mono />
+        <Fact term="Title" value={info.title ?? '—'} />
+        <Fact term="Summary" value={info.summary ?? '—'} />
+        <Fact term="Parent" value={info.parent_id ?? '—'} mono />
+        <Fact term="Status" value={`${info.status}${info.archived ? ', archived' : ''}`} />
+        <Fact term="Created" value={localTime(info.created_at)} />
+        <Fact term="Updated" value={localTime(info.updated_at)} />
+        <Fact term="Transcript messages" value={formatCount(info.message_count)} />
+        <Fact term="Compactions" value={formatCount(info.compactions.length)} />
+        <Fact term="Model" value={info.model ?? '—'} />
+        <Fact term="Project folder" value={info.cwd ?? '—'} mono />
+      </dl>
+      {info.compactions.length > 0 && (
+        <table className="figures" aria-label="Compactions">
+          <thead>
+            <tr>
+              <th scope="col">#</th>
+              <th scope="col">When</th>
+              <th scope="col">Tokens before → after</th>
+            </tr>
+          </thead>
+          <tbody>
+            {info.compactions.map((c, i) => (
+              <tr key={`${c.at}-${i}`}>
+                <td>{i + 1}</td>
+                <td>{localTime(c.at)}</td>
+                <td>
+                  {formatCount(c.before_tokens)} → {formatCount(c.after_tokens)}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      <table className="figures" aria-label="Usage">
+        <thead>
+          <tr>
+            <th scope="col">Kind</th>
+            <th scope="col">Calls</th>
+            <th scope="col">Prompt tokens</th>
+            <th scope="col">Completion tokens</th>
+            <th scope="col">Cost (est.)</th>
+          </tr>
+        </thead>
+        <tbody>
+          {CALL_KINDS.map((kind) => (
+            <UsageRow key={kind} label={kind} totals={info.usage.by_kind[kind]} />
+          ))}
+          <UsageRow label="total" totals={info.usage} />
+        </tbody>
+      </table>
+    </>
+  );
+}
+
+function Fact({ term, value, mono }: { term: string; value: string; mono?: boolean }) {
+  return (
+    <div className="fact">
+      <dt>{term}</dt>
+      <dd className={mono ? 'mono' : undefined}>{value}</dd>
+    </div>
+  );
+}
+
+function UsageRow({ label, totals }: { label: string; totals: UsageTotals }) {
+  return (
+    <tr>
+      <th scope="row">{label}</th>
+      <td>{formatCount(totals.calls)}</td>
+      <td>{formatCount(totals.prompt_tokens)}</td>
+      <td>{formatCount(totals.completion_tokens)}</td>
+      <td>{formatCost(totals.cost_usd)}</td>
+    </tr>
+  );
+}

@@ -1,0 +1,94 @@
+/**
+ * The part of the turn still happening: the reply streaming in, the tools running, and
+ * what the engine waits for — approvals (allow once / deny, with the policy's label) and
+ * questions from ask_question — answered right here in the transcript.
+ */
+import { useDeferredValue, useState } from 'react';
+import type { LoomBridge } from '../../shared/contract';
+import type { Approval, ChatSession, ChatSnapshot, Question } from '../state/chat-session';
+import { Markdown } from './Markdown';
+
+export function LiveRow({ bridge, chat, snap }: { bridge: LoomBridge; chat: ChatSession; snap: ChatSnapshot }) {
+  const streaming = useDeferredValue(snap.streaming);
+  const waiting = snap.busy && !streaming && snap.runningTools.length === 0 && snap.approvals.length === 0 && snap.questions.length === 0;
+  return (
+    <div className="live">
+      {streaming && (
+        <article className="msg msg-assistant streaming" aria-label="Assistant (replying)">
+          <div className="msg-who">Loom</div>
+          <Markdown text={streaming} />
+        </article>
+      )}
+      {snap.runningTools.map((tool) => (
+        <div key={tool.callId} className="progress" role="status">
+          <span className="spinner" aria-hidden="true" /> Running <code>{tool.name}</code>…
+        </div>
+      ))}
+      {snap.approvals.map((approval) => (
+        <ApprovalCard key={approval.requestId} approval={approval} bridge={bridge} chat={chat} />
+      ))}
+      {snap.questions.map((question) => (
+        <QuestionCard key={question.requestId} question={question} bridge={bridge} chat={chat} />
+      ))}
+      {waiting && (
+        <div className="progress" role="status">
+          <span className="spinner" aria-hidden="true" /> Waiting for the model…
+        </div>
+      )}
+    </div>
+  );
+}
+
+function ApprovalCard({ approval, bridge, chat }: { approval: Approval; bridge: LoomBridge; chat: ChatSession }) {
+  const answer = (allow: boolean) => {
+    chat.answered(approval.requestId);
+    bridge.invoke('chat.approve', { requestId: approval.requestId, allow }).catch((err: Error) => chat.setError(err.message));
+  };
+  return (
+    <div className="card approval" role="group" aria-label={`Approval needed: ${approval.tool}`}>
+      <p>
+        <strong>{approval.tool}</strong> wants to run:
+      </p>
+      <pre className="card-body">{approval.summary}</pre>
+      <p className="policy-label">Why it asks: {approval.label}</p>
+      <div className="card-actions">
+        <button type="button" className="primary" onClick={() => answer(true)}>
+          Allow once
+        </button>
+        <button type="button" className="danger" onClick={() => answer(false)}>
+          Deny
+        </button>
+      </div>
+    </div>
+  );
+}
+
+function QuestionCard({ question, bridge, chat }: { question: Question; bridge: LoomBridge; chat: ChatSession }) {
+  const [text, setText] = useState('');
+  const answer = (value: string | null) => {
+    chat.answered(question.requestId);
+    bridge.invoke('chat.answer', { requestId: question.requestId, answer: value }).catch((err: Error) => chat.setError(err.message));
+  };
+  return (
+    <form
+      className="card question"
+      role="group"
+      aria-label="Question from the assistant"
+      onSubmit={(event) => {
+        event.preventDefault();
+        if (text.trim()) answer(text);
+      }}
+    >
+      <p className="question-text">{question.question}</p>
+      <input aria-label="Your answer" value={text} onChange={(e) => setText(e.target.value)} autoFocus />
+      <div className="card-actions">
+        <button type="submit" className="primary" disabled={!text.trim()}>
+          Answer
+        </button>
+        <button type="button" onClick={() => answer(null)}>
+          Skip
+        </button>
+      </div>
+    </form>
+  );
+}

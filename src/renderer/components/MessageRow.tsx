@@ -1,0 +1,80 @@
+/**
+ * One transcript message: the user's words as typed, the assistant's reply as sanitised
+ * Markdown, each tool call as a collapsible card with its arguments, each tool result as
+ * a collapsible card, the system prompt folded away.
+ */
+import { memo, useMemo } from 'react';
+import type { ChatMessage, ToolCall } from '../../shared/types';
+import type { CompactionMarker } from '../state/chat-session';
+import { formatCount, localTime } from '../lib/format';
+import { prettyArguments, toolText, userText } from '../lib/display';
+import { Markdown } from './Markdown';
+
+export const MessageRow = memo(function MessageRow({ message, toolName }: { message: ChatMessage; toolName?: string }) {
+  switch (message.role) {
+    case 'system':
+      return (
+        <details className="msg msg-system">
+          <summary>System prompt</summary>
+          <pre>{message.content}</pre>
+        </details>
+      );
+    case 'user':
+      return (
+        <article className="msg msg-user" aria-label="You">
+          <div className="msg-who">You</div>
+          <div className="msg-text">{userText(message.content)}</div>
+        </article>
+      );
+    case 'assistant':
+      return (
+        <article className="msg msg-assistant" aria-label="Assistant">
+          <div className="msg-who">Loom</div>
+          {message.content ? <Markdown text={message.content} /> : null}
+          {message.tool_calls?.map((call) => <ToolCallCard key={call.id} call={call} />)}
+        </article>
+      );
+    case 'tool':
+      return <ToolResultCard name={toolName} content={message.content} />;
+  }
+});
+
+function ToolCallCard({ call }: { call: ToolCall }) {
+  const args = useMemo(() => prettyArguments(call.function.arguments), [call.function.arguments]);
+  return (
+    <details className="card tool-call">
+      <summary>
+        <span className="card-kind">Tool call</span> <code>{call.function.name}</code>
+      </summary>
+      <pre className="card-body">{args}</pre>
+    </details>
+  );
+}
+
+function ToolResultCard({ name, content }: { name?: string; content: string }) {
+  const text = useMemo(() => toolText(content), [content]);
+  const firstLine = text.split('\n', 1)[0].slice(0, 120);
+  return (
+    <details className="card tool-result" aria-label={`Result of ${name ?? 'tool'}`}>
+      <summary>
+        <span className="card-kind">Result</span> <code>{name ?? 'tool'}</code> <span className="card-preview">{firstLine}</span>
+      </summary>
+      <pre className="card-body">{text}</pre>
+    </details>
+  );
+}
+
+export function MarkerRow({ marker, n }: { marker: CompactionMarker; n: number }) {
+  return (
+    <div className="marker" role="note" aria-label={`Compaction ${n}`}>
+      <span>
+        Context compacted · {formatCount(marker.before_tokens)} → {formatCount(marker.after_tokens)} tokens · {localTime(marker.at)}
+      </span>
+      <span className="marker-hint">Earlier messages stay here; the model now sees a summary of them.</span>
+    </div>
+  );
+}
+
+export function PlaceholderRow() {
+  return <div className="msg msg-placeholder" aria-hidden="true" />;
+}

@@ -1,0 +1,31 @@
+/** Gives a session a title of the user's choosing. */
+import { useState } from 'react';
+import type { SessionMeta } from '../../shared/types';
+import { Dialog } from './Dialog';
+
+export function RenameDialog({ meta, onClose, onRename }: { meta: SessionMeta; onClose: () => void; onRename: (title: string) => Promise<unknown> }) {
+  const [title, setTitle] = useState(meta.title ?? meta.summary ?? '');
+  return (
+    <Dialog title="Rename session" onClose={onClose}>
+      <form
+        onSubmit={async (event) => {
+          event.preventDefault();
+          if (await onRename(title)) onClose();
+        }}
+      >
+        <label className="field">
+          <span>Title</span>
+          <input value={title} onChange={(e) => setTitle(e.target.value)} maxLength={200} autoFocus required />
+        </label>
+        <div className="dialog-actions">
+          <button type="button" onClick={onClose}>
+            Cancel
+          </button>
+          <button type="submit" className="primary" disabled={!title.trim()}>
+            Rename
+          </button>
+        </div>
+      </form>
+    </Dialog>
+  );
+}

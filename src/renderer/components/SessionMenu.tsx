@@ -1,0 +1,79 @@
+/**
+ * The per-session action menu (from the ⋯ button or a right click): arrow keys move,
+ * Escape or a click elsewhere closes it.
+ */
+import { useEffect, useRef, type KeyboardEvent } from 'react';
+import type { SessionMeta } from '../../shared/types';
+import { sessionLabel } from '../lib/format';
+import type { SessionAction } from './Sidebar';
+
+export function SessionMenu({
+  meta,
+  x,
+  y,
+  onAction,
+  onClose,
+}: {
+  meta: SessionMeta;
+  x: number;
+  y: number;
+  onAction: (action: SessionAction, meta: SessionMeta) => void;
+  onClose: () => void;
+}) {
+  const ref = useRef<HTMLDivElement>(null);
+  const items: [SessionAction, string][] = [
+    ['open', 'Open'],
+    ['rename', 'Rename…'],
+    ['fork', 'Fork'],
+    [meta.archived ? 'unarchive' : 'archive', meta.archived ? 'Unarchive' : 'Archive'],
+    ['export', 'Export'],
+    ['info', 'Info'],
+    ['delete', 'Delete…'],
+  ];
+
+  useEffect(() => {
+    ref.current?.querySelector<HTMLButtonElement>('[role=menuitem]')?.focus();
+    const onDown = (event: MouseEvent) => {
+      if (!ref.current?.contains(event.target as Node)) onClose();
+    };
+    window.addEventListener('mousedown', onDown);
+    return () => window.removeEventListener('mousedown', onDown);
+  }, [onClose]);
+
+  const onKeyDown = (event: KeyboardEvent) => {
+    const buttons = [...(ref.current?.querySelectorAll<HTMLButtonElement>('[role=menuitem]') ?? [])];
+    const at = buttons.indexOf(document.activeElement as HTMLButtonElement);
+    if (event.key === 'Escape') onClose();
+    else if (event.key === 'ArrowDown') buttons[(at + 1) % buttons.length]?.focus();
+    else if (event.key === 'ArrowUp') buttons[(at - 1 + buttons.length) % buttons.length]?.focus();
+    else return;
+    event.preventDefault();
+    event.stopPropagation();
+  };
+
+  return (
+    <div
+      ref={ref}
+      className="menu"
+      role="menu"
+      aria-label={`Actions for ${sessionLabel(meta)}`}
+      style={{ left: Math.min(x, window.innerWidth - 200), top: Math.min(y, window.innerHeight - 300) }}
+      onKeyDown={onKeyDown}
+    >
+      {items.map(([action, label]) => (
+        <button
+          key={action}
+          type="button"
+          role="menuitem"
+          className={action === 'delete' ? 'danger-text' : undefined}
+          onClick={() => {
+            onClose();
+            onAction(action, meta);
+          }}
+        >
+          {label}
+        </button>
+      ))}
+    </div>
+  );
+}

@@ -1,0 +1,104 @@
+/**
+ * The model server, model, API key, context budget, permission mode and theme. The key
+ * is write-only here: the dialog only learns whether one is stored.
+ */
+import { useState } from 'react';
+import { PERMISSION_MODE_NAMES, THEMES, type Settings } from '../../shared/settings';
+import { Dialog } from './Dialog';
+
+type Patch = Partial<Omit<Settings, 'hasApiKey' | 'openTabs' | 'activeTab'>> & { apiKey?: string };
+
+const MODE_LABELS: Record<(typeof PERMISSION_MODE_NAMES)[number], string> = {
+  default: 'Ask before edits and commands',
+  acceptEdits: 'Accept file edits, ask before commands',
+  dangerouslySkipPermissions: 'Never ask (dangerous)',
+};
+
+export function SettingsDialog({ settings, onClose, onSave }: { settings: Settings; onClose: () => void; onSave: (patch: Patch) => Promise<boolean> }) {
+  const [form, setForm] = useState({
+    baseUrl: settings.baseUrl,
+    model: settings.model,
+    apiKey: '',
+    removeKey: false,
+    maxContextTokens: String(settings.maxContextTokens),
+    mode: settings.mode,
+    theme: settings.theme,
+  });
+  const set = (patch: Partial<typeof form>) => setForm((f) => ({ ...f, ...patch }));
+
+  const submit = async () => {
+    const patch: Patch = {
+      baseUrl: form.baseUrl.trim(),
+      model: form.model.trim(),
+      maxContextTokens: Number(form.maxContextTokens),
+      mode: form.mode,
+      theme: form.theme,
+    };
+    if (form.removeKey) patch.apiKey = '';
+    else if (form.apiKey) patch.apiKey = form.apiKey;
+    if (await onSave(patch)) onClose();
+  };
+
+  return (
+    <Dialog title="Settings" onClose={onClose}>
+      <form
+        className="settings"
+        onSubmit={(event) => {
+          event.preventDefault();
+          void submit();
+        }}
+      >
+        <label className="field">
+          <span>Model server (OpenAI-compatible base URL)</span>
+          <input type="url" value={form.baseUrl} onChange={(e) => set({ baseUrl: e.target.value })} required />
+        </label>
+        <label className="field">
+          <span>Model</span>
+          <input value={form.model} onChange={(e) => set({ model: e.target.value })} required />
+        </label>
+        <label className="field">
+          <span>API key {settings.hasApiKey ? '(one is stored; type to replace it)' : '(none stored)'}</span>
+          <input type="password" autoComplete="off" value={form.apiKey} onChange={(e) => set({ apiKey: e.target.value })} disabled={form.removeKey} />
+        </label>
+        {settings.hasApiKey && (
+          <label className="check">
+            <input type="checkbox" checked={form.removeKey} onChange={(e) => set({ removeKey: e.target.checked })} />
+            <span>Remove the stored API key</span>
+          </label>
+        )}
+        <label className="field">
+          <span>Context budget (tokens)</span>
+          <input type="number" min={1000} step={1000} value={form.maxContextTokens} onChange={(e) => set({ maxContextTokens: e.target.value })} required />
+        </label>
+        <label className="field">
+          <span>Permissions</span>
+          <select value={form.mode} onChange={(e) => set({ mode: e.target.value as Settings['mode'] })}>
+            {PERMISSION_MODE_NAMES.map((mode) => (
+              <option key={mode} value={mode}>
+                {MODE_LABELS[mode]}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label className="field">
+          <span>Theme</span>
+          <select value={form.theme} onChange={(e) => set({ theme: e.target.value as Settings['theme'] })}>
+            {THEMES.map((theme) => (
+              <option key={theme} value={theme}>
+                {theme === 'system' ? 'Follow the system' : theme === 'light' ? 'Light' : 'Dark'}
+              </option>
+            ))}
+          </select>
+        </label>
+        <div className="dialog-actions">
+          <button type="button" onClick={onClose}>
+            Cancel
+          </button>
+          <button type="submit" className="primary">
+            Save
+          </button>
+        </div>
+      </form>
+    </Dialog>
+  );
+}

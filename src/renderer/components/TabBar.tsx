@@ -1,0 +1,77 @@
+/** One tab per open session; the label follows the session's title as it changes. */
+import { useEffect, useState } from 'react';
+import type { LoomBridge } from '../../shared/contract';
+import { sessionLabel } from '../lib/format';
+
+interface TabBarProps {
+  bridge: LoomBridge;
+  tabs: string[];
+  active: string | null;
+  onSelect: (id: string) => void;
+  onClose: (id: string) => void;
+  onNew: () => void;
+}
+
+export function TabBar({ bridge, tabs, active, onSelect, onClose, onNew }: TabBarProps) {
+  const labels = useTabLabels(bridge, tabs);
+  return (
+    <div className="tabbar">
+      <div role="tablist" aria-label="Open sessions" className="tabs">
+        {tabs.map((id) => {
+          const label = labels[id] ?? `Session ${id.slice(0, 8)}`;
+          return (
+            <div key={id} className={`tab${id === active ? ' active' : ''}`}>
+              <button
+                type="button"
+                role="tab"
+                aria-selected={id === active}
+                className="tab-label"
+                title={label}
+                onClick={() => onSelect(id)}
+                onAuxClick={(event) => event.button === 1 && onClose(id)}
+              >
+                {label}
+              </button>
+              <button type="button" className="icon tab-close" aria-label={`Close tab ${label}`} title="Close tab (Alt+W)" onClick={() => onClose(id)}>
+                ×
+              </button>
+            </div>
+          );
+        })}
+      </div>
+      <button type="button" className="icon" aria-label="New tab with a new session" title="New session (Alt+N)" onClick={onNew}>
+        +
+      </button>
+    </div>
+  );
+}
+
+/** Titles of the open sessions, refreshed when sessions change. */
+function useTabLabels(bridge: LoomBridge, tabs: string[]): Record<string, string> {
+  const [labels, setLabels] = useState<Record<string, string>>({});
+  const [generation, setGeneration] = useState(0);
+
+  useEffect(() => bridge.onEvent((event) => event.type === 'sessions_changed' && setGeneration((g) => g + 1)), [bridge]);
+
+  useEffect(() => {
+    let cancelled = false;
+    const timer = setTimeout(async () => {
+      const entries = await Promise.all(
+        tabs.map(async (id) => {
+          try {
+            return [id, sessionLabel(await bridge.invoke('sessions.info', { id }))] as const;
+          } catch {
+            return [id, `Session ${id.slice(0, 8)} (unavailable)`] as const;
+          }
+        }),
+      );
+      if (!cancelled) setLabels(Object.fromEntries(entries));
+    }, 100);
+    return () => {
+      cancelled = true;
+      clearTimeout(timer);
+    };
+  }, [bridge, tabs, generation]);
+
+  return labels;
+}

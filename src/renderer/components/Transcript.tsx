@@ -1,0 +1,101 @@
+/**
+ * The whole transcript, virtualised: only the rows on screen exist in the page, and the
+ * messages behind them are fetched page by page as they scroll into view. Compaction
+ * markers sit between the messages where each compaction happened; the last row is the
+ * live part of the turn (streamed reply, running tools, approvals, questions). The view
+ * follows new content while the user is at the bottom.
+ */
+import { useVirtualizer } from '@tanstack/react-virtual';
+import { useEffect, useLayoutEffect, useMemo, useRef } from 'react';
+import type { LoomBridge } from '../../shared/contract';
+import type { ChatSession, ChatSnapshot, CompactionMarker } from '../state/chat-session';
+import { LiveRow } from './LiveRow';
+import { MarkerRow, MessageRow, PlaceholderRow } from './MessageRow';
+
+type Row = { kind: 'message'; index: number } | { kind: 'marker'; marker: CompactionMarker; n: number } | { kind: 'live' };
+
+/** Maps virtual rows to messages, markers and the live row. */
+function rowModel(total: number, markers: CompactionMarker[]) {
+  const sorted = markers.map((m, n) => ({ ...m, index: Math.min(m.index, total), n })).sort((a, b) => a.index - b.index || a.n - b.n);
+  const positions = sorted.map((m, k) => m.index + k);
+  const count = total + sorted.length + 1;
+  const rowAt = (r: number): Row => {
+    if (r === count - 1) return { kind: 'live' };
+    let before = 0;
+    for (let k = 0; k < positions.length; k++) {
+      if (positions[k] === r) return { kind: 'marker', marker: sorted[k], n: sorted[k].n + 1 };
+      if (positions[k] < r) before++;
+    }
+    return { kind: 'message', index: r - before };
+  };
+  return { count, rowAt };
+}
+
+const BOTTOM_SLACK_PX = 80;
+
+export function Transcript({ bridge, chat, snap }: { bridge: LoomBridge; chat: ChatSession; snap: ChatSnapshot }) {
+  const scroller = useRef<HTMLDivElement>(null);
+  const atBottom = useRef(true);
+  const model = useMemo(() => rowModel(snap.total, snap.markers), [snap.total, snap.markers]);
+
+  const virtualizer = useVirtualizer({
+    count: model.count,
+    getScrollElement: () => scroller.current,
+    estimateSize: () => 96,
+    overscan: 6,
+    getItemKey: (r) => {
+      const row = model.rowAt(r);
+      return row.kind === 'message' ? `m${row.index}` : row.kind === 'marker' ? `c${row.n}` : 'live';
+    },
+  });
+  const items = virtualizer.getVirtualItems();
+
+  // Fetch the transcript pages behind the rows on screen.
+  useEffect(() => {
+    const indices = items.map((item) => model.rowAt(item.index)).flatMap((row) => (row.kind === 'message' ? [row.index] : []));
+    if (indices.length) chat.ensureRange(Math.min(...indices), Math.max(...indices));
+  }, [items, model, chat]);
+
+  // Follow new content while at the bottom (and open at the bottom).
+  useLayoutEffect(() => {
+    if (snap.loaded && atBottom.current) virtualizer.scrollToIndex(model.count - 1, { align: 'end' });
+  }, [snap.loaded, snap.version, model.count, virtualizer]);
+
+  return (
+    <div
+      ref={scroller}
+      className="transcript"
+      role="log"
+      aria-label="Transcript"
+      aria-busy={!snap.loaded}
+      tabIndex={0}
+      onScroll={(event) => {
+        const el = event.currentTarget;
+        atBottom.current = el.scrollHeight - el.scrollTop - el.clientHeight < BOTTOM_SLACK_PX;
+      }}
+    >
+      <div className="transcript-inner" style={{ height: virtualizer.getTotalSize() }}>
+        {items.map((item) => {
+          const row = model.rowAt(item.index);
+          return (
+            <div key={item.key} data-index={item.index} ref={virtualizer.measureElement} className="row" style={{ transform: `translateY(${item.start}px)` }}>
+              {row.kind === 'live' ? (
+                <LiveRow bridge={bridge} chat={chat} snap={snap} />
+              ) : row.kind === 'marker' ? (
+                <MarkerRow marker={row.marker} n={row.n} />
+              ) : (
+                <MessageSlot chat={chat} index={row.index} version={snap.version} />
+              )}
+            </div>
+          );
+        })}
+      </div>
+    </div>
+  );
+}
+
+function MessageSlot({ chat, index }: { chat: ChatSession; index: number; version: number }) {
+  const message = chat.message(index);
+  if (!message) return <PlaceholderRow />;
+  return <MessageRow message={message} toolName={message.role === 'tool' ? chat.toolNameFor(message.tool_call_id, index) : undefined} />;
+}

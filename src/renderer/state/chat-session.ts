@@ -1,0 +1,246 @@
+/**
+ * What one open tab shows of its session: the transcript (fetched in pages as it scrolls
+ * into view, so a 5,000-message session opens at once), the reply streaming in, pending
+ * approvals and questions, compaction markers and the context meter. It only mirrors the
+ * engine: every change comes from a bridge answer or an engine event.
+ */
+import type { BridgeEvent, LoomBridge, SessionInfo } from '../../shared/contract';
+import type { ChatMessage, Compaction } from '../../shared/types';
+
+export const PAGE_SIZE = 200;
+
+export interface Approval {
+  requestId: string;
+  tool: string;
+  summary: string;
+  label: string;
+}
+
+export interface Question {
+  requestId: string;
+  question: string;
+}
+
+/** A compaction shown in the transcript before the message at `index`. */
+export interface CompactionMarker {
+  index: number;
+  at: string;
+  before_tokens: number;
+  after_tokens: number;
+}
+
+export interface RunningTool {
+  callId: string;
+  name: string;
+}
+
+export interface ChatSnapshot {
+  loaded: boolean;
+  loadError: string | null;
+  total: number;
+  /** Bumped on every change so views re-render. */
+  version: number;
+  streaming: string;
+  busy: boolean;
+  compacting: boolean;
+  runningTools: RunningTool[];
+  approvals: Approval[];
+  questions: Question[];
+  markers: CompactionMarker[];
+  contextTokens: number;
+  maxContextTokens: number;
+  notices: { id: number; level: 'info' | 'warning'; text: string }[];
+  /** The last turn's failure (model down…), shown as a banner. */
+  error: string | null;
+}
+
+type Listener = () => void;
+
+export class ChatSession {
+  /** What is typed in this tab's message box, kept while other tabs are shown. */
+  draft = '';
+  private pages = new Map<number, ChatMessage[]>();
+  private loading = new Set<number>();
+  private listeners = new Set<Listener>();
+  private noticeIds = 0;
+  private snapshot: ChatSnapshot = {
+    loaded: false,
+    loadError: null,
+    total: 0,
+    version: 0,
+    streaming: '',
+    busy: false,
+    compacting: false,
+    runningTools: [],
+    approvals: [],
+    questions: [],
+    markers: [],
+    contextTokens: 0,
+    maxContextTokens: 0,
+    notices: [],
+    error: null,
+  };
+
+  constructor(
+    readonly id: string,
+    private readonly bridge: LoomBridge,
+  ) {}
+
+  subscribe = (listener: Listener): (() => void) => {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  };
+
+  getSnapshot = (): ChatSnapshot => this.snapshot;
+
+  message(index: number): ChatMessage | undefined {
+    return this.pages.get(Math.floor(index / PAGE_SIZE))?.[index % PAGE_SIZE];
+  }
+
+  /** The name of the tool whose call `callId` is, looking back from a tool result at `index`. */
+  toolNameFor(callId: string, index: number): string | undefined {
+    for (let i = index - 1; i >= Math.max(0, index - 256); i--) {
+      const message = this.message(i);
+      const call = message?.role === 'assistant' ? message.tool_calls?.find((c) => c.id === callId) : undefined;
+      if (call) return call.function.name;
+    }
+    return undefined;
+  }
+
+  /** The first load: the size, the last page, the compaction markers and the context meter. */
+  async load(): Promise<void> {
+    try {
+      const [info, context] = await Promise.all([
+        this.bridge.invoke('sessions.info', { id: this.id }),
+        this.bridge.invoke('chat.context', { sessionId: this.id }),
+      ]);
+      this.update({
+        total: info.message_count,
+        markers: markersFrom(info),
+        contextTokens: context.contextTokens,
+        maxContextTokens: context.maxContextTokens,
+        busy: context.busy,
+      });
+      if (info.message_count > 0) await this.fetchPage(Math.floor((info.message_count - 1) / PAGE_SIZE));
+      this.update({ loaded: true, loadError: null });
+    } catch (err) {
+      this.update({ loaded: true, loadError: (err as Error).message });
+    }
+  }
+
+  /** Makes sure the messages in [start, end] are fetched (the virtual list calls this). */
+  ensureRange(start: number, end: number): void {
+    const last = Math.min(end, this.snapshot.total - 1);
+    for (let page = Math.floor(Math.max(0, start) / PAGE_SIZE); page <= Math.floor(last / PAGE_SIZE); page++) {
+      if (!this.pages.has(page) && !this.loading.has(page)) void this.fetchPage(page);
+    }
+  }
+
+  private async fetchPage(page: number): Promise<void> {
+    this.loading.add(page);
+    try {
+      const result = await this.bridge.invoke('sessions.transcript', { id: this.id, offset: page * PAGE_SIZE, limit: PAGE_SIZE });
+      this.pages.set(page, result.messages);
+      this.update({ total: Math.max(this.snapshot.total, result.total) });
+    } catch (err) {
+      this.update({ loadError: (err as Error).message });
+    } finally {
+      this.loading.delete(page);
+    }
+  }
+
+  /** Routes one engine event for this session into the view state. */
+  handle(event: BridgeEvent): void {
+    if (!('sessionId' in event) || event.sessionId !== this.id) return;
+    const s = this.snapshot;
+    switch (event.type) {
+      case 'text':
+        return this.update({ streaming: s.streaming + event.delta });
+      case 'message':
+        return this.append(event.message);
+      case 'tool_start':
+        return this.update({ runningTools: [...s.runningTools, { callId: event.callId, name: event.name }] });
+      case 'tool_end':
+        return this.update({ runningTools: s.runningTools.filter((t) => t.callId !== event.callId) });
+      case 'approval':
+        return this.update({ approvals: [...s.approvals, { requestId: event.requestId, tool: event.tool, summary: event.summary, label: event.label }] });
+      case 'question':
+        return this.update({ questions: [...s.questions, { requestId: event.requestId, question: event.question }] });
+      case 'compaction':
+        return this.onCompaction(event);
+      case 'usage':
+        return this.update({ contextTokens: event.contextTokens, maxContextTokens: event.maxContextTokens });
+      case 'turn':
+        return this.onTurn(event);
+      case 'notice':
+        return this.update({ notices: [...s.notices.slice(-4), { id: ++this.noticeIds, level: event.level, text: event.text }] });
+    }
+  }
+
+  private append(message: ChatMessage): void {
+    const index = this.snapshot.total;
+    const page = Math.floor(index / PAGE_SIZE);
+    const slot = index % PAGE_SIZE;
+    const cached = this.pages.get(page);
+    if (cached && cached.length === slot) cached.push(message);
+    else if (!cached && slot === 0 && (index === 0 || this.pages.has(page - 1))) this.pages.set(page, [message]);
+    // Otherwise that page was never fetched: it is fetched when it scrolls into view.
+    const committedReply = message.role === 'assistant';
+    this.update({ total: index + 1, streaming: committedReply ? '' : this.snapshot.streaming });
+  }
+
+  private onCompaction(event: Extract<BridgeEvent, { type: 'compaction' }>): void {
+    if (event.phase === 'start') return this.update({ compacting: true });
+    if (event.phase === 'failed') return this.update({ compacting: false, error: event.error ?? 'Compaction failed.' });
+    const marker: CompactionMarker = {
+      index: this.snapshot.total,
+      at: new Date().toISOString(),
+      before_tokens: event.before_tokens ?? 0,
+      after_tokens: event.after_tokens ?? 0,
+    };
+    this.update({ compacting: false, markers: [...this.snapshot.markers, marker], contextTokens: event.after_tokens ?? this.snapshot.contextTokens });
+  }
+
+  private onTurn(event: Extract<BridgeEvent, { type: 'turn' }>): void {
+    if (event.phase === 'start') return this.update({ busy: true, error: null, streaming: '' });
+    this.update({ busy: false, streaming: '', runningTools: [], approvals: [], questions: [], error: event.error ?? null });
+  }
+
+  answered(requestId: string): void {
+    this.update({
+      approvals: this.snapshot.approvals.filter((a) => a.requestId !== requestId),
+      questions: this.snapshot.questions.filter((q) => q.requestId !== requestId),
+    });
+  }
+
+  setError(error: string | null): void {
+    this.update({ error });
+  }
+
+  setCompacting(compacting: boolean): void {
+    this.update({ compacting });
+  }
+
+  dismissNotice(id: number): void {
+    this.update({ notices: this.snapshot.notices.filter((n) => n.id !== id) });
+  }
+
+  private update(patch: Partial<ChatSnapshot>): void {
+    this.snapshot = { ...this.snapshot, ...patch, version: this.snapshot.version + 1 };
+    for (const listener of this.listeners) listener();
+  }
+}
+
+/**
+ * Where each recorded compaction goes in the transcript. The store records the transcript
+ * length at the time when it knows it (`transcript_index`); older records without it are
+ * shown at the end, in order.
+ */
+function markersFrom(info: SessionInfo): CompactionMarker[] {
+  return info.compactions.map((c: Compaction & { transcript_index?: number }) => ({
+    index: c.transcript_index ?? info.message_count,
+    at: c.at,
+    before_tokens: c.before_tokens,
+    after_tokens: c.after_tokens,
+  }));
+}

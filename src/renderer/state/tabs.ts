@@ -1,0 +1,65 @@
+/**
+ * The open tabs: an ordered list of session ids and the active one. Opening a session
+ * that is already open focuses its tab. Saved (debounced) in the settings so the same
+ * tabs come back after a restart or a reload.
+ */
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import type { LoomBridge, Settings } from '../../shared/contract';
+
+const SAVE_DELAY_MS = 200;
+
+interface TabState {
+  ids: string[];
+  active: string | null;
+}
+
+export function useTabs(bridge: LoomBridge, initial: Settings, onClosed: (id: string) => void) {
+  const [state, setState] = useState<TabState>(() => ({
+    ids: initial.openTabs,
+    active: initial.activeTab && initial.openTabs.includes(initial.activeTab) ? initial.activeTab : (initial.openTabs[0] ?? null),
+  }));
+  const first = useRef(true);
+
+  useEffect(() => {
+    if (first.current) {
+      first.current = false;
+      return;
+    }
+    const timer = setTimeout(() => {
+      bridge.invoke('settings.set', { openTabs: state.ids, activeTab: state.active }).catch(() => {
+        // Not fatal: the tabs just will not come back after a restart.
+      });
+    }, SAVE_DELAY_MS);
+    return () => clearTimeout(timer);
+  }, [bridge, state]);
+
+  const open = useCallback((id: string) => {
+    setState((s) => ({ ids: s.ids.includes(id) ? s.ids : [...s.ids, id], active: id }));
+  }, []);
+
+  const close = useCallback(
+    (id: string) => {
+      setState((s) => {
+        const at = s.ids.indexOf(id);
+        if (at < 0) return s;
+        const ids = s.ids.filter((x) => x !== id);
+        const active = s.active === id ? (ids[Math.min(at, ids.length - 1)] ?? null) : s.active;
+        return { ids, active };
+      });
+      onClosed(id);
+    },
+    [onClosed],
+  );
+
+  const focus = useCallback((id: string) => setState((s) => ({ ...s, active: id })), []);
+
+  const cycle = useCallback((step: number) => {
+    setState((s) => {
+      if (s.ids.length === 0) return s;
+      const at = s.active ? s.ids.indexOf(s.active) : 0;
+      return { ...s, active: s.ids[(at + step + s.ids.length) % s.ids.length] };
+    });
+  }, []);
+
+  return useMemo(() => ({ ids: state.ids, active: state.active, open, close, focus, cycle }), [state, open, close, focus, cycle]);
+}

@@ -1,0 +1,93 @@
+/**
+ * One Loom backend: the session store, the engine and the bridge handlers over them, plus
+ * the event hub every window listens to. The Electron main process and the browser mode
+ * each open exactly one.
+ */
+import type { BridgeEvent, Handlers } from '../shared/contract';
+import { DEFAULTS, type LoomConfig } from '../core/config';
+import { LoomEngine } from '../core/engine';
+import { ensurePrivateDir } from '../core/paths';
+import { SessionStore } from '../core/store/session-store';
+import { appVersion } from './app-version';
+import { createHandlers, type HandlerDeps } from './handlers';
+import { SettingsService, type EngineSettings } from './settings-service';
+import type { SettingsStore } from './settings-store';
+
+export interface BackendOptions {
+  dataDir: string;
+  settingsStore: SettingsStore;
+  shell: 'desktop' | 'browser';
+  electronVersion?: string | null;
+  /** The folder new sessions work in (default: the current directory). */
+  projectDir?: string;
+  env?: NodeJS.ProcessEnv;
+  /** Values that win over saved settings for this run (command-line flags, tests). */
+  overrides?: Partial<EngineSettings>;
+  startDrag?: HandlerDeps['startDrag'];
+  /** Opens the store (the desktop app passes the Electron build of better-sqlite3). */
+  openStore?: (dataDir: string) => SessionStore;
+}
+
+export interface Backend {
+  readonly handlers: Handlers;
+  readonly store: SessionStore;
+  readonly engine: LoomEngine;
+  subscribe(listener: (event: BridgeEvent) => void): () => void;
+  /** Ends work on every session (releasing leases) and closes the database. */
+  close(): void;
+}
+
+export function openBackend(options: BackendOptions): Backend {
+  ensurePrivateDir(options.dataDir);
+  const settings = new SettingsService(options.settingsStore, options.env ?? process.env, options.overrides);
+  const store = (options.openStore ?? SessionStore.open)(options.dataDir);
+  const engine = new LoomEngine({ config: engineConfig(options.dataDir, settings.engine()), store, owner: `loom-${options.shell}` });
+  const listeners = new Set<(event: BridgeEvent) => void>();
+  const emit = (event: BridgeEvent) => listeners.forEach((listener) => listener(event));
+  const unhook = engine.on(emit);
+  const projectDir = options.projectDir ?? process.cwd();
+  const handlers = createHandlers({
+    store,
+    engine,
+    settings,
+    projectDir,
+    emit,
+    startDrag: options.startDrag,
+    appInfo: {
+      name: 'Loom',
+      version: appVersion(),
+      shell: options.shell,
+      electronVersion: options.electronVersion ?? null,
+      dataDir: options.dataDir,
+      projectDir,
+      platform: process.platform,
+    },
+  });
+  return {
+    handlers,
+    store,
+    engine,
+    subscribe(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    close() {
+      unhook();
+      engine.close();
+      store.close();
+    },
+  };
+}
+
+function engineConfig(dataDir: string, settings: EngineSettings): LoomConfig {
+  return {
+    dataDir,
+    ...settings,
+    toolTimeoutSec: DEFAULTS.toolTimeoutSec,
+    llmTimeoutSec: DEFAULTS.llmTimeoutSec,
+    maxTurns: DEFAULTS.maxTurns,
+    maxToolCalls: DEFAULTS.maxToolCalls,
+    maxCostUsd: DEFAULTS.maxCostUsd,
+    approvePlan: false,
+  };
+}

@@ -1,0 +1,63 @@
+/**
+ * The browser mode: one backend served by the loopback bridge server, with the settings
+ * in <dataDir>/settings.json. `npm run web` and the tests start it through here.
+ */
+import { resolveDataDir } from '../core/paths';
+import { openBackend, type Backend } from './backend';
+import { startBridgeServer, type BridgeServer } from './http-server';
+import type { EngineSettings } from './settings-service';
+import { JsonFileSettingsStore } from './settings-store';
+
+export interface BrowserModeOptions {
+  /** Default: LOOM_HOME, else the desktop app's data folder. */
+  dataDir?: string;
+  /** The built renderer (out/renderer). */
+  staticDir: string | null;
+  port?: number;
+  projectDir?: string;
+  overrides?: Partial<EngineSettings>;
+  env?: NodeJS.ProcessEnv;
+  token?: string;
+}
+
+export interface BrowserMode {
+  readonly server: BridgeServer;
+  readonly backend: Backend;
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+export async function startBrowserMode(options: BrowserModeOptions): Promise<BrowserMode> {
+  const env = options.env ?? process.env;
+  const dataDir = resolveDataDir(options.dataDir, env);
+  const backend = openBackend({
+    dataDir,
+    settingsStore: new JsonFileSettingsStore(dataDir),
+    shell: 'browser',
+    projectDir: options.projectDir,
+    env,
+    overrides: options.overrides,
+  });
+  let server: BridgeServer;
+  try {
+    server = await startBridgeServer({
+      handlers: backend.handlers,
+      subscribe: backend.subscribe,
+      staticDir: options.staticDir,
+      port: options.port,
+      token: options.token,
+    });
+  } catch (err) {
+    backend.close();
+    throw err;
+  }
+  return {
+    server,
+    backend,
+    url: server.url,
+    async close() {
+      await server.close();
+      backend.close();
+    },
+  };
+}

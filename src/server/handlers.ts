@@ -1,0 +1,117 @@
+/**
+ * The engine-side implementation of every bridge method: thin calls into the session
+ * store and LoomEngine (which hold all session logic), shared by the Electron main
+ * process and the browser mode. Inputs arrive validated by the contract's schemas.
+ */
+import type { AppInfo, ExportFile, ExportFormat, Handlers } from '../shared/contract';
+import type { BridgeEvent } from '../shared/contract';
+import { exportFileName } from '../shared/export-name';
+import type { LoomEngine } from '../core/engine';
+import { LoomError } from '../core/errors';
+import type { SessionStore } from '../core/store/session-store';
+import type { SettingsService } from './settings-service';
+
+export interface HandlerDeps {
+  store: SessionStore;
+  engine: LoomEngine;
+  settings: SettingsService;
+  appInfo: AppInfo;
+  /** The folder new sessions work in. */
+  projectDir: string;
+  /** Tells every window that something outside the engine changed. */
+  emit(event: BridgeEvent): void;
+  /** Desktop only: drags this export out of the window as a file. */
+  startDrag?: (file: ExportFile) => void;
+}
+
+export function createHandlers(deps: HandlerDeps): Handlers {
+  const { store, engine, settings } = deps;
+  const id = (raw: string) => store.resolveId(raw);
+  const changed = <T>(value: T): T => {
+    deps.emit({ type: 'sessions_changed' });
+    return value;
+  };
+  const exportFile = (raw: string, format: ExportFormat = 'json'): ExportFile => {
+    const sessionId = id(raw);
+    const meta = store.getMeta(sessionId);
+    return {
+      filename: exportFileName(meta.title ?? sessionId, format),
+      mimeType: MIME_TYPES[format],
+      text: store.exportSession(sessionId, format),
+    };
+  };
+
+  return {
+    'app.info': () => deps.appInfo,
+
+    'sessions.list': (input) => store.list(input),
+    'sessions.search': (input) => store.search(input.query, { includeArchived: input.includeArchived, limit: input.limit }),
+    'sessions.info': (input) => {
+      const sessionId = id(input.id);
+      return { ...store.getMeta(sessionId), compactions: store.getCompactions(sessionId), usage: store.getUsage(sessionId) };
+    },
+    'sessions.transcript': (input) => {
+      const sessionId = id(input.id);
+      const total = store.getMeta(sessionId).message_count;
+      return { total, offset: input.offset, messages: store.getTranscript(sessionId, input.offset, input.limit) };
+    },
+    'sessions.rename': (input) => {
+      const sessionId = id(input.id);
+      store.rename(sessionId, input.title);
+      return changed(store.getMeta(sessionId));
+    },
+    'sessions.fork': (input) => engine.fork(id(input.id)),
+    'sessions.archive': (input) => {
+      const sessionId = id(input.id);
+      // An archived session is not worked on: end the work and free its lease first.
+      engine.close(sessionId);
+      store.setArchived(sessionId, true);
+      return changed(store.getMeta(sessionId));
+    },
+    'sessions.unarchive': (input) => {
+      const sessionId = id(input.id);
+      store.setArchived(sessionId, false);
+      return changed(store.getMeta(sessionId));
+    },
+    'sessions.export': (input) => exportFile(input.id, input.format),
+    'sessions.import': (input) => changed(store.importSession(input.text)),
+    'sessions.delete': (input) => {
+      const sessionId = id(input.id);
+      engine.close(sessionId);
+      store.delete(sessionId);
+      return changed({ deleted: sessionId });
+    },
+    'sessions.startDrag': (input) => {
+      if (!deps.startDrag) throw new LoomError('Dragging a file out of the window works in the desktop app; here, use Export.', 'unsupported');
+      deps.startDrag(exportFile(input.id));
+      return { started: true };
+    },
+
+    'chat.create': () => engine.createSession(deps.projectDir),
+    'chat.send': (input) => engine.send(id(input.sessionId), input.text),
+    'chat.stop': (input) => ({ stopped: engine.stop(id(input.sessionId)) }),
+    'chat.compact': (input) => engine.compact(id(input.sessionId)),
+    'chat.approve': (input) => {
+      engine.answerApproval(input.requestId, input.allow);
+      return { ok: true } as const;
+    },
+    'chat.answer': (input) => {
+      engine.answerQuestion(input.requestId, input.answer);
+      return { ok: true } as const;
+    },
+    'chat.context': (input) => engine.contextState(id(input.sessionId)),
+
+    'settings.get': () => settings.view(),
+    'settings.set': (input) => {
+      const view = settings.update(input);
+      engine.updateConfig(settings.engine());
+      return view;
+    },
+  };
+}
+
+const MIME_TYPES: Record<ExportFormat, string> = {
+  json: 'application/json',
+  markdown: 'text/markdown',
+  html: 'text/html',
+};

@@ -1,0 +1,21 @@
+/**
+ * The settings the desktop app and the browser mode share. Plain constants (no zod), so
+ * the renderer can use them without bundling the contract's schemas.
+ */
+export const PERMISSION_MODE_NAMES = ['default', 'acceptEdits', 'dangerouslySkipPermissions'] as const;
+export type PermissionModeName = (typeof PERMISSION_MODE_NAMES)[number];
+export const THEMES = ['system', 'light', 'dark'] as const;
+export type Theme = (typeof THEMES)[number];
+
+/** What the settings dialog edits. The API key itself never travels back to the UI. */
+export interface Settings {
+  baseUrl: string;
+  model: string;
+  hasApiKey: boolean;
+  maxContextTokens: number;
+  mode: PermissionModeName;
+  theme: Theme;
+  /** Session ids open as tabs, in tab order; restored after a restart or reload. */
+  openTabs: string[];
+  activeTab: string | null;
+}
