@@ -6,6 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import type { EngineEvent } from '../shared/engine-events';
 import type { SessionMeta } from '../shared/types';
@@ -44,8 +45,11 @@ export class LoomEngine {
   private config: LoomConfig;
   private client: ModelClient;
   private readonly memory: MemoryStore;
-  /** The lease owner; by default this process (host:pid), so two processes never share one. */
-  private readonly owner: string | undefined;
+  /**
+   * The lease owner: the caller's label plus host and pid, so that two processes never
+   * share an owner (a shared owner would let both write the same session).
+   */
+  private readonly owner: string;
   private readonly tools: Tool[];
   private readonly listeners = new Set<EngineListener>();
   private readonly sessions = new Map<string, OpenSession>();
@@ -54,7 +58,7 @@ export class LoomEngine {
   constructor(opts: { config: LoomConfig; store: SessionStore; owner?: string }) {
     this.store = opts.store;
     this.config = opts.config;
-    this.owner = opts.owner;
+    this.owner = `${opts.owner ?? 'loom'}@${os.hostname()}:${process.pid}`;
     this.tools = selectTools(opts.config.tools);
     this.client = clientFor(opts.config);
     this.memory = new MemoryStore(opts.store.db);
@@ -224,7 +228,7 @@ export class LoomEngine {
     const c = this.config;
     agent.audit.write('session_start', {
       resumed,
-      owner: this.owner ?? 'this process',
+      owner: this.owner,
       pid: process.pid,
       project_dir: agent.projectDir,
       secret_env_names: secretEnvNames(process.env),
