@@ -6,7 +6,7 @@
 import { isLoomError, errorMessage } from '../core/errors';
 import { runChat } from './chat';
 import { runLifecycle } from './lifecycle';
-import { isUsageError, parseCommandLine } from './options';
+import { parseCommandLine } from './options';
 import { exitQuietlyOnBrokenPipe, writeError, writeOut } from './output';
 
 async function main(argv: string[]): Promise<number> {
@@ -17,9 +17,9 @@ async function main(argv: string[]): Promise<number> {
   return runChat(config, { prompt: action.prompt, resume: action.resume, continueLast: action.continueLast });
 }
 
+/** 2 for a mistake in the command line (the engine flags some too, e.g. an unknown --tools name). */
 function exitCodeFor(err: unknown): number {
-  if (isUsageError(err)) return 2;
-  return 1;
+  return isLoomError(err) && err.code === 'usage' ? 2 : 1;
 }
 
 function report(err: unknown): void {

@@ -45,10 +45,6 @@ export class UsageError extends LoomError {
   }
 }
 
-export function isUsageError(err: unknown): err is UsageError {
-  return err instanceof UsageError;
-}
-
 /** The raw values commander collects; all strings until validated. */
 interface RawOptions {
   dataDir?: string;

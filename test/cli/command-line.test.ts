@@ -33,6 +33,7 @@ describe('bad command lines', () => {
     [['--info', 'a', '--fork', 'b'], 'cannot be used together'],
     [['--yes'], '--yes only applies to --delete.'],
     [['--list-sessions', 'extra'], 'too many arguments'],
+    [['--tools', 'no_such_tool', '-p', 'hi'], 'no_such_tool'],
   ])('%j: one line, exit 2, nothing created', async (args, expected) => {
     const run = await runLoom([...args, '--data-dir', dir]);
     expect(run.code).toBe(2);

@@ -252,6 +252,21 @@ describe('changing sessions', () => {
     expect(sessionCount()).toBe(2);
   });
 
+  it('--delete refuses a session another process is working in', async () => {
+    const s = seed();
+    const store = SessionStore.open(dir);
+    const lease = store.acquireLease(s.parser.id);
+    try {
+      const run = await loom('--delete', s.parser.id, '--yes');
+      expect(run.code).toBe(1);
+      expect(expectOneErrorLine(run)).toContain(`in use by pid ${process.pid}`);
+      expect(store.getMeta(s.parser.id).message_count).toBe(3);
+    } finally {
+      lease.release();
+      store.close();
+    }
+  });
+
   it('--delete of an unknown id changes nothing', async () => {
     seed();
     const run = await loom('--delete', 'nope-nope', '--yes');
@@ -324,6 +339,12 @@ describe('--export and --import', () => {
     const run = await loom('--import', path.join(dir, 'missing.json'));
     expect(run.code).toBe(1);
     expect(expectOneErrorLine(run)).toContain('missing.json: no such file');
+  });
+
+  it('rejects a folder', async () => {
+    const run = await loom('--import', dir);
+    expect(run.code).toBe(1);
+    expect(expectOneErrorLine(run)).toContain('it is a folder');
   });
 
   it('writes a large export to a pipe in full', async () => {
