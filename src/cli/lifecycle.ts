@@ -105,7 +105,10 @@ function toJson(value: unknown): string {
 function listSessions(store: SessionStore, includeArchived: boolean, json: boolean): string {
   const sessions = store.list({ includeArchived });
   if (json) return toJson(sessions.map(listEntry));
-  if (!sessions.length) return includeArchived ? 'No sessions yet.' : 'No sessions (archived ones show with --include-archived).';
+  if (!sessions.length) {
+    const archivedOnly = !includeArchived && store.list({ includeArchived: true, limit: 1 }).length > 0;
+    return archivedOnly ? 'No sessions; archived ones show with --include-archived.' : 'No sessions yet.';
+  }
   return sessionTable(store, sessions).join('\n');
 }
 

@@ -102,9 +102,11 @@ describe('--list-sessions', () => {
     expect(all.map((e: { id: string }) => e.id)).toContain(s.old.id);
   });
 
-  it('says so when there are no sessions', async () => {
-    expect((await loom('--list-sessions')).stdout).toMatch(/^No sessions/);
+  it('says so when there are no sessions, or only archived ones', async () => {
+    expect((await loom('--list-sessions')).stdout).toBe('No sessions yet.\n');
     expect(JSON.parse((await loom('--list-sessions', '--json')).stdout)).toEqual([]);
+    withStore((store) => store.setArchived(store.create().id, true));
+    expect((await loom('--list-sessions')).stdout).toContain('--include-archived');
   });
 
   it('does not wait on a stdin that never closes', async () => {
