@@ -14,8 +14,44 @@ import { SessionStore } from '../../src/core/store/session-store';
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const BIN = path.join(ROOT, 'bin', 'loom.js');
 
+const BUNDLE = path.join(ROOT, 'dist', 'cli.js');
+const BUILD_LOCK = path.join(ROOT, 'dist', '.cli-agent-build.lock');
+const STALE_LOCK_MS = 60_000;
+
+/**
+ * Bundles the command (`node scripts/build-node.mjs`) unless dist/cli.js is newer than every
+ * source file. Test files run in parallel: a lock folder makes them build one at a time, so
+ * none spawns `loom` while another rewrites the bundle.
+ */
 export async function buildLoom(): Promise<void> {
-  await promisify(execFile)(process.execPath, ['scripts/build-node.mjs'], { cwd: ROOT });
+  fs.mkdirSync(path.dirname(BUILD_LOCK), { recursive: true });
+  await takeLock();
+  try {
+    if (!bundleIsFresh()) await promisify(execFile)(process.execPath, ['scripts/build-node.mjs'], { cwd: ROOT });
+  } finally {
+    fs.rmSync(BUILD_LOCK, { recursive: true, force: true });
+  }
+}
+
+async function takeLock(): Promise<void> {
+  for (;;) {
+    try {
+      fs.mkdirSync(BUILD_LOCK);
+      return;
+    } catch {
+      // A lock left by a killed run is taken over after a minute.
+      const age = Date.now() - (fs.statSync(BUILD_LOCK, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
+      if (age > STALE_LOCK_MS) fs.rmSync(BUILD_LOCK, { recursive: true, force: true });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+}
+
+function bundleIsFresh(): boolean {
+  const built = fs.statSync(BUNDLE, { throwIfNoEntry: false })?.mtimeMs;
+  if (built === undefined) return false;
+  const sources = fs.readdirSync(path.join(ROOT, 'src'), { recursive: true, withFileTypes: true });
+  return sources.every((entry) => !entry.isFile() || fs.statSync(path.join(entry.parentPath, entry.name)).mtimeMs < built);
 }
 
 export interface Workspace {
