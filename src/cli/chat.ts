@@ -37,7 +37,7 @@ export async function runChat(config: LoomConfig, opts: ChatOptions): Promise<nu
     const sessionId = await openChatSession(engine, store, opts, view);
     const code = input && interactive
       ? await runRepl({ engine, config, sessionId, input, view })
-      : await runPrompt(engine, sessionId, opts.prompt ?? '');
+      : await runPrompt(engine, sessionId, opts.prompt ?? '', input);
     if (input && interactive) await offerRevert(engine, sessionId, input, view);
     engine.close(sessionId);
     view.line(`Session ${sessionId} saved. Resume it with: loom --resume ${sessionId}`);
@@ -70,20 +70,28 @@ function mostRecentId(store: SessionStore): string {
 }
 
 /** -p: one turn, the answer on stdout; Ctrl-C stops it. */
-async function runPrompt(engine: LoomEngine, sessionId: string, prompt: string): Promise<number> {
+async function runPrompt(engine: LoomEngine, sessionId: string, prompt: string, input: LineInput | undefined): Promise<number> {
   let interrupted = false;
   const onInterrupt = () => {
     interrupted = true;
     engine.stop(sessionId);
+    input?.cancel();
   };
-  process.on('SIGINT', onInterrupt);
+  const removeInterrupt = onCtrlC(input, onInterrupt);
   try {
     const { error } = await engine.send(sessionId, prompt);
     if (interrupted) return INTERRUPTED_EXIT;
     return error ? 1 : 0;
   } finally {
-    process.off('SIGINT', onInterrupt);
+    removeInterrupt();
   }
+}
+
+/** At a terminal, readline catches Ctrl-C itself; otherwise it arrives as a signal. */
+function onCtrlC(input: LineInput | undefined, handler: () => void): () => void {
+  if (input) return input.onInterrupt(handler);
+  process.on('SIGINT', handler);
+  return () => process.off('SIGINT', handler);
 }
 
 function warnAboutSecrets(engine: LoomEngine): void {
