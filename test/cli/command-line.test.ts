@@ -1,4 +1,5 @@
 /** The built `loom` command's handling of its command line: help, bad flags, exit codes. */
+import { writeFileSync } from 'node:fs';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { buildLoom, expectOneErrorLine, makeTempDir, removeDir, runLoom } from './run-loom';
 
@@ -41,8 +42,14 @@ describe('bad command lines', () => {
     expect(run.stdout).toBe('');
   });
 
+  it('reports a --data-dir that is a file in one line, exit 1', async () => {
+    writeFileSync(`${dir}/plain-file`, 'x');
+    const run = await runLoom(['--list-sessions', '--data-dir', `${dir}/plain-file`]);
+    expect(run.code).toBe(1);
+    expect(expectOneErrorLine(run)).toContain('plain-file');
+  });
+
   it('reports a database that is not Loom’s in one line, exit 1', async () => {
-    const { writeFileSync } = await import('node:fs');
     writeFileSync(`${dir}/loom.db`, 'this is not a database, just some text that is long enough to be read');
     const run = await runLoom(['--list-sessions', '--data-dir', dir]);
     expect(run.code).toBe(1);
