@@ -1,7 +1,7 @@
 // `npm run web`: builds the UI (electron-vite: out/renderer) and the browser-mode server
 // (esbuild: dist/web.js), then serves Loom on 127.0.0.1 and prints the URL to open.
 // Arguments go to the server: --port N, --data-dir DIR, --project DIR, --base-url URL,
-// --model NAME. `--no-build` serves what was built last.
+// --model NAME. `--no-build` serves what was built last; `--build-only` builds and stops.
 import { build as bundle } from 'esbuild';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -32,6 +32,7 @@ async function main() {
     console.log('Building Loom…');
     await buildWeb();
   }
+  if (args.includes('--build-only')) return;
   process.argv = [process.argv[0], path.join(root, 'dist/web.js'), ...args.filter((a) => a !== '--no-build'), '--static', path.join(root, 'out/renderer')];
   await import(pathToFileURL(path.join(root, 'dist/web.js')).href);
 }

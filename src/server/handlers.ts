@@ -34,10 +34,12 @@ export function createHandlers(deps: HandlerDeps): Handlers {
   const exportFile = (raw: string, format: ExportFormat = 'json'): ExportFile => {
     const sessionId = id(raw);
     const meta = store.getMeta(sessionId);
+    const text = store.exportSession(sessionId, format);
     return {
       filename: exportFileName(meta.title ?? sessionId, format),
       mimeType: MIME_TYPES[format],
-      text: store.exportSession(sessionId, format),
+      // Ends with a newline, like `loom --export` prints it: the same bytes but the time stamp.
+      text: text.endsWith('\n') ? text : `${text}\n`,
     };
   };
 

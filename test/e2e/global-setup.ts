@@ -1,6 +1,10 @@
-/** Builds the UI once before the end-to-end tests (they serve out/renderer). */
-import { buildWeb } from '../../scripts/web.mjs';
+/**
+ * Builds what the end-to-end tests use, once: the UI (out/renderer, served by the browser
+ * mode) and the `loom` command (dist/cli.js, to compare exports with `loom --export`).
+ */
+import { execFileSync } from 'node:child_process';
 
-export default async function globalSetup(): Promise<void> {
-  await buildWeb();
+export default function globalSetup(): void {
+  execFileSync(process.execPath, ['scripts/web.mjs', '--build-only'], { stdio: 'inherit' });
+  execFileSync(process.execPath, ['scripts/build-node.mjs'], { stdio: 'inherit' });
 }

@@ -1,0 +1,62 @@
+/**
+ * Compaction seen from the UI: "Compact now" shows progress, then a marker in the
+ * transcript with the before → after figures while every message stays scrollable; the
+ * info dialog shows the compaction and the usage by kind; search still finds the turn
+ * that was compacted away.
+ */
+import { SUMMARY, expect, newSession, openLoom, send, test, transcript } from './fixtures';
+
+const LONG = ' The heron waits in the shallows, perfectly still, until a fish swims close.'.repeat(12);
+
+test('a forced compaction shows its marker, the info dialog its figures, and search still finds the old turn', async ({ page, loom }) => {
+  loom.model.enqueue(
+    { text: `Zebrafish are small and striped.${LONG}` },
+    SUMMARY('Fish and herons'),
+    { text: `Herons eat them.${LONG}` },
+    { text: 'Talked about zebrafish and herons.', usage: { prompt_tokens: 321, completion_tokens: 45 }, delayMs: 300 },
+  );
+  await openLoom(page, loom);
+  await newSession(page);
+  await send(page, 'Tell me about zebrafish');
+  await expect(transcript(page).getByText('Zebrafish are small and striped.')).toBeVisible();
+  await send(page, 'And herons?');
+  await expect(transcript(page).getByText('Herons eat them.')).toBeVisible();
+
+  await page.getByRole('button', { name: 'Compact now' }).click();
+  await expect(page.getByRole('status').filter({ hasText: 'Compacting the context' })).toBeVisible();
+  const marker = transcript(page).getByRole('note', { name: 'Compaction 1' });
+  await expect(marker).toBeVisible();
+  await expect(page.getByRole('status').filter({ hasText: 'Compacting the context' })).toBeHidden();
+
+  const [session] = loom.store.list();
+  const [recorded] = loom.store.getCompactions(session.id);
+  const figures = (n: number) => n.toLocaleString('en-US');
+  await expect(marker).toContainText(`${figures(recorded.before_tokens)} → ${figures(recorded.after_tokens)} tokens`);
+  expect(recorded.after_tokens).toBeLessThan(recorded.before_tokens);
+  // The full transcript is still there to scroll through.
+  await expect(transcript(page).getByText('Tell me about zebrafish')).toBeAttached();
+  const meter = page.getByRole('meter', { name: 'Context' });
+  await expect(meter).toHaveAttribute('aria-valuenow', String(recorded.after_tokens));
+
+  await page.getByRole('button', { name: 'Info' }).click();
+  const info = page.getByRole('dialog', { name: 'Session info' });
+  await expect(info.getByRole('definition').nth(0)).toHaveText(session.id);
+  await expect(info).toContainText(`Transcript messages${session.message_count}`);
+  await expect(info).toContainText('Compactions1');
+  const compactions = info.getByRole('table', { name: 'Compactions' });
+  await expect(compactions.getByRole('row')).toHaveCount(2);
+  await expect(compactions.getByRole('row').nth(1)).toContainText(`${figures(recorded.before_tokens)} → ${figures(recorded.after_tokens)}`);
+  const usage = info.getByRole('table', { name: 'Usage' });
+  await expect(usage.getByRole('row', { name: /^compaction/ })).toHaveText(/compaction\s*1\s*321\s*45\s*\$0\.00/);
+  await expect(usage.getByRole('row', { name: /^chat/ })).toContainText(/chat\s*2/);
+  await expect(usage.getByRole('row', { name: /^summary/ })).toContainText(/summary\s*1/);
+  await page.keyboard.press('Escape');
+  await expect(info).toBeHidden();
+
+  // The first turn is no longer in the working context, yet search finds it.
+  expect(JSON.stringify(loom.store.getContext(session.id))).not.toContain('Tell me about zebrafish');
+  await page.getByRole('searchbox', { name: 'Search sessions' }).fill('zebrafish');
+  const hit = page.getByRole('list', { name: 'Search results' }).getByRole('listitem');
+  await expect(hit).toHaveCount(1);
+  await expect(hit.locator('mark').first()).toHaveText(/zebrafish/i);
+});

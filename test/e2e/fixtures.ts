@@ -1,0 +1,82 @@
+/**
+ * The browser-mode harness for every end-to-end test: a throw-away data folder and
+ * project folder, the scripted model server, and Loom's browser mode serving the built
+ * UI — all real, all started by the test and removed after it.
+ */
+import { test as base, expect, type Page } from '@playwright/test';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { startBrowserMode, type BrowserMode } from '../../src/server/browser-mode';
+import type { SessionStore } from '../../src/core/store/session-store';
+import { startScriptedServer, type ScriptedReply, type ScriptedServer } from '../support/scripted-server';
+
+export interface LoomHarness {
+  url: string;
+  model: ScriptedServer;
+  mode: BrowserMode;
+  store: SessionStore;
+  dataDir: string;
+  projectDir: string;
+}
+
+export const STATIC_DIR = path.resolve('out/renderer');
+
+export const test = base.extend<{ loom: LoomHarness }>({
+  loom: async ({}, use) => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'loom-e2e-data-'));
+    const projectDir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'loom-e2e-project-')));
+    const model = await startScriptedServer();
+    const mode = await startBrowserMode({
+      dataDir,
+      projectDir,
+      staticDir: STATIC_DIR,
+      overrides: { baseUrl: model.baseUrl, model: 'gemma4', apiKey: '' },
+      env: {},
+    });
+    await use({ url: mode.url, model, mode, store: mode.backend.store, dataDir, projectDir });
+    await mode.close();
+    await model.close();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+    fs.rmSync(projectDir, { recursive: true, force: true });
+  },
+});
+
+export { expect };
+
+/** Opens Loom and waits until the window is ready. */
+export async function openLoom(page: Page, loom: LoomHarness): Promise<void> {
+  await page.goto(loom.url);
+  await expect(page.getByRole('complementary', { name: 'Sessions' })).toBeVisible();
+}
+
+/** The reply the engine asks for after a session's first exchange (the listing summary). */
+export const SUMMARY = (text: string): ScriptedReply => ({ text });
+
+/** Starts a new session from the sidebar and waits for its message box. */
+export async function newSession(page: Page): Promise<void> {
+  await page.getByRole('button', { name: 'New session' }).first().click();
+  await expect(page.getByRole('textbox', { name: 'Message' })).toBeEnabled();
+}
+
+/** Waits for the previous turn to end, types a message and sends it with Enter. */
+export async function send(page: Page, text: string): Promise<void> {
+  const box = page.getByRole('textbox', { name: 'Message' });
+  await box.fill(text);
+  await expect(page.getByRole('button', { name: 'Send' })).toBeEnabled();
+  await box.press('Enter');
+}
+
+export function transcript(page: Page) {
+  return page.getByRole('log', { name: 'Transcript' });
+}
+
+export function sidebarRow(page: Page, name: string | RegExp) {
+  return page.getByRole('complementary', { name: 'Sessions' }).getByRole('listitem').filter({ hasText: name });
+}
+
+/** Opens a session's action menu in the sidebar and picks an action. */
+export async function sessionAction(page: Page, name: string | RegExp, action: string | RegExp): Promise<void> {
+  await sidebarRow(page, name).getByRole('button', { name: /^Actions for / }).click();
+  await page.getByRole('menu').getByRole('menuitem', { name: action }).click();
+}
