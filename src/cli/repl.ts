@@ -82,9 +82,13 @@ export class LineInput {
     this.rl.prompt();
   }
 
-  /** Piped input is not echoed by anyone: write it after its prompt so the output reads well. */
+  /**
+   * Piped input is not echoed by anyone: write it after its prompt so the output reads
+   * well. A read that ends without a line (EOF, Ctrl-C) still finishes the prompt's line.
+   */
   private echo(line: string | null): void {
     if (!this.tty) this.output.write(`${line ?? ''}\n`);
+    else if (line === null) this.output.write('\n');
   }
 }
 
@@ -198,16 +202,17 @@ export async function runRepl(ctx: ReplContext): Promise<number> {
   let busy = false;
   let exitArmed = false;
   const removeInterrupt = input.onInterrupt(() => {
+    // Cancel the pending read first: it finishes the prompt's line before anything is said.
     if (busy) {
-      view.line('(stopping…)');
-      engine.stop(sessionId);
       input.cancel();
+      engine.stop(sessionId);
+      view.line('(stopping…)');
     } else if (exitArmed) {
       input.close();
     } else {
       exitArmed = true;
-      view.line('(Press Ctrl-C again or type \\exit to quit.)');
       input.cancel();
+      view.line('(Press Ctrl-C again or type \\exit to quit.)');
     }
   });
   let failed = false;
