@@ -109,12 +109,19 @@ export function renderExport(record: SessionRecord, format: ExportFormat, now = 
   }
 }
 
-/** Secret-looking values are hidden in every string of the record (keys are ours). */
-function redactDeep<T>(value: T): T {
-  if (typeof value === 'string') return redactSecrets(value) as T;
-  if (Array.isArray(value)) return value.map(redactDeep) as T;
+/**
+ * Secret-looking values are hidden in every string of the record (keys are ours). The
+ * working context repeats most transcript strings, so each distinct string is redacted once.
+ */
+function redactDeep<T>(value: T, seen = new Map<string, string>()): T {
+  if (typeof value === 'string') {
+    let redacted = seen.get(value);
+    if (redacted === undefined) seen.set(value, (redacted = redactSecrets(value)));
+    return redacted as T;
+  }
+  if (Array.isArray(value)) return value.map((v) => redactDeep(v, seen)) as T;
   if (value && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, redactDeep(v)])) as T;
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, redactDeep(v, seen)])) as T;
   }
   return value;
 }

@@ -1,7 +1,7 @@
 import type { ChatMessage, ToolCall } from '../../shared/types';
 
 /**
- * How a chat message is laid out in the transcript table: one column per field, so the
+ * How a chat message is laid out in the messages table: one column per field, so the
  * full-text index reads `content` directly (no second copy of every body) and messages
  * come back in the exact OpenAI chat shape whatever extra fields the caller's object had.
  */
@@ -66,31 +66,29 @@ export function messageKey(message: ChatMessage): string {
   return JSON.stringify(normalizeMessage(message));
 }
 
-/** A working-context position: a transcript message by seq, or a message held inline. */
-export type ContextEntry = { seq: number; inline: null } | { seq: null; inline: string };
+/** A working-context position: an existing message body by id, or a new message. */
+export type ContextEntry = { id: number; message: null } | { id: null; message: ChatMessage };
 
 /**
  * Maps a new working context onto transcript messages it repeats (after a compaction:
- * the system message and the recent turns), so only new messages such as the summary are
- * stored inline. `known` lists transcript messages by seq; equal content means same message.
+ * the system message and the recent turns), so only new messages such as the summary get
+ * new bodies. `known` lists transcript messages in order; equal content means same message.
  */
-export function linkToTranscript(messages: ChatMessage[], known: Iterable<[seq: number, message: ChatMessage]>): ContextEntry[] {
-  const seqsByKey = new Map<string, number[]>();
-  for (const [seq, message] of known) {
+export function linkToTranscript(messages: ChatMessage[], known: Iterable<[id: number, message: ChatMessage]>): ContextEntry[] {
+  const idsByKey = new Map<string, number[]>();
+  for (const [id, message] of known) {
     const key = messageKey(message);
-    const seqs = seqsByKey.get(key);
-    if (seqs) seqs.push(seq);
-    else seqsByKey.set(key, [seq]);
+    const ids = idsByKey.get(key);
+    if (ids) ids.push(id);
+    else idsByKey.set(key, [id]);
   }
-  let lastSeq = -1;
+  const used = new Set<number>();
   return messages.map((message) => {
-    const key = messageKey(message);
-    const seqs = seqsByKey.get(key);
-    if (!seqs) return { seq: null, inline: key };
-    // Prefer the next occurrence after the previous match, so repeated identical messages
-    // keep pointing at their own transcript entries.
-    const seq = seqs.find((s) => s > lastSeq) ?? seqs[seqs.length - 1];
-    lastSeq = seq;
-    return { seq, inline: null };
+    const ids = idsByKey.get(messageKey(message));
+    if (!ids) return { id: null, message };
+    // Repeated identical messages keep pointing at their own transcript entries.
+    const id = ids.find((i) => !used.has(i)) ?? ids[ids.length - 1];
+    used.add(id);
+    return { id, message: null };
   });
 }

@@ -14,14 +14,6 @@ export interface Migration {
 /** porter: "migrations" finds "migration"; unicode61 without diacritics: "cafe" finds "café". */
 const TOKENIZER = `tokenize = 'porter unicode61 remove_diacritics 2'`;
 
-/**
- * Transcript rows are keyed `session_pk * 2^24 + seq`: a session's messages sit together
- * in the table (opening a long session reads neighbouring pages) and a full-text hit names
- * its session by arithmetic on the rowid, without reading the row.
- */
-export const SEQ_BITS = 24;
-export const SEQ_LIMIT = 2 ** SEQ_BITS;
-
 const V1_SESSIONS = `
   -- pk is the internal key every other table refers to (and the rowid of sessions_fts,
   -- which an explicit INTEGER PRIMARY KEY keeps stable across VACUUM); id is the opaque
@@ -64,45 +56,67 @@ const V1_SESSIONS = `
   END;
 `;
 
-const V1_TRANSCRIPT = `
-  -- Every message ever, in order, one column per chat-format field.
-  CREATE TABLE transcript (
+const V1_MESSAGES = `
+  -- Message bodies, one column per chat-format field. Bodies are immutable and shared:
+  -- a fork copies the small transcript and context rows that point at them, never the
+  -- bodies, so forking a long session is cheap and nothing written later can cross
+  -- (every change adds rows). in_transcript: appended to a transcript (vs. a message that
+  -- only ever lived in a working context, such as a compaction summary).
+  CREATE TABLE messages (
     id INTEGER PRIMARY KEY,
-    session_pk INTEGER NOT NULL REFERENCES sessions (pk) ON DELETE CASCADE,
-    seq INTEGER NOT NULL,
     role TEXT NOT NULL CHECK (role IN ('system', 'user', 'assistant', 'tool')),
     content TEXT,
     tool_calls TEXT,
     tool_call_id TEXT,
     tool_text TEXT,
-    CHECK (id = session_pk * ${SEQ_LIMIT} + seq AND seq >= 0 AND seq < ${SEQ_LIMIT})
+    in_transcript INTEGER NOT NULL CHECK (in_transcript IN (0, 1))
   );
-  CREATE INDEX transcript_by_session ON transcript (session_pk);
 
-  -- System prompts stay out of the index: they are the same in every session, so they
-  -- would make every session match words like "file".
-  CREATE VIRTUAL TABLE transcript_fts USING fts5 (
-    content, tool_text, content = 'transcript', content_rowid = 'id', ${TOKENIZER}
-  );
-  CREATE TRIGGER transcript_fts_insert AFTER INSERT ON transcript WHEN new.role <> 'system' BEGIN
-    INSERT INTO transcript_fts (rowid, content, tool_text) VALUES (new.id, new.content, new.tool_text);
-  END;
-  CREATE TRIGGER transcript_fts_delete AFTER DELETE ON transcript WHEN old.role <> 'system' BEGIN
-    INSERT INTO transcript_fts (transcript_fts, rowid, content, tool_text)
-      VALUES ('delete', old.id, old.content, old.tool_text);
-  END;
+  -- Every message ever, in order; clustered by session, so a session reads as one range.
+  CREATE TABLE transcript (
+    session_pk INTEGER NOT NULL REFERENCES sessions (pk) ON DELETE CASCADE,
+    seq INTEGER NOT NULL,
+    message_id INTEGER NOT NULL REFERENCES messages (id),
+    PRIMARY KEY (session_pk, seq)
+  ) WITHOUT ROWID;
+  CREATE INDEX transcript_by_message ON transcript (message_id);
 
-  -- The working context: each position points at a transcript message (no duplicated
-  -- bodies) or, for a message that exists only in the context such as a compaction
-  -- summary, holds it inline as JSON.
+  -- The working context sent to the model, by position.
   CREATE TABLE context (
     session_pk INTEGER NOT NULL REFERENCES sessions (pk) ON DELETE CASCADE,
     position INTEGER NOT NULL,
-    transcript_seq INTEGER,
-    message TEXT,
-    PRIMARY KEY (session_pk, position),
-    CHECK ((transcript_seq IS NULL) <> (message IS NULL))
+    message_id INTEGER NOT NULL REFERENCES messages (id),
+    PRIMARY KEY (session_pk, position)
   ) WITHOUT ROWID;
+  CREATE INDEX context_by_message ON context (message_id);
+
+  -- A body goes when the last transcript or context row pointing at it goes.
+  CREATE TRIGGER transcript_release AFTER DELETE ON transcript BEGIN
+    DELETE FROM messages WHERE id = old.message_id
+      AND NOT EXISTS (SELECT 1 FROM transcript WHERE message_id = old.message_id)
+      AND NOT EXISTS (SELECT 1 FROM context WHERE message_id = old.message_id);
+  END;
+  CREATE TRIGGER context_release AFTER DELETE ON context BEGIN
+    DELETE FROM messages WHERE id = old.message_id
+      AND NOT EXISTS (SELECT 1 FROM transcript WHERE message_id = old.message_id)
+      AND NOT EXISTS (SELECT 1 FROM context WHERE message_id = old.message_id);
+  END;
+
+  -- Full-text index over transcript messages. System prompts stay out: they are the same
+  -- in every session and would make every session match words like "file".
+  -- Appends only queue a message in search_backlog; the index catches up before each
+  -- search and when the store is idle, so an append never pays for FTS segment merges.
+  CREATE VIRTUAL TABLE messages_fts USING fts5 (
+    content, tool_text, content = 'messages', content_rowid = 'id', ${TOKENIZER}
+  );
+  CREATE TABLE search_backlog (message_id INTEGER PRIMARY KEY);
+  CREATE TRIGGER messages_fts_delete AFTER DELETE ON messages
+    WHEN old.in_transcript = 1 AND old.role <> 'system' BEGIN
+    INSERT INTO messages_fts (messages_fts, rowid, content, tool_text)
+      SELECT 'delete', old.id, old.content, old.tool_text
+       WHERE NOT EXISTS (SELECT 1 FROM search_backlog WHERE message_id = old.id);
+    DELETE FROM search_backlog WHERE message_id = old.id;
+  END;
 `;
 
 const V1_RECORDS = `
@@ -161,9 +175,9 @@ const V1_MEMORIES = `
 export const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
-    description: 'sessions, transcript, context, compactions, usage, leases, memories, full-text indexes',
+    description: 'sessions, messages, transcript, context, compactions, usage, leases, memories, full-text indexes',
     up(db) {
-      db.exec(V1_SESSIONS + V1_TRANSCRIPT + V1_RECORDS + V1_MEMORIES);
+      db.exec(V1_SESSIONS + V1_MESSAGES + V1_RECORDS + V1_MEMORIES);
     },
   },
 ];

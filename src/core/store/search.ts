@@ -1,6 +1,5 @@
 import type Database from 'better-sqlite3';
 import type { SearchHit } from '../../shared/types';
-import { SEQ_LIMIT } from './migrations';
 import { META_COLUMNS, metaFromRow, type MetaRow } from './rows';
 
 /**
@@ -24,9 +23,26 @@ interface BestHit extends MetaRow {
 }
 
 /**
+ * Indexes the messages queued by appends; returns how many. Runs before each search (so
+ * a search sees every committed message) and when the store is idle.
+ */
+export function updateSearchIndex(db: Database.Database): number {
+  if (!db.prepare('SELECT 1 FROM search_backlog LIMIT 1').get()) return 0;
+  const catchUp = db.transaction(() => {
+    db.prepare(
+      `INSERT INTO messages_fts (rowid, content, tool_text)
+       SELECT m.id, m.content, m.tool_text FROM search_backlog b JOIN messages m ON m.id = b.message_id`,
+    ).run();
+    return db.prepare('DELETE FROM search_backlog').run().changes;
+  });
+  return catchUp.immediate();
+}
+
+/**
  * Ranked by bm25, one hit per session (its best-matching message, or its title/summary),
  * with a snippet whose matches are marked [like this]. The transcript is indexed, not the
- * working context, so compacted-away turns are found too.
+ * working context, so compacted-away turns are found too; a message shared by forks is a
+ * hit in each of them.
  */
 export function searchSessions(
   db: Database.Database,
@@ -35,11 +51,13 @@ export function searchSessions(
 ): SearchHit[] {
   const match = toMatchQuery(query);
   if (!match) return [];
+  updateSearchIndex(db);
   const rows = db
     .prepare(
       `WITH hits AS (
-         SELECT rowid / ${SEQ_LIMIT} AS session_pk, bm25(transcript_fts) AS score, rowid AS rid, 'transcript' AS source
-           FROM transcript_fts WHERE transcript_fts MATCH @match
+         SELECT t.session_pk, bm25(messages_fts) AS score, messages_fts.rowid AS rid, 'transcript' AS source
+           FROM messages_fts CROSS JOIN transcript t ON t.message_id = messages_fts.rowid
+          WHERE messages_fts MATCH @match
          UNION ALL
          SELECT rowid, bm25(sessions_fts) * ${META_WEIGHT}, rowid, 'meta'
            FROM sessions_fts WHERE sessions_fts MATCH @match
@@ -57,7 +75,7 @@ export function searchSessions(
 }
 
 function snippetFor(db: Database.Database, match: string, hit: BestHit): string {
-  const table = hit.source === 'meta' ? 'sessions_fts' : 'transcript_fts';
+  const table = hit.source === 'meta' ? 'sessions_fts' : 'messages_fts';
   const row = db
     .prepare(`SELECT snippet(${table}, -1, '[', ']', '…', ${SNIPPET_TOKENS}) AS snippet FROM ${table} WHERE ${table} MATCH ? AND rowid = ?`)
     .get(match, hit.rid) as { snippet: string } | undefined;

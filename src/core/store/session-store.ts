@@ -19,16 +19,17 @@ import { openDatabase } from './db';
 import { EXPORT_FORMATS, parseExport, renderExport, type ExportFormat, type ExportedSession } from './export';
 import { LeaseKeeper, defaultOwner, inUseError, type Lease } from './leases';
 import { fromColumns, linkToTranscript, toColumns, type ContextEntry, type MessageColumns } from './messages';
-import { SEQ_LIMIT } from './migrations';
 import { META_COLUMNS, metaFromRow, type MetaRow } from './rows';
-import { searchSessions } from './search';
+import { searchSessions, updateSearchIndex } from './search';
 
 export type { Lease } from './leases';
 
 const EMPTY_PLAN: PlanState = { todos: [], scratchpad: '' };
 
 type StoredMessage = Pick<MessageColumns, 'role' | 'content' | 'tool_calls' | 'tool_call_id'>;
-const MESSAGE_COLUMNS = 'role, content, tool_calls, tool_call_id';
+const MESSAGE_COLUMNS = 'm.role, m.content, m.tool_calls, m.tool_call_id';
+/** How long after a write the store catches up on search indexing and checkpointing. */
+const MAINTENANCE_DELAY_MS = 2_000;
 
 function now(): string {
   return new Date().toISOString();
@@ -46,6 +47,7 @@ function unknownSession(id: string): LoomError {
 export class SessionStore {
   private readonly leases: LeaseKeeper;
   private readonly statements = new Map<string, Database.Statement>();
+  private maintenanceTimer: NodeJS.Timeout | undefined;
 
   private constructor(
     readonly db: Database.Database,
@@ -59,11 +61,18 @@ export class SessionStore {
     return new SessionStore(openDatabase(dataDir), dataDir);
   }
 
-  /** Releases this store's leases and closes the database. */
+  /** Brings the search index up to date, releases this store's leases, closes the database. */
   close(): void {
     if (!this.db.open) return;
+    clearTimeout(this.maintenanceTimer);
+    this.maintain();
     this.leases.releaseAll();
     this.db.close();
+  }
+
+  /** Indexes messages appended since the last search; returns how many (search does this itself). */
+  updateSearchIndex(): number {
+    return updateSearchIndex(this.db);
   }
 
   // ---- creating and writing ----
@@ -167,21 +176,17 @@ export class SessionStore {
   /** The working context sent to the model. */
   getContext(id: string): ChatMessage[] {
     const rows = this.sql(
-      `SELECT c.message AS inline, ${MESSAGE_COLUMNS.split(', ').map((col) => `t.${col}`).join(', ')}
-         FROM context c LEFT JOIN transcript t ON t.id = c.session_pk * ${SEQ_LIMIT} + c.transcript_seq
-        WHERE c.session_pk = ? ORDER BY c.position`,
-    ).all(this.pkOf(id)) as (StoredMessage & { inline: string | null })[];
-    return rows.map((row) => (row.inline !== null ? (JSON.parse(row.inline) as ChatMessage) : fromColumns(row)));
+      `SELECT ${MESSAGE_COLUMNS} FROM context c JOIN messages m ON m.id = c.message_id WHERE c.session_pk = ? ORDER BY c.position`,
+    ).all(this.pkOf(id)) as StoredMessage[];
+    return rows.map(fromColumns);
   }
 
   /** Transcript messages from index `offset`, at most `limit` of them (all by default). */
   getTranscript(id: string, offset = 0, limit = -1): ChatMessage[] {
-    const base = this.pkOf(id) * SEQ_LIMIT;
-    const rows = this.sql(`SELECT ${MESSAGE_COLUMNS} FROM transcript WHERE id >= ? AND id < ? ORDER BY id LIMIT ?`).all(
-      base + Math.max(0, Math.floor(offset)),
-      base + SEQ_LIMIT,
-      limit,
-    ) as StoredMessage[];
+    const rows = this.sql(
+      `SELECT ${MESSAGE_COLUMNS} FROM transcript t JOIN messages m ON m.id = t.message_id
+        WHERE t.session_pk = ? AND t.seq >= ? ORDER BY t.seq LIMIT ?`,
+    ).all(this.pkOf(id), Math.max(0, Math.floor(offset)), limit) as StoredMessage[];
     return rows.map(fromColumns);
   }
 
@@ -234,7 +239,10 @@ export class SessionStore {
 
   // ---- whole-session operations ----
 
-  /** A deep, independent copy: new id, parent_id set, status saved, not archived. */
+  /**
+   * A deep, independent copy: new id, parent_id set, status saved, not archived. Message
+   * bodies are immutable and shared; every row that can change is copied.
+   */
   fork(id: string): SessionMeta {
     const newId = randomUUID();
     this.write(() => {
@@ -246,15 +254,8 @@ export class SessionStore {
            SELECT ?, id, title, summary, 'saved', 0, ?, ?, message_count, model, cwd, plan FROM sessions WHERE pk = ?`,
         ).run(newId, at, at, source).lastInsertRowid,
       );
-      this.sql(
-        `INSERT INTO transcript (id, session_pk, seq, role, content, tool_calls, tool_call_id, tool_text)
-         SELECT ? + seq, ?, seq, role, content, tool_calls, tool_call_id, tool_text
-           FROM transcript WHERE id >= ? AND id < ? ORDER BY id`,
-      ).run(pk * SEQ_LIMIT, pk, source * SEQ_LIMIT, (source + 1) * SEQ_LIMIT);
-      this.sql(
-        `INSERT INTO context (session_pk, position, transcript_seq, message)
-         SELECT ?, position, transcript_seq, message FROM context WHERE session_pk = ?`,
-      ).run(pk, source);
+      this.sql(`INSERT INTO transcript (session_pk, seq, message_id) SELECT ?, seq, message_id FROM transcript WHERE session_pk = ?`).run(pk, source);
+      this.sql(`INSERT INTO context (session_pk, position, message_id) SELECT ?, position, message_id FROM context WHERE session_pk = ?`).run(pk, source);
       this.sql(
         `INSERT INTO compactions (session_pk, at, before_tokens, after_tokens, summary)
          SELECT ?, at, before_tokens, after_tokens, summary FROM compactions WHERE session_pk = ? ORDER BY id`,
@@ -312,7 +313,9 @@ export class SessionStore {
 
   /** IMMEDIATE: take the write lock up front, so a concurrent writer waits (busy_timeout) instead of failing mid-transaction. */
   private write<T>(fn: () => T): T {
-    return this.db.transaction(fn).immediate();
+    const result = this.db.transaction(fn).immediate();
+    this.scheduleMaintenance();
+    return result;
   }
 
   private pkOf(id: string): number {
@@ -341,33 +344,68 @@ export class SessionStore {
 
   private appendTo(pk: number, message: ChatMessage, at: string): void {
     const { message_count: seq } = this.sql('SELECT message_count FROM sessions WHERE pk = ?').get(pk) as { message_count: number };
-    if (seq >= SEQ_LIMIT) throw new LoomError('This session has reached the maximum number of messages; fork or start a new one.');
-    this.insertTranscript(pk, seq, message);
+    const messageId = this.insertTranscript(pk, seq, message);
     const { next } = this.sql('SELECT COALESCE(MAX(position) + 1, 0) AS next FROM context WHERE session_pk = ?').get(pk) as { next: number };
-    this.sql('INSERT INTO context (session_pk, position, transcript_seq, message) VALUES (?, ?, ?, NULL)').run(pk, next, seq);
+    this.sql('INSERT INTO context (session_pk, position, message_id) VALUES (?, ?, ?)').run(pk, next, messageId);
     this.sql('UPDATE sessions SET message_count = ?, updated_at = ? WHERE pk = ?').run(seq + 1, at, pk);
   }
 
-  private insertTranscript(pk: number, seq: number, message: ChatMessage): void {
-    const c = toColumns(message);
-    this.sql(
-      `INSERT INTO transcript (id, session_pk, seq, role, content, tool_calls, tool_call_id, tool_text) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-    ).run(pk * SEQ_LIMIT + seq, pk, seq, c.role, c.content, c.tool_calls, c.tool_call_id, c.tool_text);
+  /** A new transcript message, queued for the search index unless it is a system prompt. */
+  private insertTranscript(pk: number, seq: number, message: ChatMessage): number {
+    const messageId = this.insertBody(message, true);
+    this.sql('INSERT INTO transcript (session_pk, seq, message_id) VALUES (?, ?, ?)').run(pk, seq, messageId);
+    if (message.role !== 'system') this.sql('INSERT INTO search_backlog (message_id) VALUES (?)').run(messageId);
+    return messageId;
   }
 
+  private insertBody(message: ChatMessage, inTranscript: boolean): number {
+    const c = toColumns(message);
+    const result = this.sql(
+      `INSERT INTO messages (role, content, tool_calls, tool_call_id, tool_text, in_transcript) VALUES (?, ?, ?, ?, ?, ?)`,
+    ).run(c.role, c.content, c.tool_calls, c.tool_call_id, c.tool_text, inTranscript ? 1 : 0);
+    return Number(result.lastInsertRowid);
+  }
+
+  /**
+   * Only transcript messages are candidates for reuse: they stay alive through the delete
+   * below, while a context-only body (an old summary) may go with its last context row.
+   */
   private writeContext(pk: number, messages: ChatMessage[]): void {
     const current = this.sql(
-      `SELECT c.transcript_seq AS seq, ${MESSAGE_COLUMNS.split(', ').map((col) => `t.${col}`).join(', ')}
-         FROM context c JOIN transcript t ON t.id = c.session_pk * ${SEQ_LIMIT} + c.transcript_seq
-        WHERE c.session_pk = ?`,
-    ).all(pk) as (StoredMessage & { seq: number })[];
-    this.insertContext(pk, linkToTranscript(messages, current.map((row) => [row.seq, fromColumns(row)])), true);
+      `SELECT c.message_id AS id, ${MESSAGE_COLUMNS} FROM context c JOIN messages m ON m.id = c.message_id
+        WHERE c.session_pk = ? AND m.in_transcript = 1 ORDER BY c.position`,
+    ).all(pk) as (StoredMessage & { id: number })[];
+    const entries = linkToTranscript(messages, current.map((row) => [row.id, fromColumns(row)]));
+    this.sql('DELETE FROM context WHERE session_pk = ?').run(pk);
+    this.insertContext(pk, entries);
   }
 
-  private insertContext(pk: number, entries: ContextEntry[], replace: boolean): void {
-    if (replace) this.sql('DELETE FROM context WHERE session_pk = ?').run(pk);
-    const insert = this.sql('INSERT INTO context (session_pk, position, transcript_seq, message) VALUES (?, ?, ?, ?)');
-    entries.forEach((entry, position) => insert.run(pk, position, entry.seq, entry.inline));
+  private insertContext(pk: number, entries: ContextEntry[]): void {
+    const insert = this.sql('INSERT INTO context (session_pk, position, message_id) VALUES (?, ?, ?)');
+    entries.forEach((entry, position) => insert.run(pk, position, entry.id ?? this.insertBody(entry.message, false)));
+  }
+
+  /**
+   * Work kept off the write path, done shortly after writes stop: index the messages
+   * appended since the last search, and copy the WAL back into the database.
+   */
+  private scheduleMaintenance(): void {
+    if (this.maintenanceTimer) return;
+    this.maintenanceTimer = setTimeout(() => {
+      this.maintenanceTimer = undefined;
+      this.maintain();
+    }, MAINTENANCE_DELAY_MS);
+    this.maintenanceTimer.unref();
+  }
+
+  private maintain(): void {
+    if (!this.db.open || this.db.inTransaction) return;
+    try {
+      updateSearchIndex(this.db);
+      this.db.pragma('wal_checkpoint(PASSIVE)');
+    } catch {
+      // Another process holds the write lock: the next search or quiet moment catches up.
+    }
   }
 
   private insertCompaction(pk: number, c: Compaction): void {
@@ -392,9 +430,9 @@ export class SessionStore {
       id, parent_id: s.parent_id, title: s.title, summary: s.summary, status: 'saved', archived: s.archived ? 1 : 0,
       created_at: s.created_at, updated_at: now(), model: s.model, cwd: s.cwd, plan: JSON.stringify(s.plan),
     });
-    s.transcript.forEach((message, seq) => this.insertTranscript(pk, seq, message));
+    const ids = s.transcript.map((message, seq) => this.insertTranscript(pk, seq, message));
     this.sql('UPDATE sessions SET message_count = ? WHERE pk = ?').run(s.transcript.length, pk);
-    this.insertContext(pk, linkToTranscript(s.messages, s.transcript.map((m, seq) => [seq, m])), false);
+    this.insertContext(pk, linkToTranscript(s.messages, s.transcript.map((m, seq) => [ids[seq], m])));
     for (const c of s.compactions) this.insertCompaction(pk, c);
     for (const kind of CALL_KINDS) {
       const totals = s.usage.by_kind[kind];

@@ -1,0 +1,140 @@
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { resolveDataDir } from '../src/core/paths';
+import { databasePath } from '../src/core/store/db';
+import { SessionStore } from '../src/core/store/session-store';
+import type { ChatMessage, SessionRecord } from '../src/shared/types';
+import { formatBytes, formatMs, formatRatio, printTable, progress, sample, timeOnce, type BenchSection, type Timing } from './harness';
+import { JsonFileSessions } from './store-baseline';
+import { Corpus } from './store-corpus';
+
+/** BENCH_SESSIONS scales the data set down for a quick look; the targets assume 10,000. */
+const SESSIONS = Number(process.env.BENCH_SESSIONS ?? 10_000);
+const MESSAGES_PER_SESSION = 40;
+const LONG_SESSION_MESSAGES = 2_000;
+const SEED_BATCH = 250;
+/** A mid-frequency technical word: it occurs in a few percent of all messages. */
+const SEARCH_WORD = 'deadlock';
+const APPEND_RUNS = 1_000;
+const BASELINE_APPEND_RUNS = 100;
+
+const TARGETS = { list: 20, search: 50, open: 30, appendP99: 5, fork: 50, speedup: 100 };
+
+export const storeSection: BenchSection = {
+  name: `Session store: ${SESSIONS.toLocaleString('en-US')} sessions × ${MESSAGES_PER_SESSION} messages`,
+  run: runStoreBench,
+};
+
+interface Stores {
+  store: SessionStore;
+  baseline: JsonFileSessions;
+  longId: string;
+}
+
+async function runStoreBench(): Promise<void> {
+  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'loom-bench-'));
+  const store = SessionStore.open(resolveDataDir(undefined, { LOOM_HOME: path.join(home, 'loom') }));
+  try {
+    const stores: Stores = { store, baseline: new JsonFileSessions(path.join(home, 'baseline')), longId: '' };
+    const seeded = timeOnce(() => (stores.longId = seed(stores)));
+    progress(`seeded both stores in ${formatMs(seeded)}`);
+    report(stores, measure(stores));
+  } finally {
+    store.close();
+    fs.rmSync(home, { recursive: true, force: true });
+  }
+}
+
+/** Writes the same sessions to both stores; SQLite through the store's real write path, batched in outer transactions. */
+function seed({ store, baseline }: Stores): string {
+  const corpus = new Corpus(42);
+  const toRecord = (id: string, transcript: ChatMessage[]): SessionRecord => ({
+    ...store.getMeta(id),
+    messages: transcript,
+    transcript,
+    compactions: [],
+    plan: store.getPlan(id),
+    usage: store.getUsage(id),
+  });
+  for (let start = 0; start < SESSIONS; start += SEED_BATCH) {
+    const records = store.db.transaction(() => {
+      const batch: SessionRecord[] = [];
+      for (let i = start; i < Math.min(SESSIONS, start + SEED_BATCH); i++) {
+        const messages = corpus.session(MESSAGES_PER_SESSION);
+        const { id } = store.create({ model: 'gemma4', cwd: `/home/user/projects/${corpus.word()}`, title: i % 3 === 0 ? corpus.sentence() : null, messages });
+        store.setSummary(id, corpus.sentence());
+        store.recordUsage(id, 'chat', { prompt_tokens: corpus.int(1000, 20000), completion_tokens: corpus.int(100, 3000), cost_usd: 0 });
+        if (i % 20 === 0) store.setArchived(id, true);
+        batch.push(toRecord(id, messages));
+      }
+      return batch;
+    })();
+    for (const record of records) baseline.seed(record);
+    if ((start / SEED_BATCH) % 8 === 0) progress(`  seeded ${start + records.length} sessions`);
+  }
+  const longMessages = corpus.session(LONG_SESSION_MESSAGES);
+  const long = store.db.transaction(() => store.create({ model: 'gemma4', cwd: '/home/user/projects/loom', title: 'A very long session', messages: longMessages }))();
+  baseline.seed(toRecord(long.id, longMessages));
+  const indexed = timeOnce(() => store.updateSearchIndex());
+  progress(`  indexed for search in ${formatMs(indexed)}`);
+  // What the store's idle maintenance does; the WAL file stays allocated for reuse, as in a running app.
+  store.db.pragma('wal_checkpoint(PASSIVE)');
+  // Flush the seeding's dirty pages now, so the kernel's writeback does not land in the
+  // middle of a timed fsync.
+  execFileSync('sync');
+  return long.id;
+}
+
+interface Result {
+  label: string;
+  loom: Timing;
+  baseline: Timing;
+  stat: 'p50' | 'p99';
+  target?: number;
+  speedup?: boolean;
+}
+
+function measure({ store, baseline, longId }: Stores): { results: Result[]; exportBytes: number; matches: number } {
+  const corpus = new Corpus(7);
+  const results: Result[] = [];
+  const run = (r: Result) => {
+    progress(`  ${r.label}: ${formatMs(r.loom[r.stat])} vs ${formatMs(r.baseline[r.stat])}`);
+    results.push(r);
+  };
+  progress('measuring');
+  run({ label: 'list first 50', stat: 'p50', target: TARGETS.list, speedup: true, loom: sample(() => store.list({ limit: 50 }), 50), baseline: sample(() => baseline.list(50), 3, 0) });
+  run({ label: `search "${SEARCH_WORD}", top 20`, stat: 'p50', target: TARGETS.search, speedup: true, loom: sample(() => store.search(SEARCH_WORD, { limit: 20 }), 30), baseline: sample(() => baseline.search(SEARCH_WORD, 20), 3, 0) });
+  run({ label: `open context (${LONG_SESSION_MESSAGES.toLocaleString('en-US')} messages)`, stat: 'p50', target: TARGETS.open, loom: sample(() => store.getContext(longId), 30), baseline: sample(() => baseline.openContext(longId), 10) });
+  run({ label: 'fork that session', stat: 'p50', target: TARGETS.fork, loom: sample(() => store.fork(longId), 10), baseline: sample(() => baseline.fork(longId), 10) });
+  let exportBytes = 0;
+  run({ label: 'export it (JSON)', stat: 'p50', loom: sample(() => (exportBytes = store.exportSession(longId).length), 5), baseline: sample(() => baseline.exportSession(longId), 5) });
+  const appends = Array.from({ length: APPEND_RUNS + 5 }, () => corpus.answer());
+  const append = sample((i) => store.appendMessage(longId, appends[i < 0 ? -i : i + 5]), APPEND_RUNS, 5);
+  const baselineAppend = sample((i) => baseline.append(longId, appends[i < 0 ? -i : i + 5]), BASELINE_APPEND_RUNS, 2);
+  run({ label: 'append one message (durable)', stat: 'p50', loom: append, baseline: baselineAppend });
+  run({ label: 'append one message (durable)', stat: 'p99', target: TARGETS.appendP99, loom: append, baseline: baselineAppend });
+  const matches = (store.db.prepare(`SELECT count(*) AS n FROM messages_fts WHERE messages_fts MATCH ?`).get(SEARCH_WORD) as { n: number }).n;
+  return { results, exportBytes, matches };
+}
+
+function report({ store, baseline }: Stores, { results, exportBytes, matches }: ReturnType<typeof measure>): void {
+  const rows = results.map((r) => {
+    const loom = r.loom[r.stat];
+    const base = r.baseline[r.stat];
+    const ratio = base / loom;
+    const targets = [r.target !== undefined ? `≤ ${r.target} ms` : '', r.speedup ? `≥ ${TARGETS.speedup}×` : ''].filter(Boolean);
+    const met = (r.target === undefined || loom <= r.target) && (!r.speedup || ratio >= TARGETS.speedup);
+    return [`${r.label} (${r.stat})`, formatMs(loom), formatMs(base), formatRatio(ratio), targets.join(', ') || '-', targets.length ? (met ? 'yes' : 'NO') : '-'];
+  });
+  store.db.pragma('wal_checkpoint(TRUNCATE)');
+  const dbSize = fs.statSync(databasePath(store.dataDir)).size;
+  const baseSize = baseline.sizeOnDisk();
+  rows.push(['size on disk', formatBytes(dbSize), formatBytes(baseSize), `${(dbSize / baseSize).toFixed(2)} of baseline`, '-', '-']);
+  printTable(
+    `Session store (${SESSIONS.toLocaleString('en-US')} sessions × ${MESSAGES_PER_SESSION} + one of ${LONG_SESSION_MESSAGES.toLocaleString('en-US')}; "${SEARCH_WORD}" in ${matches.toLocaleString('en-US')} messages; export ${formatBytes(exportBytes)})`,
+    ['operation', 'Loom (SQLite)', 'baseline (JSON files)', 'baseline / Loom', 'target', 'met'],
+    rows,
+  );
+}

@@ -1,0 +1,136 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
+import { LoomError } from '../../src/core/errors';
+import { backupPath, databasePath, openDatabase } from '../../src/core/store/db';
+import { MIGRATIONS, readSchemaVersion, type Migration } from '../../src/core/store/migrations';
+import { SessionStore } from '../../src/core/store/session-store';
+import { bytes, conversation, mode, openStore, tempDir } from './helpers';
+
+describe('opening the database', () => {
+  it('creates the folder 0700 and the database files 0600', () => {
+    const dataDir = path.join(tempDir(), 'nested', 'data');
+    const store = openStore(dataDir);
+    store.create({ messages: conversation() });
+    expect(mode(dataDir)).toBe(0o700);
+    const files = fs.readdirSync(dataDir).filter((n) => n.startsWith('loom.db'));
+    expect(files).toEqual(expect.arrayContaining(['loom.db', 'loom.db-wal', 'loom.db-shm']));
+    for (const name of files) expect(mode(path.join(dataDir, name))).toBe(0o600);
+  });
+
+  it('runs in WAL mode with a busy timeout, foreign keys and full sync', () => {
+    const { db } = openStore();
+    expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(db.pragma('busy_timeout', { simple: true })).toBe(5000);
+    expect(db.pragma('foreign_keys', { simple: true })).toBe(1);
+    expect(db.pragma('synchronous', { simple: true })).toBe(2);
+    expect(readSchemaVersion(db)).toBe(MIGRATIONS.at(-1)!.version);
+  });
+
+  it('reopens an existing database with its sessions', () => {
+    const first = openStore();
+    const { id } = first.create({ messages: conversation() });
+    first.close();
+    const second = openStore(first.dataDir);
+    expect(second.getTranscript(id)).toEqual(conversation());
+    expect(fs.readdirSync(first.dataDir).some((n) => n.includes('.bak-'))).toBe(false);
+  });
+});
+
+describe('files that are not a Loom database', () => {
+  it('refuses a corrupt file by name and leaves it byte for byte unchanged', () => {
+    const dataDir = tempDir();
+    const file = databasePath(dataDir);
+    fs.writeFileSync(file, Buffer.alloc(8192, 'not a database at all. '));
+    const before = bytes(file);
+    expect(() => SessionStore.open(dataDir)).toThrow(LoomError);
+    expect(() => SessionStore.open(dataDir)).toThrow(`The session database ${file} is unreadable or corrupt`);
+    expect(bytes(file).equals(before)).toBe(true);
+    expect(fs.readdirSync(dataDir)).toEqual(['loom.db']);
+  });
+
+  it('refuses a database with a damaged header the same way', () => {
+    const store = openStore();
+    store.create({ messages: conversation() });
+    store.close();
+    const file = databasePath(store.dataDir);
+    const damaged = bytes(file);
+    damaged.write('garbage garbage!', 0);
+    fs.writeFileSync(file, damaged);
+    expect(() => SessionStore.open(store.dataDir)).toThrow(/unreadable or corrupt/);
+    expect(bytes(file).equals(damaged)).toBe(true);
+  });
+
+  it('refuses another program\'s SQLite database and leaves it unchanged', () => {
+    const dataDir = tempDir();
+    const file = databasePath(dataDir);
+    const foreign = new Database(file);
+    foreign.exec(`CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT); INSERT INTO notes (text) VALUES ('mine')`);
+    foreign.close();
+    const before = bytes(file);
+    expect(() => SessionStore.open(dataDir)).toThrow(`${file} is not a Loom session database (it holds other tables); it was left untouched.`);
+    expect(bytes(file).equals(before)).toBe(true);
+    expect(fs.readdirSync(dataDir)).toEqual(['loom.db']);
+  });
+
+  it('refuses a database written by a newer Loom', () => {
+    const store = openStore();
+    store.db.prepare('UPDATE schema_version SET version = 99').run();
+    store.close();
+    const before = bytes(databasePath(store.dataDir));
+    expect(() => SessionStore.open(store.dataDir)).toThrow(/newer Loom \(schema 99/);
+    expect(bytes(databasePath(store.dataDir)).equals(before)).toBe(true);
+  });
+
+  it('adopts an empty file', () => {
+    const dataDir = tempDir();
+    fs.writeFileSync(databasePath(dataDir), '');
+    expect(openStore(dataDir).list()).toEqual([]);
+  });
+});
+
+describe('migrations', () => {
+  const addPinned: Migration = {
+    version: MIGRATIONS.at(-1)!.version + 1,
+    description: 'test: a pinned flag',
+    up: (db) => db.exec('ALTER TABLE sessions ADD COLUMN pinned INTEGER NOT NULL DEFAULT 0'),
+  };
+
+  it('backs up an existing database before migrating it', () => {
+    const store = openStore();
+    const { id } = store.create({ title: 'before the upgrade', messages: conversation() });
+    store.close();
+    const current = MIGRATIONS.at(-1)!.version;
+
+    const db = openDatabase(store.dataDir, [...MIGRATIONS, addPinned]);
+    try {
+      expect(readSchemaVersion(db)).toBe(addPinned.version);
+      expect(db.prepare('SELECT pinned FROM sessions WHERE id = ?').get(id)).toEqual({ pinned: 0 });
+    } finally {
+      db.close();
+    }
+    const backup = backupPath(databasePath(store.dataDir), current);
+    expect(path.basename(backup)).toBe(`loom.db.bak-v${current}`);
+    expect(mode(backup)).toBe(0o600);
+    const copy = new Database(backup, { readonly: true });
+    try {
+      expect(readSchemaVersion(copy)).toBe(current);
+      expect(copy.prepare('SELECT title FROM sessions WHERE id = ?').get(id)).toEqual({ title: 'before the upgrade' });
+      expect(copy.prepare('SELECT count(*) AS n FROM transcript').get()).toEqual({ n: 5 });
+    } finally {
+      copy.close();
+    }
+  });
+
+  it('leaves the database at its old version when a migration fails', () => {
+    const store = openStore();
+    const { id } = store.create();
+    store.close();
+    const broken: Migration = { version: addPinned.version, description: 'test: fails', up: (db) => db.exec('ALTER TABLE nowhere ADD COLUMN x') };
+    expect(() => openDatabase(store.dataDir, [...MIGRATIONS, broken])).toThrow(LoomError);
+    const reopened = openStore(store.dataDir);
+    expect(readSchemaVersion(reopened.db)).toBe(MIGRATIONS.at(-1)!.version);
+    expect(reopened.getMeta(id).id).toBe(id);
+  });
+});

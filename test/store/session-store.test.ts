@@ -1,0 +1,387 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { LoomError } from '../../src/core/errors';
+import { SessionStore } from '../../src/core/store/session-store';
+import type { Compaction, PlanState } from '../../src/shared/types';
+import { assistant, conversation, openStore, system, user } from './helpers';
+
+const compaction = (summary = 'Earlier: fixed the parser.'): Compaction => ({
+  at: '2026-01-02T03:04:05.000Z',
+  before_tokens: 1000,
+  after_tokens: 200,
+  summary,
+});
+
+describe('creating and reading sessions', () => {
+  it('creates a session with metadata, an empty plan and zero usage', () => {
+    const store = openStore();
+    const meta = store.create({ model: 'gemma4', cwd: '/home/me/project', title: 'Parser work' });
+    expect(meta).toMatchObject({ parent_id: null, title: 'Parser work', summary: null, status: 'active', archived: false, message_count: 0, model: 'gemma4', cwd: '/home/me/project' });
+    expect(meta.id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(new Date(meta.created_at).toISOString()).toBe(meta.created_at);
+    expect(store.getPlan(meta.id)).toEqual({ todos: [], scratchpad: '' });
+    expect(store.getUsage(meta.id)).toMatchObject({ calls: 0, prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 });
+    expect(store.create().id).not.toBe(meta.id);
+  });
+
+  it('appends to transcript and working context, updating count and updated_at', async () => {
+    const store = openStore();
+    const { id, updated_at } = store.create({ messages: [system()] });
+    await new Promise((r) => setTimeout(r, 5));
+    for (const m of conversation().slice(1)) store.appendMessage(id, m);
+    expect(store.getTranscript(id)).toEqual(conversation());
+    expect(store.getContext(id)).toEqual(conversation());
+    const meta = store.getMeta(id);
+    expect(meta.message_count).toBe(5);
+    expect(meta.updated_at > updated_at).toBe(true);
+  });
+
+  it('pages through the transcript', () => {
+    const store = openStore();
+    const { id } = store.create({ messages: conversation() });
+    expect(store.getTranscript(id, 1, 2)).toEqual(conversation().slice(1, 3));
+    expect(store.getTranscript(id, 4)).toEqual(conversation().slice(4));
+    expect(store.getTranscript(id, 10)).toEqual([]);
+  });
+
+  it('stores only the chat-format fields of a message', () => {
+    const store = openStore();
+    const { id } = store.create();
+    store.appendMessage(id, { role: 'assistant', content: 'hi', refusal: null, annotations: [] } as never);
+    expect(store.getTranscript(id)).toEqual([{ role: 'assistant', content: 'hi' }]);
+  });
+
+  it('gets the whole record', () => {
+    const store = openStore();
+    const { id } = store.create({ model: 'm', messages: conversation() });
+    const record = store.get(id);
+    expect(record.transcript).toEqual(conversation());
+    expect(record.messages).toEqual(conversation());
+    expect(record.compactions).toEqual([]);
+    expect(record.usage.by_kind.chat.calls).toBe(0);
+  });
+
+  it('refuses unknown ids with a clear LoomError and changes nothing', () => {
+    const store = openStore();
+    store.create();
+    const before = store.list();
+    for (const op of [
+      () => store.getMeta('nope'),
+      () => store.appendMessage('nope', user('x')),
+      () => store.rename('nope', 'x'),
+      () => store.setArchived('nope', true),
+      () => store.fork('nope'),
+      () => store.delete('nope'),
+      () => store.getPlan('nope'),
+    ]) {
+      expect(op).toThrow(LoomError);
+      expect(op).toThrow('No session with id "nope".');
+    }
+    expect(store.list()).toEqual(before);
+  });
+});
+
+describe('resolving ids', () => {
+  it('accepts a full id or a unique prefix, refuses unknown and ambiguous ones', () => {
+    const store = openStore();
+    const ids = Array.from({ length: 40 }, () => store.create().id);
+    const [first] = ids;
+    expect(store.resolveId(first)).toBe(first);
+    expect(store.resolveId(first.slice(0, 13))).toBe(first);
+    expect(() => store.resolveId('zzz')).toThrow('No session matches "zzz".');
+    expect(() => store.resolveId('  ')).toThrow('No session id given.');
+    // 40 ids over 16 first hex digits: some first digit is shared.
+    const shared = ids.map((id) => id[0]).find((c, i, all) => all.indexOf(c) !== i)!;
+    expect(() => store.resolveId(shared)).toThrow(/ambiguous/);
+  });
+});
+
+describe('working context, compactions, usage, plan', () => {
+  it('replaces the working context atomically without touching the transcript', () => {
+    const store = openStore();
+    const { id } = store.create({ messages: conversation() });
+    const summary = user('<session_context_data>summary</session_context_data>');
+    const newContext = [system(), summary, assistant('I fixed the parser.')];
+    store.replaceContext(id, newContext);
+    expect(store.getContext(id)).toEqual(newContext);
+    expect(store.getTranscript(id)).toEqual(conversation());
+  });
+
+  it('stores repeated transcript messages once, new ones inline', () => {
+    const store = openStore();
+    const { id } = store.create({ messages: conversation() });
+    const bodies = () => (store.db.prepare('SELECT count(*) AS n FROM messages').get() as { n: number }).n;
+    const before = bodies();
+    store.replaceContext(id, [system(), user('summary'), assistant('I fixed the parser.')]);
+    expect(bodies()).toBe(before + 1);
+    store.replaceContext(id, [system(), user('newer summary')]);
+    expect(bodies()).toBe(before + 1); // the old summary went with its last context row
+  });
+
+  it('keeps a failed replacement from changing anything', () => {
+    const store = openStore();
+    const { id } = store.create({ messages: conversation() });
+    const bad = [system(), { role: 'nonsense', content: 'x' } as never];
+    expect(() => store.replaceContext(id, bad)).toThrow();
+    expect(store.getContext(id)).toEqual(conversation());
+  });
+
+  it('records a compaction with its context and usage in one go', () => {
+    const store = openStore();
+    const { id } = store.create({ messages: conversation() });
+    const messages = [system(), user('summary of the parser fix'), assistant('I fixed the parser.')];
+    store.recordCompaction(id, { messages, compaction: compaction(), usage: { prompt_tokens: 900, completion_tokens: 80, cost_usd: 0.01 } });
+    store.recordCompaction(id, { messages: [system(), user('second summary')], compaction: compaction('second') });
+    expect(store.getContext(id)).toEqual([system(), user('second summary')]);
+    expect(store.getCompactions(id)).toEqual([compaction(), compaction('second')]);
+    expect(store.getUsage(id).by_kind.compaction).toEqual({ calls: 1, prompt_tokens: 900, completion_tokens: 80, cost_usd: 0.01 });
+    expect(store.getTranscript(id)).toEqual(conversation());
+  });
+
+  it('adds up usage per call kind', () => {
+    const store = openStore();
+    const { id } = store.create();
+    store.recordUsage(id, 'chat', { prompt_tokens: 100, completion_tokens: 10, cost_usd: 0.5 });
+    store.recordUsage(id, 'chat', { prompt_tokens: 200, completion_tokens: 20, cost_usd: 0.25 });
+    store.recordUsage(id, 'summary', { prompt_tokens: 50, completion_tokens: 5, cost_usd: 0 });
+    const usage = store.getUsage(id);
+    expect(usage.by_kind.chat).toEqual({ calls: 2, prompt_tokens: 300, completion_tokens: 30, cost_usd: 0.75 });
+    expect(usage.by_kind.summary.calls).toBe(1);
+    expect(usage).toMatchObject({ calls: 3, prompt_tokens: 350, completion_tokens: 35, cost_usd: 0.75 });
+  });
+
+  it('saves the plan, status, title and summary', () => {
+    const store = openStore();
+    const { id } = store.create();
+    const plan: PlanState = { todos: [{ id: 1, text: 'write tests', status: 'in_progress', retries: 0 }], scratchpad: 'notes' };
+    store.savePlan(id, plan);
+    store.setStatus(id, 'interrupted');
+    store.rename(id, '  Parser work  ');
+    store.setSummary(id, 'Fixing the parser');
+    expect(store.getPlan(id)).toEqual(plan);
+    expect(store.getMeta(id)).toMatchObject({ status: 'interrupted', title: 'Parser work', summary: 'Fixing the parser' });
+    store.rename(id, '');
+    expect(store.getMeta(id).title).toBeNull();
+  });
+});
+
+describe('listing', () => {
+  it('lists newest updated first, pages, and shows archived only on request', () => {
+    const store = openStore();
+    const [a, b, c] = [store.create({ title: 'a' }), store.create({ title: 'b' }), store.create({ title: 'c' })];
+    store.appendMessage(a.id, user('bump a'));
+    expect(store.list().map((s) => s.title)).toEqual(['a', 'c', 'b']);
+    expect(store.list({ limit: 2, offset: 1 }).map((s) => s.title)).toEqual(['c', 'b']);
+    store.setArchived(c.id, true);
+    expect(store.list().map((s) => s.title)).toEqual(['a', 'b']);
+    expect(store.list({ includeArchived: true }).map((s) => s.title)).toEqual(['a', 'c', 'b']);
+    expect(store.getMeta(c.id).archived).toBe(true);
+    store.setArchived(c.id, false);
+    expect(store.list().map((s) => s.id)).toContain(c.id);
+    expect(b.id).toBeTruthy();
+  });
+
+  it('knows the most recent unarchived session', () => {
+    const store = openStore();
+    expect(store.mostRecent()).toBeUndefined();
+    const a = store.create();
+    const b = store.create();
+    expect(store.mostRecent()?.id).toBe(b.id);
+    store.setArchived(b.id, true);
+    expect(store.mostRecent()?.id).toBe(a.id);
+  });
+});
+
+describe('search', () => {
+  it('finds transcript text, ranked, one hit per session, with marked snippets', () => {
+    const store = openStore();
+    const strong = store.create({ messages: [system(), user('The tokenizer tokenizer tokenizer breaks on emoji.'), assistant('Fixed the tokenizer.')] });
+    const weak = store.create({ messages: [system(), user('A long note about many things, among them one tokenizer, and the build, the docs, the release and the changelog.')] });
+    store.create({ messages: [system(), user('Nothing relevant here.')] });
+    const hits = store.search('tokenizer');
+    expect(hits.map((h) => h.id)).toEqual([strong.id, weak.id]);
+    expect(hits[0].snippet).toContain('[tokenizer]');
+    expect(hits[0].message_count).toBe(3);
+  });
+
+  it('finds titles, summaries, tool calls and tool output, but not system prompts', () => {
+    const store = openStore();
+    const titled = store.create({ title: 'Kubernetes rollout' });
+    const summarised = store.create();
+    store.setSummary(summarised.id, 'Migrating the database to postgres');
+    const withTool = store.create({ messages: conversation() });
+    store.create({ messages: [system('You are careful with quasars.')] });
+    expect(store.search('kubernetes').map((h) => h.id)).toEqual([titled.id]);
+    expect(store.search('postgres')[0]).toMatchObject({ id: summarised.id, snippet: expect.stringContaining('[postgres]') });
+    expect(store.search('read_file').map((h) => h.id)).toEqual([withTool.id]);
+    expect(store.search('export function parse').map((h) => h.id)).toEqual([withTool.id]);
+    expect(store.search('quasars')).toEqual([]);
+  });
+
+  it('never turns user text into an FTS syntax error', () => {
+    const store = openStore();
+    const { id } = store.create({ messages: [user('Use "quotes" AND (parens) with c++ and NEAR/2 stuff*')] });
+    for (const q of ['"', '"quotes', 'AND', 'OR NOT', '(parens', 'c++', 'NEAR/2', 'stuff*', '^', '', '   ', '-', 'col:x']) {
+      expect(() => store.search(q)).not.toThrow();
+    }
+    expect(store.search('"quotes" (parens)').map((h) => h.id)).toEqual([id]);
+    expect(store.search('AND').map((h) => h.id)).toEqual([id]);
+  });
+
+  it('stems and requires every word', () => {
+    const store = openStore();
+    const a = store.create({ messages: [user('Running the migrations on the staging database')] });
+    store.create({ messages: [user('Running the tests')] });
+    expect(store.search('migration').map((h) => h.id)).toEqual([a.id]);
+    expect(store.search('running database').map((h) => h.id)).toEqual([a.id]);
+  });
+
+  it('hides archived sessions unless asked and honours the limit', () => {
+    const store = openStore();
+    const ids = Array.from({ length: 5 }, (_, i) => store.create({ messages: [user(`gizmo number ${i}`)] }).id);
+    store.setArchived(ids[0], true);
+    expect(store.search('gizmo').map((h) => h.id)).not.toContain(ids[0]);
+    expect(store.search('gizmo', { includeArchived: true }).map((h) => h.id)).toContain(ids[0]);
+    expect(store.search('gizmo', { limit: 2 })).toHaveLength(2);
+  });
+
+  it('finds text from turns compacted out of the working context', () => {
+    const store = openStore();
+    const { id } = store.create({ messages: [system(), user('The flamingo bug is in the renderer.'), assistant('Fixed.')] });
+    store.recordCompaction(id, { messages: [system(), user('summary: a renderer bug was fixed')], compaction: compaction() });
+    expect(store.getContext(id).some((m) => m.content?.includes('flamingo'))).toBe(false);
+    expect(store.search('flamingo').map((h) => h.id)).toEqual([id]);
+  });
+
+  it('sees messages another connection appended', () => {
+    const store = openStore();
+    const { id } = store.create();
+    const other = SessionStore.open(store.dataDir);
+    try {
+      other.appendMessage(id, user('a pelican appeared'));
+      expect(store.search('pelican').map((h) => h.id)).toEqual([id]);
+    } finally {
+      other.close();
+    }
+  });
+});
+
+describe('fork', () => {
+  it('deep-copies everything into a new saved, unarchived session', () => {
+    const store = openStore();
+    const { id } = store.create({ model: 'm', cwd: '/p', title: 'Original', messages: conversation() });
+    store.recordCompaction(id, { messages: [system(), user('summary')], compaction: compaction(), usage: { prompt_tokens: 1, completion_tokens: 2, cost_usd: 0 } });
+    store.recordUsage(id, 'chat', { prompt_tokens: 10, completion_tokens: 20, cost_usd: 0.1 });
+    store.savePlan(id, { todos: [{ id: 1, text: 't', status: 'pending', retries: 0 }], scratchpad: 's' });
+    store.setArchived(id, true);
+    store.setStatus(id, 'interrupted');
+    const original = store.get(id);
+    const fork = store.fork(id);
+    expect(fork.id).not.toBe(id);
+    expect(fork).toMatchObject({ parent_id: id, status: 'saved', archived: false, title: 'Original', model: 'm', cwd: '/p', message_count: 5 });
+    expect(fork.created_at >= original.created_at).toBe(true);
+    const copy = store.get(fork.id);
+    for (const key of ['messages', 'transcript', 'compactions', 'plan', 'usage'] as const) expect(copy[key]).toEqual(original[key]);
+  });
+
+  it('keeps later changes to either side from showing in the other', () => {
+    const store = openStore();
+    const { id } = store.create({ title: 'Original', messages: conversation() });
+    const fork = store.fork(id).id;
+    store.appendMessage(id, user('only in the original: walrus'));
+    store.appendMessage(fork, user('only in the fork: narwhal'));
+    store.replaceContext(fork, [system(), user('fork summary')]);
+    store.recordUsage(fork, 'chat', { prompt_tokens: 1, completion_tokens: 1, cost_usd: 0 });
+    store.savePlan(fork, { todos: [], scratchpad: 'fork notes' });
+    store.rename(fork, 'Fork');
+    expect(store.getTranscript(id).at(-1)).toEqual(user('only in the original: walrus'));
+    expect(store.getTranscript(fork).at(-1)).toEqual(user('only in the fork: narwhal'));
+    expect(store.getContext(id)).toEqual([...conversation(), user('only in the original: walrus')]);
+    expect(store.getUsage(id).calls).toBe(0);
+    expect(store.getPlan(id).scratchpad).toBe('');
+    expect(store.getMeta(id).title).toBe('Original');
+    expect(store.search('walrus').map((h) => h.id)).toEqual([id]);
+    expect(store.search('narwhal').map((h) => h.id)).toEqual([fork]);
+    expect(store.search('parser').map((h) => h.id).sort()).toEqual([id, fork].sort());
+    store.delete(id);
+    expect(store.getTranscript(fork)).toHaveLength(6);
+    expect(store.search('parser').map((h) => h.id)).toEqual([fork]);
+  });
+});
+
+describe('delete', () => {
+  it('removes the session and every row of it, but not audit logs', () => {
+    const store = openStore();
+    const keep = store.create({ messages: conversation('the lexer') });
+    const { id } = store.create({ messages: conversation('the zeppelin') });
+    store.recordCompaction(id, { messages: [system(), user('summary')], compaction: compaction(), usage: { prompt_tokens: 1, completion_tokens: 1, cost_usd: 0 } });
+    const audit = path.join(store.dataDir, 'audit', `${id}.jsonl`);
+    fs.mkdirSync(path.dirname(audit), { recursive: true });
+    fs.writeFileSync(audit, '{"event":"tool"}\n');
+    const count = (table: string) => (store.db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
+    const keepRows = { messages: count('messages'), transcript: count('transcript') };
+    store.delete(id);
+    expect(() => store.getMeta(id)).toThrow(LoomError);
+    expect(store.list().map((s) => s.id)).toEqual([keep.id]);
+    expect(store.search('zeppelin')).toEqual([]);
+    expect(count('transcript')).toBe(keepRows.transcript - 5);
+    expect(count('messages')).toBe(keepRows.messages - 6); // its 5 messages and the summary
+    for (const table of ['context', 'compactions', 'usage', 'leases']) {
+      expect((store.db.prepare(`SELECT count(*) AS n FROM ${table} WHERE session_pk NOT IN (SELECT pk FROM sessions)`).get() as { n: number }).n).toBe(0);
+    }
+    expect(fs.readFileSync(audit, 'utf8')).toBe('{"event":"tool"}\n');
+    expect(store.getTranscript(keep.id)).toEqual(conversation('the lexer'));
+    expect(store.db.pragma('integrity_check', { simple: true })).toBe('ok');
+    expect(() => store.db.exec(`INSERT INTO messages_fts (messages_fts) VALUES ('integrity-check')`)).not.toThrow();
+  });
+});
+
+describe('leases within one machine', () => {
+  it('gives a session one owner at a time and frees it on release', () => {
+    const store = openStore();
+    const { id } = store.create();
+    const lease = store.acquireLease(id, 'window-1');
+    expect(lease.sessionId).toBe(id);
+    expect(() => store.acquireLease(id, 'window-2')).toThrow(`Session ${id} is in use by pid ${process.pid}.`);
+    lease.release();
+    store.acquireLease(id, 'window-2').release();
+  });
+
+  it('refuses deletion while another store holds the lease, allows it for the holder', () => {
+    const store = openStore();
+    const other = SessionStore.open(store.dataDir);
+    try {
+      const { id } = store.create();
+      other.acquireLease(id, 'other-window');
+      expect(() => store.delete(id)).toThrow(`Session ${id} is in use by pid ${process.pid}.`);
+      expect(store.getMeta(id).id).toBe(id);
+      other.delete(id);
+      expect(() => store.getMeta(id)).toThrow(LoomError);
+    } finally {
+      other.close();
+    }
+  });
+
+  it('reclaims a lease whose heartbeat is stale', () => {
+    const store = openStore();
+    const { id } = store.create();
+    const other = SessionStore.open(store.dataDir);
+    try {
+      other.acquireLease(id, 'hung-window');
+      store.db.prepare('UPDATE leases SET heartbeat_at = ?').run(new Date(Date.now() - 31_000).toISOString());
+      expect(store.acquireLease(id, 'new-window').sessionId).toBe(id);
+    } finally {
+      other.close();
+    }
+  });
+
+  it('releases its leases on close', () => {
+    const store = openStore();
+    const { id } = store.create();
+    const other = SessionStore.open(store.dataDir);
+    other.acquireLease(id, 'closing-window');
+    other.close();
+    expect(store.acquireLease(id, 'next-window').sessionId).toBe(id);
+  });
+});
