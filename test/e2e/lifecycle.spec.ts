@@ -96,8 +96,10 @@ test('the exported file equals `loom --export`, by the Export action and by drag
 
   // Dragging the row out hands the browser a DownloadURL for the same file.
   const dragData = await sidebarRow(page, 'Export me').evaluate((row) => {
-    const data = new DataTransfer();
-    row.dispatchEvent(new DragEvent('dragstart', { dataTransfer: data, bubbles: true }));
+    // Runs in the page (DOM types are not in this Node project's lib).
+    const dom = globalThis as unknown as { DataTransfer: new () => { getData(type: string): string }; DragEvent: new (type: string, init: object) => object };
+    const data = new dom.DataTransfer();
+    row.dispatchEvent(new dom.DragEvent('dragstart', { dataTransfer: data, bubbles: true }) as never);
     return data.getData('DownloadURL');
   });
   const [mime, name, ...rest] = dragData.split(':');
