@@ -76,3 +76,58 @@ test('with the model server down the error is shown and the typed message kept',
   await page.getByRole('button', { name: 'Dismiss message' }).last().click();
   await expect(page.getByRole('button', { name: 'Send' })).toBeEnabled();
 });
+
+test('ask_question is answered inline and the answer reaches the model', async ({ page, loom }) => {
+  loom.model.enqueue(
+    { toolCalls: [{ name: 'ask_question', arguments: { question: 'Which colour should the button be?' } }] },
+    { text: 'Teal it is.' },
+    SUMMARY('Choosing a colour'),
+  );
+  await openLoom(page, loom);
+  await newSession(page);
+  await send(page, 'Style the button');
+  const question = page.getByRole('group', { name: 'Question from the assistant' });
+  await expect(question).toContainText('Which colour should the button be?');
+  await question.getByRole('textbox', { name: 'Your answer' }).fill('teal');
+  await question.getByRole('button', { name: 'Answer' }).click();
+  await expect(transcript(page).getByText('Teal it is.')).toBeVisible();
+  const toolResult = loom.model.requests[1].body.messages.at(-1);
+  expect(toolResult.role).toBe('tool');
+  expect(toolResult.content).toContain('The user answered: teal');
+});
+
+test('Stop ends a reply in flight and the session takes the next message', async ({ page, loom }) => {
+  loom.model.enqueue({ text: 'This reply takes its time to arrive word by word.', stallAfterChunks: 2 }, { text: 'Fresh start.' }, SUMMARY('Stopping'));
+  await openLoom(page, loom);
+  await newSession(page);
+  await send(page, 'Say something slowly');
+  await expect(page.getByRole('article', { name: 'Assistant (replying)' })).toContainText('This');
+  await page.getByRole('button', { name: 'Stop' }).click();
+  await expect(page.getByRole('button', { name: 'Send' })).toBeVisible();
+  await send(page, 'Again');
+  await expect(transcript(page).getByText('Fresh start.')).toBeVisible();
+});
+
+test('the settings dialog saves the model server and keeps the API key out of the page', async ({ page, loom }) => {
+  await openLoom(page, loom);
+  await page.getByRole('button', { name: 'Settings' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Settings' });
+  await expect(dialog.getByRole('textbox', { name: /Model server/ })).toHaveValue(loom.model.baseUrl);
+  await dialog.getByRole('textbox', { name: 'Model', exact: true }).fill('llama3');
+  await dialog.getByLabel(/^API key/).fill('sk-test-secret-123');
+  await dialog.getByRole('combobox', { name: 'Theme' }).selectOption('dark');
+  await dialog.getByRole('button', { name: 'Save' }).click();
+  await expect(dialog).toBeHidden();
+  await expect(page.locator('html')).toHaveAttribute('data-theme', 'dark');
+
+  const saved = JSON.parse(fs.readFileSync(path.join(loom.dataDir, 'settings.json'), 'utf8'));
+  expect(saved).toMatchObject({ model: 'llama3', apiKey: 'sk-test-secret-123', theme: 'dark' });
+  expect(fs.statSync(path.join(loom.dataDir, 'settings.json')).mode & 0o777).toBe(0o600);
+  const view = await loom.mode.backend.handlers['settings.get']({});
+  expect(view).toMatchObject({ model: 'llama3', hasApiKey: true });
+  expect(JSON.stringify(view)).not.toContain('sk-test-secret-123');
+
+  await page.getByRole('button', { name: 'Settings' }).click();
+  await expect(dialog.getByText('(one is stored; type to replace it)')).toBeVisible();
+  await expect(dialog.getByLabel(/^API key/)).toHaveValue('');
+});
