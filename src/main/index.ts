@@ -60,7 +60,7 @@ function start(): void {
 
 function openDesktopBackend(): Backend {
   const dataDir = resolveDataDir();
-  const file = new Store({ cwd: dataDir, name: 'desktop-settings' }) as unknown as KeyValueFile;
+  const file = new Store({ cwd: dataDir, name: 'desktop-settings', configFileMode: 0o600 }) as unknown as KeyValueFile;
   const nativeBinding = electronNativeBinding(appRoot);
   return openBackend({
     dataDir,

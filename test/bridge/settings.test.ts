@@ -1,0 +1,111 @@
+/**
+ * Settings: the browser mode's private JSON file, the desktop store with the API key
+ * encrypted (driven through the same `conf` file layer electron-store is built on), and
+ * the precedence saved > environment > defaults with run-time overrides on top.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import Conf from 'conf';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { DEFAULTS } from '../../src/core/config';
+import { DesktopSettingsStore, type SecretCipher } from '../../src/main/adapters/settings-store';
+import { SettingsService } from '../../src/server/settings-service';
+import { JsonFileSettingsStore } from '../../src/server/settings-store';
+
+let dir: string;
+beforeEach(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'loom-settings-'));
+});
+afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+/** A reversible stand-in for the OS keychain: enough to see that nothing is stored in clear. */
+const keychain = (available = true): SecretCipher => ({
+  isEncryptionAvailable: () => available,
+  encryptString: (plain) => Buffer.from([...Buffer.from(plain)].map((b) => b ^ 0x5a)),
+  decryptString: (encrypted) => Buffer.from([...encrypted].map((b) => b ^ 0x5a)).toString(),
+});
+
+describe('browser-mode settings file', () => {
+  it('is written 0600 and read back', () => {
+    const store = new JsonFileSettingsStore(dir);
+    expect(store.load()).toEqual({});
+    store.save({ model: 'llama3', theme: 'dark', openTabs: ['a', 'b'], activeTab: 'b' });
+    expect(fs.statSync(store.location).mode & 0o777).toBe(0o600);
+    expect(new JsonFileSettingsStore(dir).load()).toEqual({ model: 'llama3', theme: 'dark', openTabs: ['a', 'b'], activeTab: 'b' });
+  });
+
+  it('sets a damaged file aside and starts from the defaults', () => {
+    fs.writeFileSync(path.join(dir, 'settings.json'), '{"theme": "purple"');
+    expect(new JsonFileSettingsStore(dir).load()).toEqual({});
+    expect(fs.readdirSync(dir).some((name) => name.startsWith('settings.json.damaged-'))).toBe(true);
+  });
+});
+
+describe('desktop settings store', () => {
+  it('keeps the API key only encrypted on disk', () => {
+    const file = new Conf<Record<string, unknown>>({ cwd: dir, configName: 'desktop-settings', projectName: 'loom-test' });
+    const store = new DesktopSettingsStore(file, keychain());
+    store.save({ model: 'gemma4', apiKey: 'sk-very-secret' });
+    const onDisk = fs.readFileSync(file.path, 'utf8');
+    expect(onDisk).not.toContain('sk-very-secret');
+    expect(JSON.parse(onDisk)).toMatchObject({ model: 'gemma4', apiKeyEncrypted: expect.any(String) });
+    expect(new DesktopSettingsStore(file, keychain()).load()).toEqual({ model: 'gemma4', apiKey: 'sk-very-secret' });
+  });
+
+  it('refuses to store a key in clear when no keychain is available, and saves nothing', () => {
+    const file = new Conf<Record<string, unknown>>({ cwd: dir, configName: 'desktop-settings', projectName: 'loom-test' });
+    const store = new DesktopSettingsStore(file, keychain(false));
+    expect(() => store.save({ apiKey: 'sk-very-secret' })).toThrow('No system keychain is available to encrypt the API key');
+    expect(fs.existsSync(file.path) ? fs.readFileSync(file.path, 'utf8') : '').not.toContain('sk-very-secret');
+  });
+
+  it('drops a key the keychain can no longer decrypt', () => {
+    const file = new Conf<Record<string, unknown>>({ cwd: dir, configName: 'desktop-settings', projectName: 'loom-test' });
+    file.store = { model: 'x', apiKeyEncrypted: 'AAAA' };
+    const broken: SecretCipher = { ...keychain(), decryptString: () => { throw new Error('bad key'); } };
+    expect(new DesktopSettingsStore(file, broken).load()).toEqual({ model: 'x' });
+  });
+});
+
+describe('effective settings', () => {
+  it('takes saved values over the environment over the defaults, and never shows the key', () => {
+    const store = new JsonFileSettingsStore(dir);
+    const env = { LOOM_BASE_URL: 'http://env.example/v1', LOOM_MODEL: 'env-model', OPENAI_API_KEY: 'sk-env' };
+    const service = new SettingsService(store, env);
+    expect(service.engine()).toEqual({
+      baseUrl: 'http://env.example/v1',
+      model: 'env-model',
+      apiKey: 'sk-env',
+      maxContextTokens: DEFAULTS.maxContextTokens,
+      mode: DEFAULTS.mode,
+    });
+    const view = service.update({ model: 'saved-model', maxContextTokens: 32000 });
+    expect(view).toEqual({
+      baseUrl: 'http://env.example/v1',
+      model: 'saved-model',
+      hasApiKey: true,
+      maxContextTokens: 32000,
+      mode: 'default',
+      theme: 'system',
+      openTabs: [],
+      activeTab: null,
+    });
+    expect(JSON.stringify(view)).not.toContain('sk-env');
+  });
+
+  it('lets overrides win for the run until the user saves a value', () => {
+    const service = new SettingsService(new JsonFileSettingsStore(dir), {}, { baseUrl: 'http://127.0.0.1:9/v1' });
+    expect(service.engine().baseUrl).toBe('http://127.0.0.1:9/v1');
+    service.update({ baseUrl: 'http://saved.example/v1' });
+    expect(service.engine().baseUrl).toBe('http://saved.example/v1');
+  });
+
+  it('removes the stored key when given an empty one', () => {
+    const store = new JsonFileSettingsStore(dir);
+    const service = new SettingsService(store, {});
+    expect(service.update({ apiKey: 'sk-1' }).hasApiKey).toBe(true);
+    expect(service.update({ apiKey: '' }).hasApiKey).toBe(false);
+    expect(store.load()).toEqual({});
+  });
+});
