@@ -3,7 +3,8 @@ import type { ChatMessage, ToolCall } from '../src/shared/types';
 /**
  * Deterministic, realistic session content for the store bench: prose with a Zipf word
  * distribution, fenced code, tool calls and tool output (test runs, listings, greps).
- * Same seed, same corpus, so runs compare.
+ * Same seed, same corpus, so runs compare. Messages are assembled from pools of
+ * pre-generated sentences and identifiers, which keeps generating 400,000 messages quick.
  */
 
 /** mulberry32: small, fast, good enough for picking words. */
@@ -61,15 +62,26 @@ function buildVocabulary(random: () => number): { words: string[]; cumulative: F
   return { words, cumulative };
 }
 
+const SENTENCE_POOL = 50_000;
+const IDENTIFIER_POOL = 5_000;
+
 export class Corpus {
   private readonly random: () => number;
   private readonly words: string[];
   private readonly cumulative: Float64Array;
+  private readonly sentences: string[];
+  private readonly identifiers: string[];
   private callCounter = 0;
 
   constructor(seed = 42) {
     this.random = rng(seed);
     ({ words: this.words, cumulative: this.cumulative } = buildVocabulary(rng(seed ^ 0x9e3779b9)));
+    this.sentences = Array.from({ length: SENTENCE_POOL }, () => this.freshSentence());
+    this.identifiers = Array.from({ length: IDENTIFIER_POOL }, () => this.freshIdentifier());
+  }
+
+  private pick<T>(pool: T[]): T {
+    return pool[Math.floor(this.random() * pool.length)];
   }
 
   int(min: number, max: number): number {
@@ -88,13 +100,21 @@ export class Corpus {
     return this.words[lo];
   }
 
-  identifier(): string {
+  private freshIdentifier(): string {
     const a = this.word();
     const b = this.word();
     return a + b[0].toUpperCase() + b.slice(1);
   }
 
+  identifier(): string {
+    return this.pick(this.identifiers);
+  }
+
   sentence(): string {
+    return this.pick(this.sentences);
+  }
+
+  private freshSentence(): string {
     const n = this.int(6, 22);
     const words = Array.from({ length: n }, () => this.word());
     words[0] = words[0][0].toUpperCase() + words[0].slice(1);

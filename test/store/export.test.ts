@@ -1,0 +1,172 @@
+import { describe, expect, it } from 'vitest';
+import { LoomError } from '../../src/core/errors';
+import type { SessionStore } from '../../src/core/store/session-store';
+import { assistant, conversation, openStore, system, tool, user } from './helpers';
+
+const SECRET = 'sk-proj-abcdefghijklmnopqrstuvwxyz123456';
+
+function richSession(store: SessionStore): string {
+  const { id } = store.create({ model: 'gemma4', cwd: '/home/me/project', title: 'Parser work', messages: conversation() });
+  store.setSummary(id, 'Fixed the parser');
+  store.recordCompaction(id, {
+    messages: [system(), user('<session_context_data>summary</session_context_data>'), assistant('I fixed the parser.')],
+    compaction: { at: '2026-01-02T03:04:05.000Z', before_tokens: 900, after_tokens: 300, summary: 'summary' },
+    usage: { prompt_tokens: 900, completion_tokens: 50, cost_usd: 0 },
+  });
+  store.recordUsage(id, 'chat', { prompt_tokens: 1200, completion_tokens: 300, cost_usd: 0.002 });
+  store.savePlan(id, { todos: [{ id: 1, text: 'Fix the parser', status: 'done', retries: 0 }], scratchpad: 'parser.ts line 3' });
+  store.setArchived(id, true);
+  return id;
+}
+
+describe('JSON export', () => {
+  it('writes the DESIGN §4 document, pretty-printed', () => {
+    const store = openStore();
+    const id = richSession(store);
+    const text = store.exportSession(id);
+    expect(text).toContain('\n  "format": "loom-session",\n');
+    const doc = JSON.parse(text);
+    expect(Object.keys(doc)).toEqual(['format', 'version', 'exported_at', 'session']);
+    expect(doc).toMatchObject({ format: 'loom-session', version: 1 });
+    expect(new Date(doc.exported_at).toISOString()).toBe(doc.exported_at);
+    expect(Object.keys(doc.session)).toEqual([
+      'id', 'parent_id', 'title', 'summary', 'status', 'archived', 'created_at', 'updated_at',
+      'model', 'cwd', 'messages', 'transcript', 'compactions', 'plan', 'usage',
+    ]);
+    const { message_count, ...record } = store.get(id);
+    expect(message_count).toBe(5);
+    expect(doc.session).toEqual(record);
+  });
+
+  it('round-trips through import as a new saved session with the same content', () => {
+    const store = openStore();
+    const id = richSession(store);
+    const fork = store.fork(id);
+    const original = store.get(fork.id);
+    const imported = store.importSession(store.exportSession(fork.id));
+    expect(imported.id).not.toBe(fork.id);
+    expect(imported).toMatchObject({ status: 'saved', parent_id: id, title: 'Parser work', summary: 'Fixed the parser', archived: false, created_at: original.created_at, model: 'gemma4', cwd: '/home/me/project', message_count: 5 });
+    const copy = store.get(imported.id);
+    for (const key of ['messages', 'transcript', 'compactions', 'plan', 'usage'] as const) expect(copy[key]).toEqual(original[key]);
+    // The archived flag is kept as exported.
+    expect(store.importSession(store.exportSession(id)).archived).toBe(true);
+    // An import is a session like any other: searchable, and independent of its source.
+    expect(store.search('parser', { includeArchived: true }).map((h) => h.id)).toContain(imported.id);
+    store.delete(fork.id);
+    expect(store.getTranscript(imported.id)).toEqual(original.transcript);
+  });
+
+  it('imports into another data folder', () => {
+    const from = openStore();
+    const id = richSession(from);
+    const to = openStore();
+    const meta = to.importSession(from.exportSession(id));
+    expect(to.getTranscript(meta.id)).toEqual(from.getTranscript(id));
+    expect(to.getContext(meta.id)).toEqual(from.getContext(id));
+  });
+});
+
+describe('import validation', () => {
+  const valid = () => {
+    const store = openStore();
+    return { store, doc: JSON.parse(store.exportSession(richSession(store))) };
+  };
+
+  const cases: [string, (doc: any) => unknown, string][] = [
+    ['wrong format', (d) => ({ ...d, format: 'other-app' }), 'Not a Loom session export: "format" must be "loom-session" (got "other-app").'],
+    ['no format', (d) => ({ ...d, format: undefined }), 'Not a Loom session export: "format" must be "loom-session" (got nothing).'],
+    ['wrong version', (d) => ({ ...d, version: 2 }), 'Unsupported Loom session export version 2; this Loom reads version 1.'],
+    ['a message with an unknown role', (d) => { d.session.transcript[1].role = 'wizard'; return d; }, 'Not a valid Loom session export: session.transcript.1.role:'],
+    ['an extra field', (d) => ({ ...d, session: { ...d.session, extra: 1 } }), 'Not a valid Loom session export: session: Unrecognized key: "extra"'],
+    ['a missing field', (d) => { delete d.session.plan; return d; }, 'Not a valid Loom session export: session.plan:'],
+    ['a bad timestamp', (d) => { d.session.created_at = 'yesterday'; return d; }, 'Not a valid Loom session export: session.created_at:'],
+    ['negative tokens', (d) => { d.session.usage.prompt_tokens = -1; return d; }, 'Not a valid Loom session export: session.usage.prompt_tokens:'],
+    ['an array', () => [], 'Not a Loom session export: "format" must be "loom-session" (got nothing).'],
+  ];
+
+  it.each(cases)('rejects %s with one clear LoomError and adds nothing', (_name, mutate, message) => {
+    const { store, doc } = valid();
+    const before = store.list({ includeArchived: true });
+    let error: unknown;
+    try {
+      store.importSession(JSON.stringify(mutate(doc)));
+    } catch (err) {
+      error = err;
+    }
+    expect(error).toBeInstanceOf(LoomError);
+    expect((error as Error).message.startsWith(message.replace(/:$/, ''))).toBe(true);
+    expect((error as Error).message).not.toContain('\n');
+    expect(store.list({ includeArchived: true })).toEqual(before);
+  });
+
+  it('rejects text that is not JSON', () => {
+    const store = openStore();
+    expect(() => store.importSession('# a markdown export')).toThrow('Not a Loom session export: the file is not valid JSON.');
+    expect(() => store.importSession('')).toThrow(LoomError);
+    expect(store.list()).toEqual([]);
+  });
+});
+
+describe('Markdown and HTML exports', () => {
+  it('renders a readable Markdown transcript with tool calls and results', () => {
+    const store = openStore();
+    const id = richSession(store);
+    const md = store.exportSession(id, 'markdown');
+    expect(md.startsWith('# Parser work\n')).toBe(true);
+    expect(md).toContain('### User\n\nPlease fix the parser.');
+    expect(md).toContain('**Tool call** `read_file` (`call_1`)');
+    expect(md).toContain('{"path":"src/parser.ts"}');
+    expect(md).toContain('### Tool result (`call_1`)\n\n```\nexport function parse() { return 1; }\n```');
+    expect(md).toContain('### Assistant\n\nI fixed the parser.');
+    expect(md).toContain('900 → 300 tokens');
+    expect(md).toContain('- [x] Fix the parser (done)');
+  });
+
+  it('keeps code fences in tool output from breaking the Markdown', () => {
+    const store = openStore();
+    const { id } = store.create({ messages: [tool('c', 'before\n```\nnot the end\n```\nafter')] });
+    expect(store.exportSession(id, 'markdown')).toContain('````\nbefore\n```\nnot the end\n```\nafter\n````');
+  });
+
+  it('renders a self-contained HTML page with every string escaped and no scripts', () => {
+    const store = openStore();
+    const hostile = '<script>alert(1)</script><img src=x onerror="alert(2)">';
+    const { id } = store.create({
+      title: `Title ${hostile}`,
+      model: `model ${hostile}`,
+      messages: [user(`hi ${hostile}`), assistant(null, [{ id: 'c1', name: `tool${hostile}`, args: `{"a":"${hostile}"}` }]), tool('c1', `out ${hostile}`)],
+    });
+    const html = store.exportSession(id, 'html');
+    expect(html.startsWith('<!DOCTYPE html>')).toBe(true);
+    expect(html).toContain(`<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">`);
+    const tags = new Set([...html.matchAll(/<\/?([a-zA-Z!][a-zA-Z0-9]*)/g)].map((m) => m[1].toLowerCase()));
+    const allowed = ['!doctype', 'html', 'head', 'meta', 'title', 'style', 'body', 'h1', 'h2', 'h3', 'p', 'dl', 'dt', 'dd', 'section', 'div', 'pre', 'code', 'ul', 'li'];
+    expect([...tags].filter((t) => !allowed.includes(t))).toEqual([]);
+    expect(html).toContain('&lt;script&gt;alert(1)&lt;/script&gt;&lt;img src=x onerror=&quot;alert(2)&quot;&gt;');
+    expect(html).not.toMatch(/@import|url\(/i);
+  });
+});
+
+describe('secret redaction', () => {
+  it('hides secret-looking values in all three formats', () => {
+    const store = openStore();
+    const { id } = store.create({
+      title: `key ${SECRET}`,
+      messages: [user(`my key is ${SECRET}`), assistant(null, [{ id: 'c1', name: 'shell', args: `{"command":"export API_KEY=supersecretvalue1"}` }]), tool('c1', `token=${SECRET}`)],
+    });
+    for (const format of ['json', 'markdown', 'html'] as const) {
+      const text = store.exportSession(id, format);
+      expect(text).not.toContain(SECRET);
+      expect(text).not.toContain('supersecretvalue1');
+      expect(text).toContain('[REDACTED]');
+    }
+    expect(() => JSON.parse(store.exportSession(id))).not.toThrow();
+    expect(store.getTranscript(id)[0].content).toContain(SECRET); // the store itself is unchanged
+  });
+
+  it('refuses an unknown format', () => {
+    const store = openStore();
+    const { id } = store.create();
+    expect(() => store.exportSession(id, 'pdf' as never)).toThrow('Unknown export format "pdf"; use json, markdown, html.');
+  });
+});
