@@ -14,11 +14,23 @@ export const FENCE_TAGS = [
   'user_input', 'tool_result', 'external_document', 'session_context_data', 'session_search', 'session_transcript',
 ] as const;
 
-const FENCE = new RegExp(`<(\\s*/?\\s*(?:${FENCE_TAGS.join('|')}))(?=[\\s/>]|$)`, 'gi');
+/**
+ * The fences a tool result may carry intact: tools build them themselves around content they
+ * already defused (webfetch's external_document, the session tools' blocks), so defusing
+ * them again would only hide from the model what kind of data it is reading.
+ */
+const TOOL_MADE_FENCES: readonly string[] = ['external_document', 'session_search', 'session_transcript'];
+const OUTER_FENCE_TAGS = FENCE_TAGS.filter((tag) => !TOOL_MADE_FENCES.includes(tag));
+
+function fencePattern(tags: readonly string[]): RegExp {
+  return new RegExp(`<(\\s*/?\\s*(?:${tags.join('|')}))(?=[\\s/>]|$)`, 'gi');
+}
+const ALL_FENCES = fencePattern(FENCE_TAGS);
+const OUTER_FENCES = fencePattern(OUTER_FENCE_TAGS);
 
 /** Defuses fence tags in `text`; everything else is left as it was. */
-export function neutralizeTags(text: string): string {
-  return text.replace(FENCE, '&lt;$1');
+export function neutralizeTags(text: string, pattern: RegExp = ALL_FENCES): string {
+  return text.replace(pattern, '&lt;$1');
 }
 
 /** An attribute value that cannot close its quotes or the tag. */
@@ -36,7 +48,7 @@ export function wrapUserInput(text: string): string {
 }
 
 export function wrapToolResult(name: string, text: string): string {
-  return `<tool_result name="${escapeAttribute(name)}">\n${neutralizeTags(text)}\n</tool_result>`;
+  return `<tool_result name="${escapeAttribute(name)}">\n${neutralizeTags(text, OUTER_FENCES)}\n</tool_result>`;
 }
 
 export function wrapExternalDocument(kind: string, source: string, text: string): string {
