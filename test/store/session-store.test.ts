@@ -25,10 +25,9 @@ describe('creating and reading sessions', () => {
     expect(store.create().id).not.toBe(meta.id);
   });
 
-  it('appends to transcript and working context, updating count and updated_at', async () => {
+  it('appends to transcript and working context, updating count and updated_at', () => {
     const store = openStore();
     const { id, updated_at } = store.create({ messages: [system()] });
-    await new Promise((r) => setTimeout(r, 5));
     for (const m of conversation().slice(1)) store.appendMessage(id, m);
     expect(store.getTranscript(id)).toEqual(conversation());
     expect(store.getContext(id)).toEqual(conversation());

@@ -31,10 +31,6 @@ const MESSAGE_COLUMNS = 'm.role, m.content, m.tool_calls, m.tool_call_id';
 /** How long after a write the store catches up on search indexing and checkpointing. */
 const MAINTENANCE_DELAY_MS = 2_000;
 
-function now(): string {
-  return new Date().toISOString();
-}
-
 function unknownSession(id: string): LoomError {
   return new LoomError(`No session with id "${id}".`, 'unknown_session');
 }
@@ -80,7 +76,7 @@ export class SessionStore {
   create(init: { model?: string | null; cwd?: string | null; title?: string | null; messages?: ChatMessage[] } = {}): SessionMeta {
     const id = randomUUID();
     this.write(() => {
-      const at = now();
+      const at = this.updateTime();
       const pk = this.insertSession({
         id, parent_id: null, title: init.title ?? null, summary: null, status: 'active', archived: 0,
         created_at: at, updated_at: at, model: init.model ?? null, cwd: init.cwd ?? null, plan: JSON.stringify(EMPTY_PLAN),
@@ -92,7 +88,7 @@ export class SessionStore {
 
   /** Adds the message to the transcript and the working context, committed before returning. */
   appendMessage(id: string, message: ChatMessage): void {
-    this.write(() => this.appendTo(this.pkOf(id), message, now()));
+    this.write(() => this.appendTo(this.pkOf(id), message, this.updateTime()));
   }
 
   /** Replaces the working context; the transcript is untouched. */
@@ -120,26 +116,26 @@ export class SessionStore {
   }
 
   savePlan(id: string, plan: PlanState): void {
-    this.update(id, { plan: JSON.stringify(plan), updated_at: now() });
+    this.update(id, { plan: JSON.stringify(plan) }, true);
   }
 
   /** Status and the archive flag are bookkeeping: they do not move a session up the list. */
   setStatus(id: string, status: SessionStatus): void {
-    this.update(id, { status });
+    this.update(id, { status }, false);
   }
 
   /** The user title; blank clears it (lists then show the summary). */
   rename(id: string, title: string): void {
-    this.update(id, { title: title.trim() || null, updated_at: now() });
+    this.update(id, { title: title.trim() || null }, true);
   }
 
   /** The model-written listing summary. */
   setSummary(id: string, summary: string): void {
-    this.update(id, { summary: summary.trim() || null, updated_at: now() });
+    this.update(id, { summary: summary.trim() || null }, true);
   }
 
   setArchived(id: string, archived: boolean): void {
-    this.update(id, { archived: archived ? 1 : 0 });
+    this.update(id, { archived: archived ? 1 : 0 }, false);
   }
 
   // ---- reading ----
@@ -247,7 +243,7 @@ export class SessionStore {
     const newId = randomUUID();
     this.write(() => {
       const source = this.pkOf(id);
-      const at = now();
+      const at = this.updateTime();
       const pk = Number(
         this.sql(
           `INSERT INTO sessions (id, parent_id, title, summary, status, archived, created_at, updated_at, message_count, model, cwd, plan)
@@ -324,14 +320,29 @@ export class SessionStore {
     return row.pk;
   }
 
-  private update(id: string, values: Record<string, string | number | null>): void {
-    const assignments = Object.keys(values).map((column) => `${column} = @${column}`).join(', ');
-    const { changes } = this.sql(`UPDATE sessions SET ${assignments} WHERE id = @id`).run({ ...values, id });
-    if (changes === 0) throw unknownSession(id);
+  /** Sets columns of one session; `touch` also makes it the most recently updated. */
+  private update(id: string, values: Record<string, string | number | null>, touch: boolean): void {
+    this.write(() => {
+      const all = touch ? { ...values, updated_at: this.updateTime() } : values;
+      const assignments = Object.keys(all).map((column) => `${column} = @${column}`).join(', ');
+      const { changes } = this.sql(`UPDATE sessions SET ${assignments} WHERE id = @id`).run({ ...all, id });
+      if (changes === 0) throw unknownSession(id);
+    });
+  }
+
+  /**
+   * Now, or just after the latest update if the clock has not moved on (same millisecond,
+   * or set back): the session changed last always lists first. Called inside a write
+   * transaction, so no other writer can slip in between.
+   */
+  private updateTime(): string {
+    const { latest } = this.sql('SELECT MAX(updated_at) AS latest FROM sessions').get() as { latest: string | null };
+    const after = latest ? Date.parse(latest) + 1 : 0;
+    return new Date(Math.max(Date.now(), after)).toISOString();
   }
 
   private touch(pk: number): void {
-    this.sql('UPDATE sessions SET updated_at = ? WHERE pk = ?').run(now(), pk);
+    this.sql('UPDATE sessions SET updated_at = ? WHERE pk = ?').run(this.updateTime(), pk);
   }
 
   private insertSession(row: Omit<MetaRow, 'message_count'> & { plan: string }): number {
@@ -428,7 +439,7 @@ export class SessionStore {
   private insertImported(id: string, s: ExportedSession): void {
     const pk = this.insertSession({
       id, parent_id: s.parent_id, title: s.title, summary: s.summary, status: 'saved', archived: s.archived ? 1 : 0,
-      created_at: s.created_at, updated_at: now(), model: s.model, cwd: s.cwd, plan: JSON.stringify(s.plan),
+      created_at: s.created_at, updated_at: this.updateTime(), model: s.model, cwd: s.cwd, plan: JSON.stringify(s.plan),
     });
     const ids = s.transcript.map((message, seq) => this.insertTranscript(pk, seq, message));
     this.sql('UPDATE sessions SET message_count = ? WHERE pk = ?').run(s.transcript.length, pk);
