@@ -10,7 +10,7 @@ import { expect, test } from '@playwright/test';
 
 test('npm start falls back to the browser mode with a one-line reason and a working URL', async ({ page }) => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'loom-e2e-start-'));
-  const env = { ...process.env, LOOM_HOME: dataDir, LOOM_BASE_URL: 'http://127.0.0.1:9/v1' };
+  const env: NodeJS.ProcessEnv = { ...process.env, LOOM_HOME: dataDir, LOOM_BASE_URL: 'http://127.0.0.1:9/v1' };
   delete env.DISPLAY;
   delete env.WAYLAND_DISPLAY;
   const child = spawn(process.execPath, ['scripts/start.mjs', '--no-build', '--port', '0'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
