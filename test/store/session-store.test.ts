@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { LoomError } from '../../src/core/errors';
 import { SessionStore } from '../../src/core/store/session-store';
 import type { Compaction, PlanState } from '../../src/shared/types';
@@ -262,6 +262,28 @@ describe('search', () => {
       expect(store.search('pelican').map((h) => h.id)).toEqual([id]);
     } finally {
       other.close();
+    }
+  });
+});
+
+describe('maintenance off the write path', () => {
+  const backlog = (store: SessionStore) => (store.db.prepare('SELECT count(*) AS n FROM search_backlog').get() as { n: number }).n;
+
+  it('indexes appended messages once writes pause, and on close', () => {
+    vi.useFakeTimers();
+    try {
+      const store = openStore();
+      const { id } = store.create({ messages: conversation() });
+      expect(backlog(store)).toBe(4); // everything but the system prompt waits
+      vi.advanceTimersByTime(2_000);
+      expect(backlog(store)).toBe(0);
+      store.appendMessage(id, user('one more'));
+      store.close();
+      const reopened = openStore(store.dataDir);
+      expect(backlog(reopened)).toBe(0);
+      expect(reopened.search('more').map((h) => h.id)).toEqual([id]);
+    } finally {
+      vi.useRealTimers();
     }
   });
 });
