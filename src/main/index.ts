@@ -99,6 +99,8 @@ function createWindow(): BrowserWindow {
       webviewTag: false,
       navigateOnDragDrop: false,
       safeDialogs: true,
+      // A middle click could otherwise open a link inside the app (electronegativity AUXCLICK).
+      disableBlinkFeatures: 'Auxclick',
     },
   });
   window.once('ready-to-show', () => window.show());
