@@ -177,3 +177,13 @@ test('open tabs and the active one come back after a reload; shortcuts open, swi
 function withoutTimestamp(text: string): string {
   return text.replace(/"exported_at":\s*"[^"]*"/, '"exported_at":"…"');
 }
+
+test('a saved tab whose session was deleted elsewhere is dropped on the next start', async ({ page, loom }) => {
+  const kept = seed(loom, 'Still here');
+  const gone = seed(loom, 'Deleted from the terminal');
+  await loom.mode.backend.handlers['settings.set']({ openTabs: [gone.id, kept.id], activeTab: gone.id });
+  loom.store.delete(gone.id);
+  await openLoom(page, loom);
+  await expect(tabs(page)).toHaveText(['Still here']);
+  await expect(tabs(page).first()).toHaveAttribute('aria-selected', 'true');
+});

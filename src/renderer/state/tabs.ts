@@ -20,6 +20,15 @@ export function useTabs(bridge: LoomBridge, initial: Settings, onClosed: (id: st
   }));
   const first = useRef(true);
 
+  // Tabs saved for sessions deleted since (from the terminal, another window) are dropped.
+  useEffect(() => {
+    for (const id of initial.openTabs) {
+      bridge.invoke('sessions.info', { id }).catch((err: { code?: string }) => {
+        if (err.code === 'unknown_session') setState((s) => dropTab(s, id));
+      });
+    }
+  }, [bridge, initial.openTabs]);
+
   useEffect(() => {
     if (first.current) {
       first.current = false;
@@ -39,13 +48,7 @@ export function useTabs(bridge: LoomBridge, initial: Settings, onClosed: (id: st
 
   const close = useCallback(
     (id: string) => {
-      setState((s) => {
-        const at = s.ids.indexOf(id);
-        if (at < 0) return s;
-        const ids = s.ids.filter((x) => x !== id);
-        const active = s.active === id ? (ids[Math.min(at, ids.length - 1)] ?? null) : s.active;
-        return { ids, active };
-      });
+      setState((s) => dropTab(s, id));
       onClosed(id);
     },
     [onClosed],
@@ -62,4 +65,13 @@ export function useTabs(bridge: LoomBridge, initial: Settings, onClosed: (id: st
   }, []);
 
   return useMemo(() => ({ ids: state.ids, active: state.active, open, close, focus, cycle }), [state, open, close, focus, cycle]);
+}
+
+/** The tab list without `id`; its right-hand neighbour (else the left) becomes active. */
+function dropTab(state: TabState, id: string): TabState {
+  const at = state.ids.indexOf(id);
+  if (at < 0) return state;
+  const ids = state.ids.filter((x) => x !== id);
+  const active = state.active === id ? (ids[Math.min(at, ids.length - 1)] ?? null) : state.active;
+  return { ids, active };
 }
