@@ -214,7 +214,7 @@ function markdownMessage(m: ChatMessage): string[] {
   return blocks.flatMap((block, i) => (i ? ['', block] : [block]));
 }
 
-export function escapeHtml(text: string): string {
+function escapeHtml(text: string): string {
   return text
     .replaceAll('&', '&amp;')
     .replaceAll('<', '&lt;')
