@@ -56,10 +56,16 @@ export function Transcript({ bridge, chat, snap }: { bridge: LoomBridge; chat: C
     if (indices.length) chat.ensureRange(Math.min(...indices), Math.max(...indices));
   }, [items, model, chat]);
 
-  // Follow new content while at the bottom (and open at the bottom).
+  // Follow new content while at the bottom (and open at the bottom)…
   useLayoutEffect(() => {
     if (snap.loaded && atBottom.current) virtualizer.scrollToIndex(model.count - 1, { align: 'end' });
   }, [snap.loaded, snap.version, model.count, virtualizer]);
+  // …also when rows grow after they are measured (rendered Markdown, an opened card).
+  const totalSize = virtualizer.getTotalSize();
+  useLayoutEffect(() => {
+    const el = scroller.current;
+    if (el && snap.loaded && atBottom.current) el.scrollTop = el.scrollHeight;
+  }, [totalSize, snap.loaded]);
 
   return (
     <div
@@ -74,7 +80,7 @@ export function Transcript({ bridge, chat, snap }: { bridge: LoomBridge; chat: C
         atBottom.current = el.scrollHeight - el.scrollTop - el.clientHeight < BOTTOM_SLACK_PX;
       }}
     >
-      <div className="transcript-inner" style={{ height: virtualizer.getTotalSize() }}>
+      <div className="transcript-inner" style={{ height: totalSize }}>
         {items.map((item) => {
           const row = model.rowAt(item.index);
           return (
