@@ -46,7 +46,7 @@ test('every control has an accessible name', async ({ page, loom }) => {
 
 test('the theme follows the system', async ({ page, loom }) => {
   await openLoom(page, loom);
-  const background = () => page.evaluate(() => getComputedStyle((globalThis as unknown as { document: { body: Element } }).document.body).backgroundColor);
+  const background = () => page.evaluate<string>('getComputedStyle(document.body).backgroundColor');
   await page.emulateMedia({ colorScheme: 'light' });
   expect(await background()).toBe('rgb(255, 255, 255)');
   await page.emulateMedia({ colorScheme: 'dark' });
