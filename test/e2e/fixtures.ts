@@ -22,7 +22,20 @@ export interface LoomHarness {
 
 export const STATIC_DIR = path.resolve('out/renderer');
 
-export const test = base.extend<{ loom: LoomHarness }>({
+export const test = base.extend<{ loom: LoomHarness; pageErrors: void }>({
+  /** Fails any test whose page threw, or broke the CSP (a sign of inline code or styles). */
+  pageErrors: [
+    async ({ page }, use) => {
+      const problems: string[] = [];
+      page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
+      page.on('console', (message) => {
+        if (message.type() === 'error' && /Content[- ]Security[- ]Policy/i.test(message.text())) problems.push(`CSP: ${message.text()}`);
+      });
+      await use();
+      expect(problems).toEqual([]);
+    },
+    { auto: true },
+  ],
   loom: async ({}, use) => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'loom-e2e-data-'));
     const projectDir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'loom-e2e-project-')));
