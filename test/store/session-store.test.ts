@@ -204,6 +204,22 @@ describe('search', () => {
     expect(hits[0].message_count).toBe(3);
   });
 
+  it("shows each session's own matching text as its snippet", () => {
+    const store = openStore();
+    const first = store.create({ messages: [user('The tokenizer crashes on unicode input.')] });
+    const second = store.create({ title: 'Build', messages: [user('Make the build faster.'), assistant('esbuild handles unicode paths fine.')] });
+    const snippets = Object.fromEntries(store.search('unicode').map((h) => [h.id, h.snippet]));
+    expect(snippets).toEqual({ [first.id]: 'The tokenizer crashes on [unicode] input.', [second.id]: 'esbuild handles [unicode] paths fine.' });
+    expect(store.search('build')[0]).toMatchObject({ id: second.id, snippet: 'Make the [build] faster.' });
+  });
+
+  it('ranks a session whose title matches above one that only mentions the word', () => {
+    const store = openStore();
+    const mention = store.create({ messages: [user('We talked about the gizmo once.')] });
+    const titled = store.create({ title: 'Gizmo redesign', messages: [user('We talked about the gizmo once.')] });
+    expect(store.search('gizmo').map((h) => h.id)).toEqual([titled.id, mention.id]);
+  });
+
   it('finds titles, summaries, tool calls and tool output, but not system prompts', () => {
     const store = openStore();
     const titled = store.create({ title: 'Kubernetes rollout' });
@@ -211,7 +227,7 @@ describe('search', () => {
     store.setSummary(summarised.id, 'Migrating the database to postgres');
     const withTool = store.create({ messages: conversation() });
     store.create({ messages: [system('You are careful with quasars.')] });
-    expect(store.search('kubernetes').map((h) => h.id)).toEqual([titled.id]);
+    expect(store.search('kubernetes')).toMatchObject([{ id: titled.id, snippet: '[Kubernetes] rollout' }]);
     expect(store.search('postgres')[0]).toMatchObject({ id: summarised.id, snippet: expect.stringContaining('[postgres]') });
     expect(store.search('read_file').map((h) => h.id)).toEqual([withTool.id]);
     expect(store.search('export function parse').map((h) => h.id)).toEqual([withTool.id]);

@@ -18,8 +18,9 @@ const META_WEIGHT = 2;
 const SNIPPET_TOKENS = 16;
 
 interface BestHit extends MetaRow {
-  rid: number;
-  source: 'transcript' | 'meta';
+  pk: number;
+  /** The best-matching message, null when only the title or summary matched. */
+  rid: number | null;
 }
 
 /**
@@ -39,10 +40,11 @@ export function updateSearchIndex(db: Database.Database): number {
 }
 
 /**
- * Ranked by bm25, one hit per session (its best-matching message, or its title/summary),
- * with a snippet whose matches are marked [like this]. The transcript is indexed, not the
- * working context, so compacted-away turns are found too; a message shared by forks is a
- * hit in each of them.
+ * Ranked by bm25, one hit per session: its best score over its messages and its
+ * title/summary. The snippet comes from its best-matching message (more telling than the
+ * title a list shows anyway), else from the title or summary; matches are marked [like
+ * this]. The transcript is indexed, not the working context, so compacted-away turns are
+ * found too; a message shared by forks is a hit in each of them.
  */
 export function searchSessions(
   db: Database.Database,
@@ -52,22 +54,29 @@ export function searchSessions(
   const match = toMatchQuery(query);
   if (!match) return [];
   updateSearchIndex(db);
+  // MATERIALIZED keeps SQLite from folding the bm25() calls into the grouped queries,
+  // where FTS5 cannot compute them.
   const rows = db
     .prepare(
-      `WITH hits AS (
-         SELECT t.session_pk, bm25(messages_fts) AS score, messages_fts.rowid AS rid, 'transcript' AS source
+      `WITH message_hits AS MATERIALIZED (
+         SELECT t.session_pk, bm25(messages_fts) AS score, messages_fts.rowid AS rid
            FROM messages_fts CROSS JOIN transcript t ON t.message_id = messages_fts.rowid
           WHERE messages_fts MATCH @match
-         UNION ALL
-         SELECT rowid, bm25(sessions_fts) * ${META_WEIGHT}, rowid, 'meta'
+       ), best_message AS MATERIALIZED (
+         SELECT session_pk, MIN(score) AS score, rid FROM message_hits GROUP BY session_pk
+       ), meta_hits AS MATERIALIZED (
+         SELECT rowid AS session_pk, bm25(sessions_fts) * ${META_WEIGHT} AS score
            FROM sessions_fts WHERE sessions_fts MATCH @match
-       ), best AS (
-         SELECT session_pk, MIN(score) AS score, rid, source FROM hits GROUP BY session_pk
+       ), ranked AS (
+         SELECT session_pk, MIN(score) AS score
+           FROM (SELECT session_pk, score FROM best_message UNION ALL SELECT session_pk, score FROM meta_hits)
+          GROUP BY session_pk
        )
-       SELECT ${META_COLUMNS}, best.rid, best.source
-         FROM best JOIN sessions s ON s.pk = best.session_pk
+       SELECT ${META_COLUMNS}, s.pk, best_message.rid
+         FROM ranked JOIN sessions s ON s.pk = ranked.session_pk
+         LEFT JOIN best_message ON best_message.session_pk = ranked.session_pk
         WHERE @all OR s.archived = 0
-        ORDER BY best.score, s.pk
+        ORDER BY ranked.score, s.pk
         LIMIT @limit`,
     )
     .all({ match, all: opts.includeArchived ? 1 : 0, limit: opts.limit ?? 20 }) as BestHit[];
@@ -75,9 +84,11 @@ export function searchSessions(
 }
 
 function snippetFor(db: Database.Database, match: string, hit: BestHit): string {
-  const table = hit.source === 'meta' ? 'sessions_fts' : 'messages_fts';
+  const [table, rowid] = hit.rid === null ? ['sessions_fts', hit.pk] : ['messages_fts', hit.rid];
   const row = db
-    .prepare(`SELECT snippet(${table}, -1, '[', ']', '…', ${SNIPPET_TOKENS}) AS snippet FROM ${table} WHERE ${table} MATCH ? AND rowid = ?`)
-    .get(match, hit.rid) as { snippet: string } | undefined;
+    // The CAST matters: numbers are bound as REAL, and FTS5 ignores a rowid constraint that
+    // is not an INTEGER (it would return every match's snippet, the first one winning).
+    .prepare(`SELECT snippet(${table}, -1, '[', ']', '…', ${SNIPPET_TOKENS}) AS snippet FROM ${table} WHERE ${table} MATCH ? AND rowid = CAST(? AS INTEGER)`)
+    .get(match, rowid) as { snippet: string } | undefined;
   return (row?.snippet ?? '').replace(/\s+/g, ' ').trim();
 }
