@@ -120,10 +120,10 @@ export class TerminalView {
         if (event.message.role === 'assistant') this.endReply();
         break;
       case 'tool_start':
-        this.line(`[${event.name}] ${clip(event.args, 200)}`);
+        this.line(`[${toolLabel(event.name)}] ${clip(event.args, 200)}`);
         break;
       case 'tool_end':
-        this.line(`[${event.name}] -> ${resultPreview(event.result)}`);
+        this.line(`[${toolLabel(event.name)}] -> ${resultPreview(event.result)}`);
         break;
       case 'notice':
         this.line(event.text);
@@ -292,6 +292,11 @@ async function compact(ctx: ReplContext): Promise<void> {
 function fork(ctx: ReplContext): void {
   const forked = ctx.engine.fork(ctx.sessionId);
   ctx.view.line(`Forked as ${forked.id}. You are still in session ${ctx.sessionId}; open the fork with: loom --resume ${forked.id}`);
+}
+
+/** A model may call a tool without naming it; the line still says which call it is. */
+function toolLabel(name: string): string {
+  return name.trim() ? name : '(no tool name)';
 }
 
 function clip(text: string, max: number): string {

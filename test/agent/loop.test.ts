@@ -130,6 +130,16 @@ describe('invalid tool calls', () => {
     expect(tools[0].content).toContain('unknown field "mode"');
     expect(tools[1].content).toContain('no tool named "launch_rocket"');
   });
+
+  it('answers a call without a tool name with an error naming the tools, and goes on', async () => {
+    h = await makeAgentHarness();
+    h.script({ toolCalls: [{ id: 'n1', name: '', arguments: { path: 'a.txt' } }] }, { text: 'Let me name it.' });
+    expect(await h.send('go')).toEqual({ error: null });
+    const result = lastMessage(h.bodies()[1]);
+    expect(result).toMatchObject({ role: 'tool', tool_call_id: 'n1' });
+    expect(result.content).toMatch(/^Error: this tool call has no tool name; call one of the tools by its name\. Available tools: read_file/);
+    expect(h.audit().find((e) => e.event === 'validation_error')).toMatchObject({ tool: '', call_id: 'n1' });
+  });
 });
 
 describe('empty replies', () => {

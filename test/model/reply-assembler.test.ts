@@ -37,4 +37,11 @@ describe('ReplyAssembler', () => {
     expect(reply.message()).toEqual({ role: 'assistant', content: 'mine' });
     expect(reply.usage).toEqual({ prompt_tokens: 7, completion_tokens: 2 });
   });
+
+  it('keeps a call the model sent without a name (so the loop can answer it), but drops empty noise', () => {
+    const reply = new ReplyAssembler();
+    reply.add(chunk({ tool_calls: [{ index: 0, id: 'nameless', function: { name: '', arguments: '{"path":"a"}' } }] }));
+    reply.add(chunk({ tool_calls: [{ index: 1, function: { arguments: '' } }] }));
+    expect(reply.message().tool_calls).toEqual([{ id: 'nameless', type: 'function', function: { name: '', arguments: '{"path":"a"}' } }]);
+  });
 });

@@ -35,7 +35,10 @@ export async function runToolCall(
   const name = call.function.name;
   const tool = session.tools.find((t) => t.name === name);
   if (!tool) {
-    const error = `Error: there is no tool named "${name}". Available tools: ${session.tools.map((t) => t.name).join(', ')}.`;
+    const available = `Available tools: ${session.tools.map((t) => t.name).join(', ')}.`;
+    const error = name.trim()
+      ? `Error: there is no tool named "${name}". ${available}`
+      : `Error: this tool call has no tool name; call one of the tools by its name. ${available}`;
     session.audit.write('validation_error', { tool: name, call_id: call.id, error });
     return plain(error);
   }

@@ -57,9 +57,14 @@ export class ReplyAssembler {
     return this.reported;
   }
 
+  /**
+   * A call without a name is kept when it carries an id or arguments (the model meant a
+   * call, and the loop answers it with an error it can act on); an empty piece with
+   * nothing at all is only stream noise.
+   */
   message(): AssistantMessage {
     const toolCalls: ToolCall[] = this.calls
-      .filter((call) => call.name !== '')
+      .filter((call) => call.name !== '' || call.id !== '' || call.arguments.trim() !== '')
       .map((call) => ({
         id: call.id || `call_${randomUUID().slice(0, 12)}`,
         type: 'function',
