@@ -32,6 +32,19 @@ export async function runToolCall(
   signal: AbortSignal,
   opts: { preApproved?: boolean } = {},
 ): Promise<ToolOutcome> {
+  try {
+    return await checkAndRun(session, call, signal, opts);
+  } catch (err) {
+    // Whatever failed around the tool (a front end that could not ask, a file that could
+    // not be checked), the call still gets its one result: without it the next request
+    // would be invalid.
+    const error = `Error: the tool call could not be run: ${errorMessage(err)}`;
+    session.audit.write('tool_result', { tool: call.function.name, call_id: call.id, result: error });
+    return plain(error);
+  }
+}
+
+async function checkAndRun(session: AgentSession, call: ToolCall, signal: AbortSignal, opts: { preApproved?: boolean }): Promise<ToolOutcome> {
   const name = call.function.name;
   const tool = session.tools.find((t) => t.name === name);
   if (!tool) {
