@@ -294,7 +294,22 @@ export class LoomEngine {
 }
 
 function clientFor(config: LoomConfig): ModelClient {
-  return new ModelClient({ baseUrl: config.baseUrl, apiKey: config.apiKey, model: config.model, timeoutMs: config.llmTimeoutSec * 1000 });
+  return new ModelClient({
+    baseUrl: config.baseUrl,
+    apiKey: config.apiKey,
+    model: config.model,
+    timeoutMs: config.llmTimeoutSec * 1000,
+    retryBaseMs: retryBaseMs(process.env),
+  });
+}
+
+/**
+ * LOOM_RETRY_BASE_MS sets the first backoff step of model retries (default 500 ms): the
+ * tests that talk to a server that is down set it low, so the retries they check are quick.
+ */
+function retryBaseMs(env: NodeJS.ProcessEnv): number | undefined {
+  const ms = Number(env.LOOM_RETRY_BASE_MS);
+  return env.LOOM_RETRY_BASE_MS && Number.isInteger(ms) && ms >= 0 ? ms : undefined;
 }
 
 /** --tools: the named tools only, in the registry's order; an unknown name is refused. */

@@ -125,6 +125,22 @@ describe('stop', () => {
 });
 
 describe('a failing model server', () => {
+  it('is retried, each retry shown once in a short line, and the reply then arrives', async () => {
+    process.env.LOOM_RETRY_BASE_MS = '1';
+    try {
+      h = await makeAgentHarness();
+    } finally {
+      delete process.env.LOOM_RETRY_BASE_MS;
+    }
+    h.server.enqueue({ status: 503, error: 'warming up' });
+    h.script({ text: 'Ready now.' });
+    expect(await h.send('hello')).toEqual({ error: null });
+    expect(h.ofType('notice').map((e) => e.text)).toEqual([
+      `The model server at ${h.server.baseUrl} answered HTTP 503: warming up. Retrying in 1 s (retry 1 of 3).`,
+    ]);
+    expect(h.context().at(-1)).toEqual({ role: 'assistant', content: 'Ready now.' });
+  });
+
   it('ends the turn with one clear error; the user message is kept', async () => {
     h = await makeAgentHarness();
     h.server.enqueue({ status: 401, error: 'bad key' });

@@ -152,11 +152,14 @@ describe('failures the user must understand', () => {
     const dead = await startScriptedServer();
     const deadUrl = dead.baseUrl;
     await dead.close();
-    const run = await runLoom(ws, deadUrl, [], 'hello?\n');
+    // Retried three times (quickly here), each retry announced once, then one error line.
+    const run = await runLoom(ws, deadUrl, [], 'hello?\n', { LOOM_RETRY_BASE_MS: '1' });
     expect(run.code).not.toBe(0);
     const lines = run.stderr.split('\n').filter(Boolean);
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(new RegExp(`^loom: Cannot reach the model server at ${deadUrl.replace(/[.]/g, '\\.')}`));
+    expect(lines[0]).toBe(`loom: Cannot reach the model server at ${deadUrl} (connection refused). Start it (e.g. \`ollama serve\`) or pass --base-url.`);
+    const retries = run.stdout.split('\n').filter((line) => line.includes('Retrying'));
+    expect(retries).toEqual([1, 2, 3].map((n) => `Cannot reach the model server at ${deadUrl} (connection refused). Retrying in 1 s (retry ${n} of 3).`));
     const id = announcedId(run.stdout);
     const saved = inStore(ws, (store) => ({ meta: store.getMeta(id), context: store.getContext(id) }));
     expect(saved.context.at(-1)).toEqual({ role: 'user', content: '<user_input>\nhello?\n</user_input>' });

@@ -10,7 +10,7 @@ import { toolSpecs } from '../tools/index';
 import { reportStop, stopBeforeRequest, stopBeforeTool, type TurnStop } from './caps';
 import { fitContext } from './context-guard';
 import { refreshListingSummary } from './listing-summary';
-import { callModel, isAbort } from './model-call';
+import { callModel, isAbort, retryNoticeText } from './model-call';
 import type { AgentSession } from './session';
 import { notRunResult, runToolCall, STOPPED_REASON } from './tool-runner';
 import { wrapUserInput } from './untrusted';
@@ -74,8 +74,7 @@ async function requestReply(session: AgentSession, signal: AbortSignal): Promise
     timeoutMs: session.config.llmTimeoutSec * 1000,
     signal,
     onText: (delta) => session.host.emit({ type: 'text', sessionId: session.id, delta }),
-    onRetry: ({ delayMs, error }) =>
-      session.host.emit({ type: 'notice', sessionId: session.id, level: 'info', text: `${error.message} Retrying in ${Math.ceil(delayMs / 1000)} s.` }),
+    onRetry: (notice) => session.host.emit({ type: 'notice', sessionId: session.id, level: 'info', text: retryNoticeText(session, notice) }),
   });
   const { content, tool_calls } = result.message;
   // An empty reply is stored as '' (not null without tool calls, which some servers reject).

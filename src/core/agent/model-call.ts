@@ -7,7 +7,7 @@
 import type { CallKind, CallUsage } from '../../shared/types';
 import type { SummaryClient } from '../context/compactor';
 import { errorMessage } from '../errors';
-import type { ChatRequest, ChatResult } from '../model/client';
+import { DEFAULT_MAX_RETRIES, type ChatRequest, type ChatResult, type RetryNotice } from '../model/client';
 import { ModelError } from '../model/model-error';
 import { costUsd } from '../model/pricing';
 import type { AgentSession } from './session';
@@ -62,4 +62,14 @@ export async function callModel(session: AgentSession, kind: CallKind, request: 
 /** True when the error is the user's stop, not a failure. */
 export function isAbort(err: unknown, signal?: AbortSignal): boolean {
   return (err instanceof ModelError && err.kind === 'aborted') || signal?.aborted === true;
+}
+
+/**
+ * What the user reads while a failed request waits for its next try: the failure's first
+ * sentence (its advice is for when the retries are used up) and when the next try comes.
+ */
+export function retryNoticeText(session: AgentSession, notice: RetryNotice): string {
+  const failure = notice.error.message.match(/^.*?\.(?=\s|$)/)?.[0] ?? notice.error.message;
+  const retries = session.client.settings.maxRetries ?? DEFAULT_MAX_RETRIES;
+  return `${failure} Retrying in ${Math.ceil(notice.delayMs / 1000)} s (retry ${notice.attempt} of ${retries}).`;
 }

@@ -63,7 +63,7 @@ export interface ChatResult {
   usage: ReplyUsage;
 }
 
-const DEFAULT_MAX_RETRIES = 3;
+export const DEFAULT_MAX_RETRIES = 3;
 
 type Attempt = { ok: true; result: ChatResult } | ({ ok: false; emitted: boolean } & AttemptFailure);
 
