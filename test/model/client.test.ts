@@ -241,6 +241,16 @@ describe('ModelClient retries', () => {
     expect(notices).toHaveLength(3);
   });
 
+  it('says so when the URL names a port fetch refuses, without retrying', async () => {
+    const baseUrl = 'http://127.0.0.1:9/v1';
+    const notices: RetryNotice[] = [];
+    const err = await failure(client({ baseUrl }).chat({ messages: MESSAGES, onRetry: (n) => notices.push(n) }));
+    expect(err.message).toBe(
+      `Cannot reach the model server at ${baseUrl} (fetch refuses that port as unsafe; use another one). Start it (e.g. \`ollama serve\`) or pass --base-url.`,
+    );
+    expect(notices).toEqual([]);
+  });
+
   it('retries a stream cut off before any text reached the user', async () => {
     server.enqueue({ text: 'lost reply', cutAfterChunks: 1 }, { text: 'second try' });
     const deltas: string[] = [];
@@ -324,7 +334,10 @@ describe('ModelClient failures', () => {
     server.enqueue({ malformed: 'body' });
     const err = await failure(client().chat({ messages: MESSAGES }));
     expect(err.kind).toBe('bad_response');
-    expect(err.message).toBe(`The model server at ${server.baseUrl} sent a reply that is not an OpenAI-compatible chat completion.`);
+    expect(err.message).toBe(
+      `The model server at ${server.baseUrl} sent a reply that is not an OpenAI-compatible chat completion. ` +
+        "Check --base-url: it should be the server's OpenAI-compatible API, usually ending in /v1.",
+    );
     expect(server.requests).toHaveLength(1);
   });
 

@@ -53,6 +53,8 @@ function networkCode(err: unknown): string | undefined {
   for (let e: any = err, depth = 0; e && depth < 5; e = e.cause, depth++) {
     if (typeof e.code === 'string') return e.code;
     if (typeof e.message === 'string' && /socket hang up/i.test(e.message)) return 'ECONNRESET';
+    // fetch blocks some ports outright (9, 25, 6000…): it says so only in words.
+    if (e.message === 'bad port') return 'BAD_PORT';
   }
   return undefined;
 }

@@ -42,6 +42,7 @@ const NETWORK_REASONS: Record<string, string> = {
   EPIPE: 'connection closed',
   UND_ERR_SOCKET: 'connection closed',
   UND_ERR_CONNECT_TIMEOUT: 'connection timed out',
+  BAD_PORT: 'fetch refuses that port as unsafe; use another one',
 };
 
 export function unreachable(baseUrl: string, code: string | undefined): ModelError {
@@ -80,7 +81,8 @@ function httpAdvice(status: number, model: string): string {
 
 export function badResponse(baseUrl: string): ModelError {
   return new ModelError(
-    `The model server at ${baseUrl} sent a reply that is not an OpenAI-compatible chat completion.`,
+    `The model server at ${baseUrl} sent a reply that is not an OpenAI-compatible chat completion. ` +
+      "Check --base-url: it should be the server's OpenAI-compatible API, usually ending in /v1.",
     'bad_response',
   );
 }
