@@ -196,7 +196,7 @@ describe('write_file', () => {
       'Created a/b/c.txt (2 lines, 8 bytes).',
     );
     expect(fs.readFileSync(path.join(h.projectDir, 'a/b/c.txt'), 'utf8')).toBe('one\ntwo\n');
-    expect(await call(writeFileTool, { path: 'a/b/c.txt', content: 'é' }, h.ctx)).toBe('Overwrote a/b/c.txt (1 lines, 2 bytes).');
+    expect(await call(writeFileTool, { path: 'a/b/c.txt', content: 'é' }, h.ctx)).toBe('Overwrote a/b/c.txt (1 line, 2 bytes).');
     expect(fs.readFileSync(path.join(h.projectDir, 'a/b/c.txt'), 'utf8')).toBe('é');
   });
 

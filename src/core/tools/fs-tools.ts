@@ -238,9 +238,14 @@ export const writeFileTool = defineTool({
       throw explainFsError(err, shown);
     }
     const bytes = Buffer.byteLength(content);
-    return `${existed ? 'Overwrote' : 'Created'} ${shown} (${countLines(content)} lines, ${bytes} bytes).`;
+    return `${existed ? 'Overwrote' : 'Created'} ${shown} (${counted(countLines(content), 'line')}, ${counted(bytes, 'byte')}).`;
   },
 });
+
+/** "1 line", "2 lines". */
+function counted(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
+}
 
 function countLines(text: string): number {
   if (text === '') return 0;
