@@ -13,7 +13,7 @@ test('a forced compaction shows its marker, the info dialog its figures, and sea
     { text: `Zebrafish are small and striped.${LONG}` },
     SUMMARY('Fish and herons'),
     { text: `Herons eat them.${LONG}` },
-    { text: 'Talked about zebrafish and herons.', usage: { prompt_tokens: 321, completion_tokens: 45 }, delayMs: 300 },
+    { text: 'Talked about zebrafish and herons.', usage: { prompt_tokens: 321, completion_tokens: 45 }, delayMs: 1500 },
   );
   await openLoom(page, loom);
   await newSession(page);

@@ -9,7 +9,10 @@ import type { Approval, ChatSession, ChatSnapshot, Question } from '../state/cha
 import { Markdown } from './Markdown';
 
 export function LiveRow({ bridge, chat, snap }: { bridge: LoomBridge; chat: ChatSession; snap: ChatSnapshot }) {
-  const streaming = useDeferredValue(snap.streaming);
+  // Deferred so fast deltas do not re-render Markdown on every one; but once the reply is
+  // committed (streaming cleared) the stale deferred copy must not linger beside it.
+  const deferred = useDeferredValue(snap.streaming);
+  const streaming = snap.streaming ? deferred : '';
   const waiting = snap.busy && !streaming && snap.runningTools.length === 0 && snap.approvals.length === 0 && snap.questions.length === 0;
   return (
     <div className="live">
