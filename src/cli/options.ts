@@ -99,6 +99,9 @@ export function createProgram(): Command {
     'after',
     `
 Data lives in --data-dir, else $LOOM_HOME, else the desktop app's folder, shared with the app.
+Costs (--max-cost-usd, --info) use list prices for known hosted models; local and unknown
+models cost $0. Price your own in <data dir>/prices.json, in USD per million tokens:
+  {"my-model": {"input_per_mtok": 1.5, "output_per_mtok": 6}}
 
 Examples:
   loom                                  start a new interactive session

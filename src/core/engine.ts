@@ -22,6 +22,7 @@ import { estimateTotal } from './context/budget';
 import { LoomError } from './errors';
 import { MemoryStore } from './memory/memory-store';
 import { ModelClient } from './model/client';
+import { loadPriceTable, PRICES_FILE, type PriceTable } from './model/pricing';
 import { secretEnvNames } from './security/secrets';
 import type { Lease, SessionStore } from './store/session-store';
 import { ALL_TOOLS, type Tool } from './tools/index';
@@ -51,6 +52,8 @@ export class LoomEngine {
    */
   private readonly owner: string;
   private readonly tools: Tool[];
+  /** The default prices plus <data dir>/prices.json, read once. */
+  private readonly prices: PriceTable;
   private readonly listeners = new Set<EngineListener>();
   private readonly sessions = new Map<string, OpenSession>();
   private readonly pending = new Map<string, PendingAnswer>();
@@ -60,7 +63,8 @@ export class LoomEngine {
     this.config = opts.config;
     this.owner = `${opts.owner ?? 'loom'}@${os.hostname()}:${process.pid}`;
     this.tools = selectTools(opts.config.tools);
-    this.client = clientFor(opts.config);
+    this.prices = loadPriceTable(path.join(opts.store.dataDir, PRICES_FILE));
+    this.client = clientFor(opts.config, this.prices);
     this.memory = new MemoryStore(opts.store.db);
   }
 
@@ -180,7 +184,7 @@ export class LoomEngine {
    */
   updateConfig(patch: Partial<Pick<LoomConfig, 'baseUrl' | 'model' | 'apiKey' | 'maxContextTokens' | 'mode'>>): void {
     this.config = { ...this.config, ...patch };
-    this.client = clientFor(this.config);
+    this.client = clientFor(this.config, this.prices);
     for (const { agent } of this.sessions.values()) agent.reconfigure(this.config, this.client);
   }
 
@@ -293,13 +297,14 @@ export class LoomEngine {
   }
 }
 
-function clientFor(config: LoomConfig): ModelClient {
+function clientFor(config: LoomConfig, prices: PriceTable): ModelClient {
   return new ModelClient({
     baseUrl: config.baseUrl,
     apiKey: config.apiKey,
     model: config.model,
     timeoutMs: config.llmTimeoutSec * 1000,
     retryBaseMs: retryBaseMs(process.env),
+    prices,
   });
 }
 

@@ -2,6 +2,8 @@
  * Caps and stops end a turn cleanly: no further request, every tool call answered, the
  * reason shown and audited, and the next message works.
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ChatMessage } from '../../src/shared/types';
 import { makeAgentHarness, type AgentHarness } from './harness';
@@ -66,6 +68,25 @@ describe('--max-cost-usd', () => {
     expect(h.store.getUsage(h.sessionId).cost_usd).toBeCloseTo(1, 5);
     expect(h.ofType('notice').at(-1)?.text).toContain('--max-cost-usd');
     expect(h.audit().filter((e) => e.event === 'cost_limit_hit')).toHaveLength(1);
+  });
+
+  it("uses the prices in <data dir>/prices.json, for chat and compaction alike", async () => {
+    h = await makeAgentHarness({ maxCostUsd: 1 });
+    fs.writeFileSync(path.join(h.dataDir, 'prices.json'), JSON.stringify({ gemma4: { input_per_mtok: 2, output_per_mtok: 0 } }));
+    h.reopen();
+    h.write('a.txt', 'a\n');
+    h.server.enqueue({ toolCalls: [readCall('p1')], usage: { prompt_tokens: 500_000, completion_tokens: 0 } });
+    await h.send('spend');
+    expect(h.bodies()).toHaveLength(1);
+    expect(h.store.getUsage(h.sessionId).by_kind.chat.cost_usd).toBeCloseTo(1, 5);
+    expect(h.audit().filter((e) => e.event === 'cost_limit_hit')).toHaveLength(1);
+
+    // Over the limit the next message sends nothing; \compact still runs, and is charged.
+    await h.send('more');
+    expect(h.bodies()).toHaveLength(1);
+    h.server.enqueue({ text: 'Summary of the spending.', usage: { prompt_tokens: 100_000, completion_tokens: 0 } });
+    await h.engine.compact(h.sessionId);
+    expect(h.store.getUsage(h.sessionId).by_kind.compaction.cost_usd).toBeCloseTo(0.2, 5);
   });
 
   it('never trips for a free local model', async () => {

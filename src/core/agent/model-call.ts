@@ -49,7 +49,7 @@ export async function callModel(session: AgentSession, kind: CallKind, request: 
   const usage: CallUsage = {
     prompt_tokens: result.usage.prompt_tokens,
     completion_tokens: result.usage.completion_tokens,
-    cost_usd: costUsd(session.client.settings.model, result.usage),
+    cost_usd: costUsd(session.client.settings.model, result.usage, session.client.settings.prices),
   };
   session.store.recordUsage(session.id, kind, usage);
   if (kind === 'chat' && !result.usage.estimated) {

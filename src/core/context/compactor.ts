@@ -126,7 +126,7 @@ export async function compactContext(opts: {
     timeoutMs: opts.timeoutMs ?? client.settings.timeoutMs,
     signal: opts.signal,
   });
-  const usage = summaryUsage(client.settings.model, result.usage);
+  const usage = summaryUsage(client.settings, result.usage);
 
   const summary = neutraliseBoundaryTags((result.message.content ?? '').trim());
   if (!summary.trim()) throw new CompactionRejectedError(EMPTY_SUMMARY_MESSAGE, 'empty_summary', usage);
@@ -143,13 +143,13 @@ export async function compactContext(opts: {
 }
 
 function summaryUsage(
-  model: string,
+  settings: SummaryClient['settings'],
   usage: { prompt_tokens: number; completion_tokens: number; estimated: boolean },
 ): CompactionUsage {
   return {
     prompt_tokens: usage.prompt_tokens,
     completion_tokens: usage.completion_tokens,
-    cost_usd: costUsd(model, usage),
+    cost_usd: costUsd(settings.model, usage, settings.prices),
     estimated: usage.estimated,
   };
 }

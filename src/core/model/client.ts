@@ -8,6 +8,7 @@ import OpenAI from 'openai';
 import type { AssistantMessage, ChatMessage } from '../../shared/types';
 import { type AttemptFailure, classifyFailure } from './classify-failure';
 import { aborted, badResponse, ModelError } from './model-error';
+import type { PriceTable } from './pricing';
 import { ReplyAssembler } from './reply-assembler';
 import { RequestGuard } from './request-guard';
 import { DEFAULT_RETRY_TIMING, retryDelayMs, type RetryTiming, waitUnlessAborted } from './retry';
@@ -27,6 +28,8 @@ export interface ModelSettings {
   retryBaseMs?: number;
   /** Upper bound for one wait, a server's Retry-After included (default 30 s). */
   retryMaxDelayMs?: number;
+  /** What calls cost, per model (default DEFAULT_PRICES; unlisted models cost nothing). */
+  prices?: PriceTable;
 }
 
 export interface ToolSpec {

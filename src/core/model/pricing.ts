@@ -1,7 +1,12 @@
 /**
  * What a model call costs, for --max-cost-usd and the usage shown per session. Local
- * models (Ollama and the like) and any model not in the table cost nothing.
+ * models (Ollama and the like) and any model not in the table cost nothing; the user can
+ * price their own models in <data dir>/prices.json.
  */
+import fs from 'node:fs';
+import { z } from 'zod';
+import { errorMessage, LoomError } from '../errors';
+
 export type PriceTable = Record<string, { input_per_mtok: number; output_per_mtok: number }>;
 
 /**
@@ -46,4 +51,38 @@ export function priceFor(model: string, prices: PriceTable = DEFAULT_PRICES): Pr
     if (matches && (!best || k.length > best.length)) best = key;
   }
   return best === undefined ? undefined : prices[best];
+}
+
+/** The user's own prices, in the data folder: merged over the defaults, a listed model wins. */
+export const PRICES_FILE = 'prices.json';
+
+const PRICE = z.number().finite().nonnegative();
+const PRICE_TABLE = z.record(z.string().min(1), z.strictObject({ input_per_mtok: PRICE, output_per_mtok: PRICE }));
+const PRICE_EXAMPLE = '{"my-model": {"input_per_mtok": 1.5, "output_per_mtok": 6}}';
+
+/** The defaults plus the prices in `file`; no file means the defaults. A bad file is refused clearly. */
+export function loadPriceTable(file: string): PriceTable {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return DEFAULT_PRICES;
+    throw new LoomError(`Cannot read the price table ${file}: ${errorMessage(err)}`, 'bad_prices');
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new LoomError(`The price table ${file} is not valid JSON; write it like ${PRICE_EXAMPLE} (USD per million tokens).`, 'bad_prices');
+  }
+  const parsed = PRICE_TABLE.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const where = issue.path.length ? ` at ${issue.path.join('.')}` : '';
+    throw new LoomError(
+      `The price table ${file} is invalid${where}: ${issue.message}. Write it like ${PRICE_EXAMPLE} (USD per million tokens).`,
+      'bad_prices',
+    );
+  }
+  return { ...DEFAULT_PRICES, ...parsed.data };
 }
