@@ -3,7 +3,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { costUsd, DEFAULT_PRICES, loadPriceTable, type PriceTable } from '../../src/core/model/pricing';
-import { UsageMeter } from '../../src/core/model/usage';
 
 const MILLION = { prompt_tokens: 1_000_000, completion_tokens: 1_000_000 };
 
@@ -64,38 +63,5 @@ describe('loadPriceTable (<data dir>/prices.json)', () => {
       expect(() => loadPriceTable(file)).toThrow(new RegExp(`^The price table ${file} is invalid at m\\.input_per_mtok: .+ Write it like`)),
     );
     withFile('{"m": {"input": 1}}', (file) => expect(() => loadPriceTable(file)).toThrow(/is invalid at m/));
-  });
-});
-
-describe('UsageMeter', () => {
-  it('keeps running totals per call kind with each call costed', () => {
-    const meter = new UsageMeter('gpt-4o-mini');
-    const chat = meter.add('chat', { prompt_tokens: 1_000_000, completion_tokens: 0 });
-    meter.add('chat', { prompt_tokens: 0, completion_tokens: 1_000_000 });
-    meter.add('compaction', { prompt_tokens: 2_000_000, completion_tokens: 0 });
-
-    expect(chat).toEqual({ prompt_tokens: 1_000_000, completion_tokens: 0, cost_usd: expect.closeTo(0.15) });
-    const totals = meter.totals();
-    expect(totals.calls).toBe(3);
-    expect(totals.prompt_tokens).toBe(3_000_000);
-    expect(totals.by_kind.chat).toEqual({ calls: 2, prompt_tokens: 1_000_000, completion_tokens: 1_000_000, cost_usd: expect.closeTo(0.75) });
-    expect(totals.by_kind.compaction.cost_usd).toBeCloseTo(0.3);
-    expect(totals.by_kind.summary).toEqual({ calls: 0, prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 });
-    expect(meter.costUsd()).toBeCloseTo(1.05);
-    expect(totals.cost_usd).toBeCloseTo(1.05);
-  });
-
-  it('counts tokens but no cost for a local model', () => {
-    const meter = new UsageMeter('gemma4');
-    meter.add('summary', { prompt_tokens: 500, completion_tokens: 20 });
-    expect(meter.totals().by_kind.summary).toEqual({ calls: 1, prompt_tokens: 500, completion_tokens: 20, cost_usd: 0 });
-    expect(meter.costUsd()).toBe(0);
-  });
-
-  it('hands out copies, not its own counters', () => {
-    const meter = new UsageMeter('gemma4');
-    meter.add('chat', { prompt_tokens: 1, completion_tokens: 1 });
-    meter.totals().by_kind.chat.calls = 99;
-    expect(meter.totals().by_kind.chat.calls).toBe(1);
   });
 });
