@@ -50,7 +50,7 @@ describe('--max-tool-calls', () => {
     const results = h.context().filter((m) => m.role === 'tool');
     expect(results.map((m) => m.tool_call_id)).toEqual(['k1', 'k2', 'k3']);
     expect(results[0].content).toContain('<tool_result name="read_file">');
-    expect(results[1].content).toBe('Not run: reached --max-tool-calls (1 tool calls in this session).');
+    expect(results[1].content).toBe('Not run: reached --max-tool-calls (1 tool call in this session).');
     expect(results[2].content).toBe(results[1].content);
     expect(h.audit().find((e) => e.event === 'iteration_cap_hit')?.reason).toContain('--max-tool-calls');
   });

@@ -17,7 +17,7 @@ export function stopBeforeRequest(session: AgentSession, requests: number, signa
   if (signal.aborted) return { event: 'session_abort', reason: STOPPED_REASON };
   const { maxTurns, maxCostUsd } = session.config;
   if (requests >= maxTurns) {
-    return { event: 'iteration_cap_hit', reason: `reached --max-turns (${maxTurns} model requests for one message)` };
+    return { event: 'iteration_cap_hit', reason: `reached --max-turns (${counted(maxTurns, 'model request')} for one message)` };
   }
   const cost = session.store.getUsage(session.id).cost_usd;
   // Local models cost nothing: a cost of 0 never trips the cap, whatever its value.
@@ -31,7 +31,7 @@ export function stopBeforeTool(session: AgentSession, signal: AbortSignal): Turn
   if (signal.aborted) return { event: 'session_abort', reason: STOPPED_REASON };
   const { maxToolCalls } = session.config;
   if (session.toolCalls >= maxToolCalls) {
-    return { event: 'iteration_cap_hit', reason: `reached --max-tool-calls (${maxToolCalls} tool calls in this session)` };
+    return { event: 'iteration_cap_hit', reason: `reached --max-tool-calls (${counted(maxToolCalls, 'tool call')} in this session)` };
   }
   return null;
 }
@@ -40,4 +40,8 @@ export function stopBeforeTool(session: AgentSession, signal: AbortSignal): Turn
 export function reportStop(session: AgentSession, stop: TurnStop): void {
   session.audit.write(stop.event, { reason: stop.reason });
   session.host.emit({ type: 'notice', sessionId: session.id, level: 'warning', text: `Stopped: ${stop.reason}.` });
+}
+
+function counted(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
 }
