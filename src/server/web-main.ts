@@ -43,6 +43,7 @@ async function main(argv: string[] = process.argv.slice(2)): Promise<void> {
 }
 
 main().catch((err) => {
-  console.error(`loom: ${errorMessage(err)}`);
+  const inUse = (err as NodeJS.ErrnoException).code === 'EADDRINUSE';
+  console.error(`loom: ${inUse ? 'that port is already in use; choose another with --port N (0 picks a free one).' : errorMessage(err)}`);
   process.exit(1);
 });
