@@ -70,6 +70,14 @@ describe('--max-cost-usd', () => {
     expect(h.audit().filter((e) => e.event === 'cost_limit_hit')).toHaveLength(1);
   });
 
+  it('asks for no listing summary once an answer has reached the limit', async () => {
+    h = await makeAgentHarness({ model: 'gpt-4o', maxCostUsd: 1 });
+    h.server.enqueue({ text: 'An expensive answer.', usage: { prompt_tokens: 400_000, completion_tokens: 0 } });
+    expect(await h.send('spend')).toEqual({ error: null });
+    expect(h.bodies()).toHaveLength(1);
+    expect(h.store.getMeta(h.sessionId).summary).toBeNull();
+  });
+
   it("uses the prices in <data dir>/prices.json, for chat and compaction alike", async () => {
     h = await makeAgentHarness({ maxCostUsd: 1 });
     fs.writeFileSync(path.join(h.dataDir, 'prices.json'), JSON.stringify({ gemma4: { input_per_mtok: 2, output_per_mtok: 0 } }));

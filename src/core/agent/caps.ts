@@ -20,11 +20,15 @@ export function stopBeforeRequest(session: AgentSession, requests: number, signa
     return { event: 'iteration_cap_hit', reason: `reached --max-turns (${counted(maxTurns, 'model request')} for one message)` };
   }
   const cost = session.store.getUsage(session.id).cost_usd;
-  // Local models cost nothing: a cost of 0 never trips the cap, whatever its value.
-  if (cost > 0 && cost >= maxCostUsd) {
+  if (costLimitReached(session, cost)) {
     return { event: 'cost_limit_hit', reason: `reached --max-cost-usd ($${maxCostUsd.toFixed(2)}; this session has cost $${cost.toFixed(4)})` };
   }
   return null;
+}
+
+/** Local models cost nothing: a cost of 0 never trips the cap, whatever its value. */
+export function costLimitReached(session: AgentSession, cost = session.store.getUsage(session.id).cost_usd): boolean {
+  return cost > 0 && cost >= session.config.maxCostUsd;
 }
 
 export function stopBeforeTool(session: AgentSession, signal: AbortSignal): TurnStop | null {

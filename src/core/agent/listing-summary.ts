@@ -5,6 +5,7 @@
  * audited and otherwise ignored: the conversation matters more than its label.
  */
 import type { ChatMessage } from '../../shared/types';
+import { costLimitReached } from './caps';
 import { callModel } from './model-call';
 import type { AgentSession } from './session';
 
@@ -26,7 +27,8 @@ export function summaryDue(session: AgentSession): boolean {
 }
 
 export async function refreshListingSummary(session: AgentSession, signal: AbortSignal): Promise<void> {
-  if (!summaryDue(session)) return;
+  // Past --max-cost-usd no request is made, not even for a label.
+  if (!summaryDue(session) || costLimitReached(session)) return;
   try {
     const result = await callModel(session, 'summary', {
       messages: [
