@@ -91,7 +91,7 @@ describe('--resume and --continue', () => {
 
 describe('REPL commands', () => {
   it('\\compact, \\title, \\info and \\fork', async () => {
-    const long = 'x'.repeat(3000);
+    const long = `The codeword is zebrafish. ${'x'.repeat(3000)}`;
     server.enqueue({ text: 'One.' }, SUMMARY, { text: 'Two.' }, { text: 'Earlier the user sent a long line of x.' });
     const run = await runLoom(ws, server.baseUrl, [], `${long}\nsecond\n\\compact\n\\title My work\n\\info\n\\fork\n\\exit\n`);
     expect(run.code).toBe(0);
@@ -106,10 +106,30 @@ describe('REPL commands', () => {
     expect(forkId[2]).toBe(id);
     expect(run.stdout.trimEnd().endsWith(`Session ${id} saved. Resume it with: loom --resume ${id}`)).toBe(true);
 
-    const { fork, compactions } = inStore(ws, (store) => ({ fork: store.getMeta(forkId[1]), compactions: store.getCompactions(forkId[1]) }));
-    expect(fork.parent_id).toBe(id);
-    expect(fork.title).toBe('My work');
-    expect(compactions).toHaveLength(1);
+    const saved = inStore(ws, (store) => ({
+      fork: store.getMeta(forkId[1]),
+      forkContext: store.getContext(forkId[1]),
+      forkCompactions: store.getCompactions(forkId[1]),
+      context: store.getContext(id),
+      compactions: store.getCompactions(id),
+    }));
+    expect(saved.fork.parent_id).toBe(id);
+    expect(saved.fork.title).toBe('My work');
+    // The fork copies the compacted context and the compaction history.
+    expect(saved.context[1].content?.startsWith('<session_context_data>\nEarlier conversation summary')).toBe(true);
+    expect(saved.forkContext).toEqual(saved.context);
+    expect(saved.forkCompactions).toEqual(saved.compactions);
+    expect(saved.compactions).toEqual([
+      { at: expect.any(String), before_tokens: Number(compacted![1]), after_tokens: Number(compacted![2]), summary: 'Earlier the user sent a long line of x.' },
+    ]);
+
+    // The compacted turn is gone from the context but kept in the export and found by --search.
+    const exported = JSON.parse((await runLoom(ws, server.baseUrl, ['--export', id])).stdout).session;
+    expect(exported.messages.some((m: any) => m.content?.includes('zebrafish'))).toBe(false);
+    expect(exported.transcript.some((m: any) => m.content?.includes('zebrafish'))).toBe(true);
+    expect(exported.compactions).toEqual(saved.compactions);
+    const hits = JSON.parse((await runLoom(ws, server.baseUrl, ['--search', 'zebrafish', '--json'])).stdout);
+    expect(hits.map((hit: any) => hit.id).sort()).toEqual([id, forkId[1]].sort());
   });
 
   it('\\compact with nothing old enough says so and changes nothing', async () => {
