@@ -8,6 +8,7 @@ import readline from 'node:readline';
 import type { LoomEngine } from '../core/engine';
 import type { LoomConfig } from '../core/config';
 import { errorMessage, isLoomError } from '../core/errors';
+import { ASK_PROMPT } from '../core/security/permissions';
 import type { EngineEvent } from '../shared/engine-events';
 import { runLifecycle } from './lifecycle';
 import { writeError } from './output';
@@ -164,7 +165,7 @@ export function answerFromInput(engine: LoomEngine, view: TerminalView, input: L
         view.line('Denied: there is no terminal to ask (run `loom` interactively, or choose a --mode).');
         return engine.answerApproval(event.requestId, false);
       }
-      const answer = await input.read('Allow this action? [y/n] ');
+      const answer = await input.read(`${ASK_PROMPT} `);
       engine.answerApproval(event.requestId, isYes(answer));
     } else if (event.type === 'question') {
       view.line(`Question: ${event.question}`);
