@@ -111,7 +111,7 @@ describe('invalid tool calls', () => {
     const result = lastMessage(h.bodies()[1]);
     expect(result).toMatchObject({ role: 'tool', tool_call_id: 'bad' });
     expect(result.content).toContain('Invalid arguments for read_file');
-    expect(h.audit().find((e) => e.event === 'validation_error')).toMatchObject({ tool: 'read_file', call_id: 'bad' });
+    expect(h.audit().find((e) => e.event === 'validation_error')).toMatchObject({ tool: 'read_file', call_id: 'bad', arguments: '{"path": "a.txt"' });
   });
 
   it('reports unknown fields and unknown tools', async () => {

@@ -26,7 +26,13 @@ describe('permissions', () => {
     expect(approval).toMatchObject({ tool: 'write_file', summary: expect.stringContaining('out.txt') });
     expect(approval.label).toBeTruthy();
     expect(h.read('out.txt')).toBe('written\n');
-    expect(decisions(h).at(-1)).toMatchObject({ tool: 'write_file', decision: 'allow', by: 'user' });
+    expect(decisions(h).at(-1)).toMatchObject({
+      tool: 'write_file',
+      call_id: 'w1',
+      args: { path: 'out.txt', content: 'written\n' },
+      decision: 'allow',
+      by: 'user',
+    });
   });
 
   it('asks in default mode; no leaves the file alone and tells the model it was denied', async () => {

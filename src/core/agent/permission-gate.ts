@@ -17,11 +17,12 @@ export async function checkPermission(
   session: AgentSession,
   tool: Tool,
   args: unknown,
-  opts: { preApproved?: boolean } = {},
+  opts: { preApproved?: boolean; callId?: string } = {},
 ): Promise<Permission> {
   const decision = decide({ tool, args, mode: session.config.mode, projectDir: session.projectDir });
+  // The arguments say what was allowed or refused (the audit log redacts and cuts them).
   const record = (outcome: string, by: string, label?: string) =>
-    session.audit.write('permission_decision', { tool: tool.name, decision: outcome, by, label, mode: session.config.mode });
+    session.audit.write('permission_decision', { tool: tool.name, call_id: opts.callId, args, decision: outcome, by, label, mode: session.config.mode });
 
   if (decision.action === 'deny') {
     record('deny', 'policy', decision.label);

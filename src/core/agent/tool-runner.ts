@@ -52,15 +52,15 @@ async function checkAndRun(session: AgentSession, call: ToolCall, signal: AbortS
     const error = name.trim()
       ? `Error: there is no tool named "${name}". ${available}`
       : `Error: this tool call has no tool name; call one of the tools by its name. ${available}`;
-    session.audit.write('validation_error', { tool: name, call_id: call.id, error });
+    session.audit.write('validation_error', { tool: name, call_id: call.id, arguments: call.function.arguments, error });
     return plain(error);
   }
   const parsed = parseToolArguments(tool, call.function.arguments);
   if (!parsed.ok) {
-    session.audit.write('validation_error', { tool: name, call_id: call.id, error: parsed.error });
+    session.audit.write('validation_error', { tool: name, call_id: call.id, arguments: call.function.arguments, error: parsed.error });
     return wrapped(name, parsed.error);
   }
-  const permission = await checkPermission(session, tool, parsed.args, opts);
+  const permission = await checkPermission(session, tool, parsed.args, { ...opts, callId: call.id });
   // A stop while the user was being asked: the answer (a denial) is not the user's choice.
   if (signal.aborted) return plain(notRunResult(STOPPED_REASON));
   if (!permission.allowed) return plain(permission.result);
