@@ -3,12 +3,14 @@
  * To add a section, export a BenchSection from bench/<area>.ts and append it below.
  */
 import type { BenchSection } from './harness';
+import { contextSection } from './context';
 import { storeSection } from './store';
+import { uiSection } from './ui';
 
 const sections: BenchSection[] = [
-  storeSection, // A: session store vs one-JSON-file-per-session baseline
-  // contextSection from './context' (E: compaction)
-  // uiSection from './ui' (F: UI)
+  storeSection, // the session store vs one-JSON-file-per-session baseline
+  contextSection, // context budget per request and compaction without the model call
+  uiSection, // the renderer in Chromium: a 5,000-message session, a 10,000-session sidebar
 ];
 
 for (const section of sections) {
