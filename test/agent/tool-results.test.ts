@@ -46,7 +46,7 @@ async function runBatch(maxToolCalls: number, answer: Answer): Promise<void> {
     {
       toolCalls: [
         { id: 'r1', name: 'read_file', arguments: { path: 'a.txt' } },
-        { id: 'b1', name: 'run_bash', arguments: { command: 'sleep 0.3' } },
+        { id: 'b1', name: 'run_bash', arguments: { command: 'sleep 0.15' } },
         { id: 'r2', name: 'read_file', arguments: { path: 'a.txt' } },
       ],
     },
