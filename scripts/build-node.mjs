@@ -1,30 +1,40 @@
-// Bundles a Node entry point into dist/<name>.js: `cli` (the `loom` command, the default,
-// built on `npm install` by prepare so `npx loom` works at once) or `bench`.
+// Bundles Node entry points into dist/<name>.js: `cli` (the `loom` command, the default,
+// built on `npm install` by prepare so `npx loom` works at once), `web` (the browser-mode
+// server, used by scripts/web.mjs) and `bench`.
 // Files are written to a temporary name and renamed, so a `loom` process starting while a
 // build runs (tests build in parallel) never loads a half-written bundle.
 import { build } from 'esbuild';
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
-const entries = { cli: 'src/cli/main.ts', bench: 'bench/index.ts' };
-const names = process.argv.slice(2).length ? process.argv.slice(2) : ['cli'];
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const entries = { cli: 'src/cli/main.ts', web: 'src/server/web-main.ts', bench: 'bench/index.ts' };
 
-const result = await build({
-  entryPoints: Object.fromEntries(names.map((name) => [name, entries[name]])),
-  outdir: 'dist',
-  bundle: true,
-  platform: 'node',
-  format: 'esm',
-  target: 'node20',
-  packages: 'external',
-  sourcemap: true,
-  logLevel: 'warning',
-  write: false,
-});
+export async function bundleNode(names) {
+  const unknown = names.filter((name) => !(name in entries));
+  if (unknown.length) throw new Error(`unknown bundle ${unknown.join(', ')} (known: ${Object.keys(entries).join(', ')})`);
+  const result = await build({
+    entryPoints: Object.fromEntries(names.map((name) => [name, path.join(root, entries[name])])),
+    outdir: path.join(root, 'dist'),
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    packages: 'external',
+    sourcemap: true,
+    logLevel: 'warning',
+    write: false,
+  });
+  for (const file of result.outputFiles) {
+    mkdirSync(path.dirname(file.path), { recursive: true });
+    const temporary = `${file.path}.${process.pid}.tmp`;
+    writeFileSync(temporary, file.contents);
+    renameSync(temporary, file.path);
+  }
+}
 
-for (const file of result.outputFiles) {
-  mkdirSync(path.dirname(file.path), { recursive: true });
-  const temporary = `${file.path}.${process.pid}.tmp`;
-  writeFileSync(temporary, file.contents);
-  renameSync(temporary, file.path);
+if (import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const names = process.argv.slice(2);
+  await bundleNode(names.length ? names : ['cli']);
 }

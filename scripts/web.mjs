@@ -2,9 +2,9 @@
 // (esbuild: dist/web.js), then serves Loom on 127.0.0.1 and prints the URL to open.
 // Arguments go to the server: --port N, --data-dir DIR, --project DIR, --base-url URL,
 // --model NAME. `--no-build` serves what was built last; `--build-only` builds and stops.
-import { build as bundle } from 'esbuild';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { bundleNode } from './build-node.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -12,17 +12,7 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export async function buildWeb() {
   const { build } = await import('electron-vite');
   await build({ root, logLevel: 'warn', configFile: path.join(root, 'electron.vite.config.ts') });
-  await bundle({
-    entryPoints: { web: path.join(root, 'src/server/web-main.ts') },
-    outdir: path.join(root, 'dist'),
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    packages: 'external',
-    sourcemap: true,
-    logLevel: 'warning',
-  });
+  await bundleNode(['web']);
 }
 
 async function main() {
