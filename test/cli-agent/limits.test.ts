@@ -69,6 +69,18 @@ describe('caps given on the command line', () => {
   });
 });
 
+describe('--llm-timeout', () => {
+  it('gives up on a silent server after that many seconds, in one line that says what to raise', async () => {
+    server.enqueue({ hangMs: 10_000 });
+    const run = await runLoom(ws, server.baseUrl, ['--llm-timeout', '1', '-p', 'anyone there?']);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe('');
+    expect(run.stderr.split('\n').filter((line) => line.startsWith('loom: '))).toEqual([
+      `loom: The model server at ${server.baseUrl} sent nothing for 1 s. Check that it is running and not overloaded, or raise --llm-timeout.`,
+    ]);
+  });
+});
+
 describe('permission rules and the hard policy, in acceptEdits', () => {
   it('runs, asks or refuses each call as the rules say', async () => {
     fs.writeFileSync(path.join(ws.projectDir, 'keep.txt'), 'precious\n');
