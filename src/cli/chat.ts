@@ -7,7 +7,7 @@
 import path from 'node:path';
 import type { LoomConfig } from '../core/config';
 import { LoomEngine } from '../core/engine';
-import { LoomError } from '../core/errors';
+import { isLoomError, LoomError } from '../core/errors';
 import { SessionStore } from '../core/store/session-store';
 import { answerFromInput, isYes, LineInput, runRepl, TerminalView } from './repl';
 
@@ -53,7 +53,9 @@ async function openChatSession(engine: LoomEngine, store: SessionStore, opts: Ch
   if (opts.resume !== undefined || opts.continueLast) {
     const id = opts.resume ?? mostRecentId(store);
     view.line(`Resuming session ${store.resolveId(id)}.`);
-    const meta = await engine.openSession(id);
+    const meta = await engine.openSession(id).catch((err) => {
+      throw withInUseAdvice(err, store.resolveId(id));
+    });
     const name = meta.title ?? meta.summary;
     view.line(`Session ${meta.id}${name ? ` (${name})` : ''}: ${meta.message_count} messages so far. Type \\help for commands.`);
     return meta.id;
@@ -61,6 +63,12 @@ async function openChatSession(engine: LoomEngine, store: SessionStore, opts: Ch
   const meta = engine.createSession(process.cwd());
   view.line(`Session ${meta.id} started in ${meta.cwd}. Type \\help for commands.`);
   return meta.id;
+}
+
+/** "In use by pid N" says what is wrong; at the command line, also say what to do. */
+function withInUseAdvice(err: unknown, id: string): unknown {
+  if (!isLoomError(err) || err.code !== 'session_in_use') return err;
+  return new LoomError(`${err.message} Wait until that loom ends, or work on a copy: \`loom --fork ${id}\`, then resume the copy.`, err.code);
 }
 
 function mostRecentId(store: SessionStore): string {

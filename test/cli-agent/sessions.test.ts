@@ -192,7 +192,9 @@ describe('failures the user must understand', () => {
     await first.waitFor(/You: /);
     const second = await runLoom(ws, server.baseUrl, ['--resume', id]);
     expect(second.code).toBe(1);
-    expect(second.stderr).toBe(`loom: Session ${id} is in use by pid ${first.child.pid}.\n`);
+    expect(second.stderr).toBe(
+      `loom: Session ${id} is in use by pid ${first.child.pid}. Wait until that loom ends, or work on a copy: \`loom --fork ${id}\`, then resume the copy.\n`,
+    );
     first.end();
     expect((await first.exited).code).toBe(0);
   });
