@@ -34,7 +34,7 @@ export async function runChat(config: LoomConfig, opts: ChatOptions): Promise<nu
     engine.on(answerFromInput(engine, view, input));
     warnAboutSecrets(engine);
 
-    const sessionId = await openChatSession(engine, store, opts, view);
+    const sessionId = await openChatSession(engine, store, opts, view, interactive ? ' Type \\help for commands.' : '');
     const code = input && interactive
       ? await runRepl({ engine, config, sessionId, input, view })
       : await runPrompt(engine, sessionId, opts.prompt ?? '', input);
@@ -49,7 +49,8 @@ export async function runChat(config: LoomConfig, opts: ChatOptions): Promise<nu
   }
 }
 
-async function openChatSession(engine: LoomEngine, store: SessionStore, opts: ChatOptions, view: TerminalView): Promise<string> {
+/** `hint` ends the opening line: the REPL mentions \help, -p has no commands. */
+async function openChatSession(engine: LoomEngine, store: SessionStore, opts: ChatOptions, view: TerminalView, hint: string): Promise<string> {
   if (opts.resume !== undefined || opts.continueLast) {
     const id = opts.resume ?? mostRecentId(store);
     view.line(`Resuming session ${store.resolveId(id)}.`);
@@ -57,11 +58,11 @@ async function openChatSession(engine: LoomEngine, store: SessionStore, opts: Ch
       throw withInUseAdvice(err, store.resolveId(id));
     });
     const name = meta.title ?? meta.summary;
-    view.line(`Session ${meta.id}${name ? ` (${name})` : ''}: ${meta.message_count} messages so far. Type \\help for commands.`);
+    view.line(`Session ${meta.id}${name ? ` (${name})` : ''}: ${meta.message_count} messages so far.${hint}`);
     return meta.id;
   }
   const meta = engine.createSession(process.cwd());
-  view.line(`Session ${meta.id} started in ${meta.cwd}. Type \\help for commands.`);
+  view.line(`Session ${meta.id} started in ${meta.cwd}.${hint}`);
   return meta.id;
 }
 

@@ -33,6 +33,8 @@ describe('loom -p', () => {
     expect(run.code).toBe(0);
     expect(run.stdout).toBe('Hello there.\n');
     const id = announcedId(run.stderr);
+    // Status goes to stderr, without the REPL's hint (-p takes no commands).
+    expect(run.stderr).toBe(`Session ${id} started in ${ws.projectDir}.\nSession ${id} saved. Resume it with: loom --resume ${id}\n`);
     const meta = inStore(ws, (store) => store.getMeta(id));
     expect(meta).toMatchObject({ status: 'saved', message_count: 3, summary: 'Test session' });
   });
