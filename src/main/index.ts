@@ -67,8 +67,8 @@ function openDesktopBackend(): Backend {
     settingsStore: new DesktopSettingsStore(file, safeStorage),
     shell: 'desktop',
     electronVersion: process.versions.electron,
-    // The second argument is the Electron build of better-sqlite3 (see native-sqlite.ts).
-    openStore: (dir) => (SessionStore.open as (dir: string, opts?: { nativeBinding?: string }) => SessionStore)(dir, { nativeBinding }),
+    // The Electron build of better-sqlite3 (see native-sqlite.ts).
+    openStore: (dir) => SessionStore.open(dir, { nativeBinding }),
     startDrag: (exported) => {
       const contents = BrowserWindow.getFocusedWindow()?.webContents;
       if (!contents) return;

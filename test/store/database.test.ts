@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { LoomError } from '../../src/core/errors';
@@ -35,6 +36,44 @@ describe('opening the database', () => {
     const second = openStore(first.dataDir);
     expect(second.getTranscript(id)).toEqual(conversation());
     expect(fs.readdirSync(first.dataDir).some((n) => n.includes('.bak-'))).toBe(false);
+  });
+});
+
+describe('choosing the SQLite native module (the desktop app passes its Electron build)', () => {
+  const nodeBuild = fileURLToPath(new URL('../../node_modules/better-sqlite3/build/Release/better_sqlite3.node', import.meta.url));
+
+  it('refuses a module path that does not exist in one line and creates nothing', () => {
+    const dataDir = path.join(tempDir(), 'data');
+    const missing = path.join(tempDir(), 'electron', 'better_sqlite3.node');
+    expect(() => SessionStore.open(dataDir, { nativeBinding: missing })).toThrow(
+      new LoomError(`The SQLite native module ${missing} does not exist; reinstall or rebuild Loom.`, 'db_native'),
+    );
+    expect(fs.existsSync(dataDir)).toBe(false);
+  });
+
+  it('refuses a file that is not a loadable module in one line and creates nothing', () => {
+    const dataDir = path.join(tempDir(), 'data');
+    const bogus = path.join(tempDir(), 'better_sqlite3.node');
+    fs.writeFileSync(bogus, 'not a shared library');
+    let error: unknown;
+    try {
+      SessionStore.open(dataDir, { nativeBinding: bogus });
+    } catch (err) {
+      error = err;
+    }
+    expect(error).toBeInstanceOf(LoomError);
+    expect((error as Error).message).toMatch(new RegExp(`^The SQLite native module ${bogus} could not be loaded \\(.+\\); reinstall or rebuild Loom\\.$`));
+    expect((error as Error).message).not.toContain('\n');
+    expect(fs.existsSync(dataDir)).toBe(false);
+  });
+
+  it('opens, writes and reopens with an explicit path to a working build', () => {
+    const dataDir = path.join(tempDir(), 'data');
+    const store = SessionStore.open(dataDir, { nativeBinding: nodeBuild });
+    const { id } = store.create({ messages: conversation() });
+    store.close();
+    const again = openStore(dataDir);
+    expect(again.getTranscript(id)).toEqual(conversation());
   });
 });
 
@@ -103,7 +142,7 @@ describe('migrations', () => {
     store.close();
     const current = MIGRATIONS.at(-1)!.version;
 
-    const db = openDatabase(store.dataDir, [...MIGRATIONS, addPinned]);
+    const db = openDatabase(store.dataDir, { migrations: [...MIGRATIONS, addPinned] });
     try {
       expect(readSchemaVersion(db)).toBe(addPinned.version);
       expect(db.prepare('SELECT pinned FROM sessions WHERE id = ?').get(id)).toEqual({ pinned: 0 });
@@ -128,7 +167,7 @@ describe('migrations', () => {
     const { id } = store.create();
     store.close();
     const broken: Migration = { version: addPinned.version, description: 'test: fails', up: (db) => db.exec('ALTER TABLE nowhere ADD COLUMN x') };
-    expect(() => openDatabase(store.dataDir, [...MIGRATIONS, broken])).toThrow(LoomError);
+    expect(() => openDatabase(store.dataDir, { migrations: [...MIGRATIONS, broken] })).toThrow(LoomError);
     const reopened = openStore(store.dataDir);
     expect(readSchemaVersion(reopened.db)).toBe(MIGRATIONS.at(-1)!.version);
     expect(reopened.getMeta(id).id).toBe(id);

@@ -16,16 +16,28 @@ export function backupPath(file: string, version: number): string {
   return `${file}.bak-v${version}`;
 }
 
+export interface OpenOptions {
+  /**
+   * The better-sqlite3 native module to load instead of the one npm installed: the
+   * desktop app passes its Electron-ABI build (src/main/native-sqlite.ts).
+   */
+  nativeBinding?: string;
+  /** The schema to migrate to; tests pass extra migrations. */
+  migrations?: readonly Migration[];
+}
+
 /**
  * Opens <dataDir>/loom.db (creating the folder 0700 and the file 0600), checks that it is
  * a Loom database before writing a single byte to it, then configures and migrates it.
  */
-export function openDatabase(dataDir: string, migrations: readonly Migration[] = MIGRATIONS): Database.Database {
+export function openDatabase(dataDir: string, options: OpenOptions = {}): Database.Database {
+  const { nativeBinding, migrations = MIGRATIONS } = options;
+  checkNativeBinding(nativeBinding);
   ensurePrivateDir(dataDir);
   const file = databasePath(dataDir);
   createPrivateFile(file);
-  inspectExisting(file, latestVersion(migrations));
-  const db = connect(file);
+  inspectExisting(file, latestVersion(migrations), nativeBinding);
+  const db = connect(file, nativeBinding);
   try {
     configure(db);
     applyMigrations(db, migrations, (version) => {
@@ -36,6 +48,24 @@ export function openDatabase(dataDir: string, migrations: readonly Migration[] =
   } catch (err) {
     db.close();
     throw err instanceof LoomError ? err : new LoomError(`Could not prepare the session database ${file}: ${errorMessage(err)}`);
+  }
+}
+
+/**
+ * Loads the native module into a throwaway in-memory database before any file is
+ * touched, so a missing or wrong-ABI build is one clear line and not a half-made folder.
+ */
+function checkNativeBinding(nativeBinding: string | undefined): void {
+  if (nativeBinding === undefined) return;
+  if (!fs.existsSync(nativeBinding)) {
+    throw new LoomError(`The SQLite native module ${nativeBinding} does not exist; reinstall or rebuild Loom.`, 'db_native');
+  }
+  try {
+    new Database(':memory:', { nativeBinding }).close();
+  } catch (err) {
+    // Node's load errors go on with a require stack: the first line says what is wrong.
+    const reason = errorMessage(err).split('\n')[0];
+    throw new LoomError(`The SQLite native module ${nativeBinding} could not be loaded (${reason}); reinstall or rebuild Loom.`, 'db_native');
   }
 }
 
@@ -54,13 +84,13 @@ function createPrivateFile(file: string): void {
  * Reads an existing file read-only: a corrupt file or another program's SQLite database
  * is refused untouched (opening it read-write would already rewrite its header for WAL).
  */
-function inspectExisting(file: string, latest: number): void {
+function inspectExisting(file: string, latest: number, nativeBinding: string | undefined): void {
   if (fs.statSync(file).size === 0) return;
   let probe: Database.Database | undefined;
   let tables: string[];
   let version: number;
   try {
-    probe = new Database(file, { readonly: true, fileMustExist: true });
+    probe = new Database(file, { readonly: true, fileMustExist: true, nativeBinding });
     tables = (probe.prepare(`SELECT name FROM sqlite_master WHERE type = 'table'`).all() as { name: string }[]).map((r) => r.name);
     version = readSchemaVersion(probe);
   } catch (err) {
@@ -76,9 +106,9 @@ function inspectExisting(file: string, latest: number): void {
   }
 }
 
-function connect(file: string): Database.Database {
+function connect(file: string, nativeBinding: string | undefined): Database.Database {
   try {
-    return new Database(file, { fileMustExist: true });
+    return new Database(file, { fileMustExist: true, nativeBinding });
   } catch (err) {
     throw new LoomError(`Could not open the session database ${file}: ${errorMessage(err)}`);
   }

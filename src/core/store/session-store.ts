@@ -15,7 +15,7 @@ import {
   type UsageTotals,
 } from '../../shared/types';
 import { LoomError } from '../errors';
-import { openDatabase } from './db';
+import { openDatabase, type OpenOptions } from './db';
 import { EXPORT_FORMATS, parseExport, renderExport, type ExportFormat, type ExportedSession } from './export';
 import { LeaseKeeper, defaultOwner, inUseError, type Lease } from './leases';
 import { fromColumns, linkToTranscript, toColumns, type ContextEntry, type MessageColumns } from './messages';
@@ -52,9 +52,12 @@ export class SessionStore {
     this.leases = new LeaseKeeper(db);
   }
 
-  /** Opens (creating or migrating) <dataDir>/loom.db; LoomError on a corrupt or foreign file. */
-  static open(dataDir: string): SessionStore {
-    return new SessionStore(openDatabase(dataDir), dataDir);
+  /**
+   * Opens (creating or migrating) <dataDir>/loom.db; LoomError on a corrupt or foreign
+   * file. `nativeBinding`: the better-sqlite3 build to load (the desktop app's Electron one).
+   */
+  static open(dataDir: string, options: Pick<OpenOptions, 'nativeBinding'> = {}): SessionStore {
+    return new SessionStore(openDatabase(dataDir, { nativeBinding: options.nativeBinding }), dataDir);
   }
 
   /** Brings the search index up to date, releases this store's leases, closes the database. */
