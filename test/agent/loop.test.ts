@@ -3,7 +3,6 @@
  * received, what the user was shown.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { CONTINUE_NUDGE } from '../../src/core/agent/loop';
 import { isSummaryRequest, lastMessage, makeAgentHarness, SUMMARY_TEXT, type AgentHarness } from './harness';
 
 let h: AgentHarness;
@@ -147,7 +146,7 @@ describe('empty replies', () => {
     h = await makeAgentHarness();
     h.script({ text: '' }, { text: 'Here it is.' });
     await h.send('answer me');
-    expect(lastMessage(h.bodies()[1])).toEqual({ role: 'user', content: CONTINUE_NUDGE });
+    expect(lastMessage(h.bodies()[1])).toEqual({ role: 'user', content: 'Continue.' });
     expect(h.context().at(-1)).toEqual({ role: 'assistant', content: 'Here it is.' });
   });
 
