@@ -4,8 +4,15 @@ import path from 'node:path';
 import { SUMMARY, expect, newSession, openLoom, send, test, transcript } from './fixtures';
 
 test('a reply streams in and is shown as sanitised Markdown with highlighted code', async ({ page, loom }) => {
+  // The stream pauses after its second text piece until the test has seen the reply in flight.
+  let finishStream!: () => void;
+  const streamMayFinish = new Promise<void>((resolve) => (finishStream = resolve));
   loom.model.enqueue(
-    { chunks: ['Here is ', '**bold** advice', ' and code:\n\n```js\nconst x = 1;\n```\n', '<img src=x onerror="window.pwned=1">'], chunkDelayMs: 150 },
+    {
+      chunks: ['Here is ', '**bold** advice', ' and code:\n\n```js\nconst x = 1;\n```\n', '<img src=x onerror="window.pwned=1">'],
+      pauseAfterChunks: 3, // the role event, then two text pieces
+      resume: streamMayFinish,
+    },
     SUMMARY('Greeting and a code sample'),
   );
   await openLoom(page, loom);
@@ -16,6 +23,7 @@ test('a reply streams in and is shown as sanitised Markdown with highlighted cod
   // Streaming: the partial reply is visible before the turn has ended.
   await expect(page.getByRole('article', { name: 'Assistant (replying)' })).toContainText('bold advice');
   await expect(page.getByRole('button', { name: 'Stop' })).toBeVisible();
+  finishStream();
 
   const reply = transcript(page).getByRole('article', { name: 'Assistant' });
   await expect(reply.locator('strong')).toHaveText('bold');

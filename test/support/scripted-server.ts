@@ -59,6 +59,10 @@ export interface ScriptedReply {
   cutAfterChunks?: number;
   /** Streaming only: send this many SSE events, then stay silent for `hangMs` (or until close). */
   stallAfterChunks?: number;
+  /** Streaming only: send this many SSE events, then wait for `resume` before the rest. */
+  pauseAfterChunks?: number;
+  /** Settles when a paused stream may go on (with `pauseAfterChunks`). */
+  resume?: Promise<unknown>;
   /** Pause between SSE events (default: yield to the event loop only). */
   chunkDelayMs?: number;
   /** Answer a streaming request with one whole JSON completion, as some servers do. */
@@ -179,6 +183,7 @@ export async function startScriptedServer(): Promise<ScriptedServer> {
         res.destroy();
         return;
       }
+      if (reply.pauseAfterChunks !== undefined && sent === reply.pauseAfterChunks) await reply.resume;
       await write(res, `data: ${event}\n\n`);
       sent++;
       if (reply.chunkDelayMs) await sleep(reply.chunkDelayMs);
