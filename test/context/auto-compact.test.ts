@@ -120,7 +120,7 @@ describe('ensureContextFits', () => {
     expect(store.getContext(id)).toEqual(outcome.messages);
     expect(store.getTranscript(id)).toEqual(messages);
     expect(store.getCompactions(id)).toEqual([
-      { at: expect.any(String), before_tokens: 1700, after_tokens: estimateTotal(outcome.messages), summary: SUMMARY },
+      expect.objectContaining({ at: expect.any(String), before_tokens: 1700, after_tokens: estimateTotal(outcome.messages), summary: SUMMARY }),
     ]);
     const usage = store.getUsage(id).by_kind.compaction;
     expect(usage).toMatchObject({ calls: 1, prompt_tokens: 1500, completion_tokens: 20 });
