@@ -42,6 +42,8 @@ export interface Compaction {
   before_tokens: number;
   after_tokens: number;
   summary: string;
+  /** The transcript length when it was recorded (the marker goes before that message); absent when unknown. */
+  transcript_index?: number;
 }
 
 export const TODO_STATUSES = ['pending', 'in_progress', 'done', 'cancelled', 'failed'] as const;

@@ -2,9 +2,10 @@
  * Compaction seen from the UI: "Compact now" shows progress, then a marker in the
  * transcript with the before → after figures while every message stays scrollable; the
  * info dialog shows the compaction and the usage by kind; search still finds the turn
- * that was compacted away.
+ * that was compacted away; after a reload the marker is still where the compaction happened.
  */
-import { SUMMARY, expect, newSession, openLoom, send, test, transcript } from './fixtures';
+import type { Locator, Page } from '@playwright/test';
+import { SUMMARY, expect, newSession, openLoom, send, sidebarRow, test, transcript } from './fixtures';
 
 const LONG = ' The heron waits in the shallows, perfectly still, until a fish swims close.'.repeat(12);
 
@@ -14,6 +15,7 @@ test('a forced compaction shows its marker, the info dialog its figures, and sea
     SUMMARY('Fish and herons'),
     { text: `Herons eat them.${LONG}` },
     { text: 'Talked about zebrafish and herons.', usage: { prompt_tokens: 321, completion_tokens: 45 }, delayMs: 1500 },
+    { text: 'Kingfishers dive for them.' },
   );
   await openLoom(page, loom);
   await newSession(page);
@@ -59,4 +61,34 @@ test('a forced compaction shows its marker, the info dialog its figures, and sea
   const hit = page.getByRole('list', { name: 'Search results' }).getByRole('listitem');
   await expect(hit).toHaveCount(1);
   await expect(hit.locator('mark').first()).toHaveText(/zebrafish/i);
+  await page.getByRole('searchbox', { name: 'Search sessions' }).fill('');
+
+  // The conversation goes on after the compaction; a reload reads the marker's place from the store.
+  await send(page, 'And kingfishers?');
+  await expect(transcript(page).getByText('Kingfishers dive for them.')).toBeVisible();
+  await expectMarkerBetween(page, 'Herons eat them.', 'And kingfishers?');
+  await page.reload();
+  await sidebarRow(page, 'Fish and herons').getByRole('button', { name: /Fish and herons/ }).first().click();
+  await expect(transcript(page).getByText('Kingfishers dive for them.')).toBeVisible();
+  await expectMarkerBetween(page, 'Herons eat them.', 'And kingfishers?');
 });
+
+/** The compaction marker sits right below the message containing `above` and above the one containing `below`. */
+async function expectMarkerBetween(page: Page, above: string, below: string): Promise<void> {
+  const rows = transcript(page).locator('article, [role="note"]');
+  const message = (text: string): Locator => transcript(page).getByRole('article').filter({ hasText: text });
+  const marker = transcript(page).getByRole('note', { name: 'Compaction 1' });
+  await expect(marker).toBeVisible();
+  const top = async (l: Locator) => (await l.boundingBox())!.y;
+  await expect.poll(async () => {
+    const order = await Promise.all([message(above), marker, message(below)].map(top));
+    return order[0] < order[1] && order[1] < order[2];
+  }).toBe(true);
+  // Nothing else between them: the marker is the row right after the message above.
+  const labels = await rows.evaluateAll((els) =>
+    els.sort((a, b) => a.getBoundingClientRect().y - b.getBoundingClientRect().y).map((el) => el.getAttribute('aria-label') + ':' + (el.textContent ?? '').slice(0, 40)),
+  );
+  const at = labels.findIndex((l) => l.startsWith('Compaction 1:'));
+  expect(labels[at - 1]).toContain(above.slice(0, 20));
+  expect(labels[at + 1]).toContain(below);
+}

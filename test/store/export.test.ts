@@ -36,6 +36,19 @@ describe('JSON export', () => {
     const { message_count, ...record } = store.get(id);
     expect(message_count).toBe(5);
     expect(doc.session).toEqual(record);
+    // DESIGN §4's compaction keys, plus where in the transcript it happened.
+    expect(doc.session.compactions).toEqual([
+      { at: '2026-01-02T03:04:05.000Z', before_tokens: 900, after_tokens: 300, summary: 'summary', transcript_index: 5 },
+    ]);
+  });
+
+  it('imports compactions without a transcript position (older exports) and exports them without one', () => {
+    const store = openStore();
+    const doc = JSON.parse(store.exportSession(richSession(store)));
+    delete doc.session.compactions[0].transcript_index;
+    const { id } = store.importSession(JSON.stringify(doc));
+    expect(store.getCompactions(id)).toEqual([{ at: '2026-01-02T03:04:05.000Z', before_tokens: 900, after_tokens: 300, summary: 'summary' }]);
+    expect(Object.keys(JSON.parse(store.exportSession(id)).session.compactions[0])).toEqual(['at', 'before_tokens', 'after_tokens', 'summary']);
   });
 
   it('round-trips through import as a new saved session with the same content', () => {
@@ -81,6 +94,8 @@ describe('import validation', () => {
     ['a missing field', (d) => { delete d.session.plan; return d; }, 'Not a valid Loom session export: session.plan:'],
     ['a bad timestamp', (d) => { d.session.created_at = 'yesterday'; return d; }, 'Not a valid Loom session export: session.created_at:'],
     ['negative tokens', (d) => { d.session.usage.prompt_tokens = -1; return d; }, 'Not a valid Loom session export: session.usage.prompt_tokens:'],
+    ['a compaction past the transcript', (d) => { d.session.compactions[0].transcript_index = 6; return d; }, 'Not a valid Loom session export: session.compactions.0.transcript_index: 6 is past the end of the transcript (5 messages).'],
+    ['a fractional compaction position', (d) => { d.session.compactions[0].transcript_index = 2.5; return d; }, 'Not a valid Loom session export: session.compactions.0.transcript_index:'],
     ['an array', () => [], 'Not a Loom session export: "format" must be "loom-session" (got nothing).'],
   ];
 

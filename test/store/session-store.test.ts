@@ -131,11 +131,17 @@ describe('working context, compactions, usage, plan', () => {
     const { id } = store.create({ messages: conversation() });
     const messages = [system(), user('summary of the parser fix'), assistant('I fixed the parser.')];
     store.recordCompaction(id, { messages, compaction: compaction(), usage: { prompt_tokens: 900, completion_tokens: 80, cost_usd: 0.01 } });
-    store.recordCompaction(id, { messages: [system(), user('second summary')], compaction: compaction('second') });
+    store.appendMessage(id, user('one more thing'));
+    // Whatever position a caller claims, the store records the transcript length now.
+    store.recordCompaction(id, { messages: [system(), user('second summary')], compaction: { ...compaction('second'), transcript_index: 1 } });
     expect(store.getContext(id)).toEqual([system(), user('second summary')]);
-    expect(store.getCompactions(id)).toEqual([compaction(), compaction('second')]);
+    // Each marker goes where its compaction happened: after message 5, then after message 6.
+    expect(store.getCompactions(id)).toEqual([
+      { ...compaction(), transcript_index: 5 },
+      { ...compaction('second'), transcript_index: 6 },
+    ]);
     expect(store.getUsage(id).by_kind.compaction).toEqual({ calls: 1, prompt_tokens: 900, completion_tokens: 80, cost_usd: 0.01 });
-    expect(store.getTranscript(id)).toEqual(conversation());
+    expect(store.getTranscript(id)).toEqual([...conversation(), user('one more thing')]);
   });
 
   it('adds up usage per call kind', () => {

@@ -40,9 +40,10 @@ export function openDatabase(dataDir: string, options: OpenOptions = {}): Databa
   const db = connect(file, nativeBinding);
   try {
     configure(db);
+    // A new file (version 0) has nothing to lose, on its first step or any later one.
+    const isNew = readSchemaVersion(db) === 0;
     applyMigrations(db, migrations, (version) => {
-      // Version 0 is a new file: nothing to lose, nothing to back up.
-      if (version > 0) backUp(db, backupPath(file, version));
+      if (!isNew) backUp(db, backupPath(file, version));
     });
     return db;
   } catch (err) {

@@ -47,7 +47,7 @@ const sessionSchema = z.strictObject({
   messages: z.array(messageSchema),
   transcript: z.array(messageSchema),
   compactions: z.array(
-    z.strictObject({ at: timestamp, before_tokens: count, after_tokens: count, summary: z.string() }),
+    z.strictObject({ at: timestamp, before_tokens: count, after_tokens: count, summary: z.string(), transcript_index: count.optional() }),
   ),
   plan: z.strictObject({
     todos: z.array(z.strictObject({ id: z.number().int(), text: z.string(), status: z.enum(TODO_STATUSES), retries: count })),
@@ -56,6 +56,16 @@ const sessionSchema = z.strictObject({
   usage: totalsSchema.extend({
     by_kind: z.strictObject(Object.fromEntries(CALL_KINDS.map((k) => [k, totalsSchema])) as Record<(typeof CALL_KINDS)[number], typeof totalsSchema>),
   }),
+}).superRefine((session, ctx) => {
+  session.compactions.forEach((c, i) => {
+    if (c.transcript_index !== undefined && c.transcript_index > session.transcript.length) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['compactions', i, 'transcript_index'],
+        message: `${c.transcript_index} is past the end of the transcript (${session.transcript.length} messages)`,
+      });
+    }
+  });
 });
 
 const exportSchema = z.strictObject({

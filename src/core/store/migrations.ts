@@ -172,6 +172,38 @@ const V1_MEMORIES = `
   END;
 `;
 
+/**
+ * Version 2: where in the transcript each compaction happened (its length then), so a
+ * reloaded UI can put the marker between the right messages. NULL when unknown.
+ */
+function addCompactionTranscriptIndex(db: Database.Database): void {
+  db.exec('ALTER TABLE compactions ADD COLUMN transcript_index INTEGER');
+  const update = db.prepare('UPDATE compactions SET transcript_index = ? WHERE id = ?');
+  for (const row of locateRecordedCompactions(db)) update.run(row.transcript_index, row.id);
+}
+
+/**
+ * Older rows can be placed only while the context still holds the compaction's boundary
+ * message (the context-only body containing its summary; an earlier compaction's goes when
+ * a later one summarises it away). Message ids only grow, so the transcript messages
+ * appended before the compaction are exactly those with a smaller id than that body. For
+ * a session imported from a file, this is at most its transcript length at the import.
+ */
+function locateRecordedCompactions(db: Database.Database): { id: number; transcript_index: number }[] {
+  return db
+    .prepare(
+      `WITH boundary AS (
+         SELECT c.id, c.session_pk,
+                (SELECT MAX(m.id) FROM context x JOIN messages m ON m.id = x.message_id
+                  WHERE x.session_pk = c.session_pk AND m.in_transcript = 0 AND instr(m.content, c.summary) > 0) AS body_id
+           FROM compactions c WHERE c.summary <> ''
+       )
+       SELECT b.id, (SELECT count(*) FROM transcript t WHERE t.session_pk = b.session_pk AND t.message_id < b.body_id) AS transcript_index
+         FROM boundary b WHERE b.body_id IS NOT NULL`,
+    )
+    .all() as { id: number; transcript_index: number }[];
+}
+
 export const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
@@ -179,6 +211,11 @@ export const MIGRATIONS: readonly Migration[] = [
     up(db) {
       db.exec(V1_SESSIONS + V1_MESSAGES + V1_RECORDS + V1_MEMORIES);
     },
+  },
+  {
+    version: 2,
+    description: 'compactions.transcript_index: the transcript length when each compaction was recorded',
+    up: addCompactionTranscriptIndex,
   },
 ];
 

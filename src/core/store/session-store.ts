@@ -103,12 +103,15 @@ export class SessionStore {
     });
   }
 
-  /** The new working context, the compaction record and its usage, in one transaction. */
+  /**
+   * The new working context, the compaction record and its usage, in one transaction. The
+   * record's transcript_index is the transcript length now (any given one is ignored).
+   */
   recordCompaction(id: string, c: { messages: ChatMessage[]; compaction: Compaction; usage?: CallUsage }): void {
     this.write(() => {
       const pk = this.pkOf(id);
       this.writeContext(pk, c.messages);
-      this.insertCompaction(pk, c.compaction);
+      this.insertCompaction(pk, { ...c.compaction, transcript_index: this.messageCount(pk) });
       if (c.usage) this.addUsage(pk, 'compaction', c.usage, 1);
       this.touch(pk);
     });
@@ -189,10 +192,12 @@ export class SessionStore {
     return rows.map(fromColumns);
   }
 
+  /** In order; `transcript_index` only where it is known (older records may lack it). */
   getCompactions(id: string): Compaction[] {
-    return this.sql(`SELECT at, before_tokens, after_tokens, summary FROM compactions WHERE session_pk = ? ORDER BY id`).all(
-      this.pkOf(id),
-    ) as Compaction[];
+    const rows = this.sql(
+      `SELECT at, before_tokens, after_tokens, summary, transcript_index FROM compactions WHERE session_pk = ? ORDER BY id`,
+    ).all(this.pkOf(id)) as (Omit<Compaction, 'transcript_index'> & { transcript_index: number | null })[];
+    return rows.map(({ transcript_index, ...c }) => (transcript_index === null ? c : { ...c, transcript_index }));
   }
 
   getUsage(id: string): SessionUsage {
@@ -256,8 +261,8 @@ export class SessionStore {
       this.sql(`INSERT INTO transcript (session_pk, seq, message_id) SELECT ?, seq, message_id FROM transcript WHERE session_pk = ?`).run(pk, source);
       this.sql(`INSERT INTO context (session_pk, position, message_id) SELECT ?, position, message_id FROM context WHERE session_pk = ?`).run(pk, source);
       this.sql(
-        `INSERT INTO compactions (session_pk, at, before_tokens, after_tokens, summary)
-         SELECT ?, at, before_tokens, after_tokens, summary FROM compactions WHERE session_pk = ? ORDER BY id`,
+        `INSERT INTO compactions (session_pk, at, before_tokens, after_tokens, summary, transcript_index)
+         SELECT ?, at, before_tokens, after_tokens, summary, transcript_index FROM compactions WHERE session_pk = ? ORDER BY id`,
       ).run(pk, source);
       this.sql(
         `INSERT INTO usage (session_pk, kind, calls, prompt_tokens, completion_tokens, cost_usd)
@@ -356,8 +361,12 @@ export class SessionStore {
     return Number(result.lastInsertRowid);
   }
 
+  private messageCount(pk: number): number {
+    return (this.sql('SELECT message_count FROM sessions WHERE pk = ?').get(pk) as { message_count: number }).message_count;
+  }
+
   private appendTo(pk: number, message: ChatMessage, at: string): void {
-    const { message_count: seq } = this.sql('SELECT message_count FROM sessions WHERE pk = ?').get(pk) as { message_count: number };
+    const seq = this.messageCount(pk);
     const messageId = this.insertTranscript(pk, seq, message);
     const { next } = this.sql('SELECT COALESCE(MAX(position) + 1, 0) AS next FROM context WHERE session_pk = ?').get(pk) as { next: number };
     this.sql('INSERT INTO context (session_pk, position, message_id) VALUES (?, ?, ?)').run(pk, next, messageId);
@@ -423,9 +432,9 @@ export class SessionStore {
   }
 
   private insertCompaction(pk: number, c: Compaction): void {
-    this.sql(`INSERT INTO compactions (session_pk, at, before_tokens, after_tokens, summary) VALUES (?, ?, ?, ?, ?)`).run(
-      pk, c.at, c.before_tokens, c.after_tokens, c.summary,
-    );
+    this.sql(
+      `INSERT INTO compactions (session_pk, at, before_tokens, after_tokens, summary, transcript_index) VALUES (?, ?, ?, ?, ?, ?)`,
+    ).run(pk, c.at, c.before_tokens, c.after_tokens, c.summary, c.transcript_index ?? null);
   }
 
   private addUsage(pk: number, kind: CallKind, usage: CallUsage, calls: number): void {

@@ -5,7 +5,7 @@
  * engine: every change comes from a bridge answer or an engine event.
  */
 import type { BridgeEvent, LoomBridge, SessionInfo } from '../../shared/contract';
-import type { ChatMessage, Compaction } from '../../shared/types';
+import type { ChatMessage } from '../../shared/types';
 
 export const PAGE_SIZE = 200;
 
@@ -237,7 +237,7 @@ export class ChatSession {
  * shown at the end, in order.
  */
 function markersFrom(info: SessionInfo): CompactionMarker[] {
-  return info.compactions.map((c: Compaction & { transcript_index?: number }) => ({
+  return info.compactions.map((c) => ({
     index: c.transcript_index ?? info.message_count,
     at: c.at,
     before_tokens: c.before_tokens,
