@@ -41,6 +41,17 @@ describe('opening the database', () => {
   });
 });
 
+describe('a data directory that cannot be one', () => {
+  it('refuses a path that is a file, or inside a file, in one line and leaves the file alone', () => {
+    const file = path.join(tempDir(), 'notes.txt');
+    fs.writeFileSync(file, 'my notes');
+    expect(() => SessionStore.open(file)).toThrow(new LoomError(`Data directory ${file} is not a folder.`, 'data_dir'));
+    const inside = path.join(file, 'loom');
+    expect(() => SessionStore.open(inside)).toThrow(new LoomError(`Data directory ${inside} cannot be created: part of its path is a file.`, 'data_dir'));
+    expect(fs.readFileSync(file, 'utf8')).toBe('my notes');
+  });
+});
+
 describe('choosing the SQLite native module (the desktop app passes its Electron build)', () => {
   const nodeBuild = fileURLToPath(new URL('../../node_modules/better-sqlite3/build/Release/better_sqlite3.node', import.meta.url));
 

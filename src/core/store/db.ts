@@ -33,7 +33,7 @@ export interface OpenOptions {
 export function openDatabase(dataDir: string, options: OpenOptions = {}): Database.Database {
   const { nativeBinding, migrations = MIGRATIONS } = options;
   checkNativeBinding(nativeBinding);
-  ensurePrivateDir(dataDir);
+  createDataDir(dataDir);
   const file = databasePath(dataDir);
   createPrivateFile(file);
   inspectExisting(file, latestVersion(migrations), nativeBinding);
@@ -67,6 +67,17 @@ function checkNativeBinding(nativeBinding: string | undefined): void {
     // Node's load errors go on with a require stack: the first line says what is wrong.
     const reason = errorMessage(err).split('\n')[0];
     throw new LoomError(`The SQLite native module ${nativeBinding} could not be loaded (${reason}); reinstall or rebuild Loom.`, 'db_native');
+  }
+}
+
+function createDataDir(dataDir: string): void {
+  try {
+    ensurePrivateDir(dataDir);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST') throw new LoomError(`Data directory ${dataDir} is not a folder.`, 'data_dir');
+    if (code === 'ENOTDIR') throw new LoomError(`Data directory ${dataDir} cannot be created: part of its path is a file.`, 'data_dir');
+    throw new LoomError(`Could not create the data directory ${dataDir}: ${errorMessage(err)}`, 'data_dir');
   }
 }
 
