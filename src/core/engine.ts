@@ -19,7 +19,7 @@ import { compactNow } from './agent/context-guard';
 import { buildSystemPrompt } from './agent/system-prompt';
 import type { LoomConfig } from './config';
 import { estimateTotal } from './context/budget';
-import { LoomError } from './errors';
+import { errorMessage, LoomError } from './errors';
 import { MemoryStore } from './memory/memory-store';
 import { ModelClient } from './model/client';
 import { loadPriceTable, PRICES_FILE, type PriceTable } from './model/pricing';
@@ -28,6 +28,8 @@ import type { Lease, SessionStore } from './store/session-store';
 import { ALL_TOOLS, type Tool } from './tools/index';
 
 export type EngineListener = (event: EngineEvent) => void;
+/** Told when a listener threw (once per listener); the default writes one line to stderr. */
+export type ListenerErrorReporter = (err: unknown, event: EngineEvent) => void;
 
 interface OpenSession {
   agent: AgentSession;
@@ -55,11 +57,15 @@ export class LoomEngine {
   /** The default prices plus <data dir>/prices.json, read once. */
   private readonly prices: PriceTable;
   private readonly listeners = new Set<EngineListener>();
+  /** Listeners whose failure was already reported: a broken one is reported once, not per event. */
+  private readonly failedListeners = new WeakSet<EngineListener>();
+  private readonly onListenerError: ListenerErrorReporter;
   private readonly sessions = new Map<string, OpenSession>();
   private readonly pending = new Map<string, PendingAnswer>();
 
-  constructor(opts: { config: LoomConfig; store: SessionStore; owner?: string }) {
+  constructor(opts: { config: LoomConfig; store: SessionStore; owner?: string; onListenerError?: ListenerErrorReporter }) {
     this.store = opts.store;
+    this.onListenerError = opts.onListenerError ?? reportToStderr;
     this.config = opts.config;
     this.owner = `${opts.owner ?? 'loom'}@${os.hostname()}:${process.pid}`;
     this.tools = selectTools(opts.config.tools);
@@ -269,11 +275,15 @@ export class LoomEngine {
     };
   }
 
-  /** Emits the request and waits for its answer; with nobody listening the answer is "no". */
+  /**
+   * Emits the request and waits for its answer; with nobody listening the answer is "no".
+   * When every listener failed on it nobody will answer either: the request fails with the
+   * listener's error (the tool call's result says so) rather than waiting without end.
+   */
   private waitForAnswer(sessionId: string, fallback: boolean | null, event: (requestId: string) => EngineEvent): Promise<boolean | string | null> {
     if (this.listeners.size === 0) return Promise.resolve(fallback);
     const requestId = randomUUID();
-    return new Promise((resolve) => {
+    return new Promise((resolve, reject) => {
       this.pending.set(requestId, {
         sessionId,
         fallback,
@@ -282,7 +292,8 @@ export class LoomEngine {
           resolve(value);
         },
       });
-      this.emit(event(requestId));
+      const { delivered, firstError } = this.emit(event(requestId));
+      if (delivered === 0 && this.pending.delete(requestId)) reject(firstError);
     });
   }
 
@@ -292,9 +303,39 @@ export class LoomEngine {
     }
   }
 
-  private emit(event: EngineEvent): void {
-    for (const listener of [...this.listeners]) listener(event);
+  /**
+   * Gives the event to every listener, each on its own: a front end whose listener throws
+   * must not cut a turn short (a tool call left without its result) nor starve the others.
+   * Returns how many listeners took the event without throwing, and the first failure.
+   */
+  private emit(event: EngineEvent): { delivered: number; firstError?: unknown } {
+    let delivered = 0;
+    let firstError: unknown;
+    for (const listener of [...this.listeners]) {
+      try {
+        listener(event);
+        delivered++;
+      } catch (err) {
+        firstError ??= err;
+        this.reportListenerError(listener, err, event);
+      }
+    }
+    return { delivered, firstError };
   }
+
+  private reportListenerError(listener: EngineListener, err: unknown, event: EngineEvent): void {
+    if (this.failedListeners.has(listener)) return;
+    this.failedListeners.add(listener);
+    try {
+      this.onListenerError(err, event);
+    } catch {
+      // A broken reporter must not break the turn either.
+    }
+  }
+}
+
+function reportToStderr(err: unknown, event: EngineEvent): void {
+  process.stderr.write(`Warning: a Loom event listener failed on a "${event.type}" event (later failures of it are not reported): ${errorMessage(err)}\n`);
 }
 
 function clientFor(config: LoomConfig, prices: PriceTable): ModelClient {
