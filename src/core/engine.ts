@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { EngineEvent } from '../shared/engine-events';
+import type { EngineEvent, PendingRequest } from '../shared/engine-events';
 import type { SessionMeta } from '../shared/types';
 import { AgentSession } from './agent/session';
 import { auditDir } from './audit/audit-log';
@@ -38,6 +38,7 @@ interface OpenSession {
 
 interface PendingAnswer {
   sessionId: string;
+  request: PendingRequest;
   settle(value: boolean | string | null): void;
   /** What the request resolves to when nobody answers (stop, close). */
   fallback: boolean | null;
@@ -159,6 +160,11 @@ export class LoomEngine {
     this.pending.get(requestId)?.settle(answer);
   }
 
+  /** What the session waits on, oldest first: a window that reloaded shows these again. */
+  pendingRequests(sessionId: string): PendingRequest[] {
+    return [...this.pending.values()].filter((p) => p.sessionId === sessionId).map((p) => ({ ...p.request }));
+  }
+
   contextTokens(sessionId: string): number {
     const agent = this.sessions.get(sessionId)?.agent;
     return agent ? agent.budget.estimate() : estimateTotal(this.store.getContext(this.store.resolveId(sessionId)));
@@ -268,10 +274,9 @@ export class LoomEngine {
   private hostFor(sessionId: string): AgentHost {
     return {
       emit: (event) => this.emit(event),
-      approve: (request) =>
-        this.waitForAnswer(sessionId, false, (requestId) => ({ type: 'approval', sessionId, requestId, ...request })) as Promise<boolean>,
-      ask: (question) =>
-        this.waitForAnswer(sessionId, null, (requestId) => ({ type: 'question', sessionId, requestId, question })) as Promise<string | null>,
+      approve: ({ tool, summary, label }) =>
+        this.waitForAnswer(sessionId, false, (requestId) => ({ kind: 'approval', requestId, tool, summary, label })) as Promise<boolean>,
+      ask: (question) => this.waitForAnswer(sessionId, null, (requestId) => ({ kind: 'question', requestId, question })) as Promise<string | null>,
     };
   }
 
@@ -280,19 +285,21 @@ export class LoomEngine {
    * When every listener failed on it nobody will answer either: the request fails with the
    * listener's error (the tool call's result says so) rather than waiting without end.
    */
-  private waitForAnswer(sessionId: string, fallback: boolean | null, event: (requestId: string) => EngineEvent): Promise<boolean | string | null> {
+  private waitForAnswer(sessionId: string, fallback: boolean | null, describe: (requestId: string) => PendingRequest): Promise<boolean | string | null> {
     if (this.listeners.size === 0) return Promise.resolve(fallback);
     const requestId = randomUUID();
+    const request = describe(requestId);
     return new Promise((resolve, reject) => {
       this.pending.set(requestId, {
         sessionId,
+        request,
         fallback,
         settle: (value) => {
           this.pending.delete(requestId);
           resolve(value);
         },
       });
-      const { delivered, firstError } = this.emit(event(requestId));
+      const { delivered, firstError } = this.emit(requestEvent(sessionId, request));
       if (delivered === 0 && this.pending.delete(requestId)) reject(firstError);
     });
   }
@@ -332,6 +339,15 @@ export class LoomEngine {
       // A broken reporter must not break the turn either.
     }
   }
+}
+
+/** The event that announces a request: the same fields, under the event's type. */
+function requestEvent(sessionId: string, request: PendingRequest): EngineEvent {
+  if (request.kind === 'approval') {
+    const { requestId, tool, summary, label } = request;
+    return { type: 'approval', sessionId, requestId, tool, summary, label };
+  }
+  return { type: 'question', sessionId, requestId: request.requestId, question: request.question };
 }
 
 function reportToStderr(err: unknown, event: EngineEvent): void {

@@ -49,6 +49,8 @@ export function App({ bridge, initialSettings, appInfo }: { bridge: LoomBridge; 
   const tabs = useTabs(bridge, initialSettings, (id) => chats.current.delete(id));
 
   useEffect(() => bridge.onEvent((event) => chats.current.forEach((chat) => chat.handle(event))), [bridge]);
+  // Back after a dropped event stream: each open chat catches up (prompts announced meanwhile too).
+  useEffect(() => bridge.onReconnect(() => chats.current.forEach((chat) => void chat.load())), [bridge]);
 
   useEffect(() => {
     const root = document.documentElement;

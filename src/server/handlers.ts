@@ -102,6 +102,7 @@ export function createHandlers(deps: HandlerDeps): Handlers {
       return { ok: true } as const;
     },
     'chat.context': (input) => engine.contextState(id(input.sessionId)),
+    'chat.pending': (input) => engine.pendingRequests(id(input.sessionId)),
 
     'settings.get': () => settings.view(),
     'settings.set': (input) => {

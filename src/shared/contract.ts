@@ -8,10 +8,11 @@
  * The renderer is untrusted: inputs are validated on the engine side with these schemas.
  */
 import { z } from 'zod';
-import type { EngineEvent } from './engine-events';
+import type { EngineEvent, PendingRequest } from './engine-events';
 import { PERMISSION_MODE_NAMES, THEMES, type Settings } from './settings';
 import type { ChatMessage, Compaction, SearchHit, SessionMeta, SessionUsage } from './types';
 
+export type { PendingRequest } from './engine-events';
 export { PERMISSION_MODE_NAMES, THEMES, type PermissionModeName, type Settings, type Theme } from './settings';
 
 export const EXPORT_FORMATS = ['json', 'markdown', 'html'] as const;
@@ -141,6 +142,8 @@ export const contract = {
     z.strictObject({ requestId, answer: z.string().max(20_000, 'The answer is too long.').nullable() }),
   ),
   'chat.context': method<ContextState>()(z.strictObject({ sessionId })),
+  /** The approvals and questions the session waits on: a reloaded window shows them again. */
+  'chat.pending': method<PendingRequest[]>()(z.strictObject({ sessionId })),
 
   'settings.get': method<Settings>()(none),
   'settings.set': method<Settings>()(
@@ -184,6 +187,8 @@ export type BridgeResult<T = unknown> =
 export interface LoomBridge {
   invoke<M extends MethodName>(method: M, input: MethodInput<M>): Promise<MethodOutput<M>>;
   onEvent(listener: (event: BridgeEvent) => void): () => void;
+  /** Called when the event stream is back after a drop: events may have been missed meanwhile. */
+  onReconnect(listener: () => void): () => void;
 }
 
 /**

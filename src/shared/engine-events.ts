@@ -34,3 +34,11 @@ export type EngineEvent =
   | { type: 'sessions_changed' };
 
 export type EngineEventType = EngineEvent['type'];
+
+/**
+ * A request the engine is waiting on, as its 'approval' or 'question' event announced it:
+ * listed again for a window that reloaded (or reconnected) and so missed the event.
+ */
+export type PendingRequest =
+  | { kind: 'approval'; requestId: string; tool: string; summary: string; label: string }
+  | { kind: 'question'; requestId: string; question: string };

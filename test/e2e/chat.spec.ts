@@ -1,4 +1,7 @@
-/** Chat: a streamed reply as Markdown, tool approvals allowed and denied, and a model server that is down. */
+/**
+ * Chat: a streamed reply as Markdown, tool approvals allowed and denied (and shown again
+ * after a reload), and a model server that is down.
+ */
 import fs from 'node:fs';
 import path from 'node:path';
 import { SUMMARY, expect, newSession, openLoom, send, test, transcript } from './fixtures';
@@ -71,6 +74,31 @@ test('a tool call waits for approval: allowed once it runs, denied it does not',
   await expect(transcript(page).getByText('Understood, I did not write it.')).toBeVisible();
   expect(fs.existsSync(path.join(loom.projectDir, 'denied.txt'))).toBe(false);
   await expect(transcript(page).getByRole('group', { name: 'Result of write_file' }).last()).toContainText('Denied by the user');
+});
+
+test('an approval still waiting when the page reloads is shown again, and Allow runs the tool', async ({ page, loom }) => {
+  loom.model.enqueue(
+    { toolCalls: [{ name: 'write_file', arguments: { path: 'kept.txt', content: 'survived' } }] },
+    { text: 'Wrote kept.txt.' },
+    SUMMARY('Writing after a reload'),
+  );
+  await openLoom(page, loom);
+  await newSession(page);
+  await send(page, 'Please write kept.txt');
+  await expect(page.getByRole('group', { name: 'Approval needed: write_file' })).toContainText('kept.txt');
+  // The open tab is saved (debounced) before the reload, so the same tab comes back.
+  const [session] = loom.store.list();
+  await expect.poll(async () => (await loom.mode.backend.handlers['settings.get']({})).activeTab).toBe(session.id);
+
+  await page.reload();
+  const approval = page.getByRole('group', { name: 'Approval needed: write_file' });
+  await expect(approval).toContainText('kept.txt');
+  await expect(approval).toContainText('file change (default mode)');
+  expect(fs.existsSync(path.join(loom.projectDir, 'kept.txt'))).toBe(false);
+  await approval.getByRole('button', { name: 'Allow once' }).click();
+  await expect(transcript(page).getByText('Wrote kept.txt.')).toBeVisible();
+  expect(fs.readFileSync(path.join(loom.projectDir, 'kept.txt'), 'utf8')).toBe('survived');
+  await expect(approval).toBeHidden();
 });
 
 test('with the model server down the error is shown and the typed message kept', async ({ page, loom }) => {

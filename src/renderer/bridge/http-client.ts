@@ -11,7 +11,9 @@ const RECONNECT_MS = 1000;
 
 export function createHttpBridge(token: string, base = ''): LoomBridge {
   const listeners = new Set<(event: BridgeEvent) => void>();
+  const reconnectListeners = new Set<() => void>();
   let streaming = false;
+  let connections = 0;
 
   async function invoke<M extends MethodName>(method: M, input: MethodInput<M>): Promise<MethodOutput<M>> {
     let response: Response;
@@ -37,6 +39,8 @@ export function createHttpBridge(token: string, base = ''): LoomBridge {
       try {
         const response = await fetch(`${base}/api/events`, { headers: { [TOKEN_HEADER]: token } });
         if (!response.ok || !response.body) throw new Error(`events: ${response.status}`);
+        // The server subscribes before it answers, so a catch-up from here misses nothing.
+        if (connections++ > 0) reconnectListeners.forEach((listener) => listener());
         await readEvents(response.body, (event) => listeners.forEach((listener) => listener(event)));
       } catch {
         // The server went away or refused: wait and try again.
@@ -52,6 +56,10 @@ export function createHttpBridge(token: string, base = ''): LoomBridge {
       listeners.add(listener);
       if (!streaming) void stream();
       return () => listeners.delete(listener);
+    },
+    onReconnect(listener) {
+      reconnectListeners.add(listener);
+      return () => reconnectListeners.delete(listener);
     },
   };
 }

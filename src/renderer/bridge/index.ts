@@ -34,6 +34,8 @@ function fromElectron(api: ElectronAPI): LoomBridge {
       return result.value;
     },
     onEvent: (listener) => api.onEvent(listener),
+    // IPC events are not dropped while the page lives; a reload starts the page afresh.
+    onReconnect: () => () => {},
   };
 }
 

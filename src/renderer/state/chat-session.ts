@@ -4,7 +4,7 @@
  * approvals and questions, compaction markers and the context meter. It only mirrors the
  * engine: every change comes from a bridge answer or an engine event.
  */
-import type { BridgeEvent, LoomBridge, SessionInfo } from '../../shared/contract';
+import type { BridgeEvent, LoomBridge, PendingRequest, SessionInfo } from '../../shared/contract';
 import type { ChatMessage } from '../../shared/types';
 
 export const PAGE_SIZE = 200;
@@ -107,12 +107,17 @@ export class ChatSession {
     return undefined;
   }
 
-  /** The first load: the size, the last page, the compaction markers and the context meter. */
+  /**
+   * The first load, and again after the event stream reconnected: the size, the last page,
+   * the compaction markers, the context meter, and what the engine waits on — a prompt
+   * announced before this page loaded (or while it was cut off) is shown again.
+   */
   async load(): Promise<void> {
     try {
-      const [info, context] = await Promise.all([
+      const [info, context, pending] = await Promise.all([
         this.bridge.invoke('sessions.info', { id: this.id }),
         this.bridge.invoke('chat.context', { sessionId: this.id }),
+        this.bridge.invoke('chat.pending', { sessionId: this.id }),
       ]);
       this.update({
         total: info.message_count,
@@ -120,6 +125,8 @@ export class ChatSession {
         contextTokens: context.contextTokens,
         maxContextTokens: context.maxContextTokens,
         busy: context.busy,
+        // No turn running: whatever live state this view still shows ended while it was away.
+        ...(context.busy ? this.withPending(pending) : { streaming: '', runningTools: [], approvals: [], questions: [] }),
       });
       if (info.message_count > 0) await this.fetchPage(Math.floor((info.message_count - 1) / PAGE_SIZE));
       this.update({ loaded: true, loadError: null });
@@ -204,6 +211,17 @@ export class ChatSession {
   private onTurn(event: Extract<BridgeEvent, { type: 'turn' }>): void {
     if (event.phase === 'start') return this.update({ busy: true, error: null, streaming: '' });
     this.update({ busy: false, streaming: '', runningTools: [], approvals: [], questions: [], error: event.error ?? null });
+  }
+
+  /** The shown prompts plus the pending ones not shown yet (an event may have brought some already). */
+  private withPending(pending: PendingRequest[]): Pick<ChatSnapshot, 'approvals' | 'questions'> {
+    const { approvals, questions } = this.snapshot;
+    const shown = new Set([...approvals, ...questions].map((r) => r.requestId));
+    const missing = pending.filter((r) => !shown.has(r.requestId));
+    return {
+      approvals: [...approvals, ...missing.flatMap((r) => (r.kind === 'approval' ? [{ requestId: r.requestId, tool: r.tool, summary: r.summary, label: r.label }] : []))],
+      questions: [...questions, ...missing.flatMap((r) => (r.kind === 'question' ? [{ requestId: r.requestId, question: r.question }] : []))],
+    };
   }
 
   answered(requestId: string): void {
