@@ -128,4 +128,27 @@ describe('two processes', () => {
       reopened.close();
     }
   });
+
+  it('keeps a message whose writer was killed before indexing it, and search finds it after reopening', async () => {
+    const store = openStore();
+    const { id } = store.create({ messages: [user('Birds of Central America')] });
+    store.close();
+    const writer = spawnFixture('append-and-die.mjs', store, id);
+    await writer.exited;
+    expect(writer.process.signalCode).toBe('SIGKILL');
+    expect(writer.lines).toEqual(['appended']);
+
+    const reopened = SessionStore.open(store.dataDir);
+    try {
+      // Not yet in the full-text index: only queued, by the append's own transaction.
+      const queued = reopened.db.prepare('SELECT count(*) AS n FROM search_backlog').get();
+      expect(queued).toEqual({ n: 1 });
+      expect(reopened.getTranscript(id).at(-1)).toEqual(user('The resplendent quetzal nests in the cloud forest.'));
+      const hits = reopened.search('quetzal');
+      expect(hits.map((h) => h.id)).toEqual([id]);
+      expect(hits[0].snippet).toContain('[quetzal]');
+    } finally {
+      reopened.close();
+    }
+  });
 });
