@@ -80,6 +80,11 @@ export class LoomEngine {
     return () => this.listeners.delete(listener);
   }
 
+  /** Tells every listener that sessions changed outside a turn (renamed, forked, deleted…). */
+  notifySessionsChanged(): void {
+    this.emit({ type: 'sessions_changed' });
+  }
+
   /** A new session in `cwd` (the project folder), opened for work. */
   createSession(cwd: string = process.cwd()): SessionMeta {
     const projectDir = realDir(cwd);

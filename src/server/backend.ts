@@ -42,16 +42,12 @@ export function openBackend(options: BackendOptions): Backend {
   const settings = new SettingsService(options.settingsStore, options.env ?? process.env, options.overrides);
   const store = (options.openStore ?? SessionStore.open)(options.dataDir);
   const engine = new LoomEngine({ config: engineConfig(options.dataDir, settings.engine()), store, owner: `loom-${options.shell}` });
-  const listeners = new Set<(event: BridgeEvent) => void>();
-  const emit = (event: BridgeEvent) => listeners.forEach((listener) => listener(event));
-  const unhook = engine.on(emit);
   const projectDir = options.projectDir ?? process.cwd();
   const handlers = createHandlers({
     store,
     engine,
     settings,
     projectDir,
-    emit,
     startDrag: options.startDrag,
     appInfo: {
       name: 'Loom',
@@ -67,12 +63,9 @@ export function openBackend(options: BackendOptions): Backend {
     handlers,
     store,
     engine,
-    subscribe(listener) {
-      listeners.add(listener);
-      return () => listeners.delete(listener);
-    },
+    // Each window listens to the engine itself, so one failing window cannot starve the others.
+    subscribe: (listener) => engine.on(listener),
     close() {
-      unhook();
       engine.close();
       store.close();
     },

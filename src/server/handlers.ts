@@ -4,7 +4,6 @@
  * process and the browser mode. Inputs arrive validated by the contract's schemas.
  */
 import type { AppInfo, ExportFile, ExportFormat, Handlers } from '../shared/contract';
-import type { BridgeEvent } from '../shared/contract';
 import { exportFileName } from '../shared/export-name';
 import type { LoomEngine } from '../core/engine';
 import { LoomError } from '../core/errors';
@@ -18,8 +17,6 @@ export interface HandlerDeps {
   appInfo: AppInfo;
   /** The folder new sessions work in. */
   projectDir: string;
-  /** Tells every window that something outside the engine changed. */
-  emit(event: BridgeEvent): void;
   /** Desktop only: drags this export out of the window as a file. */
   startDrag?: (file: ExportFile) => void;
 }
@@ -28,7 +25,7 @@ export function createHandlers(deps: HandlerDeps): Handlers {
   const { store, engine, settings } = deps;
   const id = (raw: string) => store.resolveId(raw);
   const changed = <T>(value: T): T => {
-    deps.emit({ type: 'sessions_changed' });
+    engine.notifySessionsChanged();
     return value;
   };
   const exportFile = (raw: string, format: ExportFormat = 'json'): ExportFile => {
