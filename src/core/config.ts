@@ -2,8 +2,9 @@
  * Run-time configuration of the engine, whatever front end (CLI, desktop, browser) set it.
  * Defaults follow DESIGN §4.
  */
-export const PERMISSION_MODES = ['default', 'acceptEdits', 'dangerouslySkipPermissions'] as const;
-export type PermissionMode = (typeof PERMISSION_MODES)[number];
+import type { PermissionMode } from '../shared/settings';
+
+export { PERMISSION_MODES, type PermissionMode } from '../shared/settings';
 
 export interface LoomConfig {
   dataDir: string;

@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import { PERMISSION_MODE_NAMES, THEMES } from '../shared/settings';
+import { PERMISSION_MODES, THEMES } from '../shared/settings';
 import { ensurePrivateDir } from '../core/paths';
 
 export const storedSettingsSchema = z.object({
@@ -15,7 +15,7 @@ export const storedSettingsSchema = z.object({
   model: z.string().optional(),
   apiKey: z.string().optional(),
   maxContextTokens: z.int().positive().optional(),
-  mode: z.enum(PERMISSION_MODE_NAMES).optional(),
+  mode: z.enum(PERMISSION_MODES).optional(),
   theme: z.enum(THEMES).optional(),
   openTabs: z.array(z.string()).optional(),
   activeTab: z.string().nullable().optional(),

@@ -9,11 +9,11 @@
  */
 import { z } from 'zod';
 import type { EngineEvent, PendingRequest } from './engine-events';
-import { PERMISSION_MODE_NAMES, THEMES, type Settings } from './settings';
+import { PERMISSION_MODES, THEMES, type Settings } from './settings';
 import type { ChatMessage, Compaction, SearchHit, SessionMeta, SessionUsage } from './types';
 
 export type { PendingRequest } from './engine-events';
-export { PERMISSION_MODE_NAMES, THEMES, type PermissionModeName, type Settings, type Theme } from './settings';
+export { PERMISSION_MODES, THEMES, type PermissionMode, type Settings, type Theme } from './settings';
 
 export const EXPORT_FORMATS = ['json', 'markdown', 'html'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
@@ -153,7 +153,7 @@ export const contract = {
       /** An empty string removes the stored key. */
       apiKey: z.string().max(4000).optional(),
       maxContextTokens: z.int().min(1000, 'Use at least 1000 context tokens.').max(10_000_000).optional(),
-      mode: z.enum(PERMISSION_MODE_NAMES).optional(),
+      mode: z.enum(PERMISSION_MODES).optional(),
       theme: z.enum(THEMES).optional(),
       openTabs: z.array(sessionId).max(100, 'At most 100 tabs can be open.').optional(),
       activeTab: sessionId.nullable().optional(),

@@ -2,8 +2,8 @@
  * The settings the desktop app and the browser mode share. Plain constants (no zod), so
  * the renderer can use them without bundling the contract's schemas.
  */
-export const PERMISSION_MODE_NAMES = ['default', 'acceptEdits', 'dangerouslySkipPermissions'] as const;
-export type PermissionModeName = (typeof PERMISSION_MODE_NAMES)[number];
+export const PERMISSION_MODES = ['default', 'acceptEdits', 'dangerouslySkipPermissions'] as const;
+export type PermissionMode = (typeof PERMISSION_MODES)[number];
 export const THEMES = ['system', 'light', 'dark'] as const;
 export type Theme = (typeof THEMES)[number];
 
@@ -13,7 +13,7 @@ export interface Settings {
   model: string;
   hasApiKey: boolean;
   maxContextTokens: number;
-  mode: PermissionModeName;
+  mode: PermissionMode;
   theme: Theme;
   /** Session ids open as tabs, in tab order; restored after a restart or reload. */
   openTabs: string[];

@@ -3,12 +3,12 @@
  * is write-only here: the dialog only learns whether one is stored.
  */
 import { useState } from 'react';
-import { PERMISSION_MODE_NAMES, THEMES, type Settings } from '../../shared/settings';
+import { PERMISSION_MODES, THEMES, type Settings } from '../../shared/settings';
 import { Dialog } from './Dialog';
 
 type Patch = Partial<Omit<Settings, 'hasApiKey' | 'openTabs' | 'activeTab'>> & { apiKey?: string };
 
-const MODE_LABELS: Record<(typeof PERMISSION_MODE_NAMES)[number], string> = {
+const MODE_LABELS: Record<(typeof PERMISSION_MODES)[number], string> = {
   default: 'Ask before edits and commands',
   acceptEdits: 'Accept file edits, ask before commands',
   dangerouslySkipPermissions: 'Never ask (dangerous)',
@@ -73,7 +73,7 @@ export function SettingsDialog({ settings, onClose, onSave }: { settings: Settin
         <label className="field">
           <span>Permissions</span>
           <select value={form.mode} onChange={(e) => set({ mode: e.target.value as Settings['mode'] })}>
-            {PERMISSION_MODE_NAMES.map((mode) => (
+            {PERMISSION_MODES.map((mode) => (
               <option key={mode} value={mode}>
                 {MODE_LABELS[mode]}
               </option>
