@@ -179,6 +179,45 @@ describe('secret redaction', () => {
     expect(store.getTranscript(id)[0].content).toContain(SECRET); // the store itself is unchanged
   });
 
+  // Redaction skips strings without any pattern's literal part (most of a session): every
+  // kind of secret must still be caught deep inside long text, in any letter case the
+  // pattern allows, in every place a string can be.
+  it.each([
+    ['an OpenAI key', 'sk-proj-abcdefghijklmnopqrstuvwxyz0123'],
+    ['a GitHub token', 'ghs_abcdefghijklmnopqrstuvwxyz0123456789'],
+    ['a Slack token', 'xoxp-1234567890-abcdefghij'],
+    ['an AWS key id', 'AKIAIOSFODNN7EXAMPLE'],
+    ['a JWT', 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U'],
+    ['a bearer token', 'Authorization: Bearer abcdefghijklmnopqrstuvwxyz123456', 'abcdefghijklmnopqrstuvwxyz123456'],
+    ['a private key', '-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXk\n-----END OPENSSH PRIVATE KEY-----', 'b3BlbnNzaC1rZXk'],
+    ['URL credentials', 'HTTPS://deploy:Tr0ub4dor3@git.example.com/x.git', 'Tr0ub4dor3'],
+    ['an upper-case assignment', 'MY_APP_PASSWD=correcthorsebattery', 'correcthorsebattery'],
+    ['a mixed-case JSON field', '{"Api-Key": "0123456789abcdef"}', '0123456789abcdef'],
+    ['a YAML secret', 'clientSecret: s3cr3t-v4lu3-xyz', 's3cr3t-v4lu3-xyz'],
+  ])('finds %s anywhere in a long session', (_what, text, secret = text) => {
+    const store = openStore();
+    const filler = 'The parser reads one line at a time and keeps the indentation. '.repeat(400);
+    const { id } = store.create({
+      title: `notes ${text}`,
+      messages: [
+        user(`${filler}${text} ${filler}`),
+        assistant(null, [{ id: 'c1', name: 'shell', args: `echo ${text}` }]),
+        tool('c1', `${filler}\n${text}\n`),
+      ],
+    });
+    store.savePlan(id, { todos: [{ id: 1, text: `rotate ${text}`, status: 'pending', retries: 0 }], scratchpad: text });
+    for (const format of ['json', 'markdown', 'html'] as const) {
+      const exported = store.exportSession(id, format);
+      // Booleans: a failure should not print the whole long export.
+      expect(exported.includes(secret) || exported.includes(JSON.stringify(secret).slice(1, -1)), format).toBe(false);
+      expect(exported.split('[REDACTED]').length - 1, format).toBeGreaterThanOrEqual(5);
+    }
+    // Text that only looks close is left alone.
+    const plain = `${filler}The token count is 512; see src/auth/token.ts and skip-list.`;
+    const { id: other } = store.create({ messages: [user(plain)] });
+    expect(JSON.parse(store.exportSession(other)).session.transcript[0].content === plain).toBe(true);
+  });
+
   it('refuses an unknown format', () => {
     const store = openStore();
     const { id } = store.create();

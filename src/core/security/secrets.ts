@@ -21,16 +21,34 @@ const URL_CREDENTIALS = /\b([a-z][a-z0-9+.-]*:\/\/[^\s:/@]+:)([^\s@/]+)(@)/gi;
 /** `api_key=...`, `"password": "..."` and the like: keep the name, hide the value. */
 const ASSIGNMENT = /\b([A-Za-z0-9_]*(?:api[_-]?key|secret|token|password|passwd)[A-Za-z0-9_]*)(["']?\s*[:=]\s*["']?)([^\s"',;]{8,})/gi;
 
+/*
+ * Cheap pre-checks, one scan each: a pattern can only match text containing its literal
+ * part, and most text (exports redact every string of a session) contains none, so the
+ * costlier patterns (URL_CREDENTIALS and ASSIGNMENT backtrack at every word) are skipped.
+ */
+/** The literal start of each SECRET_VALUE_PATTERNS entry. */
+const VALUE_PREFIXES = /-----BEGIN |sk-|gh[pousr]_|github_pat_|xox[abposr]-|AKIA|AIza|eyJ|Bearer/;
+/** The keyword every ASSIGNMENT name contains. */
+const ASSIGNMENT_KEYWORDS = /api[_-]?key|secret|token|password|passwd/i;
+/** Any of the above, or URL_CREDENTIALS' `://`, ignoring case (a superset is still sound). */
+const MAY_HOLD_SECRET = new RegExp(`${VALUE_PREFIXES.source}|://|${ASSIGNMENT_KEYWORDS.source}`, 'i');
+
 export const REDACTED = '[REDACTED]';
 
 export function redactSecrets(text: string): string {
+  if (!MAY_HOLD_SECRET.test(text)) return text;
   let out = text;
-  for (const pattern of SECRET_VALUE_PATTERNS) {
-    out = out.replace(pattern, (match, bearer?: string) =>
-      typeof bearer === 'string' && match.startsWith(bearer) ? `${bearer} ${REDACTED}` : REDACTED,
-    );
+  if (VALUE_PREFIXES.test(out)) {
+    for (const pattern of SECRET_VALUE_PATTERNS) {
+      out = out.replace(pattern, (match, bearer?: string) =>
+        typeof bearer === 'string' && match.startsWith(bearer) ? `${bearer} ${REDACTED}` : REDACTED,
+      );
+    }
   }
-  out = out.replace(URL_CREDENTIALS, (_m, head: string, _password: string, at: string) => `${head}${REDACTED}${at}`);
+  if (out.includes('://')) {
+    out = out.replace(URL_CREDENTIALS, (_m, head: string, _password: string, at: string) => `${head}${REDACTED}${at}`);
+  }
+  if (!ASSIGNMENT_KEYWORDS.test(out)) return out;
   return out.replace(ASSIGNMENT, (_m, name: string, sep: string) => `${name}${sep}${REDACTED}`);
 }
 

@@ -123,17 +123,23 @@ export function renderExport(record: SessionRecord, format: ExportFormat, now = 
  * Secret-looking values are hidden in every string of the record (keys are ours). The
  * working context repeats most transcript strings, so each distinct string is redacted once.
  */
-function redactDeep<T>(value: T, seen = new Map<string, string>()): T {
-  if (typeof value === 'string') {
-    let redacted = seen.get(value);
-    if (redacted === undefined) seen.set(value, (redacted = redactSecrets(value)));
-    return redacted as T;
-  }
-  if (Array.isArray(value)) return value.map((v) => redactDeep(v, seen)) as T;
-  if (value && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, redactDeep(v, seen)])) as T;
-  }
-  return value;
+function redactDeep<T>(record: T): T {
+  const seen = new Map<string, string>();
+  return mapStrings(record, (text) => {
+    let redacted = seen.get(text);
+    if (redacted === undefined) seen.set(text, (redacted = redactSecrets(text)));
+    return redacted;
+  });
+}
+
+/** A copy of plain JSON data with every string passed through `fn`. */
+function mapStrings<T>(value: T, fn: (text: string) => string): T {
+  if (typeof value === 'string') return fn(value) as T;
+  if (typeof value !== 'object' || value === null) return value;
+  if (Array.isArray(value)) return value.map((v) => mapStrings(v, fn)) as T;
+  const copy: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) copy[key] = mapStrings((value as Record<string, unknown>)[key], fn);
+  return copy as T;
 }
 
 function renderJson(s: SessionRecord, now: Date): string {
