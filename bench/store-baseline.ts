@@ -6,9 +6,7 @@ import type { ChatMessage, SessionRecord } from '../src/shared/types';
 /**
  * The original design's session store, for comparison: one JSON file per session, the
  * whole file rewritten on every write, listing and search by reading and parsing every
- * file. Writes go to a temp file renamed into place, without fsync: the same guarantee
- * as the store's WAL with synchronous=NORMAL (a crash of the program loses nothing
- * committed; a power loss may lose the latest writes).
+ * file. Writes are as durable as the store's (synchronous=FULL): temp file, fsync, rename.
  */
 export class JsonFileSessions {
   private readonly open = new Map<string, SessionRecord>();
@@ -21,14 +19,22 @@ export class JsonFileSessions {
     return path.join(this.dir, `${id}.json`);
   }
 
+  /** Seeding only: no fsync (like the store's seeding, batched in large transactions), so generating 10,000 sessions stays quick. */
   seed(record: SessionRecord): void {
-    this.save(record);
+    fs.writeFileSync(this.file(record.id), JSON.stringify(record), { mode: 0o600 });
   }
 
   private save(record: SessionRecord): void {
     const target = this.file(record.id);
-    fs.writeFileSync(`${target}.tmp`, JSON.stringify(record), { mode: 0o600 });
-    fs.renameSync(`${target}.tmp`, target);
+    const temp = `${target}.tmp`;
+    const fd = fs.openSync(temp, 'w', 0o600);
+    try {
+      fs.writeSync(fd, JSON.stringify(record));
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+    fs.renameSync(temp, target);
   }
 
   private load(id: string): SessionRecord {

@@ -11,8 +11,8 @@ import { JsonFileSessions } from './store-baseline';
 import { Corpus } from './store-corpus';
 
 /*
- * Appends are committed through the store's WAL (synchronous=NORMAL, see db.ts); the
- * baseline's rewrites are atomic renames, the same crash guarantee.
+ * Appends are committed through the store's WAL with an fsync (synchronous=FULL, see
+ * db.ts); the baseline's rewrites fsync a temp file and rename it, the same guarantee.
  */
 
 /** BENCH_SESSIONS scales the data set down for a quick look; the targets assume 10,000. */

@@ -22,12 +22,12 @@ describe('opening the database', () => {
     for (const name of files) expect(mode(path.join(dataDir, name))).toBe(0o600);
   });
 
-  it('runs in WAL mode with a busy timeout, foreign keys and normal sync', () => {
+  it('runs in WAL mode with a busy timeout, foreign keys and full sync', () => {
     const { db } = openStore();
     expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
     expect(db.pragma('busy_timeout', { simple: true })).toBe(5000);
     expect(db.pragma('foreign_keys', { simple: true })).toBe(1);
-    expect(db.pragma('synchronous', { simple: true })).toBe(1);
+    expect(db.pragma('synchronous', { simple: true })).toBe(2);
     expect(readSchemaVersion(db)).toBe(MIGRATIONS.at(-1)!.version);
   });
 

@@ -134,18 +134,17 @@ function configure(db: Database.Database): void {
   // Another process (the CLI next to the desktop app) may hold the write lock briefly.
   db.pragma('busy_timeout = 5000');
   db.pragma('foreign_keys = ON');
-  // NORMAL, not FULL: with FULL every commit waits for an fsync of the WAL. Measured on
-  // the shared 2-vCPU bench machine (10,000-session database, 29 rounds of 1,000 appends,
-  // load average from /proc/loadavg):
-  //   FULL    p50 0.19–0.70 ms, p99 0.5–18.8 ms: over the 5 ms budget in 7 of 24 rounds at
-  //           load 3–8 (5.2, 5.2, 5.6, 5.6, 5.7, 7.8, 18.8 ms), within it in 5 of 5 at load 2.6;
-  //   NORMAL  p50 0.05–0.08 ms, p99 0.11–4.3 ms in every round.
-  // So FULL cannot hold p99 ≤ 5 ms while this machine is busy, and NORMAL can. In WAL mode
-  // NORMAL still keeps every committed message, and its search-index entry, through a crash
-  // or kill -9 of Loom (test/store/processes.test.ts) and never corrupts the database; the
-  // trade-off: a power loss or OS crash can lose the last ~2 s of writes, those after the
-  // last checkpoint (SessionStore.maintain, 2 s after a write), which fsyncs the WAL.
-  db.pragma('synchronous = NORMAL');
+  // FULL: every commit fsyncs the WAL before appendMessage returns, so a reported message
+  // survives even a power loss or OS crash; NORMAL would sync only at checkpoints and lose
+  // the last ~2 s of writes then (both keep everything through a crash or kill -9 of Loom:
+  // test/store/processes.test.ts). Measured on the 2-vCPU bench machine (10,000-session
+  // database, rounds of 1,000 appends, load average from /proc/loadavg):
+  //   FULL    p50 0.19–0.70 ms; p99 0.56–1.0 ms at load 1.1, 0.53–3.1 ms at 2.6 (all 10
+  //           rounds within 5 ms); at load 3–8, when other jobs overcommit the machine,
+  //           p99 over 5 ms in 7 of 24 rounds (5.2, 5.2, 5.6, 5.6, 5.7, 7.8, 18.8 ms);
+  //   NORMAL  p50 0.05–0.08 ms, p99 0.11–4.3 ms in all 34 rounds.
+  // FULL meets the 5 ms p99 budget unless the machine is overloaded, so Loom uses it.
+  db.pragma('synchronous = FULL');
   // The store checkpoints when idle (SessionStore.maintain), so an append does not pay for
   // copying the WAL back into the database; this is only the backstop under sustained
   // writes. The WAL file is reused after each checkpoint (a file that keeps growing makes
