@@ -31,6 +31,17 @@ describe('redactSecrets', () => {
   });
 });
 
+describe('secrets inside JSON inside JSON', () => {
+  test('a tool call whose arguments hold an escaped "api_key": "…" is redacted, the JSON stays valid', () => {
+    const args = JSON.stringify({ path: 'config.json', content: JSON.stringify({ api_key: 'abcdefgh12345678' }) });
+    const line = JSON.stringify({ tool_calls: [{ function: { name: 'write_file', arguments: args } }] });
+    const out = redactSecrets(line);
+    expect(out).not.toContain('abcdefgh12345678');
+    expect(out).toContain(REDACTED);
+    expect(() => JSON.parse(JSON.parse(JSON.parse(out).tool_calls[0].function.arguments).content)).not.toThrow();
+  });
+});
+
 describe('secret environment variables', () => {
   const env = {
     OPENAI_API_KEY: 'sk-x', GITHUB_TOKEN: 'ghp_x', DB_PASSWORD: 'p', AWS_SECRET_ACCESS_KEY: 's',

@@ -19,7 +19,8 @@ const SECRET_VALUE_PATTERNS: RegExp[] = [
 /** `https://user:password@host`: keep the user and host, hide the password. */
 const URL_CREDENTIALS = /\b([a-z][a-z0-9+.-]*:\/\/[^\s:/@]+:)([^\s@/]+)(@)/gi;
 /** `api_key=...`, `"password": "..."` and the like: keep the name, hide the value. */
-const ASSIGNMENT = /\b([A-Za-z0-9_]*(?:api[_-]?key|secret|token|password|passwd)[A-Za-z0-9_]*)(["']?\s*[:=]\s*["']?)([^\s"',;]{8,})/gi;
+/** Quotes may come escaped (`\"`, `\\\"`…): JSON inside JSON, like a tool call's arguments. */
+const ASSIGNMENT = /\b([A-Za-z0-9_]*(?:api[_-]?key|secret|token|password|passwd)[A-Za-z0-9_]*)(\\*["']?\s*[:=]\s*\\*["']?)([^\s"',;\\]{8,})/gi;
 
 /*
  * Cheap pre-checks, one scan each: a pattern can only match text containing its literal
