@@ -10,11 +10,14 @@ import { SUMMARY, expect, newSession, openLoom, send, sidebarRow, test, transcri
 const LONG = ' The heron waits in the shallows, perfectly still, until a fish swims close.'.repeat(12);
 
 test('a forced compaction shows its marker, the info dialog its figures, and search still finds the old turn', async ({ page, loom }) => {
+  // The summariser's reply is held until the test has seen the progress indicator.
+  let finishSummary!: () => void;
+  const summaryMayFinish = new Promise<void>((resolve) => (finishSummary = resolve));
   loom.model.enqueue(
     { text: `Zebrafish are small and striped.${LONG}` },
     SUMMARY('Fish and herons'),
     { text: `Herons eat them.${LONG}` },
-    { text: 'Talked about zebrafish and herons.', usage: { prompt_tokens: 321, completion_tokens: 45 }, delayMs: 1500 },
+    { text: 'Talked about zebrafish and herons.', usage: { prompt_tokens: 321, completion_tokens: 45 }, pauseAfterChunks: 0, resume: summaryMayFinish },
     { text: 'Kingfishers dive for them.' },
   );
   await openLoom(page, loom);
@@ -26,6 +29,7 @@ test('a forced compaction shows its marker, the info dialog its figures, and sea
 
   await page.getByRole('button', { name: 'Compact now' }).click();
   await expect(page.getByRole('status').filter({ hasText: 'Compacting the context' })).toBeVisible();
+  finishSummary();
   const marker = transcript(page).getByRole('note', { name: 'Compaction 1' });
   await expect(marker).toBeVisible();
   await expect(page.getByRole('status').filter({ hasText: 'Compacting the context' })).toBeHidden();
