@@ -3,6 +3,7 @@
  * store and LoomEngine (which hold all session logic), shared by the Electron main
  * process and the browser mode. Inputs arrive validated by the contract's schemas.
  */
+import path from 'node:path';
 import type { AppInfo, ExportFile, ExportFormat, Handlers } from '../shared/contract';
 import { exportFileName } from '../shared/export-name';
 import type { LoomEngine } from '../core/engine';
@@ -14,7 +15,8 @@ export interface HandlerDeps {
   store: SessionStore;
   engine: LoomEngine;
   settings: SettingsService;
-  appInfo: AppInfo;
+  /** Fixed for the run; the secret-variable names are read from the engine on each call. */
+  appInfo: Omit<AppInfo, 'secretEnvNames'>;
   /** The folder new sessions work in. */
   projectDir: string;
   /** Desktop only: drags this export out of the window as a file. */
@@ -28,6 +30,7 @@ export function createHandlers(deps: HandlerDeps): Handlers {
     engine.notifySessionsChanged();
     return value;
   };
+  const projectDirOf = (sessionId: string) => store.getMeta(sessionId).cwd ?? deps.projectDir;
   const exportFile = (raw: string, format: ExportFormat = 'json'): ExportFile => {
     const sessionId = id(raw);
     const meta = store.getMeta(sessionId);
@@ -41,7 +44,7 @@ export function createHandlers(deps: HandlerDeps): Handlers {
   };
 
   return {
-    'app.info': () => deps.appInfo,
+    'app.info': () => ({ ...deps.appInfo, secretEnvNames: engine.secretEnvNames() }),
 
     'sessions.list': (input) => store.list(input),
     'sessions.search': (input) => store.search(input.query, { includeArchived: input.includeArchived, limit: input.limit }),
@@ -100,6 +103,17 @@ export function createHandlers(deps: HandlerDeps): Handlers {
     },
     'chat.context': (input) => engine.contextState(id(input.sessionId)),
     'chat.pending': (input) => engine.pendingRequests(id(input.sessionId)),
+    'chat.changes': (input) => {
+      const sessionId = id(input.sessionId);
+      return { files: relativeTo(projectDirOf(sessionId), engine.changedFiles(sessionId)) };
+    },
+    'chat.revert': (input) => {
+      const sessionId = id(input.sessionId);
+      if (engine.contextState(sessionId).busy) {
+        throw new LoomError('This session is still working; stop it or wait for the turn to end before reverting its changes.', 'busy');
+      }
+      return { reverted: relativeTo(projectDirOf(sessionId), engine.revertChanges(sessionId)) };
+    },
 
     'settings.get': () => settings.view(),
     'settings.set': (input) => {
@@ -108,6 +122,11 @@ export function createHandlers(deps: HandlerDeps): Handlers {
       return view;
     },
   };
+}
+
+/** Paths as the user knows them: relative to the session's project folder. */
+function relativeTo(projectDir: string, files: string[]): string[] {
+  return files.map((file) => path.relative(projectDir, file) || file);
 }
 
 const MIME_TYPES: Record<ExportFormat, string> = {

@@ -33,6 +33,11 @@ export interface AppInfo {
   dataDir: string;
   projectDir: string;
   platform: string;
+  /**
+   * Names (never values) of secret-looking environment variables of the engine's process:
+   * tools never see them, and the window says so once at start.
+   */
+  secretEnvNames: string[];
 }
 
 export interface SessionInfo extends SessionMeta {
@@ -52,6 +57,16 @@ export interface ContextState {
   maxContextTokens: number;
   /** True while a turn of this session is running in this process. */
   busy: boolean;
+}
+
+/** Files a session's tools wrote or edited, relative to its project folder, sorted. */
+export interface ChangedFiles {
+  files: string[];
+}
+
+/** The files a revert put back as they were before the session (relative, sorted). */
+export interface RevertedFiles {
+  reverted: string[];
 }
 
 export interface ExportFile {
@@ -144,6 +159,10 @@ export const contract = {
   'chat.context': method<ContextState>()(z.strictObject({ sessionId })),
   /** The approvals and questions the session waits on: a reloaded window shows them again. */
   'chat.pending': method<PendingRequest[]>()(z.strictObject({ sessionId })),
+  /** Files changed by the session's tools since it was opened in this process. */
+  'chat.changes': method<ChangedFiles>()(z.strictObject({ sessionId })),
+  /** Puts every changed file back as it was (created files removed); refused during a turn. */
+  'chat.revert': method<RevertedFiles>()(z.strictObject({ sessionId })),
 
   'settings.get': method<Settings>()(none),
   'settings.set': method<Settings>()(
