@@ -5,38 +5,24 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startScriptedServer, type ScriptedServer } from '../support/scripted-server';
-import { announcedId, buildLoom, inStore, makeWorkspace, runLoom, type Workspace } from './support';
+import { describe, expect, it } from 'vitest';
+import { announcedId, inStore, runLoom, useLoomFixture } from './support';
 
-let server: ScriptedServer;
-let ws: Workspace;
+const ctx = useLoomFixture();
 
-beforeAll(async () => {
-  await buildLoom();
-});
-beforeEach(async () => {
-  server = await startScriptedServer();
-  ws = makeWorkspace();
-});
-afterEach(async () => {
-  await server.close();
-  ws.cleanup();
-});
-
-const chatBodies = () => server.requests.map((r) => r.body).filter((b) => b.tools);
+const chatBodies = () => ctx.server.requests.map((r) => r.body).filter((b) => b.tools);
 const toolResults = (body: any) => Object.fromEntries(body.messages.filter((m: any) => m.role === 'tool').map((m: any) => [m.tool_call_id, m.content]));
 const read = (id: string) => ({ id, name: 'read_file', arguments: { path: 'a.txt' } });
 
 function auditEvents(id: string): { event: string; [key: string]: any }[] {
-  const file = path.join(ws.dataDir, 'audit', `${id}.jsonl`);
+  const file = path.join(ctx.ws.dataDir, 'audit', `${id}.jsonl`);
   return fs.readFileSync(file, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line));
 }
 
 describe('caps given on the command line', () => {
   it('--max-turns, --max-tool-calls and --max-cost-usd each stop a turn cleanly, and say so', async () => {
-    fs.writeFileSync(path.join(ws.projectDir, 'a.txt'), 'a\n');
-    server.enqueue(
+    fs.writeFileSync(path.join(ctx.ws.projectDir, 'a.txt'), 'a\n');
+    ctx.server.enqueue(
       // 1st message: two requests, three tool calls, then --max-turns 2 stops it.
       { toolCalls: [read('a1'), read('a2')] },
       { toolCalls: [read('b1')] },
@@ -46,7 +32,7 @@ describe('caps given on the command line', () => {
       { text: 'That was expensive.', usage: { prompt_tokens: 400_000, completion_tokens: 0 } },
     );
     const args = ['--model', 'gpt-4o', '--max-turns', '2', '--max-tool-calls', '3', '--max-cost-usd', '1'];
-    const run = await runLoom(ws, server.baseUrl, args, 'first\nsecond\nthird\nfourth\n');
+    const run = await runLoom(ctx.ws, ctx.server.baseUrl, args, 'first\nsecond\nthird\nfourth\n');
     expect(run.code).toBe(0);
     expect(run.stderr).toBe('');
     const stops = run.stdout.split('\n').filter((line) => line.startsWith('Stopped: '));
@@ -57,10 +43,10 @@ describe('caps given on the command line', () => {
     ]);
     expect(run.stdout).toContain('[read_file] -> Not run: reached --max-tool-calls (3 tool calls in this session).');
     expect(run.stdout).toContain('Assistant: That was expensive.');
-    expect(server.requests).toHaveLength(4);
+    expect(ctx.server.requests).toHaveLength(4);
 
     const id = announcedId(run.stdout);
-    const context = inStore(ws, (store) => store.getContext(id));
+    const context = inStore(ctx.ws, (store) => store.getContext(id));
     expect(context.filter((m) => m.role === 'tool').map((m) => m.tool_call_id)).toEqual(['a1', 'a2', 'b1', 'c1']);
     expect(context.at(-1)).toEqual({ role: 'user', content: '<user_input>\nfourth\n</user_input>' });
     const events = auditEvents(id).map((e) => e.event);
@@ -71,20 +57,20 @@ describe('caps given on the command line', () => {
 
 describe('--llm-timeout', () => {
   it('gives up on a silent server after that many seconds, in one line that says what to raise', async () => {
-    server.enqueue({ hangMs: 10_000 });
-    const run = await runLoom(ws, server.baseUrl, ['--llm-timeout', '1', '-p', 'anyone there?']);
+    ctx.server.enqueue({ hangMs: 10_000 });
+    const run = await runLoom(ctx.ws, ctx.server.baseUrl, ['--llm-timeout', '1', '-p', 'anyone there?']);
     expect(run.code).toBe(1);
     expect(run.stdout).toBe('');
     expect(run.stderr.split('\n').filter((line) => line.startsWith('loom: '))).toEqual([
-      `loom: The model server at ${server.baseUrl} sent nothing for 1 s. Check that it is running and not overloaded, or raise --llm-timeout.`,
+      `loom: The model server at ${ctx.server.baseUrl} sent nothing for 1 s. Check that it is running and not overloaded, or raise --llm-timeout.`,
     ]);
   });
 });
 
 describe('permission rules and the hard policy, in acceptEdits', () => {
   it('runs, asks or refuses each call as the rules say', async () => {
-    fs.writeFileSync(path.join(ws.projectDir, 'keep.txt'), 'precious\n');
-    server.enqueue(
+    fs.writeFileSync(path.join(ctx.ws.projectDir, 'keep.txt'), 'precious\n');
+    ctx.server.enqueue(
       {
         toolCalls: [
           { id: 'write_in', name: 'write_file', arguments: { path: 'in.txt', content: 'inside\n' } },
@@ -101,7 +87,7 @@ describe('permission rules and the hard policy, in acceptEdits', () => {
       { text: 'Done what was allowed.' },
       { text: 'Permissions' },
     );
-    const run = await runLoom(ws, server.baseUrl, ['--mode', 'acceptEdits'], 'try everything\nn\nn\nn\ny\n');
+    const run = await runLoom(ctx.ws, ctx.server.baseUrl, ['--mode', 'acceptEdits'], 'try everything\nn\nn\nn\ny\n');
     expect(run.code).toBe(0);
 
     // Asked exactly for the always-ask cases and the shell command, in order.
@@ -121,26 +107,26 @@ describe('permission rules and the hard policy, in acceptEdits', () => {
     for (const id of ['force_push', 'chmod', 'empty']) expect(results[id]).toMatch(/^Denied by the user/);
     expect(results.echo).toContain('<tool_result name="run_bash">');
 
-    expect(fs.readFileSync(path.join(ws.projectDir, 'in.txt'), 'utf8')).toBe('inside\n');
-    expect(fs.readFileSync(path.join(ws.projectDir, 'keep.txt'), 'utf8')).toBe('precious\n');
-    expect(fs.readFileSync(path.join(ws.projectDir, 'shell.txt'), 'utf8')).toBe('shell ran\n');
-    expect(fs.existsSync(path.join(ws.root, 'out.txt'))).toBe(false);
+    expect(fs.readFileSync(path.join(ctx.ws.projectDir, 'in.txt'), 'utf8')).toBe('inside\n');
+    expect(fs.readFileSync(path.join(ctx.ws.projectDir, 'keep.txt'), 'utf8')).toBe('precious\n');
+    expect(fs.readFileSync(path.join(ctx.ws.projectDir, 'shell.txt'), 'utf8')).toBe('shell ran\n');
+    expect(fs.existsSync(path.join(ctx.ws.root, 'out.txt'))).toBe(false);
   });
 });
 
 describe('the context hard stop', () => {
   it('sends nothing, names the budget in one line, and the session resumes with a larger budget', async () => {
     const long = `Please keep this: ${'word '.repeat(2000)}`;
-    const stopped = await runLoom(ws, server.baseUrl, ['--max-context-tokens', '1000', '-p', long]);
+    const stopped = await runLoom(ctx.ws, ctx.server.baseUrl, ['--max-context-tokens', '1000', '-p', long]);
     expect(stopped.code).toBe(1);
     const errors = stopped.stderr.split('\n').filter((line) => line.startsWith('loom: '));
     expect(errors).toHaveLength(1);
     expect(errors[0]).toMatch(/^loom: The conversation \(\d+ tokens\) does not fit --max-context-tokens 1000 even after compaction; no request was sent\./);
-    expect(server.requests).toHaveLength(0);
+    expect(ctx.server.requests).toHaveLength(0);
 
     const id = announcedId(stopped.stderr);
-    server.enqueue({ text: 'Kept.' }, { text: 'Keeping words' });
-    const resumed = await runLoom(ws, server.baseUrl, ['--resume', id, '-p', 'did you keep it?']);
+    ctx.server.enqueue({ text: 'Kept.' }, { text: 'Keeping words' });
+    const resumed = await runLoom(ctx.ws, ctx.server.baseUrl, ['--resume', id, '-p', 'did you keep it?']);
     expect(resumed).toMatchObject({ code: 0, stdout: 'Kept.\n' });
     expect(chatBodies()[0].messages.map((m: any) => m.role)).toEqual(['system', 'user', 'user']);
     expect(chatBodies()[0].messages[1].content).toContain('Please keep this');
@@ -149,14 +135,14 @@ describe('the context hard stop', () => {
 
 describe('the audit log', () => {
   it('outlives loom --delete', async () => {
-    server.enqueue({ text: 'Hi.' }, { text: 'Greeting' });
-    const id = announcedId((await runLoom(ws, server.baseUrl, ['-p', 'hello'])).stderr);
+    ctx.server.enqueue({ text: 'Hi.' }, { text: 'Greeting' });
+    const id = announcedId((await runLoom(ctx.ws, ctx.server.baseUrl, ['-p', 'hello'])).stderr);
     const before = auditEvents(id).map((e) => e.event);
     expect(before).toEqual(expect.arrayContaining(['session_start', 'config', 'user_message', 'llm_request', 'llm_response', 'session_end']));
 
-    const deleted = await runLoom(ws, server.baseUrl, ['--delete', id, '--yes']);
+    const deleted = await runLoom(ctx.ws, ctx.server.baseUrl, ['--delete', id, '--yes']);
     expect(deleted.code).toBe(0);
-    expect(inStore(ws, (store) => store.list({ includeArchived: true }))).toEqual([]);
+    expect(inStore(ctx.ws, (store) => store.list({ includeArchived: true }))).toEqual([]);
     expect(auditEvents(id).map((e) => e.event)).toEqual(before);
   });
 });

@@ -4,111 +4,97 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startScriptedServer, type ScriptedServer } from '../support/scripted-server';
-import { announcedId, buildLoom, inStore, makeWorkspace, runLoom, type Workspace } from './support';
+import { describe, expect, it } from 'vitest';
+import { announcedId, inStore, runLoom, useLoomFixture } from './support';
 
-let server: ScriptedServer;
-let ws: Workspace;
-
-beforeAll(async () => {
-  await buildLoom();
-});
-beforeEach(async () => {
-  server = await startScriptedServer();
-  ws = makeWorkspace();
-});
-afterEach(async () => {
-  await server.close();
-  ws.cleanup();
-});
+const ctx = useLoomFixture();
 
 const SUMMARY = { text: 'Test session' };
-const bodies = () => server.requests.map((r) => r.body);
+const bodies = () => ctx.server.requests.map((r) => r.body);
 const toolMessages = (body: any) => body.messages.filter((m: any) => m.role === 'tool');
 
 describe('the REPL', () => {
   it('runs a tool round-trip and saves every message', async () => {
-    server.enqueue(
+    ctx.server.enqueue(
       { toolCalls: [{ id: 'w1', name: 'write_file', arguments: { path: 'out.txt', content: 'hi\n' } }] },
       { text: 'I wrote out.txt.' },
       SUMMARY,
     );
-    const run = await runLoom(ws, server.baseUrl, ['--mode', 'acceptEdits'], 'write hi to out.txt\n');
+    const run = await runLoom(ctx.ws, ctx.server.baseUrl, ['--mode', 'acceptEdits'], 'write hi to out.txt\n');
     expect(run.code).toBe(0);
     expect(run.stdout).toContain('You: write hi to out.txt\n');
     expect(run.stdout).toContain('[write_file] {"path":"out.txt","content":"hi\\n"}');
     expect(run.stdout).toContain('Assistant: I wrote out.txt.\n');
     const id = announcedId(run.stdout);
     expect(run.stdout).toContain(`Session ${id} saved. Resume it with: loom --resume ${id}`);
-    expect(fs.readFileSync(path.join(ws.projectDir, 'out.txt'), 'utf8')).toBe('hi\n');
+    expect(fs.readFileSync(path.join(ctx.ws.projectDir, 'out.txt'), 'utf8')).toBe('hi\n');
 
     expect(toolMessages(bodies()[1])).toEqual([{ role: 'tool', tool_call_id: 'w1', content: expect.stringContaining('<tool_result name="write_file">') }]);
-    const saved = inStore(ws, (store) => ({ meta: store.getMeta(id), context: store.getContext(id) }));
+    const saved = inStore(ctx.ws, (store) => ({ meta: store.getMeta(id), context: store.getContext(id) }));
     expect(saved.context.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'tool', 'assistant']);
     expect(saved.meta.status).toBe('saved');
     expect(saved.meta.summary).toBe('Test session');
-    expect(saved.meta.cwd).toBe(ws.projectDir);
+    expect(saved.meta.cwd).toBe(ctx.ws.projectDir);
   });
 
   it('asks before a write: y runs it', async () => {
-    server.enqueue({ toolCalls: [{ name: 'write_file', arguments: { path: 'a.txt', content: 'A' } }] }, { text: 'Done.' }, SUMMARY);
-    const run = await runLoom(ws, server.baseUrl, [], 'write a\ny\n');
+    ctx.server.enqueue({ toolCalls: [{ name: 'write_file', arguments: { path: 'a.txt', content: 'A' } }] }, { text: 'Done.' }, SUMMARY);
+    const run = await runLoom(ctx.ws, ctx.server.baseUrl, [], 'write a\ny\n');
     expect(run.stdout).toContain('Permission needed for write_file');
     expect(run.stdout).toContain('Allow this action? [y/n] y\n');
-    expect(fs.readFileSync(path.join(ws.projectDir, 'a.txt'), 'utf8')).toBe('A');
+    expect(fs.readFileSync(path.join(ctx.ws.projectDir, 'a.txt'), 'utf8')).toBe('A');
   });
 
   it('asks before a write: n denies it and the model is told', async () => {
-    server.enqueue({ toolCalls: [{ name: 'write_file', arguments: { path: 'a.txt', content: 'A' } }] }, { text: 'OK, not writing.' }, SUMMARY);
-    const run = await runLoom(ws, server.baseUrl, [], 'write a\nn\n');
+    ctx.server.enqueue({ toolCalls: [{ name: 'write_file', arguments: { path: 'a.txt', content: 'A' } }] }, { text: 'OK, not writing.' }, SUMMARY);
+    const run = await runLoom(ctx.ws, ctx.server.baseUrl, [], 'write a\nn\n');
     expect(run.stdout).toContain('Allow this action? [y/n] n\n');
-    expect(fs.existsSync(path.join(ws.projectDir, 'a.txt'))).toBe(false);
+    expect(fs.existsSync(path.join(ctx.ws.projectDir, 'a.txt'))).toBe(false);
     expect(toolMessages(bodies()[1])[0].content).toMatch(/^Denied by the user/);
   });
 
   it('asks before a write: end of input is a denial and the session ends cleanly', async () => {
-    server.enqueue({ toolCalls: [{ name: 'write_file', arguments: { path: 'a.txt', content: 'A' } }] }, { text: 'OK.' }, SUMMARY);
-    const run = await runLoom(ws, server.baseUrl, [], 'write a\n');
+    ctx.server.enqueue({ toolCalls: [{ name: 'write_file', arguments: { path: 'a.txt', content: 'A' } }] }, { text: 'OK.' }, SUMMARY);
+    const run = await runLoom(ctx.ws, ctx.server.baseUrl, [], 'write a\n');
     expect(run.code).toBe(0);
     expect(run.stdout).toContain('Allow this action? [y/n] \n');
-    expect(fs.existsSync(path.join(ws.projectDir, 'a.txt'))).toBe(false);
+    expect(fs.existsSync(path.join(ctx.ws.projectDir, 'a.txt'))).toBe(false);
     expect(toolMessages(bodies()[1])[0].content).toMatch(/^Denied by the user/);
   });
 
   it('blocks a hard-policy command without asking, whatever the mode', async () => {
-    server.enqueue({ toolCalls: [{ name: 'run_bash', arguments: { command: 'sudo rm -rf /' } }] }, { text: 'Refused.' }, SUMMARY);
-    const run = await runLoom(ws, server.baseUrl, ['--mode', 'dangerouslySkipPermissions'], 'wipe it\n');
+    ctx.server.enqueue({ toolCalls: [{ name: 'run_bash', arguments: { command: 'sudo rm -rf /' } }] }, { text: 'Refused.' }, SUMMARY);
+    const run = await runLoom(ctx.ws, ctx.server.baseUrl, ['--mode', 'dangerouslySkipPermissions'], 'wipe it\n');
     expect(run.stdout).not.toContain('Allow this action?');
     expect(run.stdout).toContain('[run_bash] -> Denied by policy');
     expect(toolMessages(bodies()[1])[0].content).toMatch(/^Denied by policy \(shell denylist/);
   });
 
   it('reports malformed tool arguments to the model as a validation error', async () => {
-    server.enqueue({ toolCalls: [{ name: 'read_file', arguments: '{"path": 42}' }] }, { text: 'Let me fix that.' }, SUMMARY);
-    const run = await runLoom(ws, server.baseUrl, [], 'read something\n');
+    ctx.server.enqueue({ toolCalls: [{ name: 'read_file', arguments: '{"path": 42}' }] }, { text: 'Let me fix that.' }, SUMMARY);
+    const run = await runLoom(ctx.ws, ctx.server.baseUrl, [], 'read something\n');
     expect(run.code).toBe(0);
     expect(toolMessages(bodies()[1])[0].content).toContain('Invalid arguments for read_file: path:');
   });
 
   it('offers to revert the files the session changed; end of input keeps them', async () => {
-    server.enqueue({ toolCalls: [{ name: 'write_file', arguments: { path: 'kept.txt', content: 'new' } }] }, { text: 'Written.' }, SUMMARY);
-    const run = await runLoom(ws, server.baseUrl, ['--mode', 'acceptEdits'], 'write it\n');
+    ctx.server.enqueue({ toolCalls: [{ name: 'write_file', arguments: { path: 'kept.txt', content: 'new' } }] }, { text: 'Written.' }, SUMMARY);
+    const run = await runLoom(ctx.ws, ctx.server.baseUrl, ['--mode', 'acceptEdits'], 'write it\n');
     expect(run.stdout).toContain('Files changed in this session:\n  kept.txt\nRevert 1 changed file(s)? [y/N] \n');
-    expect(fs.readFileSync(path.join(ws.projectDir, 'kept.txt'), 'utf8')).toBe('new');
+    expect(fs.readFileSync(path.join(ctx.ws.projectDir, 'kept.txt'), 'utf8')).toBe('new');
   });
 
   it('reverts them when the user answers y', async () => {
-    fs.writeFileSync(path.join(ws.projectDir, 'notes.txt'), 'original\n');
-    server.enqueue({ toolCalls: [{ name: 'write_file', arguments: { path: 'notes.txt', content: 'changed\n' } }] }, { text: 'Changed.' }, SUMMARY);
-    const run = await runLoom(ws, server.baseUrl, ['--mode', 'acceptEdits'], 'change it\n\\exit\ny\n');
+    fs.writeFileSync(path.join(ctx.ws.projectDir, 'notes.txt'), 'original\n');
+    ctx.server.enqueue({ toolCalls: [{ name: 'write_file', arguments: { path: 'notes.txt', content: 'changed\n' } }] }, { text: 'Changed.' }, SUMMARY);
+    const run = await runLoom(ctx.ws, ctx.server.baseUrl, ['--mode', 'acceptEdits'], 'change it\n\\exit\ny\n');
     expect(run.stdout).toContain('Reverted 1 file(s).');
-    expect(fs.readFileSync(path.join(ws.projectDir, 'notes.txt'), 'utf8')).toBe('original\n');
+    expect(fs.readFileSync(path.join(ctx.ws.projectDir, 'notes.txt'), 'utf8')).toBe('original\n');
   });
 
   it('warns about secret-looking variables by name and never hands them to tools', async () => {
-    server.enqueue({ toolCalls: [{ name: 'run_bash', arguments: { command: 'echo "key=[$MY_SERVICE_TOKEN]"' } }] }, { text: 'Checked.' }, SUMMARY);
-    const run = await runLoom(ws, server.baseUrl, ['--mode', 'dangerouslySkipPermissions'], 'show the token\n', { MY_SERVICE_TOKEN: 'tok-4f9a8b7c6d5e' });
+    ctx.server.enqueue({ toolCalls: [{ name: 'run_bash', arguments: { command: 'echo "key=[$MY_SERVICE_TOKEN]"' } }] }, { text: 'Checked.' }, SUMMARY);
+    const run = await runLoom(ctx.ws, ctx.server.baseUrl, ['--mode', 'dangerouslySkipPermissions'], 'show the token\n', { MY_SERVICE_TOKEN: 'tok-4f9a8b7c6d5e' });
     expect(run.stderr).toContain('MY_SERVICE_TOKEN');
     expect(run.stderr).not.toContain('tok-4f9a8b7c6d5e');
     expect(toolMessages(bodies()[1])[0].content).toContain('key=[]');

@@ -3,45 +3,32 @@
  * kill -9 during a tool call, a server that is down, a session held by another process,
  * and Ctrl-C during a reply.
  */
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { INTERRUPTED_RESULT } from '../../src/core/agent/recovery';
-import { startScriptedServer, type ScriptedServer } from '../support/scripted-server';
-import { announcedId, buildLoom, inStore, makeWorkspace, runLoom, startLoom, type Workspace } from './support';
+import { startScriptedServer } from '../support/scripted-server';
+import { announcedId, inStore, runLoom, startLoom, useLoomFixture } from './support';
 
-let server: ScriptedServer;
-let ws: Workspace;
-
-beforeAll(async () => {
-  await buildLoom();
-});
-beforeEach(async () => {
-  server = await startScriptedServer();
-  ws = makeWorkspace();
-});
-afterEach(async () => {
-  await server.close();
-  ws.cleanup();
-});
+const ctx = useLoomFixture();
 
 const SUMMARY = { text: 'Test session' };
-const chatBodies = () => server.requests.map((r) => r.body).filter((b) => b.tools);
+const chatBodies = () => ctx.server.requests.map((r) => r.body).filter((b) => b.tools);
 
 describe('loom -p', () => {
   it('prints only the answer on stdout and saves the session', async () => {
-    server.enqueue({ text: 'Hello there.' }, SUMMARY);
-    const run = await runLoom(ws, server.baseUrl, ['-p', 'Say hello']);
+    ctx.server.enqueue({ text: 'Hello there.' }, SUMMARY);
+    const run = await runLoom(ctx.ws, ctx.server.baseUrl, ['-p', 'Say hello']);
     expect(run.code).toBe(0);
     expect(run.stdout).toBe('Hello there.\n');
     const id = announcedId(run.stderr);
     // Status goes to stderr, without the REPL's hint (-p takes no commands).
-    expect(run.stderr).toBe(`Session ${id} started in ${ws.projectDir}.\nSession ${id} saved. Resume it with: loom --resume ${id}\n`);
-    const meta = inStore(ws, (store) => store.getMeta(id));
+    expect(run.stderr).toBe(`Session ${id} started in ${ctx.ws.projectDir}.\nSession ${id} saved. Resume it with: loom --resume ${id}\n`);
+    const meta = inStore(ctx.ws, (store) => store.getMeta(id));
     expect(meta).toMatchObject({ status: 'saved', message_count: 3, summary: 'Test session' });
   });
 
   it('denies an approval when there is no terminal to ask', async () => {
-    server.enqueue({ toolCalls: [{ name: 'write_file', arguments: { path: 'a.txt', content: 'A' } }] }, { text: 'Not written.' }, SUMMARY);
-    const run = await runLoom(ws, server.baseUrl, ['-p', 'write a']);
+    ctx.server.enqueue({ toolCalls: [{ name: 'write_file', arguments: { path: 'a.txt', content: 'A' } }] }, { text: 'Not written.' }, SUMMARY);
+    const run = await runLoom(ctx.ws, ctx.server.baseUrl, ['-p', 'write a']);
     expect(run.code).toBe(0);
     expect(run.stderr).toContain('Denied: there is no terminal to ask');
     expect(chatBodies()[1].messages.at(-1).content).toMatch(/^Denied by the user/);
@@ -50,12 +37,12 @@ describe('loom -p', () => {
 
 describe('--resume and --continue', () => {
   it('--resume (by prefix) continues the saved context', async () => {
-    server.enqueue({ text: 'First answer.' }, SUMMARY);
-    const first = await runLoom(ws, server.baseUrl, ['-p', 'first question']);
+    ctx.server.enqueue({ text: 'First answer.' }, SUMMARY);
+    const first = await runLoom(ctx.ws, ctx.server.baseUrl, ['-p', 'first question']);
     const id = announcedId(first.stderr);
 
-    server.enqueue({ text: 'Second answer.' });
-    const run = await runLoom(ws, server.baseUrl, ['--resume', id.slice(0, 8)], 'second question\n');
+    ctx.server.enqueue({ text: 'Second answer.' });
+    const run = await runLoom(ctx.ws, ctx.server.baseUrl, ['--resume', id.slice(0, 8)], 'second question\n');
     expect(run.code).toBe(0);
     expect(run.stdout).toContain(`Session ${id} (Test session): 3 messages so far.`);
     expect(run.stdout).toContain('Assistant: Second answer.');
@@ -65,27 +52,27 @@ describe('--resume and --continue', () => {
   });
 
   it('--continue picks the most recently updated session', async () => {
-    server.enqueue({ text: 'A.' }, SUMMARY, { text: 'B.' }, SUMMARY);
-    await runLoom(ws, server.baseUrl, ['-p', 'session one']);
-    const second = announcedId((await runLoom(ws, server.baseUrl, ['-p', 'session two'])).stderr);
+    ctx.server.enqueue({ text: 'A.' }, SUMMARY, { text: 'B.' }, SUMMARY);
+    await runLoom(ctx.ws, ctx.server.baseUrl, ['-p', 'session one']);
+    const second = announcedId((await runLoom(ctx.ws, ctx.server.baseUrl, ['-p', 'session two'])).stderr);
 
-    server.enqueue({ text: 'Continuing.' });
-    const run = await runLoom(ws, server.baseUrl, ['--continue'], 'more\n');
+    ctx.server.enqueue({ text: 'Continuing.' });
+    const run = await runLoom(ctx.ws, ctx.server.baseUrl, ['--continue'], 'more\n');
     expect(announcedId(run.stdout)).toBe(second);
     expect(chatBodies().at(-1).messages[1].content).toContain('session two');
   });
 
   it('--continue with no session says so', async () => {
-    const run = await runLoom(ws, server.baseUrl, ['--continue']);
+    const run = await runLoom(ctx.ws, ctx.server.baseUrl, ['--continue']);
     expect(run.code).toBe(1);
     expect(run.stderr).toBe('loom: There is no session to continue; start one with `loom`.\n');
   });
 
   it('refuses an archived session and says how to unarchive it', async () => {
-    server.enqueue({ text: 'A.' }, SUMMARY);
-    const id = announcedId((await runLoom(ws, server.baseUrl, ['-p', 'hi'])).stderr);
-    inStore(ws, (store) => store.setArchived(id, true));
-    const run = await runLoom(ws, server.baseUrl, ['--resume', id]);
+    ctx.server.enqueue({ text: 'A.' }, SUMMARY);
+    const id = announcedId((await runLoom(ctx.ws, ctx.server.baseUrl, ['-p', 'hi'])).stderr);
+    inStore(ctx.ws, (store) => store.setArchived(id, true));
+    const run = await runLoom(ctx.ws, ctx.server.baseUrl, ['--resume', id]);
     expect(run.code).toBe(1);
     expect(run.stderr).toBe(`loom: Session ${id} is archived; unarchive it with \`loom --unarchive ${id}\` to resume.\n`);
   });
@@ -94,8 +81,8 @@ describe('--resume and --continue', () => {
 describe('REPL commands', () => {
   it('\\compact, \\title, \\info and \\fork', async () => {
     const long = `The codeword is zebrafish. ${'x'.repeat(3000)}`;
-    server.enqueue({ text: 'One.' }, SUMMARY, { text: 'Two.' }, { text: 'Earlier the user sent a long line of x.' });
-    const run = await runLoom(ws, server.baseUrl, [], `${long}\nsecond\n\\compact\n\\title My work\n\\info\n\\fork\n\\exit\n`);
+    ctx.server.enqueue({ text: 'One.' }, SUMMARY, { text: 'Two.' }, { text: 'Earlier the user sent a long line of x.' });
+    const run = await runLoom(ctx.ws, ctx.server.baseUrl, [], `${long}\nsecond\n\\compact\n\\title My work\n\\info\n\\fork\n\\exit\n`);
     expect(run.code).toBe(0);
     const id = announcedId(run.stdout);
     const compacted = run.stdout.match(/Context compacted\. \((\d+) -> (\d+) tokens\)/);
@@ -108,7 +95,7 @@ describe('REPL commands', () => {
     expect(forkId[2]).toBe(id);
     expect(run.stdout.trimEnd().endsWith(`Session ${id} saved. Resume it with: loom --resume ${id}`)).toBe(true);
 
-    const saved = inStore(ws, (store) => ({
+    const saved = inStore(ctx.ws, (store) => ({
       fork: store.getMeta(forkId[1]),
       forkContext: store.getContext(forkId[1]),
       forkCompactions: store.getCompactions(forkId[1]),
@@ -126,36 +113,36 @@ describe('REPL commands', () => {
     ]);
 
     // The compacted turn is gone from the context but kept in the export and found by --search.
-    const exported = JSON.parse((await runLoom(ws, server.baseUrl, ['--export', id])).stdout).session;
+    const exported = JSON.parse((await runLoom(ctx.ws, ctx.server.baseUrl, ['--export', id])).stdout).session;
     expect(exported.messages.some((m: any) => m.content?.includes('zebrafish'))).toBe(false);
     expect(exported.transcript.some((m: any) => m.content?.includes('zebrafish'))).toBe(true);
     expect(exported.compactions).toEqual(saved.compactions);
-    const hits = JSON.parse((await runLoom(ws, server.baseUrl, ['--search', 'zebrafish', '--json'])).stdout);
+    const hits = JSON.parse((await runLoom(ctx.ws, ctx.server.baseUrl, ['--search', 'zebrafish', '--json'])).stdout);
     expect(hits.map((hit: any) => hit.id).sort()).toEqual([id, forkId[1]].sort());
   });
 
   it('\\compact with nothing old enough says so and changes nothing', async () => {
-    server.enqueue({ text: 'One.' }, SUMMARY);
-    const run = await runLoom(ws, server.baseUrl, [], 'only\n\\compact\n');
+    ctx.server.enqueue({ text: 'One.' }, SUMMARY);
+    const run = await runLoom(ctx.ws, ctx.server.baseUrl, [], 'only\n\\compact\n');
     expect(run.stdout).toContain('Nothing to compact');
     expect(run.stderr).toBe('');
-    expect(server.requests).toHaveLength(2);
+    expect(ctx.server.requests).toHaveLength(2);
   });
 });
 
 describe('recovery after kill -9 during a tool call', () => {
   it('shows the dangling call on --resume, closes it, and the next request is valid', async () => {
-    server.enqueue({ toolCalls: [{ id: 'nap', name: 'run_bash', arguments: { command: 'sleep 30' } }] });
-    const loom = startLoom(ws, server.baseUrl, ['--mode', 'dangerouslySkipPermissions']);
+    ctx.server.enqueue({ toolCalls: [{ id: 'nap', name: 'run_bash', arguments: { command: 'sleep 30' } }] });
+    const loom = startLoom(ctx.ws, ctx.server.baseUrl, ['--mode', 'dangerouslySkipPermissions']);
     loom.write('take a nap\n');
     await loom.waitFor(/\[run_bash\] \{"command":"sleep 30"\}/);
     loom.child.kill('SIGKILL');
     await loom.exited;
     const id = announcedId(loom.stdout());
-    expect(inStore(ws, (store) => store.getContext(id).at(-1))).toMatchObject({ role: 'assistant', tool_calls: [{ id: 'nap' }] });
+    expect(inStore(ctx.ws, (store) => store.getContext(id).at(-1))).toMatchObject({ role: 'assistant', tool_calls: [{ id: 'nap' }] });
 
-    server.enqueue({ text: 'The nap was interrupted.' }, SUMMARY);
-    const run = await runLoom(ws, server.baseUrl, ['--resume', id, '--mode', 'dangerouslySkipPermissions'], 'n\nwhat happened?\n');
+    ctx.server.enqueue({ text: 'The nap was interrupted.' }, SUMMARY);
+    const run = await runLoom(ctx.ws, ctx.server.baseUrl, ['--resume', id, '--mode', 'dangerouslySkipPermissions'], 'n\nwhat happened?\n');
     expect(run.code).toBe(0);
     expect(run.stdout).toContain('Interrupted tool call from the last run: run_bash {"command":"sleep 30"}');
     expect(run.stdout).toContain('Allow this action? [y/n] n\n');
@@ -165,7 +152,7 @@ describe('recovery after kill -9 during a tool call', () => {
       { role: 'tool', tool_call_id: 'nap', content: INTERRUPTED_RESULT },
       { role: 'user', content: '<user_input>\nwhat happened?\n</user_input>' },
     ]);
-    expect(inStore(ws, (store) => store.getMeta(id).status)).toBe('saved');
+    expect(inStore(ctx.ws, (store) => store.getMeta(id).status)).toBe('saved');
   });
 });
 
@@ -175,7 +162,7 @@ describe('failures the user must understand', () => {
     const deadUrl = dead.baseUrl;
     await dead.close();
     // Retried three times (quickly here), each retry announced once, then one error line.
-    const run = await runLoom(ws, deadUrl, [], 'hello?\n', { LOOM_RETRY_BASE_MS: '1' });
+    const run = await runLoom(ctx.ws, deadUrl, [], 'hello?\n', { LOOM_RETRY_BASE_MS: '1' });
     expect(run.code).not.toBe(0);
     const lines = run.stderr.split('\n').filter(Boolean);
     expect(lines).toHaveLength(1);
@@ -183,16 +170,16 @@ describe('failures the user must understand', () => {
     const retries = run.stdout.split('\n').filter((line) => line.includes('Retrying'));
     expect(retries).toEqual([1, 2, 3].map((n) => `Cannot reach the model server at ${deadUrl} (connection refused). Retrying in 1 s (retry ${n} of 3).`));
     const id = announcedId(run.stdout);
-    const saved = inStore(ws, (store) => ({ meta: store.getMeta(id), context: store.getContext(id) }));
+    const saved = inStore(ctx.ws, (store) => ({ meta: store.getMeta(id), context: store.getContext(id) }));
     expect(saved.context.at(-1)).toEqual({ role: 'user', content: '<user_input>\nhello?\n</user_input>' });
     expect(saved.meta.status).toBe('saved');
   });
 
   it('a second process on the same session is refused', async () => {
-    const first = startLoom(ws, server.baseUrl, []);
+    const first = startLoom(ctx.ws, ctx.server.baseUrl, []);
     const id = (await first.waitFor(/Session ([0-9a-f-]{36}) started/))[1];
     await first.waitFor(/You: /);
-    const second = await runLoom(ws, server.baseUrl, ['--resume', id]);
+    const second = await runLoom(ctx.ws, ctx.server.baseUrl, ['--resume', id]);
     expect(second.code).toBe(1);
     expect(second.stderr).toBe(
       `loom: Session ${id} is in use by pid ${first.child.pid}. Wait until that loom ends, or work on a copy: \`loom --fork ${id}\`, then resume the copy.\n`,
@@ -202,8 +189,8 @@ describe('failures the user must understand', () => {
   });
 
   it('Ctrl-C during a reply stops the reply, not the program', async () => {
-    server.enqueue({ text: 'This reply stalls forever', stallAfterChunks: 3, hangMs: 30_000 });
-    const loom = startLoom(ws, server.baseUrl, []);
+    ctx.server.enqueue({ text: 'This reply stalls forever', stallAfterChunks: 3, hangMs: 30_000 });
+    const loom = startLoom(ctx.ws, ctx.server.baseUrl, []);
     loom.write('talk\n');
     await loom.waitFor(/Assistant: This/);
     loom.child.kill('SIGINT');

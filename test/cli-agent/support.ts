@@ -9,7 +9,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { afterEach, beforeAll, beforeEach } from 'vitest';
 import { SessionStore } from '../../src/core/store/session-store';
+import { startScriptedServer, type ScriptedServer } from '../support/scripted-server';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const BIN = path.join(ROOT, 'bin', 'loom.js');
@@ -67,6 +69,42 @@ export function makeWorkspace(): Workspace {
   const dataDir = path.join(root, 'data');
   fs.mkdirSync(projectDir);
   return { root, projectDir, dataDir, cleanup: () => fs.rmSync(root, { recursive: true, force: true }) };
+}
+
+/** What each test of a file gets: its own scripted server and workspace. */
+export interface LoomFixture {
+  readonly server: ScriptedServer;
+  readonly ws: Workspace;
+}
+
+/**
+ * Registers the hooks every cli-agent test file shares: `loom` is built once, and each
+ * test gets a fresh scripted server and workspace, closed and removed after it.
+ */
+export function useLoomFixture(): LoomFixture {
+  let server: ScriptedServer | undefined;
+  let ws: Workspace | undefined;
+  beforeAll(async () => {
+    await buildLoom();
+  });
+  beforeEach(async () => {
+    server = await startScriptedServer();
+    ws = makeWorkspace();
+  });
+  afterEach(async () => {
+    await server?.close();
+    ws?.cleanup();
+  });
+  return {
+    get server() {
+      if (!server) throw new Error('the scripted server exists only inside a test');
+      return server;
+    },
+    get ws() {
+      if (!ws) throw new Error('the workspace exists only inside a test');
+      return ws;
+    },
+  };
 }
 
 export interface LoomProcess {
