@@ -6,7 +6,6 @@
  */
 import type { AssistantMessage, ToolCall } from '../../shared/types';
 import { errorMessage } from '../errors';
-import { toolSpecs } from '../tools/index';
 import { reportStop, stopBeforeRequest, stopBeforeTool, type TurnStop } from './caps';
 import { fitContext } from './context-guard';
 import { refreshListingSummary } from './listing-summary';
@@ -70,7 +69,7 @@ async function runUntilDone(session: AgentSession, signal: AbortSignal): Promise
 async function requestReply(session: AgentSession, signal: AbortSignal): Promise<AssistantMessage> {
   const result = await callModel(session, 'chat', {
     messages: [...session.messages],
-    tools: session.tools.length ? toolSpecs(session.tools) : undefined,
+    tools: session.toolSpecs,
     timeoutMs: session.config.llmTimeoutSec * 1000,
     signal,
     onText: (delta) => session.host.emit({ type: 'text', sessionId: session.id, delta }),

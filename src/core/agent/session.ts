@@ -8,9 +8,10 @@ import { AuditLog } from '../audit/audit-log';
 import type { LoomConfig } from '../config';
 import { ContextBudget } from '../context/budget';
 import type { MemoryStore } from '../memory/memory-store';
-import type { ModelClient } from '../model/client';
+import type { ModelClient, ToolSpec } from '../model/client';
 import { FileSnapshots } from '../security/snapshots';
 import type { SessionStore } from '../store/session-store';
+import { toolSpecs } from '../tools/index';
 import type { Tool } from '../tools/tool';
 import type { AgentHost } from './host';
 
@@ -36,6 +37,8 @@ export class AgentSession {
   readonly memory: MemoryStore;
   readonly host: AgentHost;
   readonly tools: Tool[];
+  /** The tools' specs as every chat request offers them (none when --tools left none). */
+  readonly toolSpecs: ToolSpec[] | undefined;
   readonly audit: AuditLog;
   readonly snapshots = new FileSnapshots();
   budget: ContextBudget;
@@ -59,6 +62,7 @@ export class AgentSession {
     this.memory = opts.memory;
     this.host = opts.host;
     this.tools = opts.tools;
+    this.toolSpecs = opts.tools.length ? toolSpecs(opts.tools) : undefined;
     this.audit = new AuditLog(opts.auditDir, opts.sessionId);
     this.messages = opts.store.getContext(opts.sessionId);
     this.plan = opts.store.getPlan(opts.sessionId);
