@@ -8,9 +8,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { DEFAULTS, PERMISSION_MODES, type LoomConfig, type PermissionMode } from '../core/config';
 import { LoomError } from '../core/errors';
 import { resolveDataDir } from '../core/paths';
-
-export const EXPORT_FORMATS = ['json', 'markdown', 'html'] as const;
-export type ExportFormat = (typeof EXPORT_FORMATS)[number];
+import { EXPORT_FORMATS, type ExportFormat } from '../core/store/export';
 
 export type LifecycleAction =
   | { kind: 'list'; includeArchived: boolean; json: boolean }
