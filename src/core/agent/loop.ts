@@ -11,7 +11,7 @@ import { fitContext } from './context-guard';
 import { refreshListingSummary } from './listing-summary';
 import { callModel, isAbort, retryNoticeText } from './model-call';
 import type { AgentSession } from './session';
-import { notRunResult, runToolCall, STOPPED_REASON } from './tool-runner';
+import { answerToolCall, notRunResult, plainOutcome, runToolCall, STOPPED_REASON } from './tool-runner';
 import { wrapUserInput } from './untrusted';
 
 /** Sent when the model answers with nothing at all; bounded so a silent model cannot loop. */
@@ -86,17 +86,12 @@ async function requestReply(session: AgentSession, signal: AbortSignal): Promise
 async function runToolBatch(session: AgentSession, calls: ToolCall[], signal: AbortSignal): Promise<TurnStop | null> {
   let cut: TurnStop | null = null;
   for (const call of calls) {
-    cut ??= stopBeforeTool(session, signal);
-    session.host.emit({ type: 'tool_start', sessionId: session.id, callId: call.id, name: call.function.name, args: call.function.arguments });
-    let outcome;
-    if (cut) {
-      outcome = { content: notRunResult(cut.reason), display: notRunResult(cut.reason) };
-    } else {
+    const stop = (cut ??= stopBeforeTool(session, signal));
+    await answerToolCall(session, call, () => {
+      if (stop) return plainOutcome(notRunResult(stop.reason));
       session.toolCalls++;
-      outcome = await runToolCall(session, call, signal);
-    }
-    session.append({ role: 'tool', tool_call_id: call.id, content: outcome.content });
-    session.host.emit({ type: 'tool_end', sessionId: session.id, callId: call.id, name: call.function.name, result: outcome.display });
+      return runToolCall(session, call, signal);
+    });
   }
   return cut ?? (signal.aborted ? { event: 'session_abort', reason: STOPPED_REASON } : null);
 }

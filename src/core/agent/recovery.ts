@@ -6,7 +6,7 @@
  */
 import type { ChatMessage, ToolCall } from '../../shared/types';
 import type { AgentSession } from './session';
-import { runToolCall } from './tool-runner';
+import { answerToolCall, plainOutcome, runToolCall } from './tool-runner';
 
 export const INTERRUPTED_RESULT =
   'Interrupted: this tool call did not complete (the session was interrupted). It was not re-run.';
@@ -49,10 +49,10 @@ async function recoverCall(session: AgentSession, call: ToolCall, signal: AbortS
   });
   const again = !signal.aborted && (await session.host.approve({ tool: name, summary: `Run the interrupted call again: ${name} ${args}`, label: 'interrupted tool call' }));
   session.audit.write('permission_decision', { tool: name, decision: again ? 'allow' : 'deny', by: 'user', label: 'recover interrupted call', call_id: call.id });
-  session.host.emit({ type: 'tool_start', sessionId: session.id, callId: call.id, name, args });
-  // The user's yes counts as the approval the mode would ask for; the hard policy still applies.
-  if (again) session.toolCalls++;
-  const outcome = again ? await runToolCall(session, call, signal, { preApproved: true }) : { content: INTERRUPTED_RESULT, display: INTERRUPTED_RESULT };
-  session.append({ role: 'tool', tool_call_id: call.id, content: outcome.content });
-  session.host.emit({ type: 'tool_end', sessionId: session.id, callId: call.id, name, result: outcome.display });
+  await answerToolCall(session, call, () => {
+    if (!again) return plainOutcome(INTERRUPTED_RESULT);
+    session.toolCalls++;
+    // The user's yes counts as the approval the mode would ask for; the hard policy still applies.
+    return runToolCall(session, call, signal, { preApproved: true });
+  });
 }

@@ -40,7 +40,7 @@ export async function runToolCall(
     // would be invalid.
     const error = `Error: the tool call could not be run: ${errorMessage(err)}`;
     session.audit.write('tool_result', { tool: call.function.name, call_id: call.id, result: error });
-    return plain(error);
+    return plainOutcome(error);
   }
 }
 
@@ -53,7 +53,7 @@ async function checkAndRun(session: AgentSession, call: ToolCall, signal: AbortS
       ? `Error: there is no tool named "${name}". ${available}`
       : `Error: this tool call has no tool name; call one of the tools by its name. ${available}`;
     session.audit.write('validation_error', { tool: name, call_id: call.id, arguments: call.function.arguments, error });
-    return plain(error);
+    return plainOutcome(error);
   }
   const parsed = parseToolArguments(tool, call.function.arguments);
   if (!parsed.ok) {
@@ -62,8 +62,8 @@ async function checkAndRun(session: AgentSession, call: ToolCall, signal: AbortS
   }
   const permission = await checkPermission(session, tool, parsed.args, { ...opts, callId: call.id });
   // A stop while the user was being asked: the answer (a denial) is not the user's choice.
-  if (signal.aborted) return plain(notRunResult(STOPPED_REASON));
-  if (!permission.allowed) return plain(permission.result);
+  if (signal.aborted) return plainOutcome(notRunResult(STOPPED_REASON));
+  if (!permission.allowed) return plainOutcome(permission.result);
 
   snapshotBeforeWrite(session, tool, parsed.args);
   const text = truncateToolResult(await execute(session, tool, parsed.args, call.id, signal));
@@ -72,6 +72,18 @@ async function checkAndRun(session: AgentSession, call: ToolCall, signal: AbortS
 }
 
 export const STOPPED_REASON = 'the turn was stopped by the user';
+
+/**
+ * Announces the call, gets its outcome (run or not) and commits the result: this is how
+ * every tool call, in a turn or recovered after a crash, gets its one result message.
+ */
+export async function answerToolCall(session: AgentSession, call: ToolCall, outcomeOf: () => ToolOutcome | Promise<ToolOutcome>): Promise<void> {
+  const { name, arguments: args } = call.function;
+  session.host.emit({ type: 'tool_start', sessionId: session.id, callId: call.id, name, args });
+  const outcome = await outcomeOf();
+  session.append({ role: 'tool', tool_call_id: call.id, content: outcome.content });
+  session.host.emit({ type: 'tool_end', sessionId: session.id, callId: call.id, name, result: outcome.display });
+}
 
 /** The result of a call that a cap or a stop cut from its batch. */
 export function notRunResult(reason: string): string {
@@ -143,7 +155,8 @@ function snapshotBeforeWrite(session: AgentSession, tool: Tool, args: unknown): 
   }
 }
 
-function plain(text: string): ToolOutcome {
+/** An outcome that is not tool output (a refusal, "Not run"): shown and sent as it is. */
+export function plainOutcome(text: string): ToolOutcome {
   return { content: text, display: text };
 }
 
