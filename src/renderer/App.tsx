@@ -7,10 +7,12 @@ import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { AppInfo, LoomBridge, Settings } from '../shared/contract';
 import type { SessionMeta } from '../shared/types';
 import { Banners, useBanners } from './components/Banners';
+import { ChangesDialog } from './components/ChangesDialog';
 import { ChatView } from './components/ChatView';
 import { DeleteDialog } from './components/DeleteDialog';
 import { InfoDialog } from './components/InfoDialog';
 import { RenameDialog } from './components/RenameDialog';
+import { SecretsNotice } from './components/SecretsNotice';
 import { SettingsDialog } from './components/SettingsDialog';
 import { Sidebar, type SessionAction } from './components/Sidebar';
 import { TabBar } from './components/TabBar';
@@ -25,6 +27,8 @@ type DialogState =
   | { kind: 'delete'; meta: SessionMeta }
   | { kind: 'rename'; meta: SessionMeta }
   | { kind: 'settings' }
+  /** `closing`: asked because the user closes the session's tab; either choice closes it. */
+  | { kind: 'changes'; id: string; files: string[]; closing: boolean }
   | null;
 
 export function App({ bridge, initialSettings, appInfo }: { bridge: LoomBridge; initialSettings: Settings; appInfo: AppInfo }) {
@@ -69,6 +73,37 @@ export function App({ bridge, initialSettings, appInfo }: { bridge: LoomBridge; 
       }
     },
     [banners],
+  );
+
+  /**
+   * Closes a tab; when its session changed files, first offers to revert them (as the
+   * terminal does when a session ends). Keep is the default.
+   */
+  const closeTab = useCallback(
+    async (id: string) => {
+      const files = await bridge.invoke('chat.changes', { sessionId: id }).then(
+        (changes) => changes.files,
+        () => [], // a session gone meanwhile has nothing to revert
+      );
+      if (files.length > 0) setDialog({ kind: 'changes', id, files, closing: true });
+      else tabs.close(id);
+    },
+    [bridge, tabs],
+  );
+
+  /** Reverts a session's changed files; resolves to the reason when the engine refuses. */
+  const revertChanges = useCallback(
+    async (id: string): Promise<string | null> => {
+      const chat = chats.current.get(id);
+      try {
+        if (chat) await chat.revertChanges();
+        else await bridge.invoke('chat.revert', { sessionId: id });
+        return null;
+      } catch (err) {
+        return (err as Error).message;
+      }
+    },
+    [bridge],
   );
 
   const newSession = useCallback(async () => {
@@ -117,12 +152,12 @@ export function App({ bridge, initialSettings, appInfo }: { bridge: LoomBridge; 
   const shortcuts = useMemo(
     () => ({
       newSession: () => void newSession(),
-      closeTab: () => tabs.active && tabs.close(tabs.active),
+      closeTab: () => tabs.active && void closeTab(tabs.active),
       nextTab: () => tabs.cycle(1),
       previousTab: () => tabs.cycle(-1),
       focusSearch: () => searchBox.current?.focus(),
     }),
-    [newSession, tabs],
+    [newSession, closeTab, tabs],
   );
   useShortcuts(shortcuts, dialog === null);
 
@@ -139,7 +174,8 @@ export function App({ bridge, initialSettings, appInfo }: { bridge: LoomBridge; 
         onError={banners.show}
       />
       <main className="main">
-        <TabBar bridge={bridge} tabs={tabs.ids} active={tabs.active} onSelect={tabs.focus} onClose={tabs.close} onNew={() => void newSession()} />
+        <TabBar bridge={bridge} tabs={tabs.ids} active={tabs.active} onSelect={tabs.focus} onClose={(id) => void closeTab(id)} onNew={() => void newSession()} />
+        <SecretsNotice names={appInfo.secretEnvNames} />
         <Banners banners={banners.list} onDismiss={banners.dismiss} />
         {tabs.active ? (
           <ChatView
@@ -147,6 +183,10 @@ export function App({ bridge, initialSettings, appInfo }: { bridge: LoomBridge; 
             bridge={bridge}
             chat={chatFor(tabs.active)}
             onAction={onAction}
+            onShowChanges={() => {
+              const id = tabs.active!;
+              setDialog({ kind: 'changes', id, files: chatFor(id).getSnapshot().changedFiles, closing: false });
+            }}
           />
         ) : (
           <EmptyState onNew={() => void newSession()} appInfo={appInfo} />
@@ -167,6 +207,27 @@ export function App({ bridge, initialSettings, appInfo }: { bridge: LoomBridge; 
           onConfirm={async () => {
             const done = await attempt(() => bridge.invoke('sessions.delete', { id: dialog.meta.id }));
             if (done) tabs.close(dialog.meta.id);
+          }}
+        />
+      )}
+      {dialog?.kind === 'changes' && (
+        <ChangesDialog
+          files={dialog.files}
+          intro={
+            dialog.closing
+              ? 'This session changed these files. Keep them, or revert them to how they were before the session, before its tab closes?'
+              : 'This session wrote or edited these files.'
+          }
+          onKeep={() => {
+            setDialog(null);
+            if (dialog.closing) tabs.close(dialog.id);
+          }}
+          onRevert={async () => {
+            const refused = await revertChanges(dialog.id);
+            if (refused) return refused;
+            setDialog(null);
+            if (dialog.closing) tabs.close(dialog.id);
+            return null;
           }}
         />
       )}

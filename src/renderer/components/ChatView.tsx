@@ -1,6 +1,6 @@
 /**
- * One open session: header (title, context meter, Compact now, Info), the transcript,
- * the turn's error banner and notices, and the message box.
+ * One open session: header (title, context meter, changed files, Compact now, Fork, Info),
+ * the transcript, the turn's error banner and notices, and the message box.
  */
 import { useCallback, useEffect, useState, useSyncExternalStore } from 'react';
 import type { LoomBridge } from '../../shared/contract';
@@ -17,9 +17,11 @@ interface ChatViewProps {
   bridge: LoomBridge;
   chat: ChatSession;
   onAction: (action: SessionAction, meta: SessionMeta) => void;
+  /** Opens the list of files this session changed (with Revert all / Keep). */
+  onShowChanges: () => void;
 }
 
-export function ChatView({ bridge, chat, onAction }: ChatViewProps) {
+export function ChatView({ bridge, chat, onAction, onShowChanges }: ChatViewProps) {
   const snap = useSyncExternalStore(chat.subscribe, chat.getSnapshot);
   const meta = useSessionMeta(bridge, chat.id);
   const label = meta ? sessionLabel(meta) : 'Session';
@@ -58,6 +60,11 @@ export function ChatView({ bridge, chat, onAction }: ChatViewProps) {
           {label}
         </h1>
         <ContextMeter tokens={snap.contextTokens} max={snap.maxContextTokens} />
+        {snap.changedFiles.length > 0 && (
+          <button type="button" onClick={onShowChanges} title="Files this session wrote or edited: keep them or revert them">
+            Changed files ({snap.changedFiles.length})
+          </button>
+        )}
         <button type="button" onClick={() => void compact()} disabled={snap.busy || snap.compacting || archived}>
           Compact now
         </button>

@@ -33,3 +33,8 @@ export function kiloTokens(n: number): string {
 export function sessionLabel(meta: { id: string; title: string | null; summary: string | null }): string {
   return meta.title || meta.summary || `Session ${meta.id.slice(0, 8)}`;
 }
+
+/** "1 file", "3 files". */
+export function plural(n: number, noun: string): string {
+  return `${formatCount(n)} ${noun}${n === 1 ? '' : 's'}`;
+}

@@ -6,6 +6,7 @@
  */
 import type { BridgeEvent, LoomBridge, PendingRequest, SessionInfo } from '../../shared/contract';
 import type { ChatMessage } from '../../shared/types';
+import { plural } from '../lib/format';
 
 export const PAGE_SIZE = 200;
 
@@ -52,7 +53,12 @@ export interface ChatSnapshot {
   notices: { id: number; level: 'info' | 'warning'; text: string }[];
   /** The last turn's failure (model down…), shown as a banner. */
   error: string | null;
+  /** Files the session's tools changed (relative to its project folder), which can be reverted. */
+  changedFiles: string[];
 }
+
+/** Tools whose end may have changed a file on disk. */
+const FILE_TOOLS = new Set(['write_file', 'edit_file']);
 
 type Listener = () => void;
 
@@ -63,6 +69,8 @@ export class ChatSession {
   private loading = new Set<number>();
   private listeners = new Set<Listener>();
   private noticeIds = 0;
+  /** Numbers the chat.changes requests, so that a slow, older answer cannot win. */
+  private changesRequests = 0;
   private snapshot: ChatSnapshot = {
     loaded: false,
     loadError: null,
@@ -79,6 +87,7 @@ export class ChatSession {
     maxContextTokens: 0,
     notices: [],
     error: null,
+    changedFiles: [],
   };
 
   constructor(
@@ -128,6 +137,7 @@ export class ChatSession {
         // No turn running: whatever live state this view still shows ended while it was away.
         ...(context.busy ? this.withPending(pending) : { streaming: '', runningTools: [], approvals: [], questions: [] }),
       });
+      void this.refreshChanges();
       if (info.message_count > 0) await this.fetchPage(Math.floor((info.message_count - 1) / PAGE_SIZE));
       this.update({ loaded: true, loadError: null });
     } catch (err) {
@@ -168,6 +178,7 @@ export class ChatSession {
       case 'tool_start':
         return this.update({ runningTools: [...s.runningTools, { callId: event.callId, name: event.name }] });
       case 'tool_end':
+        if (FILE_TOOLS.has(event.name)) void this.refreshChanges();
         return this.update({ runningTools: s.runningTools.filter((t) => t.callId !== event.callId) });
       case 'approval':
         return this.update({ approvals: [...s.approvals, { requestId: event.requestId, tool: event.tool, summary: event.summary, label: event.label }] });
@@ -180,7 +191,7 @@ export class ChatSession {
       case 'turn':
         return this.onTurn(event);
       case 'notice':
-        return this.update({ notices: [...s.notices.slice(-4), { id: ++this.noticeIds, level: event.level, text: event.text }] });
+        return this.notify(event.level, event.text);
     }
   }
 
@@ -210,6 +221,7 @@ export class ChatSession {
 
   private onTurn(event: Extract<BridgeEvent, { type: 'turn' }>): void {
     if (event.phase === 'start') return this.update({ busy: true, error: null, streaming: '' });
+    void this.refreshChanges();
     this.update({ busy: false, streaming: '', runningTools: [], approvals: [], questions: [], error: event.error ?? null });
   }
 
@@ -222,6 +234,25 @@ export class ChatSession {
       approvals: [...approvals, ...missing.flatMap((r) => (r.kind === 'approval' ? [{ requestId: r.requestId, tool: r.tool, summary: r.summary, label: r.label }] : []))],
       questions: [...questions, ...missing.flatMap((r) => (r.kind === 'question' ? [{ requestId: r.requestId, question: r.question }] : []))],
     };
+  }
+
+  /** Asks the engine which files the session changed; a failure leaves the list as it was. */
+  async refreshChanges(): Promise<void> {
+    const request = ++this.changesRequests;
+    try {
+      const { files } = await this.bridge.invoke('chat.changes', { sessionId: this.id });
+      if (request === this.changesRequests) this.update({ changedFiles: files });
+    } catch {
+      // Not worth a banner: the list is refreshed again after the next turn.
+    }
+  }
+
+  /** Puts the changed files back as they were; throws the engine's reason when it refuses. */
+  async revertChanges(): Promise<string[]> {
+    const { reverted } = await this.bridge.invoke('chat.revert', { sessionId: this.id });
+    await this.refreshChanges();
+    this.notify('info', `Reverted ${plural(reverted.length, 'file')} to how they were before this session.`);
+    return reverted;
   }
 
   answered(requestId: string): void {
@@ -237,6 +268,10 @@ export class ChatSession {
 
   setCompacting(compacting: boolean): void {
     this.update({ compacting });
+  }
+
+  private notify(level: 'info' | 'warning', text: string): void {
+    this.update({ notices: [...this.snapshot.notices.slice(-4), { id: ++this.noticeIds, level, text }] });
   }
 
   dismissNotice(id: number): void {

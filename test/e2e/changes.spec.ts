@@ -1,0 +1,127 @@
+/**
+ * Files the agent wrote or edited can be put back: the chat header lists them ("Changed
+ * files (N)") with Revert all / Keep, closing the tab offers the same choice, and the
+ * window names secret-looking environment variables once at start.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Page } from '@playwright/test';
+import { SUMMARY, expect, newSession, openLoom, send, sidebarRow, test, transcript } from './fixtures';
+
+/** Allows the approval the turn waits on, after checking it is about `file`. */
+async function allow(page: Page, tool: string, file: string): Promise<void> {
+  const approval = page.getByRole('group', { name: `Approval needed: ${tool}` });
+  await expect(approval).toContainText(file);
+  await approval.getByRole('button', { name: 'Allow once' }).click();
+}
+
+function changedFilesButton(page: Page) {
+  return page.getByRole('region', { name: /^Chat: / }).getByRole('button', { name: /^Changed files \(\d+\)$/ });
+}
+
+test('files written and edited after approval are listed in the header, and Revert all puts them back', async ({ page, loom }) => {
+  const notes = path.join(loom.projectDir, 'notes.txt');
+  const created = path.join(loom.projectDir, 'created.txt');
+  fs.writeFileSync(notes, 'the old text\n');
+  loom.model.enqueue(
+    { toolCalls: [{ name: 'write_file', arguments: { path: 'created.txt', content: 'brand new' } }] },
+    { text: 'Created it.' },
+    SUMMARY('Editing files'),
+    { toolCalls: [{ name: 'edit_file', arguments: { path: 'notes.txt', old_string: 'old', new_string: 'new' } }] },
+    { text: 'Edited it.' },
+  );
+  await openLoom(page, loom);
+  await newSession(page);
+  await expect(changedFilesButton(page)).toBeHidden();
+
+  await send(page, 'Create created.txt');
+  await allow(page, 'write_file', 'created.txt');
+  await expect(transcript(page).getByText('Created it.')).toBeVisible();
+  await expect(changedFilesButton(page)).toHaveText('Changed files (1)');
+  expect(fs.readFileSync(created, 'utf8')).toBe('brand new');
+
+  await send(page, 'Edit notes.txt');
+  await allow(page, 'edit_file', 'notes.txt');
+  await expect(transcript(page).getByText('Edited it.')).toBeVisible();
+  await expect(changedFilesButton(page)).toHaveText('Changed files (2)');
+  expect(fs.readFileSync(notes, 'utf8')).toBe('the new text\n');
+
+  await changedFilesButton(page).click();
+  const dialog = page.getByRole('dialog', { name: 'Changed files' });
+  await expect(dialog.getByRole('list', { name: 'Changed files' }).getByRole('listitem')).toHaveText(['created.txt', 'notes.txt']);
+  await expect(dialog.getByRole('button', { name: 'Keep' })).toBeFocused();
+  await dialog.getByRole('button', { name: 'Revert all' }).click();
+  // The confirmation step: Cancel changes nothing.
+  await dialog.getByRole('button', { name: 'Cancel' }).click();
+  expect(fs.existsSync(created)).toBe(true);
+  await dialog.getByRole('button', { name: 'Revert all' }).click();
+  await dialog.getByRole('button', { name: 'Yes, revert all' }).click();
+
+  await expect(dialog).toBeHidden();
+  await expect(changedFilesButton(page)).toBeHidden();
+  await expect(page.getByRole('status').filter({ hasText: 'Reverted 2 files' })).toBeVisible();
+  expect(fs.existsSync(created)).toBe(false);
+  expect(fs.readFileSync(notes, 'utf8')).toBe('the old text\n');
+});
+
+test('closing a tab whose session changed files offers the revert; Escape and Keep keep them', async ({ page, loom }) => {
+  const kept = path.join(loom.projectDir, 'kept.txt');
+  loom.model.enqueue(
+    { toolCalls: [{ name: 'write_file', arguments: { path: 'kept.txt', content: 'keep me' } }] },
+    { text: 'Wrote kept.txt.' },
+    SUMMARY('Keeping a file'),
+  );
+  await openLoom(page, loom);
+  await newSession(page);
+  await send(page, 'Write kept.txt');
+  await allow(page, 'write_file', 'kept.txt');
+  await expect(changedFilesButton(page)).toHaveText('Changed files (1)');
+
+  const tabs = page.getByRole('tablist', { name: 'Open sessions' });
+  const closeTab = () => tabs.getByRole('button', { name: /^Close tab / }).click();
+  const dialog = page.getByRole('dialog', { name: 'Changed files' });
+
+  // Escape keeps the files and closes the tab.
+  await closeTab();
+  await expect(dialog).toContainText('before its tab closes');
+  await expect(dialog.getByRole('listitem')).toHaveText(['kept.txt']);
+  await page.keyboard.press('Escape');
+  await expect(dialog).toBeHidden();
+  await expect(tabs.getByRole('tab')).toHaveCount(0);
+  expect(fs.readFileSync(kept, 'utf8')).toBe('keep me');
+
+  // Opened again, the session still offers its changes; Keep keeps them too.
+  await sidebarRow(page, 'Keeping a file').getByRole('button', { name: /^Keeping a file/ }).click();
+  await expect(changedFilesButton(page)).toHaveText('Changed files (1)');
+  await closeTab();
+  await dialog.getByRole('button', { name: 'Keep' }).click();
+  await expect(tabs.getByRole('tab')).toHaveCount(0);
+  expect(fs.readFileSync(kept, 'utf8')).toBe('keep me');
+});
+
+test('a tab whose session changed nothing closes without asking', async ({ page, loom }) => {
+  await openLoom(page, loom);
+  await newSession(page);
+  const tabs = page.getByRole('tablist', { name: 'Open sessions' });
+  await tabs.getByRole('button', { name: /^Close tab / }).click();
+  await expect(tabs.getByRole('tab')).toHaveCount(0);
+  await expect(page.getByRole('dialog')).toHaveCount(0);
+});
+
+test('secret-looking environment variables are named once at start, never their values, and the notice can be dismissed', async ({ page, loom }) => {
+  const name = 'LOOM_E2E_SERVICE_TOKEN';
+  process.env[name] = 'e2e-secret-value-never-shown';
+  try {
+    await openLoom(page, loom);
+    const notice = page.getByRole('status', { name: 'Secret environment variables' });
+    await expect(notice).toContainText(name);
+    await expect(notice).toContainText('Loom does not pass them to tools');
+    await expect(page.locator('body')).not.toContainText('e2e-secret-value-never-shown');
+    // Non-blocking: the window works with the notice shown.
+    await newSession(page);
+    await notice.getByRole('button', { name: 'Dismiss the notice about secret variables' }).click();
+    await expect(notice).toBeHidden();
+  } finally {
+    delete process.env[name];
+  }
+});
