@@ -103,20 +103,20 @@ function toJson(value: unknown): string {
 }
 
 function listSessions(store: SessionStore, includeArchived: boolean, json: boolean): string {
-  const sessions = store.list({ includeArchived });
+  // One read serves the listing, the "only archived ones" hint and the short ids, which
+  // must tell apart every session (archived too).
+  const all = store.list({ includeArchived: true });
+  const sessions = includeArchived ? all : all.filter((s) => !s.archived);
   if (json) return toJson(sessions.map(listEntry));
-  if (!sessions.length) {
-    const archivedOnly = !includeArchived && store.list({ includeArchived: true, limit: 1 }).length > 0;
-    return archivedOnly ? 'No sessions; archived ones show with --include-archived.' : 'No sessions yet.';
-  }
-  return sessionTable(store, sessions).join('\n');
+  if (!sessions.length) return all.length ? 'No sessions; archived ones show with --include-archived.' : 'No sessions yet.';
+  return sessionTable(sessions, all).join('\n');
 }
 
 function searchSessions(store: SessionStore, query: string, includeArchived: boolean, json: boolean): string {
   const hits = store.search(query, { includeArchived });
   if (json) return toJson(hits.map((hit) => ({ ...listEntry(hit), snippet: hit.snippet })));
   if (!hits.length) return `No sessions match "${query}".`;
-  const [header, ...rows] = sessionTable(store, hits);
+  const [header, ...rows] = sessionTable(hits, store.list({ includeArchived: true }));
   const width = terminalWidth();
   const snippet = (hit: SearchHit) => {
     const text = `    ${oneLine(hit.snippet)}`;
@@ -132,12 +132,14 @@ const SESSION_COLUMNS: Column[] = [
   { header: 'MESSAGES', align: 'right' },
 ];
 
-/** Header + one line per session: a short unambiguous id, title (else summary), age, size. */
-function sessionTable(store: SessionStore, sessions: SessionMeta[]): string[] {
-  const allIds = store.list({ includeArchived: true }).map((s) => s.id);
+/**
+ * Header + one line per session: a short id (unambiguous among `all`, every stored
+ * session), title (else summary), age, size.
+ */
+function sessionTable(sessions: SessionMeta[], all: SessionMeta[]): string[] {
   const short = uniquePrefixes(
     sessions.map((s) => s.id),
-    allIds,
+    all.map((s) => s.id),
   );
   const now = new Date();
   const rows = sessions.map((s) => [
