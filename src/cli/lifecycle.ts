@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import type { LoomConfig } from '../core/config';
 import { LoomError, errorMessage } from '../core/errors';
 import { SessionStore } from '../core/store/session-store';
-import { CALL_KINDS, type SearchHit, type SessionMeta, type UsageTotals } from '../shared/types';
+import { CALL_KINDS, type SearchHit, type SessionMeta, type SessionUsage, type UsageTotals } from '../shared/types';
 import { formatCost, formatCount, localTime, oneLine, relativeTime, renderTable, truncate, uniquePrefixes, type Column } from './format';
 import type { LifecycleAction } from './options';
 import { terminalWidth, writeOut } from './output';
@@ -198,10 +198,11 @@ function sessionInfo(store: SessionStore, id: string, json: boolean): string {
   ];
   const label = Math.max(...fields.map(([name]) => name.length)) + 2;
   const lines = fields.map(([name, value]) => `${`${name}:`.padEnd(label)}${value}`);
-  return [...lines, '', 'Usage:', ...usageTable(usage.by_kind, usage)].join('\n');
+  return [...lines, '', 'Usage:', ...usageTable(usage)].join('\n');
 }
 
-function usageTable(byKind: Record<string, UsageTotals>, total: UsageTotals): string[] {
+/** One row per call kind (the store reports every kind, zero when unused), then the total. */
+function usageTable(usage: SessionUsage): string[] {
   const columns: Column[] = [
     { header: 'KIND' },
     { header: 'CALLS', align: 'right' },
@@ -216,6 +217,6 @@ function usageTable(byKind: Record<string, UsageTotals>, total: UsageTotals): st
     formatCount(u.completion_tokens),
     formatCost(u.cost_usd),
   ];
-  const rows = CALL_KINDS.map((kind) => row(kind, byKind[kind] ?? { calls: 0, prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 }));
-  return renderTable(columns, [...rows, row('total', total)]).map((line) => `  ${line}`);
+  const rows = CALL_KINDS.map((kind) => row(kind, usage.by_kind[kind]));
+  return renderTable(columns, [...rows, row('total', usage)]).map((line) => `  ${line}`);
 }
