@@ -142,9 +142,8 @@ export class LoomEngine {
     try {
       const outcome = await compactNow(agent, signal);
       if (outcome.status === 'compacted') return { before_tokens: outcome.compaction.before_tokens, after_tokens: outcome.compaction.after_tokens };
-      if (outcome.status === 'nothing_to_compact') throw new LoomError(outcome.notice, 'nothing_to_compact');
       if (outcome.status === 'failed') throw new LoomError(outcome.error, 'compaction_failed');
-      throw new LoomError('The context did not need compacting.', 'nothing_to_compact');
+      throw new LoomError(outcome.notice, 'nothing_to_compact');
     } finally {
       agent.endTurn();
     }

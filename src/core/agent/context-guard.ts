@@ -3,7 +3,13 @@
  * request compact when over the threshold and refuse to send what cannot fit; on demand
  * (\compact) compact now. Either way the session adopts the new context and it is audited.
  */
-import { compactSession, ensureContextFits, type CompactionOutcome, type CompactSessionOptions } from '../context/auto-compact';
+import {
+  compactSession,
+  ensureContextFits,
+  type CompactionOutcome,
+  type CompactSessionOptions,
+  type ForcedCompactionOutcome,
+} from '../context/auto-compact';
 import { auditedClient } from './model-call';
 import type { AgentSession } from './session';
 
@@ -12,7 +18,7 @@ export async function fitContext(session: AgentSession, signal: AbortSignal): Pr
   adopt(session, await ensureContextFits(options(session, signal)), 'auto');
 }
 
-export async function compactNow(session: AgentSession, signal: AbortSignal): Promise<CompactionOutcome> {
+export async function compactNow(session: AgentSession, signal: AbortSignal): Promise<ForcedCompactionOutcome> {
   const outcome = await compactSession(options(session, signal));
   adopt(session, outcome, 'manual');
   return outcome;

@@ -25,6 +25,9 @@ export type CompactionOutcome =
   /** The context is unchanged; `error` says why in one line. */
   | { status: 'failed'; messages: ChatMessage[]; error: string };
 
+/** What a compaction that was asked for can come to: it is never "not needed". */
+export type ForcedCompactionOutcome = Exclude<CompactionOutcome, { status: 'not_needed' }>;
+
 export interface CompactSessionOptions {
   sessionId: string;
   store: Pick<SessionStore, 'recordCompaction' | 'recordUsage'>;
@@ -42,7 +45,7 @@ export interface CompactSessionOptions {
  * Compacts now, whatever the budget says (`\compact`). A failed or rejected summary leaves
  * the context as it was and is reported in the outcome; only a user abort throws.
  */
-export async function compactSession(opts: CompactSessionOptions): Promise<CompactionOutcome> {
+export async function compactSession(opts: CompactSessionOptions): Promise<ForcedCompactionOutcome> {
   const { sessionId, store, budget, messages, onEvent } = opts;
   if (compactableCut(messages) === null) {
     return { status: 'nothing_to_compact', messages, notice: NOTHING_TO_COMPACT_MESSAGE };
