@@ -8,7 +8,7 @@ import type { ChatMessage, ToolCall } from '../src/shared/types';
  */
 
 /** mulberry32: small, fast, good enough for picking words. */
-export function rng(seed: number): () => number {
+function rng(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;
@@ -24,7 +24,7 @@ can we will if but use should when which file code test function value error run
 more one so then there also each set make call return type data line check add update fix`.split(/\s+/);
 
 /** Real technical words placed at mid ranks: each shows up in a few percent of messages. */
-export const TECH_WORDS = `config session request response server client module import export async await promise
+const TECH_WORDS = `config session request response server client module import export async await promise
 handler component render state props cache index query database schema migration transaction
 timeout retry buffer stream socket parser tokenizer compiler bundle build deploy release branch
 commit merge rebase docker container kubernetes cluster latency throughput benchmark profile memory
@@ -192,7 +192,7 @@ export class Corpus {
   }
 }
 
-export const SYSTEM_PROMPT: ChatMessage = {
+const SYSTEM_PROMPT: ChatMessage = {
   role: 'system',
   content:
     'You are Loom, a careful software engineering agent working inside the user\'s project folder. ' +

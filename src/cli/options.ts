@@ -78,7 +78,7 @@ interface RawOptions {
   yes?: boolean;
 }
 
-export function createProgram(): Command {
+function createProgram(): Command {
   const program = new Command('loom')
     .description('Loom: an AI agent that works in your project folder, with durable, searchable, forkable sessions.')
     .exitOverride()

@@ -178,7 +178,7 @@ export function isYes(answer: string | null): boolean {
   return /^\s*y(es)?\s*$/i.test(answer ?? '');
 }
 
-export const HELP_TEXT = [
+const HELP_TEXT = [
   'Commands:',
   '  \\exit          end the session (it is saved; resume it with loom --resume ID)',
   '  \\title TEXT    set the session title',

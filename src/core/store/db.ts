@@ -5,7 +5,7 @@ import { LoomError, errorMessage } from '../errors';
 import { ensurePrivateDir } from '../paths';
 import { MIGRATIONS, SCHEMA_VERSION_TABLE, applyMigrations, latestVersion, readSchemaVersion, type Migration } from './migrations';
 
-export const DB_FILE_NAME = 'loom.db';
+const DB_FILE_NAME = 'loom.db';
 
 export function databasePath(dataDir: string): string {
   return path.join(dataDir, DB_FILE_NAME);

@@ -3,8 +3,8 @@ import { CALL_KINDS, SESSION_STATUSES, TODO_STATUSES, type ChatMessage, type Ses
 import { LoomError } from '../errors';
 import { redactSecrets } from '../security/secrets';
 
-export const EXPORT_FORMAT = 'loom-session';
-export const EXPORT_VERSION = 1;
+const EXPORT_FORMAT = 'loom-session';
+const EXPORT_VERSION = 1;
 export type ExportFormat = 'json' | 'markdown' | 'html';
 export const EXPORT_FORMATS: readonly ExportFormat[] = ['json', 'markdown', 'html'];
 

@@ -8,9 +8,9 @@ export interface Lease {
   release(): void;
 }
 
-export const HEARTBEAT_INTERVAL_MS = 5_000;
+const HEARTBEAT_INTERVAL_MS = 5_000;
 /** Six missed heartbeats: the owner is hung or gone (or its pid was reused). */
-export const STALE_AFTER_MS = 30_000;
+const STALE_AFTER_MS = 30_000;
 
 interface LeaseRow {
   owner: string;
@@ -24,7 +24,7 @@ export function defaultOwner(): string {
 }
 
 /** Whether the holder of a lease may still be writing. */
-export function isLive(row: LeaseRow, now = Date.now()): boolean {
+function isLive(row: LeaseRow, now = Date.now()): boolean {
   if (now - Date.parse(row.heartbeat_at) > STALE_AFTER_MS) return false;
   if (row.hostname !== os.hostname()) return true; // another machine: only the heartbeat tells
   try {

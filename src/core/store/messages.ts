@@ -41,7 +41,7 @@ export function fromColumns(row: Pick<MessageColumns, 'role' | 'content' | 'tool
 }
 
 /** The message with only the fields of the chat format, in a fixed key order. */
-export function normalizeMessage(message: ChatMessage): ChatMessage {
+function normalizeMessage(message: ChatMessage): ChatMessage {
   switch (message.role) {
     case 'assistant': {
       const out: ChatMessage = { role: 'assistant', content: message.content ?? null };
@@ -62,7 +62,7 @@ export function normalizeMessage(message: ChatMessage): ChatMessage {
 }
 
 /** A stable text form of a message, equal for equal messages. */
-export function messageKey(message: ChatMessage): string {
+function messageKey(message: ChatMessage): string {
   return JSON.stringify(normalizeMessage(message));
 }
 

@@ -7,7 +7,7 @@ import { META_COLUMNS, metaFromRow, type MetaRow } from './rows';
  * whitespace-separated word becomes a quoted phrase ("foo-bar" stays one phrase), all
  * of them required. Words without a letter or digit are dropped. Null: nothing to search.
  */
-export function toMatchQuery(text: string): string | null {
+function toMatchQuery(text: string): string | null {
   const words = text.split(/\s+/).filter((w) => /[\p{L}\p{N}]/u.test(w));
   if (words.length === 0) return null;
   return words.map((w) => `"${w.replaceAll('"', '""')}"`).join(' ');
