@@ -15,8 +15,8 @@ import { answerToolCall, notRunResult, plainOutcome, runToolCall, STOPPED_REASON
 import { wrapUserInput } from './untrusted';
 
 /** Sent when the model answers with nothing at all; bounded so a silent model cannot loop. */
-export const CONTINUE_NUDGE = 'Continue.';
-export const MAX_EMPTY_NUDGES = 2;
+const CONTINUE_NUDGE = 'Continue.';
+const MAX_EMPTY_NUDGES = 2;
 
 export interface TurnOutcome {
   /** One line for the user when the turn failed (model down, context too large). */

@@ -51,7 +51,7 @@ export async function checkPermission(
 }
 
 /** What --approve-plan shows: the scratchpad and the todo list. */
-export function planSummary(plan: PlanState): string {
+function planSummary(plan: PlanState): string {
   const scratchpad = plan.scratchpad.trim() || '(the scratchpad is empty)';
   const todos = plan.todos.map((t) => `  [${t.status}] ${t.text}`).join('\n');
   return `Plan (scratchpad):\n${scratchpad}${todos ? `\nTodos:\n${todos}` : ''}`;

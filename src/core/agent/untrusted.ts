@@ -10,7 +10,7 @@
  * Fence tags defused inside content. `memory` (a data-tool fence) is left out on purpose:
  * `#include <memory>` is common in code, and a page cannot leave its outer fence anyway.
  */
-export const FENCE_TAGS = [
+const FENCE_TAGS = [
   'user_input', 'tool_result', 'external_document', 'session_context_data', 'session_search', 'session_transcript',
 ] as const;
 
@@ -29,7 +29,7 @@ const ALL_FENCES = fencePattern(FENCE_TAGS);
 const OUTER_FENCES = fencePattern(OUTER_FENCE_TAGS);
 
 /** Defuses fence tags in `text`; everything else is left as it was. */
-export function neutralizeTags(text: string, pattern: RegExp = ALL_FENCES): string {
+function neutralizeTags(text: string, pattern: RegExp = ALL_FENCES): string {
   return text.replace(pattern, '&lt;$1');
 }
 

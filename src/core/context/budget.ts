@@ -2,7 +2,7 @@ import type { ChatMessage } from '../../shared/types';
 import { estimateMessageTokens } from './tokens';
 
 /** Fraction of the hard budget above which the working context is compacted (DESIGN §3). */
-export const DEFAULT_TRIM_THRESHOLD = 0.8;
+const DEFAULT_TRIM_THRESHOLD = 0.8;
 
 /**
  * A server figure below this fraction of our own estimate for the same messages is not

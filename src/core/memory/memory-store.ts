@@ -23,7 +23,7 @@ export interface Memory {
 const DEFAULT_LIMIT = 20;
 
 /** The key a project folder is stored under: its real path, so symlinked routes agree. */
-export function projectKey(dir: string): string {
+function projectKey(dir: string): string {
   const abs = path.resolve(dir);
   try {
     return fs.realpathSync(abs);

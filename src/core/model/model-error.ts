@@ -22,7 +22,7 @@ const MAX_SERVER_TEXT = 300;
  * Text the server chose to send is untrusted: no control characters (no terminal escapes),
  * one line, bounded, no secrets echoed back.
  */
-export function cleanServerText(text: string): string {
+function cleanServerText(text: string): string {
   const oneLine = text
     .replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ')
     .replace(/\s+/g, ' ')

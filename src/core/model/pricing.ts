@@ -41,7 +41,7 @@ export function costUsd(
  * ("openai/gpt-4o"), or a dated snapshot of a listed model ("gpt-4o-2024-08-06" is gpt-4o,
  * while "gpt-4o-mini" keeps its own price: the longest listed name wins).
  */
-export function priceFor(model: string, prices: PriceTable = DEFAULT_PRICES): PriceTable[string] | undefined {
+function priceFor(model: string, prices: PriceTable = DEFAULT_PRICES): PriceTable[string] | undefined {
   const name = model.trim().toLowerCase();
   const bare = name.slice(name.lastIndexOf('/') + 1);
   let best: string | undefined;

@@ -125,7 +125,7 @@ function categoryLabel(category: string): string {
 }
 
 /** One line saying what would happen: `write_file src/a.ts (1.2 kB)`, `run_bash: npm test`. */
-export function summarize(name: string, a: Args): string {
+function summarize(name: string, a: Args): string {
   let text: string;
   if (name === 'write_file' && typeof a.content === 'string') {
     text = `write_file ${a.path} (${formatBytes(Buffer.byteLength(a.content))})`;

@@ -27,7 +27,7 @@ export function resolveInsideProject(projectDir: string, p: string): string {
   return resolved;
 }
 
-export function isInside(root: string, candidate: string): boolean {
+function isInside(root: string, candidate: string): boolean {
   const rel = path.relative(root, candidate);
   return rel === '' || (!rel.startsWith(`..${path.sep}`) && rel !== '..' && !path.isAbsolute(rel));
 }

@@ -330,7 +330,7 @@ function isWorkingDir(target: string): boolean {
  * A target whose recursive removal or chmod would hit far more than a project: `/`, `~`,
  * `$HOME`, `*`, `.`, `..`, top-level system folders and their direct children.
  */
-export function isBroadTarget(raw: string): boolean {
+function isBroadTarget(raw: string): boolean {
   const target = raw.replace(/^\$HOME(?=\/|$)/, '~').replace(/^\$PWD(?=\/|$)/, '.');
   const segments = target.split('/');
   // A trailing `/*`, `/.*`, `/.` or `/` still means the folder's whole content.

@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { defineTool } from './tool';
 
-export const NO_ANSWER = 'The user did not answer.';
+const NO_ANSWER = 'The user did not answer.';
 
 export const askQuestionTool = defineTool({
   name: 'ask_question',

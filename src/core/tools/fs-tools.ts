@@ -27,7 +27,7 @@ const DEFAULT_IGNORES = ['node_modules', '.git'];
 const pathField = (what: string) => z.string().min(1).max(MAX_PATH).describe(what);
 
 /** How the model sees a path: relative to the project folder. */
-export function displayPath(projectDir: string, abs: string): string {
+function displayPath(projectDir: string, abs: string): string {
   return path.relative(projectDir, abs) || '.';
 }
 
@@ -148,7 +148,7 @@ function ignoresFor(pattern: string): string[] {
 }
 
 /** Files under `base` matching `pattern`, relative to the project folder and sorted. */
-export async function findFiles(ctx: ToolContext, base: string, pattern: string): Promise<string[]> {
+async function findFiles(ctx: ToolContext, base: string, pattern: string): Promise<string[]> {
   const found = await glob(pattern, {
     cwd: base,
     dot: true,

@@ -16,7 +16,7 @@ import type { ToolContext } from './tool';
 
 export const MAX_GREP_MATCHES = 200;
 /** Files larger than this are skipped: generated bundles and data dumps, not source. */
-export const MAX_GREP_FILE_BYTES = 2 * 1024 * 1024;
+const MAX_GREP_FILE_BYTES = 2 * 1024 * 1024;
 const MAX_MATCH_LINE_CHARS = 300;
 const BATCH_FILES = 64;
 

@@ -12,7 +12,7 @@ export const MAX_RETRIES = 3;
 const MAX_TODOS = 200;
 const MAX_SCRATCHPAD_CHARS = 100_000;
 
-export function formatTodos(todos: TodoItem[]): string {
+function formatTodos(todos: TodoItem[]): string {
   if (todos.length === 0) return 'The todo list is empty.';
   return todos
     .map((t) => `#${t.id} [${t.status}] ${t.text}${t.retries > 0 ? ` (retries: ${t.retries}/${MAX_RETRIES})` : ''}`)

@@ -26,7 +26,7 @@ function sandboxLine(out: ShellResult, network: boolean): string {
   return `[Sandbox: only the project folder (and a private /tmp) is writable; network ${network ? 'allowed' : 'off'}.]`;
 }
 
-export function formatShellOutcome(out: ShellResult, timeoutMs: number, network: boolean): string {
+function formatShellOutcome(out: ShellResult, timeoutMs: number, network: boolean): string {
   const parts: string[] = [];
   const code = out.exitCode === null ? 'none (the process was killed)' : String(out.exitCode);
   parts.push(`Exit code: ${code}`);

@@ -18,9 +18,9 @@ import { LoomError } from '../errors';
 import { resolvePublicAddress } from '../security/net-policy';
 import { defineTool } from './tool';
 
-export const WEBFETCH_TIMEOUT_MS = 15_000;
+const WEBFETCH_TIMEOUT_MS = 15_000;
 export const WEBFETCH_MAX_BYTES = 2 * 1024 * 1024;
-export const WEBFETCH_MAX_REDIRECTS = 5;
+const WEBFETCH_MAX_REDIRECTS = 5;
 const TEXT_TYPES = [/^text\//, /^application\/json$/, /^application\/[\w.+-]+\+json$/, /^application\/xhtml\+xml$/];
 const HTML_TYPES = ['text/html', 'application/xhtml+xml'];
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
@@ -60,7 +60,7 @@ interface Hop {
 }
 
 /** Parses and checks a URL the model gave: http or https, no embedded credentials. */
-export function parseWebUrl(raw: string): URL {
+function parseWebUrl(raw: string): URL {
   let url: URL;
   try {
     url = new URL(raw);
@@ -153,7 +153,7 @@ function decodeBody(body: Buffer, contentType: string): string {
 }
 
 /** HTML to readable text: headings kept as written, links absolute, images dropped. */
-export function htmlToReadableText(html: string, pageUrl: string): string {
+function htmlToReadableText(html: string, pageUrl: string): string {
   const text = convert(html, {
     wordwrap: false,
     selectors: [
@@ -190,7 +190,7 @@ function assertTextType(contentType: string, pageUrl: string): void {
 }
 
 /** The body as text the model can read; refuses media types that are not text. */
-export function renderBody(body: Buffer, contentType: string, pageUrl: string, truncated: boolean): string {
+function renderBody(body: Buffer, contentType: string, pageUrl: string, truncated: boolean): string {
   assertTextType(contentType, pageUrl);
   const type = mediaType(contentType);
   const text = decodeBody(body, contentType);
