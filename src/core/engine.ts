@@ -251,7 +251,7 @@ export class LoomEngine {
       owner: this.owner,
       pid: process.pid,
       project_dir: agent.projectDir,
-      secret_env_names: secretEnvNames(process.env),
+      secret_env_names: this.secretEnvNames(),
     });
     agent.audit.write('config', {
       base_url: c.baseUrl,
