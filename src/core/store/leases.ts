@@ -1,6 +1,7 @@
 import os from 'node:os';
 import type Database from 'better-sqlite3';
 import { LoomError } from '../errors';
+import { prepared } from './statements';
 
 /** One writer per session: held by an owner until released or until the owner dies. */
 export interface Lease {
@@ -51,11 +52,9 @@ export class LeaseKeeper {
     const take = this.db.transaction(() => {
       const row = this.liveRow(sessionPk);
       if (row && row.owner !== owner) throw inUseError(sessionId, row.pid);
-      this.db
-        .prepare(
-          `INSERT OR REPLACE INTO leases (session_pk, owner, pid, hostname, heartbeat_at) VALUES (?, ?, ?, ?, ?)`,
-        )
-        .run(sessionPk, owner, process.pid, os.hostname(), new Date().toISOString());
+      prepared(this.db, `INSERT OR REPLACE INTO leases (session_pk, owner, pid, hostname, heartbeat_at) VALUES (?, ?, ?, ?, ?)`).run(
+        sessionPk, owner, process.pid, os.hostname(), new Date().toISOString(),
+      );
     });
     take.immediate();
     const timer = setInterval(() => this.heartbeat(sessionPk, owner), HEARTBEAT_INTERVAL_MS);
@@ -86,23 +85,20 @@ export class LeaseKeeper {
     const mine = this.held.get(sessionPk);
     if (!mine || mine.owner !== owner) return;
     this.forget(sessionPk);
-    this.db.prepare(`DELETE FROM leases WHERE session_pk = ? AND owner = ?`).run(sessionPk, owner);
+    prepared(this.db, `DELETE FROM leases WHERE session_pk = ? AND owner = ?`).run(sessionPk, owner);
   }
 
   private heartbeat(sessionPk: number, owner: string): void {
     try {
-      this.db
-        .prepare(`UPDATE leases SET heartbeat_at = ? WHERE session_pk = ? AND owner = ?`)
-        .run(new Date().toISOString(), sessionPk, owner);
+      const beat = prepared(this.db, `UPDATE leases SET heartbeat_at = ? WHERE session_pk = ? AND owner = ?`);
+      beat.run(new Date().toISOString(), sessionPk, owner);
     } catch {
       // Busy for longer than busy_timeout: the next beat retries, well before the lease goes stale.
     }
   }
 
   private liveRow(sessionPk: number): LeaseRow | undefined {
-    const row = this.db
-      .prepare(`SELECT owner, pid, hostname, heartbeat_at FROM leases WHERE session_pk = ?`)
-      .get(sessionPk) as LeaseRow | undefined;
+    const row = prepared(this.db, `SELECT owner, pid, hostname, heartbeat_at FROM leases WHERE session_pk = ?`).get(sessionPk) as LeaseRow | undefined;
     return row && isLive(row) ? row : undefined;
   }
 }

@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import type { SearchHit } from '../../shared/types';
 import { META_COLUMNS, metaFromRow, type MetaRow } from './rows';
+import { prepared } from './statements';
 
 /**
  * Turns what a user typed into an FTS5 query that can never be a syntax error: every
@@ -28,13 +29,14 @@ interface BestHit extends MetaRow {
  * a search sees every committed message) and when the store is idle.
  */
 export function updateSearchIndex(db: Database.Database): number {
-  if (!db.prepare('SELECT 1 FROM search_backlog LIMIT 1').get()) return 0;
+  if (!prepared(db, 'SELECT 1 FROM search_backlog LIMIT 1').get()) return 0;
   const catchUp = db.transaction(() => {
-    db.prepare(
+    prepared(
+      db,
       `INSERT INTO messages_fts (rowid, content, tool_text)
        SELECT m.id, m.content, m.tool_text FROM search_backlog b JOIN messages m ON m.id = b.message_id`,
     ).run();
-    return db.prepare('DELETE FROM search_backlog').run().changes;
+    return prepared(db, 'DELETE FROM search_backlog').run().changes;
   });
   return catchUp.immediate();
 }
@@ -56,9 +58,9 @@ export function searchSessions(
   updateSearchIndex(db);
   // MATERIALIZED keeps SQLite from folding the bm25() calls into the grouped queries,
   // where FTS5 cannot compute them.
-  const rows = db
-    .prepare(
-      `WITH message_hits AS MATERIALIZED (
+  const rows = prepared(
+    db,
+    `WITH message_hits AS MATERIALIZED (
          SELECT t.session_pk, bm25(messages_fts) AS score, messages_fts.rowid AS rid
            FROM messages_fts CROSS JOIN transcript t ON t.message_id = messages_fts.rowid
           WHERE messages_fts MATCH @match
@@ -78,17 +80,17 @@ export function searchSessions(
         WHERE @all OR s.archived = 0
         ORDER BY ranked.score, s.pk
         LIMIT @limit`,
-    )
-    .all({ match, all: opts.includeArchived ? 1 : 0, limit: opts.limit ?? 20 }) as BestHit[];
+  ).all({ match, all: opts.includeArchived ? 1 : 0, limit: opts.limit ?? 20 }) as BestHit[];
   return rows.map((row) => ({ ...metaFromRow(row), snippet: snippetFor(db, match, row) }));
 }
 
 function snippetFor(db: Database.Database, match: string, hit: BestHit): string {
   const [table, rowid] = hit.rid === null ? ['sessions_fts', hit.pk] : ['messages_fts', hit.rid];
-  const row = db
+  const row = prepared(
+    db,
     // The CAST matters: numbers are bound as REAL, and FTS5 ignores a rowid constraint that
     // is not an INTEGER (it would return every match's snippet, the first one winning).
-    .prepare(`SELECT snippet(${table}, -1, '[', ']', '…', ${SNIPPET_TOKENS}) AS snippet FROM ${table} WHERE ${table} MATCH ? AND rowid = CAST(? AS INTEGER)`)
-    .get(match, rowid) as { snippet: string } | undefined;
+    `SELECT snippet(${table}, -1, '[', ']', '…', ${SNIPPET_TOKENS}) AS snippet FROM ${table} WHERE ${table} MATCH ? AND rowid = CAST(? AS INTEGER)`,
+  ).get(match, rowid) as { snippet: string } | undefined;
   return (row?.snippet ?? '').replace(/\s+/g, ' ').trim();
 }

@@ -21,6 +21,7 @@ import { LeaseKeeper, defaultOwner, inUseError, type Lease } from './leases';
 import { fromColumns, linkToTranscript, toColumns, type ContextEntry, type MessageColumns } from './messages';
 import { META_COLUMNS, metaFromRow, type MetaRow } from './rows';
 import { searchSessions, updateSearchIndex } from './search';
+import { prepared } from './statements';
 
 export type { Lease } from './leases';
 
@@ -42,7 +43,6 @@ function unknownSession(id: string): LoomError {
  */
 export class SessionStore {
   private readonly leases: LeaseKeeper;
-  private readonly statements = new Map<string, Database.Statement>();
   private maintenanceTimer: NodeJS.Timeout | undefined;
 
   private constructor(
@@ -307,12 +307,7 @@ export class SessionStore {
   // ---- internals ----
 
   private sql(source: string): Database.Statement {
-    let statement = this.statements.get(source);
-    if (!statement) {
-      statement = this.db.prepare(source);
-      this.statements.set(source, statement);
-    }
-    return statement;
+    return prepared(this.db, source);
   }
 
   /** IMMEDIATE: take the write lock up front, so a concurrent writer waits (busy_timeout) instead of failing mid-transaction. */
