@@ -1,6 +1,8 @@
 import type { ChatMessage } from '../../shared/types';
 import { estimateMessageTokens } from './tokens';
 
+export { estimateTotal } from './tokens';
+
 /** Fraction of the hard budget above which the working context is compacted (DESIGN §3). */
 const DEFAULT_TRIM_THRESHOLD = 0.8;
 
@@ -12,12 +14,6 @@ const DEFAULT_TRIM_THRESHOLD = 0.8;
  */
 const MIN_PLAUSIBLE_SERVER_RATIO = 0.5;
 
-/** Content, tool-call arguments and per-message overhead of a whole context. */
-export function estimateTotal(messages: readonly ChatMessage[]): number {
-  let total = 0;
-  for (const message of messages) total += estimateMessageTokens(message);
-  return total;
-}
 
 /**
  * The working context's size in tokens, kept up to date as messages are appended so that

@@ -21,3 +21,10 @@ export function estimateMessageTokens(message: ChatMessage): number {
   }
   return tokens;
 }
+
+/** Content, tool-call arguments and per-message overhead of a whole context. */
+export function estimateTotal(messages: readonly ChatMessage[]): number {
+  let total = 0;
+  for (const message of messages) total += estimateMessageTokens(message);
+  return total;
+}

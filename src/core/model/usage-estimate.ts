@@ -1,5 +1,5 @@
 import type { AssistantMessage, ChatMessage } from '../../shared/types';
-import { estimateMessageTokens, estimateTextTokens } from '../context/tokens';
+import { estimateMessageTokens, estimateTextTokens, estimateTotal } from '../context/tokens';
 import type { ReportedUsage } from './reply-assembler';
 
 export interface ReplyUsage {
@@ -28,7 +28,6 @@ export function resolveUsage(
 }
 
 function estimatePromptTokens(request: { messages: ChatMessage[]; tools?: unknown[] }): number {
-  const messages = request.messages.reduce((sum, message) => sum + estimateMessageTokens(message), 0);
   const tools = request.tools?.length ? estimateTextTokens(JSON.stringify(request.tools)) : 0;
-  return messages + tools;
+  return estimateTotal(request.messages) + tools;
 }
