@@ -290,13 +290,8 @@ function fromEnv(env: NodeJS.ProcessEnv, name: string): string | undefined {
 }
 
 function httpUrl(value: string, source: string): string {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new UsageError(`${source} must be an http(s) URL such as ${DEFAULTS.baseUrl}, got '${value}'.`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+  const protocol = URL.canParse(value) ? new URL(value).protocol : undefined;
+  if (protocol !== 'http:' && protocol !== 'https:') {
     throw new UsageError(`${source} must be an http(s) URL such as ${DEFAULTS.baseUrl}, got '${value}'.`);
   }
   return value.replace(/\/+$/, '');
