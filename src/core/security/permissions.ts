@@ -20,7 +20,7 @@ import type { PermissionMode } from '../config';
 import { errorMessage } from '../errors';
 import type { Tool } from '../tools/tool';
 import { refuseWithoutLookup } from './net-policy';
-import { checkShellCommand, resolveInsideProject } from './policy';
+import { checkShellCommand, resolveInsideProject, type ShellVerdict } from './policy';
 
 export type Decision =
   | { action: 'allow' }
@@ -45,13 +45,15 @@ type Args = Record<string, unknown>;
 
 export function decide({ tool, args, mode, projectDir }: DecideInput): Decision {
   const a: Args = typeof args === 'object' && args !== null ? (args as Args) : {};
-  const denied = hardPolicy(tool, a, projectDir);
+  // Parsed once: the denylist (hard policy) and the always-ask list both judge it.
+  const shell = tool.category === 'exec' && typeof a.command === 'string' ? checkShellCommand(a.command) : null;
+  const denied = hardPolicy(tool, a, projectDir, shell);
   if (denied) return { action: 'deny', label: denied };
   if (ALWAYS_RUN.has(tool.category) || STORE_ONLY_TOOLS.has(tool.name)) return { action: 'allow' };
   if (mode === 'dangerouslySkipPermissions') return { action: 'allow' };
 
   const summary = summarize(tool.name, a);
-  const always = alwaysAskReason(tool.name, a, projectDir);
+  const always = alwaysAskReason(tool.name, a, projectDir, shell);
   if (always) return { action: 'ask', label: `${always} (always asked)`, summary };
   if (tool.category === 'write' && typeof a.path === 'string') {
     return mode === 'acceptEdits' ? { action: 'allow' } : { action: 'ask', label: 'file change (default mode)', summary };
@@ -60,7 +62,7 @@ export function decide({ tool, args, mode, projectDir }: DecideInput): Decision 
 }
 
 /** A reason to refuse outright, or null. */
-function hardPolicy(tool: DecideInput['tool'], a: Args, projectDir: string): string | null {
+function hardPolicy(tool: DecideInput['tool'], a: Args, projectDir: string, shell: ShellVerdict | null): string | null {
   if (typeof a.path === 'string') {
     try {
       resolveInsideProject(projectDir, a.path);
@@ -68,10 +70,7 @@ function hardPolicy(tool: DecideInput['tool'], a: Args, projectDir: string): str
       return sentence(errorMessage(err));
     }
   }
-  if (tool.category === 'exec' && typeof a.command === 'string') {
-    const check = checkShellCommand(a.command);
-    if (check.verdict === 'block') return `shell denylist: ${check.label}`;
-  }
+  if (shell?.verdict === 'block') return `shell denylist: ${shell.label}`;
   if (tool.category === 'network' && typeof a.url === 'string') return urlRefusal(a.url);
   return null;
 }
@@ -88,10 +87,9 @@ function urlRefusal(raw: string): string | null {
   return refusal ? sentence(refusal.message) : null;
 }
 
-function alwaysAskReason(name: string, a: Args, projectDir: string): string | null {
-  if (name === 'run_bash' && typeof a.command === 'string') {
-    const check = checkShellCommand(a.command);
-    return check.verdict === 'ask' ? (check.label ?? 'risky shell command') : null;
+function alwaysAskReason(name: string, a: Args, projectDir: string, shell: ShellVerdict | null): string | null {
+  if (name === 'run_bash' && shell) {
+    return shell.verdict === 'ask' ? (shell.label ?? 'risky shell command') : null;
   }
   if (name === 'write_file' && a.content === '' && typeof a.path === 'string') {
     return fileSize(projectDir, a.path) > 0 ? 'writing empty content over a non-empty file' : null;
