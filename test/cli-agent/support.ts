@@ -3,58 +3,14 @@
  * against the in-process scripted server (so spawning is asynchronous), with its data in
  * a temp folder. The store is then opened to check what was saved.
  */
-import { execFile, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { afterEach, beforeAll, beforeEach } from 'vitest';
 import { SessionStore } from '../../src/core/store/session-store';
+import { BIN, buildLoom, type LoomRun } from '../cli/run-loom';
 import { startScriptedServer, type ScriptedServer } from '../support/scripted-server';
-
-export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const BIN = path.join(ROOT, 'bin', 'loom.js');
-
-const BUNDLE = path.join(ROOT, 'dist', 'cli.js');
-const BUILD_LOCK = path.join(ROOT, 'dist', '.cli-agent-build.lock');
-const STALE_LOCK_MS = 60_000;
-
-/**
- * Bundles the command (`node scripts/build-node.mjs`) unless dist/cli.js is newer than every
- * source file. Test files run in parallel: a lock folder makes them build one at a time, so
- * none spawns `loom` while another rewrites the bundle.
- */
-export async function buildLoom(): Promise<void> {
-  fs.mkdirSync(path.dirname(BUILD_LOCK), { recursive: true });
-  await takeLock();
-  try {
-    if (!bundleIsFresh()) await promisify(execFile)(process.execPath, ['scripts/build-node.mjs'], { cwd: ROOT });
-  } finally {
-    fs.rmSync(BUILD_LOCK, { recursive: true, force: true });
-  }
-}
-
-async function takeLock(): Promise<void> {
-  for (;;) {
-    try {
-      fs.mkdirSync(BUILD_LOCK);
-      return;
-    } catch {
-      // A lock left by a killed run is taken over after a minute.
-      const age = Date.now() - (fs.statSync(BUILD_LOCK, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
-      if (age > STALE_LOCK_MS) fs.rmSync(BUILD_LOCK, { recursive: true, force: true });
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
-}
-
-function bundleIsFresh(): boolean {
-  const built = fs.statSync(BUNDLE, { throwIfNoEntry: false })?.mtimeMs;
-  if (built === undefined) return false;
-  const sources = fs.readdirSync(path.join(ROOT, 'src'), { recursive: true, withFileTypes: true });
-  return sources.every((entry) => !entry.isFile() || fs.statSync(path.join(entry.parentPath, entry.name)).mtimeMs < built);
-}
 
 export interface Workspace {
   root: string;
@@ -63,7 +19,7 @@ export interface Workspace {
   cleanup(): void;
 }
 
-export function makeWorkspace(): Workspace {
+function makeWorkspace(): Workspace {
   const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'loom-cli-agent-')));
   const projectDir = path.join(root, 'project');
   const dataDir = path.join(root, 'data');
@@ -160,12 +116,6 @@ export function startLoom(ws: Workspace, baseUrl: string, args: string[], extraE
       });
     },
   };
-}
-
-export interface LoomRun {
-  code: number | null;
-  stdout: string;
-  stderr: string;
 }
 
 /** Runs `loom` to the end with `input` piped to stdin. */

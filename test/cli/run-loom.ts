@@ -18,9 +18,46 @@ export interface LoomRun {
   stderr: string;
 }
 
-/** Bundles src/cli/main.ts into dist/cli.js, as `npm install` does. */
+const BUNDLE = path.join(ROOT, 'dist', 'cli.js');
+const BUILD_SCRIPT = path.join(ROOT, 'scripts', 'build-node.mjs');
+const BUILD_LOCK = path.join(ROOT, 'dist', '.test-build.lock');
+const STALE_LOCK_MS = 60_000;
+
+/**
+ * Bundles src/cli/main.ts into dist/cli.js, as `npm install` does, unless the bundle is
+ * newer than the build script and every source file. Test files run in parallel: a lock
+ * folder makes them build one at a time, and the ones after the first find it fresh.
+ */
 export async function buildLoom(): Promise<void> {
-  await promisify(execFile)(process.execPath, ['scripts/build-node.mjs'], { cwd: ROOT });
+  fs.mkdirSync(path.dirname(BUILD_LOCK), { recursive: true });
+  await takeLock();
+  try {
+    if (!bundleIsFresh()) await promisify(execFile)(process.execPath, [BUILD_SCRIPT], { cwd: ROOT });
+  } finally {
+    fs.rmSync(BUILD_LOCK, { recursive: true, force: true });
+  }
+}
+
+async function takeLock(): Promise<void> {
+  for (;;) {
+    try {
+      fs.mkdirSync(BUILD_LOCK);
+      return;
+    } catch {
+      // A lock left by a killed run is taken over after a minute.
+      const age = Date.now() - (fs.statSync(BUILD_LOCK, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
+      if (age > STALE_LOCK_MS) fs.rmSync(BUILD_LOCK, { recursive: true, force: true });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+}
+
+function bundleIsFresh(): boolean {
+  const built = fs.statSync(BUNDLE, { throwIfNoEntry: false })?.mtimeMs;
+  if (built === undefined) return false;
+  const sources = fs.readdirSync(path.join(ROOT, 'src'), { recursive: true, withFileTypes: true });
+  const files = [BUILD_SCRIPT, ...sources.filter((entry) => entry.isFile()).map((entry) => path.join(entry.parentPath, entry.name))];
+  return files.every((file) => fs.statSync(file).mtimeMs < built);
 }
 
 /**
