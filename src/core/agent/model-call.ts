@@ -4,12 +4,12 @@
  * --max-cost-usd and \info see it at once, with the server's prompt_tokens fed back into
  * the context budget.
  */
-import type { CallKind, CallUsage } from '../../shared/types';
+import type { CallKind } from '../../shared/types';
 import type { SummaryClient } from '../context/compactor';
 import { errorMessage } from '../errors';
 import { DEFAULT_MAX_RETRIES, type ChatRequest, type ChatResult, type RetryNotice } from '../model/client';
 import { ModelError } from '../model/model-error';
-import { costUsd } from '../model/pricing';
+import { chargedUsage } from '../model/pricing';
 import type { AgentSession } from './session';
 
 /** The session's client with every call audited; usage is left to the caller. */
@@ -46,12 +46,7 @@ export function auditedClient(session: AgentSession, kind: CallKind): SummaryCli
 /** A chat or summary request whose usage is charged to the session. */
 export async function callModel(session: AgentSession, kind: CallKind, request: ChatRequest): Promise<ChatResult> {
   const result = await auditedClient(session, kind).chat(request);
-  const usage: CallUsage = {
-    prompt_tokens: result.usage.prompt_tokens,
-    completion_tokens: result.usage.completion_tokens,
-    cost_usd: costUsd(session.client.settings.model, result.usage, session.client.settings.prices),
-  };
-  session.store.recordUsage(session.id, kind, usage);
+  session.store.recordUsage(session.id, kind, chargedUsage(session.client.settings, result.usage));
   if (kind === 'chat' && !result.usage.estimated) {
     session.budget.recordServerPromptTokens(result.usage.prompt_tokens, request.messages.length);
   }

@@ -6,7 +6,7 @@
 import type { CallUsage, ChatMessage, Compaction } from '../../shared/types';
 import { LoomError } from '../errors';
 import type { ChatRequest, ModelClient } from '../model/client';
-import { costUsd } from '../model/pricing';
+import { chargedUsage } from '../model/pricing';
 import { estimateTotal } from './budget';
 
 export const SUMMARY_SYSTEM_PROMPT =
@@ -126,7 +126,7 @@ export async function compactContext(opts: {
     timeoutMs: opts.timeoutMs ?? client.settings.timeoutMs,
     signal: opts.signal,
   });
-  const usage = summaryUsage(client.settings, result.usage);
+  const usage: CompactionUsage = { ...chargedUsage(client.settings, result.usage), estimated: result.usage.estimated };
 
   const summary = neutraliseBoundaryTags((result.message.content ?? '').trim());
   if (!summary.trim()) throw new CompactionRejectedError(EMPTY_SUMMARY_MESSAGE, 'empty_summary', usage);
@@ -139,17 +139,5 @@ export async function compactContext(opts: {
     messages: compacted,
     compaction: { at: new Date().toISOString(), before_tokens: before, after_tokens: after, summary },
     usage,
-  };
-}
-
-function summaryUsage(
-  settings: SummaryClient['settings'],
-  usage: { prompt_tokens: number; completion_tokens: number; estimated: boolean },
-): CompactionUsage {
-  return {
-    prompt_tokens: usage.prompt_tokens,
-    completion_tokens: usage.completion_tokens,
-    cost_usd: costUsd(settings.model, usage, settings.prices),
-    estimated: usage.estimated,
   };
 }

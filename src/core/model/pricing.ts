@@ -5,6 +5,7 @@
  */
 import fs from 'node:fs';
 import { z } from 'zod';
+import type { CallUsage } from '../../shared/types';
 import { errorMessage, LoomError } from '../errors';
 
 export type PriceTable = Record<string, { input_per_mtok: number; output_per_mtok: number }>;
@@ -34,6 +35,18 @@ export function costUsd(
   const price = priceFor(model, prices);
   if (!price) return 0;
   return (usage.prompt_tokens * price.input_per_mtok + usage.completion_tokens * price.output_per_mtok) / 1_000_000;
+}
+
+/** A call's usage as the session is charged for it: its tokens and what they cost. */
+export function chargedUsage(
+  settings: { model: string; prices?: PriceTable },
+  usage: { prompt_tokens: number; completion_tokens: number },
+): CallUsage {
+  return {
+    prompt_tokens: usage.prompt_tokens,
+    completion_tokens: usage.completion_tokens,
+    cost_usd: costUsd(settings.model, usage, settings.prices),
+  };
 }
 
 /**
