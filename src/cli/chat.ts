@@ -52,10 +52,10 @@ export async function runChat(config: LoomConfig, opts: ChatOptions): Promise<nu
 /** `hint` ends the opening line: the REPL mentions \help, -p has no commands. */
 async function openChatSession(engine: LoomEngine, store: SessionStore, opts: ChatOptions, view: TerminalView, hint: string): Promise<string> {
   if (opts.resume !== undefined || opts.continueLast) {
-    const id = opts.resume ?? mostRecentId(store);
-    view.line(`Resuming session ${store.resolveId(id)}.`);
+    const id = store.resolveId(opts.resume ?? mostRecentId(store));
+    view.line(`Resuming session ${id}.`);
     const meta = await engine.openSession(id).catch((err) => {
-      throw withInUseAdvice(err, store.resolveId(id));
+      throw withInUseAdvice(err, id);
     });
     const name = meta.title ?? meta.summary;
     view.line(`Session ${meta.id}${name ? ` (${name})` : ''}: ${meta.message_count} messages so far.${hint}`);
