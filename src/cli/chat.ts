@@ -36,7 +36,7 @@ export async function runChat(config: LoomConfig, opts: ChatOptions): Promise<nu
 
     const sessionId = await openChatSession(engine, store, opts, view, interactive ? ' Type \\help for commands.' : '');
     const code = input && interactive
-      ? await runRepl({ engine, config, sessionId, input, view })
+      ? await runRepl({ engine, sessionId, input, view })
       : await runPrompt(engine, sessionId, opts.prompt ?? '', input);
     if (input && interactive) await offerRevert(engine, sessionId, input, view);
     engine.close(sessionId);

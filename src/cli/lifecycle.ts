@@ -158,7 +158,8 @@ function displayTitle(s: SessionMeta): string {
 
 // ---- info -----------------------------------------------------------------------------
 
-function sessionInfo(store: SessionStore, id: string, json: boolean): string {
+/** `loom --info` (and the REPL's \info, on the store the chat already has open). */
+export function sessionInfo(store: SessionStore, id: string, json: boolean): string {
   const meta = store.getMeta(id);
   const compactions = store.getCompactions(id).length;
   const usage = store.getUsage(id);

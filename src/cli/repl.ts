@@ -6,12 +6,11 @@
  */
 import readline from 'node:readline';
 import type { LoomEngine } from '../core/engine';
-import type { LoomConfig } from '../core/config';
 import { errorMessage, isLoomError } from '../core/errors';
 import { ASK_PROMPT } from '../core/security/permissions';
 import type { EngineEvent } from '../shared/engine-events';
-import { runLifecycle } from './lifecycle';
-import { writeError } from './output';
+import { sessionInfo } from './lifecycle';
+import { writeError, writeOut } from './output';
 
 /** Input lines one at a time, for whoever asks next (the prompt, an approval, a question). */
 export class LineInput {
@@ -191,7 +190,6 @@ const HELP_TEXT = [
 
 export interface ReplContext {
   engine: LoomEngine;
-  config: LoomConfig;
   sessionId: string;
   input: LineInput;
   view: TerminalView;
@@ -258,8 +256,7 @@ async function runCommand(ctx: ReplContext, text: string): Promise<'exit' | void
         return setTitle(ctx, arg);
       case '\\info':
         // The same report as `loom --info ID`.
-        await runLifecycle({ kind: 'info', id: ctx.sessionId, json: false }, ctx.config);
-        return;
+        return await writeOut(`${sessionInfo(ctx.engine.store, ctx.sessionId, false)}\n`);
       case '\\compact':
         return await compact(ctx);
       case '\\fork':
