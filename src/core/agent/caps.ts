@@ -3,6 +3,7 @@
  * --max-tool-calls (per open session), --max-cost-usd (the session's cumulative cost) and
  * the user's stop. A stop is not an error: the turn ends, the session stays consistent.
  */
+import { counted } from '../counted';
 import type { AgentSession } from './session';
 import { STOPPED_REASON } from './tool-runner';
 
@@ -44,8 +45,4 @@ export function stopBeforeTool(session: AgentSession, signal: AbortSignal): Turn
 export function reportStop(session: AgentSession, stop: TurnStop): void {
   session.audit.write(stop.event, { reason: stop.reason });
   session.host.emit({ type: 'notice', sessionId: session.id, level: 'warning', text: `Stopped: ${stop.reason}.` });
-}
-
-function counted(n: number, noun: string): string {
-  return `${n} ${noun}${n === 1 ? '' : 's'}`;
 }

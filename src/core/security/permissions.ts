@@ -17,6 +17,7 @@
  */
 import fs from 'node:fs';
 import type { PermissionMode } from '../config';
+import { counted } from '../counted';
 import { errorMessage } from '../errors';
 import type { Tool } from '../tools/tool';
 import { refuseWithoutLookup } from './net-policy';
@@ -147,8 +148,7 @@ export function formatBytes(bytes: number): string {
 }
 
 function lineCount(text: string): string {
-  const n = text === '' ? 0 : text.split('\n').length;
-  return n === 1 ? '1 line' : `${n} lines`;
+  return counted(text === '' ? 0 : text.split('\n').length, 'line');
 }
 
 /** "Path "x" is outside the project folder." → `path "x" is outside the project folder`, for "Denied by policy (…)". */

@@ -9,6 +9,7 @@ import path from 'node:path';
 import readline from 'node:readline';
 import { z } from 'zod';
 import { glob } from 'tinyglobby';
+import { counted } from '../counted';
 import { LoomError } from '../errors';
 import { resolveInsideProject } from '../security/policy';
 import { defineTool, type ToolContext } from './tool';
@@ -241,11 +242,6 @@ export const writeFileTool = defineTool({
     return `${existed ? 'Overwrote' : 'Created'} ${shown} (${counted(countLines(content), 'line')}, ${counted(bytes, 'byte')}).`;
   },
 });
-
-/** "1 line", "2 lines". */
-function counted(n: number, noun: string): string {
-  return `${n} ${noun}${n === 1 ? '' : 's'}`;
-}
 
 function countLines(text: string): number {
   if (text === '') return 0;
