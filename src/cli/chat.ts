@@ -9,7 +9,7 @@ import type { LoomConfig } from '../core/config';
 import { LoomEngine } from '../core/engine';
 import { isLoomError, LoomError } from '../core/errors';
 import { SessionStore } from '../core/store/session-store';
-import { answerFromInput, isYes, LineInput, runRepl, TerminalView } from './repl';
+import { answerFromInput, isYes, LineInput, onSigint, runRepl, TerminalView } from './repl';
 
 export interface ChatOptions {
   prompt?: string;
@@ -98,9 +98,7 @@ async function runPrompt(engine: LoomEngine, sessionId: string, prompt: string, 
 
 /** At a terminal, readline catches Ctrl-C itself; otherwise it arrives as a signal. */
 function onCtrlC(input: LineInput | undefined, handler: () => void): () => void {
-  if (input) return input.onInterrupt(handler);
-  process.on('SIGINT', handler);
-  return () => process.off('SIGINT', handler);
+  return input ? input.onInterrupt(handler) : onSigint(handler);
 }
 
 function warnAboutSecrets(engine: LoomEngine): void {

@@ -53,12 +53,9 @@ export class LineInput {
 
   /** Ctrl-C: from the terminal (readline catches it) or as a signal when input is piped. */
   onInterrupt(handler: () => void): () => void {
-    if (this.tty) {
-      this.rl.on('SIGINT', handler);
-      return () => this.rl.off('SIGINT', handler);
-    }
-    process.on('SIGINT', handler);
-    return () => process.off('SIGINT', handler);
+    if (!this.tty) return onSigint(handler);
+    this.rl.on('SIGINT', handler);
+    return () => this.rl.off('SIGINT', handler);
   }
 
   /** Gives up waiting: the pending read resolves to null (a stopped turn's prompt). */
@@ -173,6 +170,12 @@ export function answerFromInput(engine: LoomEngine, view: TerminalView, input: L
   };
 }
 
+/** Ctrl-C as the signal it arrives as when no terminal is reading input. */
+export function onSigint(handler: () => void): () => void {
+  process.on('SIGINT', handler);
+  return () => process.off('SIGINT', handler);
+}
+
 export function isYes(answer: string | null): boolean {
   return /^\s*y(es)?\s*$/i.test(answer ?? '');
 }
@@ -279,7 +282,7 @@ function setTitle(ctx: ReplContext, title: string): void {
 async function compact(ctx: ReplContext): Promise<void> {
   try {
     const { before_tokens, after_tokens } = await ctx.engine.compact(ctx.sessionId);
-    ctx.view.line(`Context compacted. (${before_tokens} -> ${after_tokens} tokens)`);
+    ctx.view.line(compactedLine(before_tokens, after_tokens));
   } catch (err) {
     // Nothing old enough to compact is an answer, not a failure.
     if (isLoomError(err) && err.code === 'nothing_to_compact') return ctx.view.line(err.message);
@@ -311,8 +314,13 @@ function resultPreview(result: string): string {
 
 function compactionLine(event: Extract<EngineEvent, { type: 'compaction' }>): string {
   if (event.phase === 'start') return 'Compacting older turns to fit the context budget…';
-  if (event.phase === 'done') return `Context compacted. (${event.before_tokens} -> ${event.after_tokens} tokens)`;
+  if (event.phase === 'done') return compactedLine(event.before_tokens, event.after_tokens);
   return `Compaction failed: ${event.error}`;
+}
+
+/** The same line after an automatic compaction and after \compact. */
+function compactedLine(before: number | undefined, after: number | undefined): string {
+  return `Context compacted. (${before} -> ${after} tokens)`;
 }
 
 function indent(text: string): string {
