@@ -50,20 +50,19 @@ function explainFsError(err: unknown, shown: string): LoomError {
   return new LoomError(`Cannot access ${shown}: ${(err as Error).message}`);
 }
 
-async function resolveFile(ctx: ToolContext, p: string): Promise<{ abs: string; shown: string; stat: fs.Stats }> {
-  const abs = resolveInsideProject(ctx.projectDir, p);
-  const shown = displayPath(ctx.projectDir, abs);
-  const stat = await statOrExplain(abs, shown);
-  if (stat.isDirectory()) throw new LoomError(`${shown} is a directory; use glob_files to list it.`);
-  // A FIFO or device would block the read forever.
-  if (!stat.isFile()) throw new LoomError(`${shown} is not a regular file.`);
-  return { abs, shown, stat };
-}
-
-async function resolveDir(ctx: ToolContext, p: string): Promise<{ abs: string; shown: string; stat: fs.Stats }> {
+/** An existing path inside the project: file or folder. */
+async function resolveExisting(ctx: ToolContext, p: string): Promise<{ abs: string; shown: string; stat: fs.Stats }> {
   const abs = resolveInsideProject(ctx.projectDir, p);
   const shown = displayPath(ctx.projectDir, abs);
   return { abs, shown, stat: await statOrExplain(abs, shown) };
+}
+
+async function resolveFile(ctx: ToolContext, p: string): Promise<{ abs: string; shown: string; stat: fs.Stats }> {
+  const file = await resolveExisting(ctx, p);
+  if (file.stat.isDirectory()) throw new LoomError(`${file.shown} is a directory; use glob_files to list it.`);
+  // A FIFO or device would block the read forever.
+  if (!file.stat.isFile()) throw new LoomError(`${file.shown} is not a regular file.`);
+  return file;
 }
 
 async function sniff(abs: string): Promise<Buffer> {
@@ -175,7 +174,7 @@ export const globFilesTool = defineTool({
   }),
   async run({ pattern, path: p }, ctx) {
     checkRelativePattern(pattern, 'pattern');
-    const dir = await resolveDir(ctx, p);
+    const dir = await resolveExisting(ctx, p);
     if (!dir.stat.isDirectory()) throw new LoomError(`${dir.shown} is a file, not a folder; path must be a folder.`);
     const files = await findFiles(ctx, dir.abs, pattern);
     if (files.length === 0) return `No files match ${pattern} in ${dir.shown}.`;
@@ -205,7 +204,7 @@ export const grepTool = defineTool({
       throw new LoomError(`pattern is not a valid JavaScript regular expression: ${(err as Error).message}`);
     }
     checkRelativePattern(include, 'include');
-    const target = await resolveDir(ctx, p);
+    const target = await resolveExisting(ctx, p);
     const files = target.stat.isDirectory()
       ? await findFiles(ctx, target.abs, include.includes('/') ? include : `**/${include}`)
       : [target.shown];
