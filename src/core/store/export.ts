@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CALL_KINDS, SESSION_STATUSES, TODO_STATUSES, type ChatMessage, type SessionRecord } from '../../shared/types';
+import { CALL_KINDS, SESSION_STATUSES, TODO_STATUSES, type ChatMessage, type Compaction, type SessionRecord } from '../../shared/types';
 import { LoomError } from '../errors';
 import { redactSecrets } from '../security/secrets';
 
@@ -190,6 +190,11 @@ function detailLines(s: SessionRecord): [string, string][] {
   ];
 }
 
+/** When a compaction happened and what it saved, as Markdown and HTML both show it. */
+function compactionHeading(c: Compaction): string {
+  return `${c.at}: ${c.before_tokens} → ${c.after_tokens} tokens`;
+}
+
 /** A fence longer than any backtick run inside, so code in tool output cannot close it. */
 function fence(text: string, lang = ''): string {
   const longest = Math.max(2, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));
@@ -206,7 +211,7 @@ function renderMarkdown(s: SessionRecord): string {
   if (s.compactions.length) {
     out.push('## Compactions', '');
     for (const c of s.compactions) {
-      out.push(`- ${c.at}: ${c.before_tokens} → ${c.after_tokens} tokens`, '', fence(c.summary), '');
+      out.push(`- ${compactionHeading(c)}`, '', fence(c.summary), '');
     }
   }
   if (s.plan.todos.length || s.plan.scratchpad) {
@@ -255,7 +260,7 @@ function renderHtml(s: SessionRecord): string {
   const details = detailLines(s).map(([k, v]) => `<dt>${escapeHtml(k)}</dt><dd>${escapeHtml(v)}</dd>`).join('');
   const messages = s.transcript.map(htmlMessage).join('\n');
   const compactions = s.compactions.length
-    ? `<h2>Compactions</h2>${s.compactions.map((c) => `<p>${escapeHtml(`${c.at}: ${c.before_tokens} → ${c.after_tokens} tokens`)}</p><pre>${escapeHtml(c.summary)}</pre>`).join('')}`
+    ? `<h2>Compactions</h2>${s.compactions.map((c) => `<p>${escapeHtml(compactionHeading(c))}</p><pre>${escapeHtml(c.summary)}</pre>`).join('')}`
     : '';
   const plan = s.plan.todos.length || s.plan.scratchpad
     ? `<h2>Plan</h2><ul>${s.plan.todos.map((t) => `<li>${escapeHtml(`[${t.status}] ${t.text}`)}</li>`).join('')}</ul>${s.plan.scratchpad ? `<pre>${escapeHtml(s.plan.scratchpad)}</pre>` : ''}`
