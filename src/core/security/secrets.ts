@@ -18,8 +18,10 @@ const SECRET_VALUE_PATTERNS: RegExp[] = [
 ];
 /** `https://user:password@host`: keep the user and host, hide the password. */
 const URL_CREDENTIALS = /\b([a-z][a-z0-9+.-]*:\/\/[^\s:/@]+:)([^\s@/]+)(@)/gi;
-/** `api_key=...`, `"password": "..."` and the like: keep the name, hide the value. */
-/** Quotes may come escaped (`\"`, `\\\"`…): JSON inside JSON, like a tool call's arguments. */
+/**
+ * `api_key=...`, `"password": "..."` and the like: keep the name, hide the value. Quotes may
+ * come escaped (`\"`, `\\\"`…): JSON inside JSON, like a tool call's arguments.
+ */
 const ASSIGNMENT = /\b([A-Za-z0-9_]*(?:api[_-]?key|secret|token|password|passwd)[A-Za-z0-9_]*)(\\*["']?\s*[:=]\s*\\*["']?)([^\s"',;\\]{8,})/gi;
 
 /*
