@@ -113,20 +113,16 @@ describe('two processes', () => {
     expect(reported.length).toBeGreaterThanOrEqual(300);
     expect(reported).toEqual(reported.map((_, i) => i));
 
-    const reopened = SessionStore.open(store.dataDir);
-    try {
-      expect(reopened.db.pragma('integrity_check', { simple: true })).toBe('ok');
-      const transcript = reopened.getTranscript(id);
-      expect(transcript.length).toBeGreaterThanOrEqual(reported.length);
-      for (const n of reported) expect(transcript[n].content).toMatch(new RegExp(`^message ${n} `));
-      expect(reopened.getContext(id)).toEqual(transcript);
-      expect(reopened.getMeta(id).message_count).toBe(transcript.length);
-      // The dead writer's lease does not block the next writer.
-      expect(reopened.acquireLease(id).sessionId).toBe(id);
-      expect(reopened.search('payload').map((h) => h.id)).toEqual([id]);
-    } finally {
-      reopened.close();
-    }
+    const reopened = openStore(store.dataDir);
+    expect(reopened.db.pragma('integrity_check', { simple: true })).toBe('ok');
+    const transcript = reopened.getTranscript(id);
+    expect(transcript.length).toBeGreaterThanOrEqual(reported.length);
+    for (const n of reported) expect(transcript[n].content).toMatch(new RegExp(`^message ${n} `));
+    expect(reopened.getContext(id)).toEqual(transcript);
+    expect(reopened.getMeta(id).message_count).toBe(transcript.length);
+    // The dead writer's lease does not block the next writer.
+    expect(reopened.acquireLease(id).sessionId).toBe(id);
+    expect(reopened.search('payload').map((h) => h.id)).toEqual([id]);
   });
 
   it('keeps a message whose writer was killed before indexing it, and search finds it after reopening', async () => {
@@ -138,17 +134,13 @@ describe('two processes', () => {
     expect(writer.process.signalCode).toBe('SIGKILL');
     expect(writer.lines).toEqual(['appended']);
 
-    const reopened = SessionStore.open(store.dataDir);
-    try {
-      // Not yet in the full-text index: only queued, by the append's own transaction.
-      const queued = reopened.db.prepare('SELECT count(*) AS n FROM search_backlog').get();
-      expect(queued).toEqual({ n: 1 });
-      expect(reopened.getTranscript(id).at(-1)).toEqual(user('The resplendent quetzal nests in the cloud forest.'));
-      const hits = reopened.search('quetzal');
-      expect(hits.map((h) => h.id)).toEqual([id]);
-      expect(hits[0].snippet).toContain('[quetzal]');
-    } finally {
-      reopened.close();
-    }
+    const reopened = openStore(store.dataDir);
+    // Not yet in the full-text index: only queued, by the append's own transaction.
+    const queued = reopened.db.prepare('SELECT count(*) AS n FROM search_backlog').get();
+    expect(queued).toEqual({ n: 1 });
+    expect(reopened.getTranscript(id).at(-1)).toEqual(user('The resplendent quetzal nests in the cloud forest.'));
+    const hits = reopened.search('quetzal');
+    expect(hits.map((h) => h.id)).toEqual([id]);
+    expect(hits[0].snippet).toContain('[quetzal]');
   });
 });

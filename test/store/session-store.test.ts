@@ -278,13 +278,9 @@ describe('search', () => {
   it('sees messages another connection appended', () => {
     const store = openStore();
     const { id } = store.create();
-    const other = SessionStore.open(store.dataDir);
-    try {
-      other.appendMessage(id, user('a pelican appeared'));
-      expect(store.search('pelican').map((h) => h.id)).toEqual([id]);
-    } finally {
-      other.close();
-    }
+    const other = openStore(store.dataDir);
+    other.appendMessage(id, user('a pelican appeared'));
+    expect(store.search('pelican').map((h) => h.id)).toEqual([id]);
   });
 });
 
@@ -393,30 +389,22 @@ describe('leases within one machine', () => {
 
   it('refuses deletion while another store holds the lease, allows it for the holder', () => {
     const store = openStore();
-    const other = SessionStore.open(store.dataDir);
-    try {
-      const { id } = store.create();
-      other.acquireLease(id, 'other-window');
-      expect(() => store.delete(id)).toThrow(`Session ${id} is in use by pid ${process.pid}.`);
-      expect(store.getMeta(id).id).toBe(id);
-      other.delete(id);
-      expect(() => store.getMeta(id)).toThrow(LoomError);
-    } finally {
-      other.close();
-    }
+    const other = openStore(store.dataDir);
+    const { id } = store.create();
+    other.acquireLease(id, 'other-window');
+    expect(() => store.delete(id)).toThrow(`Session ${id} is in use by pid ${process.pid}.`);
+    expect(store.getMeta(id).id).toBe(id);
+    other.delete(id);
+    expect(() => store.getMeta(id)).toThrow(LoomError);
   });
 
   it('reclaims a lease whose heartbeat is stale', () => {
     const store = openStore();
     const { id } = store.create();
-    const other = SessionStore.open(store.dataDir);
-    try {
-      other.acquireLease(id, 'hung-window');
-      store.db.prepare('UPDATE leases SET heartbeat_at = ?').run(new Date(Date.now() - 31_000).toISOString());
-      expect(store.acquireLease(id, 'new-window').sessionId).toBe(id);
-    } finally {
-      other.close();
-    }
+    const other = openStore(store.dataDir);
+    other.acquireLease(id, 'hung-window');
+    store.db.prepare('UPDATE leases SET heartbeat_at = ?').run(new Date(Date.now() - 31_000).toISOString());
+    expect(store.acquireLease(id, 'new-window').sessionId).toBe(id);
   });
 
   it('releases its leases on close', () => {
