@@ -15,7 +15,7 @@ import { convert } from 'html-to-text';
 import { z } from 'zod';
 import { wrapExternalDocument } from '../agent/untrusted';
 import { LoomError } from '../errors';
-import { resolvePublicAddress } from '../security/net-policy';
+import { resolvePublicAddress, type PublicAddress } from '../security/net-policy';
 import { defineTool } from './tool';
 
 const WEBFETCH_TIMEOUT_MS = 15_000;
@@ -25,12 +25,8 @@ const TEXT_TYPES = [/^text\//, /^application\/json$/, /^application\/[\w.+-]+\+j
 const HTML_TYPES = ['text/html', 'application/xhtml+xml'];
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
-export interface ResolvedAddress {
-  address: string;
-  family: 4 | 6;
-}
 /** Host name -> the one address to connect to; throws when the host may not be reached. */
-export type AddressResolver = (hostname: string) => Promise<ResolvedAddress>;
+export type AddressResolver = (hostname: string) => Promise<PublicAddress>;
 
 export interface FetchOptions {
   /** The network policy. Tests substitute it to reach their loopback server; nothing else changes. */
@@ -74,7 +70,7 @@ function parseWebUrl(raw: string): URL {
   return url;
 }
 
-function pinnedLookup(pinned: ResolvedAddress): LookupFunction {
+function pinnedLookup(pinned: PublicAddress): LookupFunction {
   return (_hostname, options, callback) => {
     if (options.all) callback(null, [pinned]);
     else callback(null, pinned.address, pinned.family);
@@ -82,7 +78,7 @@ function pinnedLookup(pinned: ResolvedAddress): LookupFunction {
 }
 
 /** One GET to `url`, connected to `pinned` whatever DNS says now. */
-function requestPinned(url: URL, pinned: ResolvedAddress, signal: AbortSignal): Promise<Hop> {
+function requestPinned(url: URL, pinned: PublicAddress, signal: AbortSignal): Promise<Hop> {
   const client = url.protocol === 'https:' ? https : http;
   return new Promise((resolve, reject) => {
     const req = client.request(url, {
