@@ -13,8 +13,7 @@ async function main(argv: string[]): Promise<number> {
   const parsed = parseCommandLine(argv);
   if (parsed.kind === 'exit') return parsed.code;
   const { action, config } = parsed;
-  if (action.kind !== 'chat') return runLifecycle(action, config);
-  return runChat(config, { prompt: action.prompt, resume: action.resume, continueLast: action.continueLast });
+  return action.kind === 'chat' ? runChat(config, action) : runLifecycle(action, config);
 }
 
 /** 2 for a mistake in the command line (the engine flags some too, e.g. an unknown --tools name). */
