@@ -27,10 +27,7 @@ export function classifyFailure(err: unknown, ctx: FailureContext): AttemptFailu
   if (guard.cancelled) return final(aborted());
   if (guard.timedOut || err instanceof APIConnectionTimeoutError) return final(timedOut(baseUrl, ctx.timeoutMs));
   if (err instanceof APIUserAbortError) return final(aborted());
-  if (err instanceof APIConnectionError) {
-    const code = networkCode(err);
-    return { error: unreachable(baseUrl, code), retryable: isRetryableNetworkCode(code) };
-  }
+  if (err instanceof APIConnectionError) return unreachableFailure(baseUrl, networkCode(err));
   if (err instanceof APIError && typeof err.status === 'number') {
     return {
       error: httpFailure(baseUrl, ctx.model, err.status, serverMessage(err)),
@@ -41,7 +38,12 @@ export function classifyFailure(err: unknown, ctx: FailureContext): AttemptFailu
   if (err instanceof APIError) return final(streamError(baseUrl, serverMessage(err)));
   if (err instanceof SyntaxError) return final(badResponse(baseUrl));
   if (ctx.answering) return { error: cutOff(baseUrl), retryable: true };
-  return { error: unreachable(baseUrl, networkCode(err)), retryable: isRetryableNetworkCode(networkCode(err)) };
+  return unreachableFailure(baseUrl, networkCode(err));
+}
+
+/** No answer from the server: worth another try only when the network error may pass. */
+function unreachableFailure(baseUrl: string, code: string | undefined): AttemptFailure {
+  return { error: unreachable(baseUrl, code), retryable: isRetryableNetworkCode(code) };
 }
 
 function final(error: ModelError): AttemptFailure {
