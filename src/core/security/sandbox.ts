@@ -73,11 +73,9 @@ export function runShell(command: string, options: ShellOptions): Promise<ShellR
   const turnedOff = options.sandbox === false || process.env.LOOM_SANDBOX === 'off';
   const sandboxed = !turnedOff && sandboxAvailable();
   const env = scrubbedEnv(baseEnv);
-  const child = sandboxed
-    ? spawn('bwrap', [...bwrapArgs(options.cwd, options.network ?? false), '--', 'bash', '-c', command], {
-        cwd: options.cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'],
-      })
-    : spawn('bash', ['-c', command], { cwd: options.cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  const bash = ['bash', '-c', command];
+  const [file, ...args] = sandboxed ? ['bwrap', ...bwrapArgs(options.cwd, options.network ?? false), '--', ...bash] : bash;
+  const child = spawn(file, args, { cwd: options.cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   const note = sandboxed ? undefined : turnedOff ? SANDBOX_OFF_NOTE : NO_SANDBOX_NOTE;
   return collect(child, options).then((r) => ({ ...r, sandboxed, ...(note ? { sandboxNote: note } : {}) }));
 }
