@@ -35,6 +35,4 @@ export const DEFAULTS = {
   maxTurns: 40,
   maxToolCalls: 200,
   maxCostUsd: 5.0,
-  /** Fraction of maxContextTokens above which the context is compacted. */
-  trimThreshold: 0.8,
 };
