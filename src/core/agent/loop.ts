@@ -73,7 +73,7 @@ async function requestReply(session: AgentSession, signal: AbortSignal): Promise
     timeoutMs: session.config.llmTimeoutSec * 1000,
     signal,
     onText: (delta) => session.host.emit({ type: 'text', sessionId: session.id, delta }),
-    onRetry: (notice) => session.host.emit({ type: 'notice', sessionId: session.id, level: 'info', text: retryNoticeText(session, notice) }),
+    onRetry: (notice) => session.host.emit({ type: 'notice', sessionId: session.id, level: 'info', text: retryNoticeText(notice) }),
   });
   const { content, tool_calls } = result.message;
   // An empty reply is stored as '' (not null without tool calls, which some servers reject).

@@ -7,7 +7,7 @@
 import type { CallKind } from '../../shared/types';
 import type { SummaryClient } from '../context/compactor';
 import { errorMessage } from '../errors';
-import { DEFAULT_MAX_RETRIES, type ChatRequest, type ChatResult, type RetryNotice } from '../model/client';
+import type { ChatRequest, ChatResult, RetryNotice } from '../model/client';
 import { ModelError } from '../model/model-error';
 import { chargedUsage } from '../model/pricing';
 import type { AgentSession } from './session';
@@ -63,8 +63,7 @@ export function isAbort(err: unknown, signal?: AbortSignal): boolean {
  * What the user reads while a failed request waits for its next try: the failure's first
  * sentence (its advice is for when the retries are used up) and when the next try comes.
  */
-export function retryNoticeText(session: AgentSession, notice: RetryNotice): string {
+export function retryNoticeText(notice: RetryNotice): string {
   const failure = notice.error.message.match(/^.*?\.(?=\s|$)/)?.[0] ?? notice.error.message;
-  const retries = session.client.settings.maxRetries ?? DEFAULT_MAX_RETRIES;
-  return `${failure} Retrying in ${Math.ceil(notice.delayMs / 1000)} s (retry ${notice.attempt} of ${retries}).`;
+  return `${failure} Retrying in ${Math.ceil(notice.delayMs / 1000)} s (retry ${notice.attempt} of ${notice.maxRetries}).`;
 }

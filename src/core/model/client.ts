@@ -40,6 +40,8 @@ export interface ToolSpec {
 export interface RetryNotice {
   /** 1 for the first retry. */
   attempt: number;
+  /** How many retries this request may make in all. */
+  maxRetries: number;
   delayMs: number;
   /** Why the previous attempt failed. */
   error: ModelError;
@@ -66,7 +68,7 @@ export interface ChatResult {
   usage: ReplyUsage;
 }
 
-export const DEFAULT_MAX_RETRIES = 3;
+const DEFAULT_MAX_RETRIES = 3;
 
 type Attempt = { ok: true; result: ChatResult } | ({ ok: false; emitted: boolean } & AttemptFailure);
 
@@ -102,7 +104,7 @@ export class ModelClient {
       // Once text reached the user a retry would print it twice: report instead.
       if (!attempt.retryable || attempt.emitted || retry >= maxRetries) throw attempt.error;
       const delayMs = retryDelayMs(retry, this.retryTiming, attempt.retryAfterMs);
-      req.onRetry?.({ attempt: retry + 1, delayMs, error: attempt.error });
+      req.onRetry?.({ attempt: retry + 1, maxRetries, delayMs, error: attempt.error });
       if (!(await waitUnlessAborted(delayMs, req.signal))) throw aborted();
     }
   }
