@@ -66,8 +66,7 @@ export class AgentSession {
     this.audit = new AuditLog(opts.auditDir, opts.sessionId);
     this.messages = opts.store.getContext(opts.sessionId);
     this.plan = opts.store.getPlan(opts.sessionId);
-    this.budget = new ContextBudget(opts.config.maxContextTokens);
-    this.budget.reset(this.messages);
+    this.budget = budgetFor(opts.config.maxContextTokens, this.messages);
   }
 
   /** Commits a message to the store first, then to memory and the listeners. */
@@ -87,10 +86,7 @@ export class AgentSession {
   reconfigure(config: LoomConfig, client: ModelClient): void {
     this.config = config;
     this.client = client;
-    if (config.maxContextTokens !== this.budget.maxTokens) {
-      this.budget = new ContextBudget(config.maxContextTokens);
-      this.budget.reset(this.messages);
-    }
+    if (config.maxContextTokens !== this.budget.maxTokens) this.budget = budgetFor(config.maxContextTokens, this.messages);
   }
 
   savePlan(plan: PlanState): void {
@@ -126,4 +122,10 @@ export class AgentSession {
   stop(): void {
     this.turn?.abort();
   }
+}
+
+function budgetFor(maxTokens: number, messages: readonly ChatMessage[]): ContextBudget {
+  const budget = new ContextBudget(maxTokens);
+  budget.reset(messages);
+  return budget;
 }
