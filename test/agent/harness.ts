@@ -28,6 +28,8 @@ export interface AgentHarness {
   approvals: boolean[];
   /** Approval requests that came with no queued answer. */
   unexpectedApprovals: EngineEvent[];
+  /** Errors thrown by this harness's event listener, as the engine reported them. */
+  listenerErrors: unknown[];
   /** Answers for ask_question. */
   answers: (string | null)[];
   /** Called on each approval request before the queue is consulted (e.g. to stop the turn). */
@@ -76,13 +78,14 @@ export async function makeAgentHarness(overrides: Partial<LoomConfig> = {}): Pro
     events: [] as EngineEvent[],
     approvals: [] as boolean[],
     unexpectedApprovals: [] as EngineEvent[],
+    listenerErrors: [] as unknown[],
     answers: [] as (string | null)[],
   } as AgentHarness;
 
   const attach = (cfg: LoomConfig) => {
     h.config = cfg;
     h.store = SessionStore.open(dataDir);
-    h.engine = new LoomEngine({ config: cfg, store: h.store });
+    h.engine = new LoomEngine({ config: cfg, store: h.store, onListenerError: (err) => h.listenerErrors.push(err) });
     h.engine.on((event) => {
       h.events.push(event);
       if (event.type === 'approval') {

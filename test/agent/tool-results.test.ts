@@ -78,5 +78,6 @@ describe('every tool call gets exactly one result', () => {
     await runBatch(10, 'front end fails');
     const result = h.context().find((m) => m.role === 'tool' && m.tool_call_id === 'b1');
     expect(result?.content).toBe('Error: the tool call could not be run: the window went away');
+    expect(h.listenerErrors.map((err) => (err as Error).message)).toContain('the window went away');
   });
 });
