@@ -4,52 +4,19 @@
  * the scripted model server through the dispatcher both transports use.
  */
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { AppInfo, BridgeResult, ChangedFiles, MethodName, RevertedFiles } from '../../src/shared/contract';
+import { describe, expect, it } from 'vitest';
+import type { AppInfo, ChangedFiles, RevertedFiles } from '../../src/shared/contract';
 import type { SessionMeta } from '../../src/shared/types';
-import { openBackend, type Backend } from '../../src/server/backend';
 import { dispatch } from '../../src/server/dispatch';
-import { JsonFileSettingsStore } from '../../src/server/settings-store';
-import { startScriptedServer, type ScriptedServer } from '../support/scripted-server';
+import { useModelBackend } from './model-backend';
 
-let root: string;
-let projectDir: string;
-let model: ScriptedServer;
-let backend: Backend;
-
-beforeEach(async () => {
-  root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'loom-changes-')));
-  projectDir = path.join(root, 'project');
-  fs.mkdirSync(projectDir);
-  model = await startScriptedServer();
-  const dataDir = path.join(root, 'data');
-  backend = openBackend({
-    dataDir,
-    settingsStore: new JsonFileSettingsStore(dataDir),
-    shell: 'browser',
-    projectDir,
-    env: {},
-    overrides: { baseUrl: model.baseUrl, model: 'gemma4', apiKey: '', mode: 'acceptEdits' },
-  });
-});
-
-afterEach(async () => {
-  backend.close();
-  await model.close();
-  fs.rmSync(root, { recursive: true, force: true });
-});
-
-async function call<T>(method: MethodName, input: unknown): Promise<T> {
-  const result = (await dispatch(backend.handlers, method, input)) as BridgeResult<T>;
-  if (!result.ok) throw new Error(`${method}: ${result.error.message}`);
-  return result.value;
-}
+const ctx = useModelBackend({ mode: 'acceptEdits' });
+const { call } = ctx;
 
 /** A turn in which the model creates docs/new.md and edits the existing notes.txt. */
 async function writeAndEdit(sessionId: string): Promise<void> {
-  model.enqueue(
+  ctx.model.enqueue(
     { toolCalls: [{ name: 'write_file', arguments: { path: 'docs/new.md', content: '# New\n' } }] },
     { toolCalls: [{ name: 'edit_file', arguments: { path: 'notes.txt', old_string: 'old', new_string: 'new' } }] },
     { text: 'Done.' },
@@ -62,12 +29,12 @@ describe('chat.changes and chat.revert', () => {
   it('validate their input', async () => {
     for (const method of ['chat.changes', 'chat.revert'] as const) {
       for (const input of [{}, { sessionId: '' }, { sessionId: 5 }, { sessionId: 'a', extra: true }, 'x']) {
-        expect(await dispatch(backend.handlers, method, input)).toMatchObject({
+        expect(await dispatch(ctx.backend.handlers, method, input)).toMatchObject({
           ok: false,
           error: { code: 'bad_input', message: expect.stringMatching(new RegExp(`^Invalid input for ${method.replace('.', '\\.')}: `)) },
         });
       }
-      expect(await dispatch(backend.handlers, method, { sessionId: 'no-such-session' })).toMatchObject({
+      expect(await dispatch(ctx.backend.handlers, method, { sessionId: 'no-such-session' })).toMatchObject({
         ok: false,
         error: { code: 'unknown_session' },
       });
@@ -75,12 +42,12 @@ describe('chat.changes and chat.revert', () => {
   });
 
   it('list the files the tools wrote, relative to the project folder, and revert puts them back', async () => {
-    fs.writeFileSync(path.join(projectDir, 'notes.txt'), 'the old text\n');
+    fs.writeFileSync(path.join(ctx.projectDir, 'notes.txt'), 'the old text\n');
     const session = await call<SessionMeta>('chat.create', {});
     expect(await call<ChangedFiles>('chat.changes', { sessionId: session.id })).toEqual({ files: [] });
 
     await writeAndEdit(session.id);
-    expect(fs.readFileSync(path.join(projectDir, 'notes.txt'), 'utf8')).toBe('the new text\n');
+    expect(fs.readFileSync(path.join(ctx.projectDir, 'notes.txt'), 'utf8')).toBe('the new text\n');
     expect(await call<ChangedFiles>('chat.changes', { sessionId: session.id.slice(0, 8) })).toEqual({
       files: [path.join('docs', 'new.md'), 'notes.txt'],
     });
@@ -88,29 +55,29 @@ describe('chat.changes and chat.revert', () => {
     expect(await call<RevertedFiles>('chat.revert', { sessionId: session.id })).toEqual({
       reverted: [path.join('docs', 'new.md'), 'notes.txt'],
     });
-    expect(fs.readFileSync(path.join(projectDir, 'notes.txt'), 'utf8')).toBe('the old text\n');
-    expect(fs.existsSync(path.join(projectDir, 'docs'))).toBe(false);
+    expect(fs.readFileSync(path.join(ctx.projectDir, 'notes.txt'), 'utf8')).toBe('the old text\n');
+    expect(fs.existsSync(path.join(ctx.projectDir, 'docs'))).toBe(false);
     expect(await call<ChangedFiles>('chat.changes', { sessionId: session.id })).toEqual({ files: [] });
     expect(await call<RevertedFiles>('chat.revert', { sessionId: session.id })).toEqual({ reverted: [] });
   });
 
   it('refuses to revert while a turn is running, and changes nothing', async () => {
-    fs.writeFileSync(path.join(projectDir, 'notes.txt'), 'the old text\n');
+    fs.writeFileSync(path.join(ctx.projectDir, 'notes.txt'), 'the old text\n');
     const session = await call<SessionMeta>('chat.create', {});
     await writeAndEdit(session.id);
 
     let resume!: () => void;
     const held = new Promise<void>((resolve) => (resume = resolve));
-    model.enqueue({ text: 'Still thinking about it.', pauseAfterChunks: 1, resume: held });
+    ctx.model.enqueue({ text: 'Still thinking about it.', pauseAfterChunks: 1, resume: held });
     const turn = call('chat.send', { sessionId: session.id, text: 'think' });
-    await model.waitForRequests(model.requests.length + 1);
+    await ctx.model.waitForRequests(ctx.model.requests.length + 1);
 
-    expect(await dispatch(backend.handlers, 'chat.revert', { sessionId: session.id })).toEqual({
+    expect(await dispatch(ctx.backend.handlers, 'chat.revert', { sessionId: session.id })).toEqual({
       ok: false,
       error: { code: 'busy', message: 'This session is still working; stop it or wait for the turn to end before reverting its changes.' },
     });
-    expect(fs.readFileSync(path.join(projectDir, 'notes.txt'), 'utf8')).toBe('the new text\n');
-    expect(fs.existsSync(path.join(projectDir, 'docs', 'new.md'))).toBe(true);
+    expect(fs.readFileSync(path.join(ctx.projectDir, 'notes.txt'), 'utf8')).toBe('the new text\n');
+    expect(fs.existsSync(path.join(ctx.projectDir, 'docs', 'new.md'))).toBe(true);
 
     resume();
     expect(await turn).toEqual({ error: null });

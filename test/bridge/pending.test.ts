@@ -4,53 +4,20 @@
  * to the scripted model server, driven through the dispatcher both transports use.
  */
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { BridgeEvent, BridgeResult, MethodName, PendingRequest } from '../../src/shared/contract';
+import { describe, expect, it } from 'vitest';
+import type { BridgeEvent, PendingRequest } from '../../src/shared/contract';
 import type { SessionMeta } from '../../src/shared/types';
-import { openBackend, type Backend } from '../../src/server/backend';
 import { dispatch } from '../../src/server/dispatch';
-import { JsonFileSettingsStore } from '../../src/server/settings-store';
-import { startScriptedServer, type ScriptedServer } from '../support/scripted-server';
+import { useModelBackend } from './model-backend';
 
-let root: string;
-let projectDir: string;
-let model: ScriptedServer;
-let backend: Backend;
-
-beforeEach(async () => {
-  root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'loom-pending-')));
-  projectDir = path.join(root, 'project');
-  fs.mkdirSync(projectDir);
-  model = await startScriptedServer();
-  const dataDir = path.join(root, 'data');
-  backend = openBackend({
-    dataDir,
-    settingsStore: new JsonFileSettingsStore(dataDir),
-    shell: 'browser',
-    projectDir,
-    env: {},
-    overrides: { baseUrl: model.baseUrl, model: 'gemma4', apiKey: '' },
-  });
-});
-
-afterEach(async () => {
-  backend.close();
-  await model.close();
-  fs.rmSync(root, { recursive: true, force: true });
-});
-
-async function call<T>(method: MethodName, input: unknown): Promise<T> {
-  const result = (await dispatch(backend.handlers, method, input)) as BridgeResult<T>;
-  if (!result.ok) throw new Error(`${method}: ${result.error.message}`);
-  return result.value;
-}
+const ctx = useModelBackend();
+const { call } = ctx;
 
 /** The next event of this type the backend pushes to the windows. */
 function nextEvent<T extends BridgeEvent['type']>(type: T): Promise<Extract<BridgeEvent, { type: T }>> {
   return new Promise((resolve) => {
-    const off = backend.subscribe((event) => {
+    const off = ctx.backend.subscribe((event) => {
       if (event.type !== type) return;
       off();
       resolve(event as Extract<BridgeEvent, { type: T }>);
@@ -61,12 +28,12 @@ function nextEvent<T extends BridgeEvent['type']>(type: T): Promise<Extract<Brid
 describe('chat.pending', () => {
   it('validates its input', async () => {
     for (const input of [{}, { sessionId: '' }, { sessionId: 5 }, { sessionId: 'a', extra: true }]) {
-      expect(await dispatch(backend.handlers, 'chat.pending', input)).toMatchObject({
+      expect(await dispatch(ctx.backend.handlers, 'chat.pending', input)).toMatchObject({
         ok: false,
         error: { code: 'bad_input', message: expect.stringMatching(/^Invalid input for chat\.pending: /) },
       });
     }
-    expect(await dispatch(backend.handlers, 'chat.pending', { sessionId: 'no-such-session' })).toMatchObject({
+    expect(await dispatch(ctx.backend.handlers, 'chat.pending', { sessionId: 'no-such-session' })).toMatchObject({
       ok: false,
       error: { code: 'unknown_session' },
     });
@@ -75,7 +42,7 @@ describe('chat.pending', () => {
   it('lists the approval a turn waits on, and nothing once it is answered', async () => {
     const session = await call<SessionMeta>('chat.create', {});
     expect(await call('chat.pending', { sessionId: session.id })).toEqual([]);
-    model.enqueue({ toolCalls: [{ name: 'write_file', arguments: { path: 'out.txt', content: 'yes' } }] }, { text: 'Written.' }, { text: 'Writing' });
+    ctx.model.enqueue({ toolCalls: [{ name: 'write_file', arguments: { path: 'out.txt', content: 'yes' } }] }, { text: 'Written.' }, { text: 'Writing' });
 
     const asked = nextEvent('approval');
     const turn = call<{ error: string | null }>('chat.send', { sessionId: session.id, text: 'write out.txt' });
@@ -88,14 +55,14 @@ describe('chat.pending', () => {
 
     await call('chat.approve', { requestId: pending[0].requestId, allow: true });
     expect(await turn).toEqual({ error: null });
-    expect(fs.readFileSync(path.join(projectDir, 'out.txt'), 'utf8')).toBe('yes');
+    expect(fs.readFileSync(path.join(ctx.projectDir, 'out.txt'), 'utf8')).toBe('yes');
     expect(await call('chat.pending', { sessionId: session.id })).toEqual([]);
   });
 
   it('lists a question from ask_question, only for its own session', async () => {
     const session = await call<SessionMeta>('chat.create', {});
     const other = await call<SessionMeta>('chat.create', {});
-    model.enqueue({ toolCalls: [{ name: 'ask_question', arguments: { question: 'Which colour?' } }] }, { text: 'Teal.' }, { text: 'Colours' });
+    ctx.model.enqueue({ toolCalls: [{ name: 'ask_question', arguments: { question: 'Which colour?' } }] }, { text: 'Teal.' }, { text: 'Colours' });
 
     const asked = nextEvent('question');
     const turn = call('chat.send', { sessionId: session.id, text: 'pick a colour' });
@@ -107,6 +74,6 @@ describe('chat.pending', () => {
 
     await call('chat.answer', { requestId: question.requestId, answer: 'teal' });
     await turn;
-    expect(model.requests[1].body.messages.at(-1).content).toContain('teal');
+    expect(ctx.model.requests[1].body.messages.at(-1).content).toContain('teal');
   });
 });
