@@ -63,19 +63,20 @@ describe('decide: every mode × category', () => {
     expect(actions('webfetch', { url: 'https://example.com/' })).toEqual(['ask', 'ask', 'allow']);
   });
 
-  test('an ask carries a label and a one-line summary of the action', () => {
-    expect(run('write_file', { path: 'src/a.ts', content: 'x'.repeat(1200) }, 'default')).toEqual({
-      action: 'ask', label: 'file change (default mode)', summary: 'write_file src/a.ts (1.2 kB)',
+  test('an ask carries a label and the whole action: header line, then the command, content or edit in full', () => {
+    const content = 'x'.repeat(1200);
+    expect(run('write_file', { path: 'src/a.ts', content }, 'default')).toEqual({
+      action: 'ask', label: 'file change (default mode)', summary: `write_file src/a.ts (1.2 kB)\n${content}`,
     });
     const bash = run('run_bash', { command: 'npm test\nnpm run lint' }, 'default');
-    expect(bash).toMatchObject({ action: 'ask', summary: 'run_bash: npm test ⏎ npm run lint' });
+    expect(bash).toMatchObject({ action: 'ask', summary: 'run_bash:\nnpm test\nnpm run lint' });
     expect((bash as { label: string }).label).toMatch(/shell command/);
     expect(run('webfetch', { url: 'https://example.com/a' }, 'acceptEdits')).toMatchObject({ summary: 'webfetch https://example.com/a' });
     expect(run('edit_file', { path: 'full.txt', old_string: 'a\nb', new_string: 'c' }, 'default')).toMatchObject({
-      summary: 'edit_file full.txt (replace 2 lines with 1 line)',
+      summary: 'edit_file full.txt (replace 2 lines with 1 line)\n--- replace:\na\nb\n+++ with:\nc',
     });
-    const long = run('run_bash', { command: `echo ${'y'.repeat(500)}` }, 'default') as { summary: string };
-    expect(long.summary.length).toBeLessThanOrEqual(200);
+    const command = `echo ${'y'.repeat(5000)}`;
+    expect(run('run_bash', { command }, 'default')).toMatchObject({ summary: `run_bash: ${command}` });
   });
 });
 

@@ -13,7 +13,7 @@
  *    webfetch and anything else run only in dangerouslySkipPermissions; default asks.
  *
  * The `label` of an ask says why the user is asked; the front end shows it with the
- * summary and ASK_PROMPT.
+ * summary (the whole action, never cut) and ASK_PROMPT.
  */
 import fs from 'node:fs';
 import type { PermissionMode } from '../config';
@@ -40,7 +40,6 @@ export const ASK_PROMPT = 'Allow this action? [y/n]';
 /** Tools that change only Loom's store (long-term memory), never files: like plan tools. */
 const STORE_ONLY_TOOLS = new Set(['memory_save', 'memory_search', 'memory_forget']);
 const ALWAYS_RUN = new Set(['read', 'plan', 'interact']);
-const SUMMARY_MAX = 200;
 
 type Args = Record<string, unknown>;
 
@@ -123,22 +122,26 @@ function categoryLabel(category: string): string {
   return 'action';
 }
 
-/** One line saying what would happen: `write_file src/a.ts (1.2 kB)`, `run_bash: npm test`. */
+/**
+ * What would happen, in full: the user approves exactly what they read. A header line, then
+ * the whole command, the whole new content, or both sides of an edit. Front ends wrap or
+ * scroll it; nothing is ever cut (guarantee 6 in docs/SECURITY.md).
+ */
 function summarize(name: string, a: Args): string {
-  let text: string;
   if (name === 'write_file' && typeof a.content === 'string') {
-    text = `write_file ${a.path} (${formatBytes(Buffer.byteLength(a.content))})`;
-  } else if (name === 'edit_file' && typeof a.old_string === 'string' && typeof a.new_string === 'string') {
-    text = `edit_file ${a.path} (replace ${lineCount(a.old_string)} with ${lineCount(a.new_string)})`;
-  } else if (typeof a.command === 'string') {
-    text = `${name}: ${a.command}`;
-  } else if (typeof a.url === 'string') {
-    text = `${name} ${a.url}`;
-  } else {
-    text = `${name} ${JSON.stringify(a)}`;
+    return withBody(`write_file ${a.path} (${formatBytes(Buffer.byteLength(a.content))})`, a.content);
   }
-  const line = text.replace(/\s*\n\s*/g, ' ⏎ ');
-  return line.length > SUMMARY_MAX ? `${line.slice(0, SUMMARY_MAX - 1)}…` : line;
+  if (name === 'edit_file' && typeof a.old_string === 'string' && typeof a.new_string === 'string') {
+    const header = `edit_file ${a.path} (replace ${lineCount(a.old_string)} with ${lineCount(a.new_string)})`;
+    return `${header}\n--- replace:\n${a.old_string}\n+++ with:\n${a.new_string}`;
+  }
+  if (typeof a.command === 'string') return a.command.includes('\n') ? `${name}:\n${a.command}` : `${name}: ${a.command}`;
+  if (typeof a.url === 'string') return `${name} ${a.url}`;
+  return `${name} ${JSON.stringify(a)}`;
+}
+
+function withBody(header: string, body: string): string {
+  return body ? `${header}\n${body}` : header;
 }
 
 export function formatBytes(bytes: number): string {
