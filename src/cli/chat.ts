@@ -10,6 +10,7 @@ import { LoomEngine } from '../core/engine';
 import { isLoomError, LoomError } from '../core/errors';
 import { SessionStore } from '../core/store/session-store';
 import { answerFromInput, isYes, LineInput, onSigint, runRepl, TerminalView } from './repl';
+import { terminalSafe } from './terminal-safe';
 
 export interface ChatOptions {
   prompt?: string;
@@ -104,7 +105,7 @@ function onCtrlC(input: LineInput | undefined, handler: () => void): () => void 
 function warnAboutSecrets(engine: LoomEngine): void {
   const names = engine.secretEnvNames();
   if (!names.length) return;
-  process.stderr.write(`Warning: secret-looking environment variables are set (${names.join(', ')}); tools never see them.\n`);
+  process.stderr.write(terminalSafe(`Warning: secret-looking environment variables are set (${names.join(', ')}); tools never see them.\n`));
 }
 
 /** Files the agent wrote or edited can be put back as they were; the default is to keep them. */

@@ -11,6 +11,7 @@ import { ASK_PROMPT } from '../core/security/permissions';
 import type { EngineEvent } from '../shared/engine-events';
 import { sessionInfo } from './lifecycle';
 import { writeError, writeOut } from './output';
+import { terminalSafe } from './terminal-safe';
 
 /** Input lines one at a time, for whoever asks next (the prompt, an approval, a question). */
 export class LineInput {
@@ -94,17 +95,19 @@ type Write = (text: string) => void;
 /**
  * Renders engine events as a conversation. `say` gets the reply text, `status` the lines
  * around it (tools, notices): both stdout in the REPL, stderr for status with -p so that
- * stdout holds only the answer.
+ * stdout holds only the answer. Both see only terminalSafe text: model replies, tool
+ * output, titles and paths cannot send the terminal a control sequence.
  */
 export class TerminalView {
   private replyOpen = false;
   private turnRunning = false;
+  private readonly say: Write;
+  private readonly status: Write;
 
-  constructor(
-    private readonly say: Write,
-    private readonly status: Write,
-    private readonly replyPrefix: string,
-  ) {}
+  constructor(say: Write, status: Write, private readonly replyPrefix: string) {
+    this.say = (text) => say(terminalSafe(text));
+    this.status = (text) => status(terminalSafe(text));
+  }
 
   readonly handle = (event: EngineEvent): void => {
     switch (event.type) {
