@@ -5,6 +5,7 @@
  */
 import type { Settings } from '../shared/contract';
 import { DEFAULTS, type LoomConfig } from '../core/config';
+import { keyFor, scopeSavedKey } from './api-key-scope';
 import type { SettingsStore, StoredSettings } from './settings-store';
 
 export type EngineSettings = Pick<LoomConfig, 'baseUrl' | 'model' | 'apiKey' | 'maxContextTokens' | 'mode'>;
@@ -13,6 +14,8 @@ export type SettingsPatch = Partial<Omit<Settings, 'hasApiKey'>> & { apiKey?: st
 export class SettingsService {
   private saved: StoredSettings;
   private readonly overrides: Partial<EngineSettings>;
+  /** The URL this run started with: the environment's and the command line's keys go only there. */
+  private readonly launchUrl: string;
 
   constructor(
     private readonly store: SettingsStore,
@@ -21,15 +24,21 @@ export class SettingsService {
   ) {
     this.saved = store.load();
     this.overrides = { ...overrides };
+    this.launchUrl = overrides.baseUrl ?? this.environmentUrl();
   }
 
   /** What the engine runs with. */
   engine(): EngineSettings {
     const env = this.env;
+    const baseUrl = this.baseUrl(this.saved);
     return {
-      baseUrl: this.overrides.baseUrl ?? this.saved.baseUrl ?? nonEmpty(env.LOOM_BASE_URL) ?? DEFAULTS.baseUrl,
+      baseUrl,
       model: this.overrides.model ?? this.saved.model ?? nonEmpty(env.LOOM_MODEL) ?? DEFAULTS.model,
-      apiKey: this.overrides.apiKey ?? this.saved.apiKey ?? nonEmpty(env.LOOM_API_KEY) ?? nonEmpty(env.OPENAI_API_KEY) ?? '',
+      apiKey: keyFor(baseUrl, [
+        { key: this.overrides.apiKey, url: this.launchUrl },
+        { key: this.saved.apiKey, url: this.saved.baseUrl ?? this.environmentUrl() },
+        { key: nonEmpty(env.LOOM_API_KEY) ?? nonEmpty(env.OPENAI_API_KEY), url: this.launchUrl },
+      ]),
       maxContextTokens: this.overrides.maxContextTokens ?? this.saved.maxContextTokens ?? DEFAULTS.maxContextTokens,
       mode: this.overrides.mode ?? this.saved.mode ?? DEFAULTS.mode,
     };
@@ -47,8 +56,12 @@ export class SettingsService {
     };
   }
 
-  /** Saves the patch; an empty apiKey removes the stored key. Returns the new view. */
+  /**
+   * Saves the patch; an empty apiKey removes the stored key, and so does a new base URL
+   * without a new key (api-key-scope.ts). Returns the new view.
+   */
   update(patch: SettingsPatch): Settings {
+    const urlBefore = this.baseUrl(this.saved);
     const next: StoredSettings = { ...this.saved };
     for (const [key, value] of Object.entries(patch) as [keyof StoredSettings, unknown][]) {
       if (value === undefined) continue;
@@ -57,9 +70,18 @@ export class SettingsService {
       // A value the user sets now wins over this run's override of it.
       delete (this.overrides as Record<string, unknown>)[key];
     }
-    this.store.save(next);
-    this.saved = next;
+    const scoped = scopeSavedKey(next, patch.apiKey, urlBefore, this.baseUrl(next));
+    this.store.save(scoped);
+    this.saved = scoped;
     return this.view();
+  }
+
+  private baseUrl(saved: StoredSettings): string {
+    return this.overrides.baseUrl ?? saved.baseUrl ?? this.environmentUrl();
+  }
+
+  private environmentUrl(): string {
+    return nonEmpty(this.env.LOOM_BASE_URL) ?? DEFAULTS.baseUrl;
   }
 }
 

@@ -101,11 +101,12 @@ describe('effective settings', () => {
     expect(service.engine().baseUrl).toBe('http://saved.example/v1');
   });
 
-  it('removes the stored key when given an empty one', () => {
+  it('removes the stored key when given an empty one (the URL it was saved for stays)', () => {
     const store = new JsonFileSettingsStore(dir);
     const service = new SettingsService(store, {});
     expect(service.update({ apiKey: 'sk-1' }).hasApiKey).toBe(true);
+    expect(store.load()).toEqual({ apiKey: 'sk-1', baseUrl: DEFAULTS.baseUrl });
     expect(service.update({ apiKey: '' }).hasApiKey).toBe(false);
-    expect(store.load()).toEqual({});
+    expect(store.load()).toEqual({ baseUrl: DEFAULTS.baseUrl });
   });
 });

@@ -81,6 +81,8 @@ export class ModelClient {
       baseURL: settings.baseUrl,
       // Local servers need no key, but the SDK refuses to start without one.
       apiKey: settings.apiKey || 'no-key',
+      // ...and without a key nothing is sent: no placeholder `Authorization` header at all.
+      defaultHeaders: settings.apiKey ? undefined : { Authorization: null },
       // Never forward OPENAI_ORG_ID / OPENAI_PROJECT_ID from the environment to any server.
       organization: null,
       project: null,

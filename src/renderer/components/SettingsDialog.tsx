@@ -52,6 +52,9 @@ export function SettingsDialog({ settings, onClose, onSave }: { settings: Settin
           <span>Model server (OpenAI-compatible base URL)</span>
           <input type="url" value={form.baseUrl} onChange={(e) => set({ baseUrl: e.target.value })} required />
         </label>
+        {settings.hasApiKey && form.baseUrl.trim() !== settings.baseUrl && (
+          <p className="hint">Changing the server URL forgets the saved API key; enter it again for the new server.</p>
+        )}
         <label className="field">
           <span>Model</span>
           <input value={form.model} onChange={(e) => set({ model: e.target.value })} required />
