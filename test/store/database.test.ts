@@ -96,8 +96,12 @@ describe('files that are not a Loom database', () => {
     const file = databasePath(dataDir);
     fs.writeFileSync(file, Buffer.alloc(8192, 'not a database at all. '));
     const before = bytes(file);
-    expect(() => SessionStore.open(dataDir)).toThrow(LoomError);
-    expect(() => SessionStore.open(dataDir)).toThrow(`The session database ${file} is unreadable or corrupt`);
+    expect(() => SessionStore.open(dataDir)).toThrow(
+      new LoomError(
+        `The session database ${file} is damaged (it does not start with an SQLite header). Run \`loom --doctor --data-dir ${dataDir}\` to check it and salvage what can be read into a new file; the original is left as it is.`,
+        'db_damaged',
+      ),
+    );
     expect(bytes(file).equals(before)).toBe(true);
     expect(fs.readdirSync(dataDir)).toEqual(['loom.db']);
   });
@@ -110,8 +114,9 @@ describe('files that are not a Loom database', () => {
     const damaged = bytes(file);
     damaged.write('garbage garbage!', 0);
     fs.writeFileSync(file, damaged);
-    expect(() => SessionStore.open(store.dataDir)).toThrow(/unreadable or corrupt/);
+    expect(() => SessionStore.open(store.dataDir)).toThrow(/is damaged \(it does not start with an SQLite header\)\. Run `loom --doctor/);
     expect(bytes(file).equals(damaged)).toBe(true);
+    expect(fs.readdirSync(store.dataDir)).toEqual(['loom.db']);
   });
 
   it('refuses another program\'s SQLite database and leaves it unchanged', () => {

@@ -3,6 +3,9 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { LoomError, errorMessage } from '../errors';
 import { ensurePrivateDir } from '../paths';
+import { damagedDatabaseError, isDamageError } from './damage';
+import { inspectFileShape, walPath, type FileShape } from './file-shape';
+import { withReadOnlyView } from './read-only-view';
 import { MIGRATIONS, SCHEMA_VERSION_TABLE, applyMigrations, latestVersion, readSchemaVersion, type Migration } from './migrations';
 
 const DB_FILE_NAME = 'loom.db';
@@ -35,8 +38,8 @@ export function openDatabase(dataDir: string, options: OpenOptions = {}): Databa
   checkNativeBinding(nativeBinding);
   createDataDir(dataDir);
   const file = databasePath(dataDir);
-  createPrivateFile(file);
-  inspectExisting(file, latestVersion(migrations), nativeBinding);
+  if (inspectFileShape(file).kind === 'absent') createPrivateFile(file);
+  if (refuseShape(file, inspectFileShape(file)).kind === 'plausible') inspectExisting(file, latestVersion(migrations), nativeBinding);
   const db = connect(file, nativeBinding);
   try {
     configure(db);
@@ -48,7 +51,8 @@ export function openDatabase(dataDir: string, options: OpenOptions = {}): Databa
     return db;
   } catch (err) {
     db.close();
-    throw err instanceof LoomError ? err : new LoomError(`Could not prepare the session database ${file}: ${errorMessage(err)}`);
+    if (err instanceof LoomError) throw err;
+    throw isDamageError(err) ? damagedDatabaseError(file, errorMessage(err)) : new LoomError(`Could not prepare the session database ${file}: ${errorMessage(err)}`);
   }
 }
 
@@ -92,30 +96,58 @@ function createPrivateFile(file: string): void {
   }
 }
 
+/** Throws for a shape Loom must not open; returns the shape otherwise. */
+function refuseShape(file: string, shape: FileShape): FileShape {
+  if (shape.kind === 'orphaned-wal') throw orphanedWalError(file, shape.walBytes, shape.empty);
+  if (shape.kind === 'not-sqlite' || shape.kind === 'truncated') throw damagedDatabaseError(file, shape.reason);
+  return shape;
+}
+
+/** SQLite would take the empty file for a new database and delete the -wal with the data. */
+export function orphanedWalError(file: string, walBytes: number, empty: boolean): LoomError {
+  return new LoomError(
+    `The session database ${file} is ${empty ? 'empty' : 'missing'}, but ${walPath(file)} beside it holds ${walBytes} bytes of its changes: the database file was lost. Loom will not start a new database over them; both were left untouched. Restore ${file} from a copy, or move ${walPath(file)} away to start afresh.`,
+    'db_lost',
+  );
+}
+
+/** What identifies a Loom database: its tables and its schema version. */
+export interface DatabaseIdentity {
+  tables: string[];
+  version: number;
+}
+
+export function readIdentity(db: Database.Database): DatabaseIdentity {
+  const tables = (db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table'`).all() as { name: string }[]).map((r) => r.name);
+  return { tables, version: readSchemaVersion(db) };
+}
+
+/** Why Loom will not use a readable database: another program's, or a newer Loom's. */
+export function identityProblem(file: string, identity: DatabaseIdentity, latest = latestVersion(MIGRATIONS)): LoomError | undefined {
+  if (identity.tables.length > 0 && !identity.tables.includes(SCHEMA_VERSION_TABLE)) {
+    return new LoomError(`${file} is not a Loom session database (it holds other tables); it was left untouched.`, 'db_foreign');
+  }
+  if (identity.version > latest) {
+    return new LoomError(`The session database ${file} was written by a newer Loom (schema ${identity.version}, this one knows ${latest}); update Loom.`, 'db_newer');
+  }
+  return undefined;
+}
+
 /**
- * Reads an existing file read-only: a corrupt file or another program's SQLite database
- * is refused untouched (opening it read-write would already rewrite its header for WAL).
+ * Reads an existing file through a read-only view: a corrupt file or another program's
+ * SQLite database is refused untouched, with nothing created beside it (opening it
+ * read-write would already rewrite its header for WAL).
  */
 function inspectExisting(file: string, latest: number, nativeBinding: string | undefined): void {
-  if (fs.statSync(file).size === 0) return;
-  let probe: Database.Database | undefined;
-  let tables: string[];
-  let version: number;
+  let identity: DatabaseIdentity;
   try {
-    probe = new Database(file, { readonly: true, fileMustExist: true, nativeBinding });
-    tables = (probe.prepare(`SELECT name FROM sqlite_master WHERE type = 'table'`).all() as { name: string }[]).map((r) => r.name);
-    version = readSchemaVersion(probe);
+    identity = withReadOnlyView(file, nativeBinding, readIdentity);
   } catch (err) {
-    throw new LoomError(`The session database ${file} is unreadable or corrupt (${errorMessage(err)}); it was left untouched.`, 'db_corrupt');
-  } finally {
-    probe?.close();
+    if (isDamageError(err)) throw damagedDatabaseError(file, errorMessage(err));
+    throw new LoomError(`The session database ${file} could not be read (${errorMessage(err)}); it was left untouched.`, 'db_unreadable');
   }
-  if (tables.length > 0 && !tables.includes(SCHEMA_VERSION_TABLE)) {
-    throw new LoomError(`${file} is not a Loom session database (it holds other tables); it was left untouched.`, 'db_foreign');
-  }
-  if (version > latest) {
-    throw new LoomError(`The session database ${file} was written by a newer Loom (schema ${version}, this one knows ${latest}); update Loom.`, 'db_newer');
-  }
+  const problem = identityProblem(file, identity, latest);
+  if (problem) throw problem;
 }
 
 function connect(file: string, nativeBinding: string | undefined): Database.Database {
