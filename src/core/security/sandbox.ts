@@ -1,13 +1,17 @@
 /**
- * Runs run_bash commands. With bubblewrap (Linux) the command sees the whole file system
- * read-only except the project folder and a private /tmp, has its own process, IPC and
- * network namespaces (no network unless allowed) and dies with Loom. Without it the
+ * Runs run_bash commands. With bubblewrap (Linux) the command sees the system read-only,
+ * the project folder read-write and nothing of the home folder, /var, /run or /tmp (what
+ * exactly: bwrap-args.ts); it has its own process, IPC, user and network namespaces (no
+ * network unless allowed), no capabilities, and dies with Loom. Without bubblewrap the
  * command runs unconfined and the result says so plainly.
  *
  * Either way the environment is scrubbed of secret-looking variables, the whole process
  * tree is killed on timeout or abort, and output is capped while it is read.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { bwrapArgs, type SandboxView } from './bwrap-args';
 import { scrubbedEnv } from './secrets';
 
 export interface ShellOptions {
@@ -39,42 +43,53 @@ export const MAX_OUTPUT_BYTES = 1024 * 1024;
 export const NO_SANDBOX_NOTE = 'No OS sandbox available (install bubblewrap); the command ran unconfined.';
 export const SANDBOX_OFF_NOTE = 'OS sandbox turned off; the command ran unconfined.';
 
-let bwrapWorks: boolean | undefined;
+/** How bubblewrap can be used here: with a user namespace, without one, or not at all. */
+let support: { userNamespace: boolean } | null | undefined;
 
 /** Whether bubblewrap is installed and can create namespaces here; checked once. */
 export function sandboxAvailable(): boolean {
-  if (bwrapWorks === undefined) {
-    const trial = spawnSync('bwrap', [...bwrapArgs(null, false), 'true'], { stdio: 'ignore', timeout: 10_000 });
-    bwrapWorks = trial.status === 0;
-  }
-  return bwrapWorks;
+  return sandboxSupport() !== null;
 }
 
-/** The bubblewrap options; `cwd` (the project folder) is the one writable place. */
-function bwrapArgs(cwd: string | null, network: boolean): string[] {
-  return [
-    '--ro-bind', '/', '/',
-    '--dev', '/dev',
-    '--proc', '/proc',
-    '--tmpfs', '/tmp',
-    // /run holds sockets of system daemons (docker, dbus); a read-only mount still lets a
-    // process connect to them, so hide it when the command is meant to be offline.
-    ...(network ? [] : ['--tmpfs', '/run']),
-    ...(cwd ? ['--bind', cwd, cwd, '--chdir', cwd] : []),
-    '--unshare-all',
-    ...(network ? ['--share-net'] : []),
-    '--die-with-parent',
-    '--new-session',
-  ];
+function sandboxSupport(): { userNamespace: boolean } | null {
+  if (support === undefined) {
+    // Kernels that refuse user namespaces still get the other namespaces and no capabilities.
+    const works = (userNamespace: boolean) =>
+      spawnSync('bwrap', [...bwrapArgs({ project: null, network: false, userNamespace }), 'true'], { stdio: 'ignore', timeout: 10_000 }).status === 0;
+    support = works(true) ? { userNamespace: true } : works(false) ? { userNamespace: false } : null;
+  }
+  return support;
+}
+
+let resolverDir: string | undefined;
+
+/** The folder /etc/resolv.conf really lives in (often under /run), for commands allowed the network. */
+function resolverFolder(): string | undefined {
+  try {
+    resolverDir ??= path.dirname(fs.realpathSync('/etc/resolv.conf'));
+  } catch {
+    // No resolver configuration: nothing to keep visible.
+  }
+  return resolverDir;
+}
+
+function sandboxView(options: ShellOptions, userNamespace: boolean): SandboxView {
+  const base = options.env ?? process.env;
+  const network = options.network ?? false;
+  return {
+    project: options.cwd, network, userNamespace, home: base.HOME, searchPath: base.PATH,
+    ...(network ? { resolverDir: resolverFolder() } : {}),
+  };
 }
 
 export function runShell(command: string, options: ShellOptions): Promise<ShellResult> {
   const baseEnv = options.env ?? process.env;
   const turnedOff = options.sandbox === false || process.env.LOOM_SANDBOX === 'off';
-  const sandboxed = !turnedOff && sandboxAvailable();
+  const bwrap = turnedOff ? null : sandboxSupport();
+  const sandboxed = bwrap !== null;
   const env = scrubbedEnv(baseEnv);
   const bash = ['bash', '-c', command];
-  const [file, ...args] = sandboxed ? ['bwrap', ...bwrapArgs(options.cwd, options.network ?? false), '--', ...bash] : bash;
+  const [file, ...args] = bwrap ? ['bwrap', ...bwrapArgs(sandboxView(options, bwrap.userNamespace)), '--', ...bash] : bash;
   const child = spawn(file, args, { cwd: options.cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   const note = sandboxed ? undefined : turnedOff ? SANDBOX_OFF_NOTE : NO_SANDBOX_NOTE;
   return collect(child, options).then((r) => ({ ...r, sandboxed, ...(note ? { sandboxNote: note } : {}) }));
