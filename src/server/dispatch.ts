@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { contract, isMethodName, type BridgeResult, type Handlers, type MethodName } from '../shared/contract';
 import { errorMessage, isLoomError } from '../core/errors';
+import { explainDamage } from '../core/store/damage';
 
 export async function dispatch(handlers: Handlers, method: unknown, rawInput: unknown): Promise<BridgeResult> {
   if (!isMethodName(method)) return failure('unknown_method', `Unknown method: ${String(method).slice(0, 100)}.`);
@@ -14,7 +15,9 @@ export async function dispatch(handlers: Handlers, method: unknown, rawInput: un
   try {
     const handler = handlers[method] as (input: unknown) => unknown;
     return { ok: true, value: (await handler(parsed.data)) ?? null };
-  } catch (err) {
+  } catch (caught) {
+    // A broken page can surface in any query: the user gets the way out, not a bug report.
+    const err = explainDamage(caught);
     if (isLoomError(err)) return failure(err.code, err.message);
     // A bug, not a user error: keep the detail in the log, give the UI one line.
     console.error(`loom: ${method} failed:`, err);
