@@ -31,7 +31,7 @@ export default defineConfig({
       emptyOutDir: true,
       // Served to the browser mode as well: minified, it loads in half the time.
       minify: true,
-      // One ~520 kB bundle (React, marked, DOMPurify, highlight.js's common languages) read from
+      // One ~520 kB bundle (React, marked, highlight.js's common languages) read from
       // disk or loopback, never over a network: splitting it would only add round trips.
       chunkSizeWarningLimit: 600,
       rolldownOptions: { input: { index: resolve('src/renderer/index.html') } },

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { SUMMARY, expect, newSession, openLoom, send, test, transcript } from './fixtures';
 
-test('a reply streams in and is shown as sanitised Markdown with highlighted code', async ({ page, loom }) => {
+test('a reply streams in and is shown as Markdown with highlighted code, its raw HTML as text', async ({ page, loom }) => {
   // The stream pauses after its second text piece until the test has seen the reply in flight.
   let finishStream!: () => void;
   const streamMayFinish = new Promise<void>((resolve) => (finishStream = resolve));
@@ -33,10 +33,42 @@ test('a reply streams in and is shown as sanitised Markdown with highlighted cod
   await expect(reply.locator('pre.code .hljs-keyword')).toHaveText('const');
   await expect(page.getByRole('button', { name: 'Send' })).toBeVisible();
   expect(await page.evaluate(() => (globalThis as { pwned?: number }).pwned)).toBeUndefined();
-  await expect(reply.locator('img')).not.toHaveAttribute('onerror', /.*/);
+  await expect(reply).toContainText('<img src=x onerror="window.pwned=1">');
+  await expect(reply.locator('img')).toHaveCount(0);
   // The message box is empty again, and the sidebar shows the model's listing summary.
   await expect(page.getByRole('textbox', { name: 'Message' })).toHaveValue('');
   await expect(page.getByRole('complementary', { name: 'Sessions' })).toContainText('Greeting and a code sample');
+});
+
+test('markup, scripts, frames, script links and remote images in a reply are inert text', async ({ page, loom }) => {
+  const attacks = [
+    '<img src=x onerror="window.pwned=1">',
+    '<script>window.pwned=2</script>',
+    '<iframe src="https://evil.example/frame"></iframe>',
+    'Inline <svg onload="window.pwned=3"></svg> and <a href="javascript:window.pwned=4">html link</a>',
+    '[markdown link](javascript:window.pwned=5)',
+    '![tracker](https://evil.example/pixel.png)',
+  ];
+  loom.model.enqueue({ text: attacks.join('\n\n') }, SUMMARY('Hostile markup'));
+  await openLoom(page, loom);
+  await newSession(page);
+  await send(page, 'Show me some HTML');
+
+  const reply = transcript(page).getByRole('article', { name: 'Assistant' });
+  for (const shown of [attacks[0], attacks[1], attacks[2], '<svg onload="window.pwned=3"></svg>', '<a href="javascript:window.pwned=4">']) {
+    await expect(reply).toContainText(shown);
+  }
+  await expect(reply).toContainText('markdown link');
+  await expect(reply.locator('img, script, iframe, svg, object, embed')).toHaveCount(0);
+  // The only link is the remote image's, opening outside the app; the script link is text.
+  const links = reply.getByRole('link');
+  await expect(links).toHaveCount(1);
+  await expect(links).toHaveText('🖼 tracker');
+  await expect(links).toHaveAttribute('href', 'https://evil.example/pixel.png');
+  await expect(links).toHaveAttribute('target', '_blank');
+  await expect(links).toHaveAttribute('rel', 'noopener noreferrer');
+  expect(await page.evaluate(() => (globalThis as { pwned?: number }).pwned)).toBeUndefined();
+  // The strict page-error guard (fixtures.ts) then checks that no CSP report was raised.
 });
 
 test('a tool call waits for approval: allowed once it runs, denied it does not', async ({ page, loom }) => {

@@ -1,7 +1,7 @@
 /**
- * One transcript message: the user's words as typed, the assistant's reply as sanitised
- * Markdown, each tool call as a collapsible card with its arguments, each tool result as
- * a collapsible card, the system prompt folded away.
+ * One transcript message: the user's words as typed, the assistant's reply as Markdown
+ * (raw HTML shown as text), each tool call as a collapsible card with its arguments, each
+ * tool result as a collapsible card, the system prompt folded away.
  */
 import { memo, useMemo } from 'react';
 import type { ChatMessage, ToolCall } from '../../shared/types';

@@ -1,45 +1,43 @@
 /**
- * Model output as HTML that is safe to insert: Markdown by marked, code highlighted by
- * highlight.js, then sanitised by DOMPurify (no scripts, no event handlers, no inline
- * styles, no forms). Links open outside the app; remote images are blocked by the CSP.
+ * Model output as Markdown tokens, never as HTML: marked's lexer splits the text into
+ * tokens that components/Markdown turns into React elements, so no string from the model
+ * is ever parsed by the browser (raw HTML in a reply is shown as the text it is). This
+ * module also decides which URLs a reply may use.
  */
-import DOMPurify from 'dompurify';
-import hljs from 'highlight.js/lib/common';
-import { Marked } from 'marked';
+import { Marked, type Token } from 'marked';
+import { decodeCharacterReferences } from './character-references';
 
-const marked = new Marked({
-  gfm: true,
-  renderer: {
-    code({ text, lang }) {
-      const language = (lang ?? '').trim().split(/\s+/)[0];
-      const known = language && hljs.getLanguage(language);
-      // Highlighting large blocks is the slow part of rendering: past 20k characters show them plain.
-      const body = known && text.length < 20_000 ? hljs.highlight(text, { language, ignoreIllegals: true }).value : escapeHtml(text);
-      const label = known ? ` data-lang="${escapeHtml(language)}"` : '';
-      return `<pre class="code"${label}><code class="hljs">${body}</code></pre>\n`;
-    },
-  },
-});
+const marked = new Marked({ gfm: true });
 
-DOMPurify.addHook('afterSanitizeAttributes', (node) => {
-  if (node.tagName === 'A') {
-    node.setAttribute('target', '_blank');
-    node.setAttribute('rel', 'noopener noreferrer');
-  }
-});
-
-const PURIFY_CONFIG = {
-  FORBID_TAGS: ['style', 'form', 'input', 'button', 'textarea', 'select', 'iframe', 'object', 'embed'],
-  FORBID_ATTR: ['style', 'srcset'],
-  ALLOW_DATA_ATTR: false,
-  ADD_ATTR: ['target'],
-};
-
-export function renderMarkdown(text: string): string {
-  const html = marked.parse(text, { async: false });
-  return DOMPurify.sanitize(html, PURIFY_CONFIG);
+export function lexMarkdown(text: string): Token[] {
+  return marked.lexer(text);
 }
 
-export function escapeHtml(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+const LINK_PROTOCOLS = new Set(['http:', 'https:', 'mailto:']);
+
+/** A link target that opens outside the app (http, https, mailto), else null: shown as text. */
+export function safeLinkHref(href: string): string | null {
+  const url = parseUrl(href);
+  return url && LINK_PROTOCOLS.has(url.protocol) ? url.href : null;
+}
+
+// The CSP allows images from data: only; SVG is left out because it can carry script.
+const INLINE_IMAGE = /^data:image\/(png|jpeg|gif|webp);base64,[a-z0-9+/=]+$/i;
+
+/**
+ * A reply's image is drawn only when its bytes are in the reply (a base64 PNG, JPEG, GIF
+ * or WebP data URL). A remote image would be a request the model chose (and the CSP blocks
+ * it anyway): it is shown as a link instead, see components/Markdown.
+ */
+export function inlineImageSrc(href: string): string | null {
+  const src = decodeCharacterReferences(href).trim();
+  return INLINE_IMAGE.test(src) ? src : null;
+}
+
+function parseUrl(href: string): URL | null {
+  try {
+    return new URL(decodeCharacterReferences(href).trim());
+  } catch {
+    return null;
+  }
 }
