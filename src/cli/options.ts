@@ -54,6 +54,7 @@ interface RawOptions {
   tools?: string;
   toolTimeout?: string;
   llmTimeout?: string;
+  llmIdleTimeout?: string;
   maxTurns?: string;
   maxToolCalls?: string;
   maxCostUsd?: string;
@@ -131,7 +132,8 @@ function addLimitOptions(program: Command): void {
     .optionsGroup('Limits:')
     .option('--tools <names>', 'comma-separated tool names offered to the model (default: all)')
     .option('--tool-timeout <sec>', `seconds one tool call may take (default ${DEFAULTS.toolTimeoutSec})`)
-    .option('--llm-timeout <sec>', `seconds one model request may take (default ${DEFAULTS.llmTimeoutSec})`)
+    .option('--llm-timeout <sec>', `seconds one model request may take in all, reply included (default ${DEFAULTS.llmTimeoutSec})`)
+    .option('--llm-idle-timeout <sec>', `seconds the model server may stay silent (default ${DEFAULTS.llmIdleTimeoutSec})`)
     .option('--max-turns <n>', `model requests per user message (default ${DEFAULTS.maxTurns})`)
     .option('--max-tool-calls <n>', `tool calls per session run (default ${DEFAULTS.maxToolCalls})`)
     .option('--max-cost-usd <usd>', `spending limit per session run in US dollars (default ${DEFAULTS.maxCostUsd.toFixed(2)})`)
@@ -273,6 +275,7 @@ function toConfig(raw: RawOptions, env: NodeJS.ProcessEnv): LoomConfig {
     mode: raw.mode ?? DEFAULTS.mode,
     toolTimeoutSec: positiveInteger(raw.toolTimeout, '--tool-timeout', DEFAULTS.toolTimeoutSec),
     llmTimeoutSec: positiveInteger(raw.llmTimeout, '--llm-timeout', DEFAULTS.llmTimeoutSec),
+    llmIdleTimeoutSec: positiveInteger(raw.llmIdleTimeout, '--llm-idle-timeout', DEFAULTS.llmIdleTimeoutSec),
     maxTurns: positiveInteger(raw.maxTurns, '--max-turns', DEFAULTS.maxTurns),
     maxToolCalls: positiveInteger(raw.maxToolCalls, '--max-tool-calls', DEFAULTS.maxToolCalls),
     maxCostUsd: dollars(raw.maxCostUsd, '--max-cost-usd', DEFAULTS.maxCostUsd),

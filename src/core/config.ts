@@ -16,7 +16,10 @@ export interface LoomConfig {
   /** Names of the tools offered to the model; undefined means all. */
   tools?: string[];
   toolTimeoutSec: number;
+  /** Bound on one whole model request, the streamed reply included. */
   llmTimeoutSec: number;
+  /** Bound on the server's silence: before it answers, and between streamed chunks. */
+  llmIdleTimeoutSec: number;
   maxTurns: number;
   maxToolCalls: number;
   maxCostUsd: number;
@@ -31,7 +34,8 @@ export const DEFAULTS = {
   maxContextTokens: 24000,
   mode: 'default' as PermissionMode,
   toolTimeoutSec: 120,
-  llmTimeoutSec: 120,
+  llmTimeoutSec: 600,
+  llmIdleTimeoutSec: 120,
   maxTurns: 40,
   maxToolCalls: 200,
   maxCostUsd: 5.0,

@@ -261,6 +261,7 @@ export class LoomEngine {
       max_context_tokens: c.maxContextTokens,
       tool_timeout_sec: c.toolTimeoutSec,
       llm_timeout_sec: c.llmTimeoutSec,
+      llm_idle_timeout_sec: c.llmIdleTimeoutSec,
       max_turns: c.maxTurns,
       max_tool_calls: c.maxToolCalls,
       max_cost_usd: c.maxCostUsd,
@@ -364,6 +365,7 @@ function clientFor(config: LoomConfig, prices: PriceTable): ModelClient {
     apiKey: config.apiKey,
     model: config.model,
     timeoutMs: config.llmTimeoutSec * 1000,
+    idleTimeoutMs: config.llmIdleTimeoutSec * 1000,
     retryBaseMs: retryBaseMs(process.env),
     prices,
   });

@@ -78,6 +78,7 @@ function engineConfig(dataDir: string, settings: EngineSettings): LoomConfig {
     ...settings,
     toolTimeoutSec: DEFAULTS.toolTimeoutSec,
     llmTimeoutSec: DEFAULTS.llmTimeoutSec,
+    llmIdleTimeoutSec: DEFAULTS.llmIdleTimeoutSec,
     maxTurns: DEFAULTS.maxTurns,
     maxToolCalls: DEFAULTS.maxToolCalls,
     maxCostUsd: DEFAULTS.maxCostUsd,

@@ -55,14 +55,19 @@ describe('caps given on the command line', () => {
   });
 });
 
-describe('--llm-timeout', () => {
+describe('--llm-timeout and --llm-idle-timeout', () => {
   it('gives up on a silent server after that many seconds, in one line that says what to raise', async () => {
-    ctx.server.enqueue({ hangMs: 10_000 });
-    const run = await runLoom(ctx.ws, ctx.server.baseUrl, ['--llm-timeout', '1', '-p', 'anyone there?']);
-    expect(run.code).toBe(1);
-    expect(run.stdout).toBe('');
-    expect(run.stderr.split('\n').filter((line) => line.startsWith('loom: '))).toEqual([
-      `loom: The model server at ${ctx.server.baseUrl} sent nothing for 1 s. Check that it is running and not overloaded, or raise --llm-timeout.`,
+    ctx.server.enqueue({ hangMs: 10_000 }, { hangMs: 10_000 });
+    const total = await runLoom(ctx.ws, ctx.server.baseUrl, ['--llm-timeout', '1', '-p', 'anyone there?']);
+    expect(total.code).toBe(1);
+    expect(total.stdout).toBe('');
+    expect(total.stderr.split('\n').filter((line) => line.startsWith('loom: '))).toEqual([
+      `loom: The model server at ${ctx.server.baseUrl} did not finish its reply within 1 s. Check that it is not overloaded, or raise --llm-timeout.`,
+    ]);
+    const idle = await runLoom(ctx.ws, ctx.server.baseUrl, ['--llm-idle-timeout', '1', '-p', 'anyone there?']);
+    expect(idle.code).toBe(1);
+    expect(idle.stderr.split('\n').filter((line) => line.startsWith('loom: '))).toEqual([
+      `loom: The model server at ${ctx.server.baseUrl} sent nothing for 1 s. Check that it is running and not overloaded, or raise --llm-idle-timeout.`,
     ]);
   });
 });

@@ -17,7 +17,7 @@ describe('loom --help', () => {
     expect(run).toMatchObject({ code: 0, stderr: '' });
     const flags = [
       '--data-dir', '--base-url', '--model', '--api-key', '--max-context-tokens', '--mode', '--tools', '--tool-timeout',
-      '--llm-timeout', '--max-turns', '--max-tool-calls', '--max-cost-usd', '--approve-plan', '--log-dir', '-p, --prompt',
+      '--llm-timeout', '--llm-idle-timeout', '--max-turns', '--max-tool-calls', '--max-cost-usd', '--approve-plan', '--log-dir', '-p, --prompt',
       '--resume', '--continue', '--list-sessions', '--include-archived', '--json', '--search', '--info', '--rename',
       '--fork', '--archive', '--unarchive', '--export', '--format', '--import', '--delete', '--yes',
     ];

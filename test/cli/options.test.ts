@@ -35,7 +35,8 @@ describe('configuration', () => {
       maxContextTokens: 24000,
       mode: 'default',
       toolTimeoutSec: 120,
-      llmTimeoutSec: 120,
+      llmTimeoutSec: 600,
+      llmIdleTimeoutSec: 120,
       maxTurns: 40,
       maxToolCalls: 200,
       maxCostUsd: 5,
@@ -47,7 +48,7 @@ describe('configuration', () => {
     const { config } = run([
       '--data-dir', 'rel/data', '--base-url', 'https://api.example.test/v1/', '--model', 'm1', '--api-key', 'k1',
       '--max-context-tokens', '8000', '--mode', 'acceptEdits', '--tools', 'read_file, grep,read_file',
-      '--tool-timeout', '30', '--llm-timeout', '60', '--max-turns', '3', '--max-tool-calls', '9',
+      '--tool-timeout', '30', '--llm-timeout', '60', '--llm-idle-timeout', '20', '--max-turns', '3', '--max-tool-calls', '9',
       '--max-cost-usd', '0.25', '--approve-plan', '--log-dir', 'logs',
     ]);
     expect(config).toEqual({
@@ -60,6 +61,7 @@ describe('configuration', () => {
       tools: ['read_file', 'grep'],
       toolTimeoutSec: 30,
       llmTimeoutSec: 60,
+      llmIdleTimeoutSec: 20,
       maxTurns: 3,
       maxToolCalls: 9,
       maxCostUsd: 0.25,
@@ -120,6 +122,7 @@ describe('usage errors', () => {
     [['--max-context-tokens', '-5'], '--max-context-tokens must be a positive whole number'],
     [['--tool-timeout', '1e3'], '--tool-timeout must be a positive whole number'],
     [['--llm-timeout', ''], '--llm-timeout must be a positive whole number'],
+    [['--llm-idle-timeout', '0'], '--llm-idle-timeout must be a positive whole number'],
     [['--max-cost-usd', '-1'], '--max-cost-usd must be an amount of US dollars of 0 or more'],
     [['--max-cost-usd', 'lots'], '--max-cost-usd must be an amount'],
     [['--mode', 'yolo'], "option '--mode <mode>' argument 'yolo' is invalid. Allowed choices are default, acceptEdits, dangerouslySkipPermissions."],

@@ -44,4 +44,34 @@ describe('ReplyAssembler', () => {
     reply.add(chunk({ tool_calls: [{ index: 1, function: { arguments: '' } }] }));
     expect(reply.message().tool_calls).toEqual([{ id: 'nameless', type: 'function', function: { name: '', arguments: '{"path":"a"}' } }]);
   });
+
+  it('cuts a reply over its size cap: the text up to the cap, then a note; nothing more is taken', () => {
+    const reply = new ReplyAssembler(10);
+    expect(reply.add(chunk({ content: 'abcdef' }))).toBe('abcdef');
+    expect(reply.overflowed).toBe(false);
+    expect(reply.add(chunk({ content: 'ghijkl' }))).toBe('ghij');
+    expect(reply.overflowed).toBe(true);
+    expect(reply.add(chunk({ content: 'more' }))).toBe('');
+    const note = '[reply cut at 10 characters: the model server sent more than Loom keeps of one reply, and the rest was not read.]';
+    expect(reply.cutNotice()).toBe(`\n\n${note}`);
+    expect(reply.message()).toEqual({ role: 'assistant', content: `abcdefghij\n\n${note}` });
+    expect(reply.finishReason).toBe('length');
+  });
+
+  it('counts tool-call arguments toward the cap and drops every call of a cut reply', () => {
+    const reply = new ReplyAssembler(20);
+    reply.add(chunk({ tool_calls: [{ index: 0, id: 'a', function: { name: 'todo_list', arguments: '{}' } }] }));
+    reply.add(chunk({ tool_calls: [{ index: 1, id: 'b', function: { name: 'run_bash', arguments: '{"command":"echo ' } }] }));
+    reply.add(chunk({ tool_calls: [{ index: 1, function: { arguments: 'x'.repeat(50) } }] }));
+    expect(reply.overflowed).toBe(true);
+    expect(reply.message()).toEqual({
+      role: 'assistant',
+      content: '[reply cut at 20 characters: the model server sent more than Loom keeps of one reply, and the rest was not read; 2 tool calls in it were dropped, not run.]',
+    });
+  });
+
+  it('never ends a cut reply on half a surrogate pair', () => {
+    const reply = new ReplyAssembler(3);
+    expect(reply.add(chunk({ content: 'ab😀c' }))).toBe('ab');
+  });
 });

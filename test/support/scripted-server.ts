@@ -65,6 +65,8 @@ export interface ScriptedReply {
   resume?: Promise<unknown>;
   /** Pause between SSE events (default: yield to the event loop only). */
   chunkDelayMs?: number;
+  /** Streaming only: after the first event, send one text chunk every this many ms, forever (until the client goes). */
+  trickleEveryMs?: number;
   /** Answer a streaming request with one whole JSON completion, as some servers do. */
   ignoreStream?: boolean;
   /** 'body': a 200 whose body is not a completion; 'chunk': an SSE event that is not JSON. */
@@ -81,6 +83,8 @@ export interface ReceivedRequest {
   body: any;
   /** Date.now() when the request arrived. */
   at: number;
+  /** For a streamed reply: bytes written so far, and whether the whole reply was sent. */
+  streamed?: { bytes: number; completed: boolean };
 }
 
 export interface ScriptedServer {
@@ -144,10 +148,11 @@ export async function startScriptedServer(): Promise<ScriptedServer> {
     let reply = queue.shift();
     if (!reply) return sendError(res, 500, 'scripted server: no reply queued');
     if (reply.respond) reply = await reply.respond(body, received);
-    await answer(reply, body, res);
+    await answer(reply, received, res);
   }
 
-  async function answer(reply: ScriptedReply, body: any, res: http.ServerResponse): Promise<void> {
+  async function answer(reply: ScriptedReply, received: ReceivedRequest, res: http.ServerResponse): Promise<void> {
+    const { body } = received;
     if (reply.delayMs) await sleep(reply.delayMs);
     if (reply.hangMs !== undefined && reply.stallAfterChunks === undefined) {
       await sleep(reply.hangMs);
@@ -164,13 +169,28 @@ export async function startScriptedServer(): Promise<ScriptedServer> {
       res.end('<html><body>Welcome to nginx!</body></html>');
       return;
     }
-    if (body.stream && !reply.ignoreStream) return streamReply(reply, body, res);
+    if (body.stream && !reply.ignoreStream) return streamReply(reply, received, res);
     sendJson(res, 200, completion(reply, body), reply.headers);
   }
 
-  async function streamReply(reply: ScriptedReply, body: any, res: http.ServerResponse): Promise<void> {
+  async function streamReply(reply: ScriptedReply, received: ReceivedRequest, res: http.ServerResponse): Promise<void> {
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', ...reply.headers });
-    const events = sseEvents(reply, body);
+    const events = sseEvents(reply, received.body);
+    const streamed: NonNullable<ReceivedRequest['streamed']> = { bytes: 0, completed: false };
+    received.streamed = streamed;
+    const send = async (event: string) => {
+      const data = `data: ${event}\n\n`;
+      await write(res, data);
+      streamed.bytes += Buffer.byteLength(data);
+    };
+    if (reply.trickleEveryMs !== undefined) {
+      await send(events[0]);
+      for (let i = 0; !res.destroyed; i++) {
+        await sleep(reply.trickleEveryMs);
+        await send(textChunk(received.body, `drip ${i} `));
+      }
+      return;
+    }
     let sent = 0;
     for (const event of events) {
       if (res.destroyed) return;
@@ -184,12 +204,14 @@ export async function startScriptedServer(): Promise<ScriptedServer> {
         return;
       }
       if (reply.pauseAfterChunks !== undefined && sent === reply.pauseAfterChunks) await reply.resume;
-      await write(res, `data: ${event}\n\n`);
+      await send(event);
       sent++;
       if (reply.chunkDelayMs) await sleep(reply.chunkDelayMs);
       else await new Promise((resolve) => setImmediate(resolve));
     }
-    if (!res.destroyed) res.end();
+    if (res.destroyed) return;
+    res.end();
+    streamed.completed = true;
   }
 
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -307,9 +329,18 @@ function completion(reply: ScriptedReply, body: any) {
   return result;
 }
 
+function chunkBase(body: any) {
+  return { id: 'chatcmpl-scripted', object: 'chat.completion.chunk', created: Math.floor(Date.now() / 1000), model: body.model };
+}
+
+/** One SSE payload carrying a piece of reply text. */
+function textChunk(body: any, content: string): string {
+  return JSON.stringify({ ...chunkBase(body), choices: [{ index: 0, delta: { content }, finish_reason: null }] });
+}
+
 /** The SSE `data:` payloads of a streamed reply, [DONE] included, in order. */
 function sseEvents(reply: ScriptedReply, body: any): string[] {
-  const base = { id: 'chatcmpl-scripted', object: 'chat.completion.chunk', created: Math.floor(Date.now() / 1000), model: body.model };
+  const base = chunkBase(body);
   const chunk = (delta: object, finish: string | null = null) =>
     JSON.stringify({ ...base, choices: [{ index: 0, delta, finish_reason: finish }] });
 

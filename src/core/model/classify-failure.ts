@@ -1,6 +1,6 @@
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 import { aborted, badResponse, cutOff, httpFailure, ModelError, streamError, timedOut, unreachable } from './model-error';
-import type { RequestGuard } from './request-guard';
+import type { RequestGuard, RequestLimits } from './request-guard';
 import { isRetryableNetworkCode, isRetryableStatus, retryAfterMs } from './retry';
 
 /** A failed attempt: the error to report, and whether another attempt may succeed. */
@@ -14,7 +14,7 @@ export interface AttemptFailure {
 export interface FailureContext {
   baseUrl: string;
   model: string;
-  timeoutMs: number;
+  limits: RequestLimits;
   guard: RequestGuard;
   /** The server had started answering (headers received). */
   answering: boolean;
@@ -25,7 +25,9 @@ export function classifyFailure(err: unknown, ctx: FailureContext): AttemptFailu
   const { baseUrl, guard } = ctx;
   // The guard knows why it fired; the SDK reports either reason as a user abort.
   if (guard.cancelled) return final(aborted());
-  if (guard.timedOut || err instanceof APIConnectionTimeoutError) return final(timedOut(baseUrl, ctx.timeoutMs));
+  if (guard.timedOut === 'idle') return final(timedOut(baseUrl, 'idle', ctx.limits.idleMs));
+  // The SDK's own timeout is set to the total: it fires only before the headers arrive.
+  if (guard.timedOut === 'total' || err instanceof APIConnectionTimeoutError) return final(timedOut(baseUrl, 'total', ctx.limits.totalMs));
   if (err instanceof APIUserAbortError) return final(aborted());
   if (err instanceof APIConnectionError) return unreachableFailure(baseUrl, networkCode(err));
   if (err instanceof APIError && typeof err.status === 'number') {

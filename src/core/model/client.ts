@@ -10,7 +10,7 @@ import { type AttemptFailure, classifyFailure } from './classify-failure';
 import { aborted, badResponse, ModelError } from './model-error';
 import type { PriceTable } from './pricing';
 import { ReplyAssembler } from './reply-assembler';
-import { RequestGuard } from './request-guard';
+import { RequestGuard, type RequestLimits } from './request-guard';
 import { DEFAULT_RETRY_TIMING, retryDelayMs, type RetryTiming, waitUnlessAborted } from './retry';
 import { resolveUsage, type ReplyUsage } from './usage-estimate';
 
@@ -20,8 +20,10 @@ export interface ModelSettings {
   baseUrl: string;
   apiKey: string;
   model: string;
-  /** How long the server may stay silent (before answering, or between streamed chunks). */
+  /** How long one request may take in all, streaming included (--llm-timeout). */
   timeoutMs: number;
+  /** How long the server may stay silent, before answering or between chunks (default: timeoutMs). */
+  idleTimeoutMs?: number;
   /** Retries after the first attempt (default 3). */
   maxRetries?: number;
   /** First backoff step in ms (default 500); doubles per retry. */
@@ -52,7 +54,7 @@ export interface ChatRequest {
   tools?: ToolSpec[];
   temperature?: number;
   maxTokens?: number;
-  /** Overrides settings.timeoutMs for this request. */
+  /** Overrides settings.timeoutMs (the whole request's bound) for this request. */
   timeoutMs?: number;
   /** Cancels this request only. */
   signal?: AbortSignal;
@@ -112,8 +114,8 @@ export class ModelClient {
   }
 
   private async attempt(req: ChatRequest): Promise<Attempt> {
-    const timeoutMs = req.timeoutMs ?? this.settings.timeoutMs;
-    const guard = new RequestGuard(req.signal, timeoutMs);
+    const limits = this.limitsFor(req);
+    const guard = new RequestGuard(req.signal, limits);
     const reply = new ReplyAssembler();
     let answering = false;
     let emitted = false;
@@ -128,7 +130,7 @@ export class ModelClient {
     };
     try {
       const { data: stream, response } = await this.openai.chat.completions
-        .create(this.requestBody(req), { signal: guard.signal, timeout: timeoutMs })
+        .create(this.requestBody(req), { signal: guard.signal, timeout: limits.totalMs })
         .withResponse();
       answering = true;
       guard.touch();
@@ -138,10 +140,13 @@ export class ModelClient {
         for await (const chunk of stream) {
           guard.touch();
           emit(reply.add(chunk));
+          // Over the size cap: stop reading, so the rest is never even downloaded.
+          if (reply.overflowed) break;
         }
       }
+      emit(reply.cutNotice());
       // The SDK ends a stream quietly when its signal fires; that is still a failure.
-      if (guard.signal.aborted) return { ok: false, emitted, ...classifyFailure(undefined, this.context(guard, timeoutMs, answering)) };
+      if (guard.signal.aborted) return { ok: false, emitted, ...classifyFailure(undefined, this.context(guard, limits, answering)) };
       if (!reply.recognised) return { ok: false, emitted, error: badResponse(this.settings.baseUrl), retryable: false };
       const message = reply.message();
       return {
@@ -150,14 +155,20 @@ export class ModelClient {
       };
     } catch (err) {
       if (err instanceof CallerError) throw err.cause;
-      return { ok: false, emitted, ...classifyFailure(err, this.context(guard, timeoutMs, answering)) };
+      return { ok: false, emitted, ...classifyFailure(err, this.context(guard, limits, answering)) };
     } finally {
       guard.dispose();
     }
   }
 
-  private context(guard: RequestGuard, timeoutMs: number, answering: boolean) {
-    return { baseUrl: this.settings.baseUrl, model: this.settings.model, timeoutMs, guard, answering };
+  private context(guard: RequestGuard, limits: RequestLimits, answering: boolean) {
+    return { baseUrl: this.settings.baseUrl, model: this.settings.model, limits, guard, answering };
+  }
+
+  /** Without an idle bound of its own, silence is bounded only by the whole request's. */
+  private limitsFor(req: ChatRequest): RequestLimits {
+    const totalMs = req.timeoutMs ?? this.settings.timeoutMs;
+    return { totalMs, idleMs: this.settings.idleTimeoutMs ?? totalMs };
   }
 
   private requestBody(req: ChatRequest): OpenAI.Chat.ChatCompletionCreateParamsStreaming {

@@ -1,5 +1,6 @@
 import { LoomError } from '../errors';
 import { redactSecrets } from '../security/secrets';
+import type { TimeoutKind } from './request-guard';
 
 export type ModelErrorKind = 'unreachable' | 'timeout' | 'aborted' | 'http' | 'bad_response';
 
@@ -53,12 +54,14 @@ export function unreachable(baseUrl: string, code: string | undefined): ModelErr
   );
 }
 
-export function timedOut(baseUrl: string, timeoutMs: number): ModelError {
+/** `total`: the request took --llm-timeout in all; `idle`: the server was silent for --llm-idle-timeout. */
+export function timedOut(baseUrl: string, kind: TimeoutKind, timeoutMs: number): ModelError {
   const seconds = Math.max(1, Math.round(timeoutMs / 1000));
-  return new ModelError(
-    `The model server at ${baseUrl} sent nothing for ${seconds} s. Check that it is running and not overloaded, or raise --llm-timeout.`,
-    'timeout',
-  );
+  const message =
+    kind === 'idle'
+      ? `The model server at ${baseUrl} sent nothing for ${seconds} s. Check that it is running and not overloaded, or raise --llm-idle-timeout.`
+      : `The model server at ${baseUrl} did not finish its reply within ${seconds} s. Check that it is not overloaded, or raise --llm-timeout.`;
+  return new ModelError(message, 'timeout');
 }
 
 export function aborted(): ModelError {

@@ -1,5 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { AssistantMessage, ToolCall } from '../../shared/types';
+import { counted } from '../counted';
+
+/**
+ * Most of one reply Loom keeps: 1 MiB of characters, text and tool-call arguments together.
+ * A server that sends more (by accident or to flood the session) gets its reply cut here:
+ * it is stored cut, with a note, and only the cut version is ever sent back.
+ */
+export const MAX_REPLY_CHARS = 1024 * 1024;
 
 export interface ReportedUsage {
   prompt_tokens?: number;
@@ -17,9 +25,16 @@ interface PartialCall {
  * call arguments arrive in pieces or whole, ids and names only in the first piece, `index`
  * is sometimes missing, content may be null, usage may come in a choice-less last chunk or
  * not at all. Everything is read defensively: a chunk is untrusted JSON.
+ *
+ * Past `maxChars` the reply is cut: nothing more is taken (`overflowed` tells the client
+ * to stop reading), the text ends with a note, and its tool calls are dropped — a call
+ * that may be missing its end is never run.
  */
 export class ReplyAssembler {
   private text = '';
+  private size = 0;
+  /** True once the reply went over maxChars; everything after that was dropped. */
+  overflowed = false;
   private readonly calls: PartialCall[] = [];
   private readonly callsByIndex = new Map<number, PartialCall>();
   private finish: string | null = null;
@@ -27,12 +42,14 @@ export class ReplyAssembler {
   /** True once any chunk looked like a chat completion chunk. */
   recognised = false;
 
+  constructor(private readonly maxChars = MAX_REPLY_CHARS) {}
+
   /**
    * Takes one streamed chunk (or a whole completion, from a server that ignores
    * `stream: true`); returns the text it adds, if any.
    */
   add(chunk: unknown): string {
-    if (!isObject(chunk)) return '';
+    if (!isObject(chunk) || this.overflowed) return '';
     if (isObject(chunk.usage)) this.reported = readUsage(chunk.usage);
     if (!Array.isArray(chunk.choices)) return '';
     this.recognised = true;
@@ -42,9 +59,10 @@ export class ReplyAssembler {
       if (typeof choice.finish_reason === 'string') this.finish = choice.finish_reason;
       const delta = isObject(choice.delta) ? choice.delta : isObject(choice.message) ? choice.message : undefined;
       if (!delta) continue;
-      if (typeof delta.content === 'string') added += delta.content;
+      if (typeof delta.content === 'string') added += this.take(delta.content);
       if (Array.isArray(delta.tool_calls)) delta.tool_calls.forEach((piece) => this.addToolCallPiece(piece));
     }
+    if (this.overflowed) this.finish = 'length';
     this.text += added;
     return added;
   }
@@ -63,6 +81,7 @@ export class ReplyAssembler {
    * nothing at all is only stream noise.
    */
   message(): AssistantMessage {
+    if (this.overflowed) return { role: 'assistant', content: this.text + this.cutNotice() };
     const toolCalls: ToolCall[] = this.calls
       .filter((call) => call.name !== '' || call.id !== '' || call.arguments.trim() !== '')
       .map((call) => ({
@@ -75,15 +94,38 @@ export class ReplyAssembler {
     return { role: 'assistant', content: this.text === '' ? null : this.text, tool_calls: toolCalls };
   }
 
+  /** What ends a cut reply's text (and is shown after it): empty unless the reply was cut. */
+  cutNotice(): string {
+    if (!this.overflowed) return '';
+    const dropped = this.calls.length ? `; ${counted(this.calls.length, 'tool call')} in it were dropped, not run` : '';
+    const note = `[reply cut at ${this.maxChars.toLocaleString('en-US')} characters: the model server sent more than Loom keeps of one reply, and the rest was not read${dropped}.]`;
+    return this.text ? `\n\n${note}` : note;
+  }
+
+  /** The part of `piece` that still fits under maxChars; marks the reply cut when not all of it does. */
+  private take(piece: string): string {
+    const room = this.maxChars - this.size;
+    if (piece.length <= room) {
+      this.size += piece.length;
+      return piece;
+    }
+    this.overflowed = true;
+    // Never end on half a surrogate pair.
+    const kept = /[\ud800-\udbff]$/.test(piece.slice(0, room)) ? piece.slice(0, room - 1) : piece.slice(0, room);
+    this.size += kept.length;
+    return kept;
+  }
+
   private addToolCallPiece(piece: unknown): void {
-    if (!isObject(piece)) return;
+    if (!isObject(piece) || this.overflowed) return;
     const call = this.callFor(piece);
     if (typeof piece.id === 'string' && piece.id !== '') call.id = piece.id;
     const fn = isObject(piece.function) ? piece.function : undefined;
     if (!fn) return;
     if (typeof fn.name === 'string' && fn.name !== '') call.name = fn.name;
-    if (typeof fn.arguments === 'string') call.arguments += fn.arguments;
-    else if (isObject(fn.arguments)) call.arguments += JSON.stringify(fn.arguments);
+    const args = typeof fn.arguments === 'string' ? fn.arguments : isObject(fn.arguments) ? JSON.stringify(fn.arguments) : '';
+    // The arguments are dropped with the call if the reply is cut, so they are not kept half.
+    if (this.take(args) === args) call.arguments += args;
   }
 
   /** The call a piece belongs to: by index; without one, a new id starts a new call. */

@@ -5,6 +5,13 @@
 import type { z } from 'zod';
 import type { Tool } from './tool';
 
+/**
+ * Most characters one call's arguments may have (256 KiB). A bigger call is refused before
+ * it is parsed: nothing that large is a sensible single action, and the model is told to
+ * split the work. (A reply over the model client's size cap never gets this far.)
+ */
+export const MAX_TOOL_ARGUMENT_CHARS = 256 * 1024;
+
 function describeIssue(issue: z.core.$ZodIssue): string {
   const field = issue.path.length ? issue.path.join('.') : null;
   if (issue.code === 'unrecognized_keys') {
@@ -27,6 +34,10 @@ export function parseToolArguments(
   tool: Tool,
   raw: string,
 ): { ok: true; args: unknown } | { ok: false; error: string } {
+  if (raw.length > MAX_TOOL_ARGUMENT_CHARS) {
+    const size = `${raw.length.toLocaleString('en-US')} characters, over the limit of ${MAX_TOOL_ARGUMENT_CHARS.toLocaleString('en-US')}`;
+    return { ok: false, error: `Refused: the arguments of this ${tool.name} call are ${size}; it was not run. Split the work into smaller calls.` };
+  }
   let value: unknown;
   try {
     value = raw.trim() === '' ? {} : JSON.parse(raw);
