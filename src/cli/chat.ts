@@ -28,7 +28,8 @@ export async function runChat(config: LoomConfig, opts: ChatOptions): Promise<nu
   // -p reads no prompt, but a person at a terminal can still answer an approval.
   const input = interactive || process.stdin.isTTY ? new LineInput() : undefined;
   try {
-    engine = new LoomEngine({ config, store });
+    // The project is the folder loom runs in, for a resumed session too.
+    engine = new LoomEngine({ config, store, projectDir: process.cwd() });
     const status = (text: string) => void (interactive ? process.stdout : process.stderr).write(text);
     const view = new TerminalView((text) => void process.stdout.write(text), status, interactive ? 'Assistant: ' : '');
     engine.on(view.handle);
@@ -62,7 +63,7 @@ async function openChatSession(engine: LoomEngine, store: SessionStore, opts: Ch
     view.line(`Session ${meta.id}${name ? ` (${name})` : ''}: ${meta.message_count} messages so far.${hint}`);
     return meta.id;
   }
-  const meta = engine.createSession(process.cwd());
+  const meta = engine.createSession();
   view.line(`Session ${meta.id} started in ${meta.cwd}.${hint}`);
   return meta.id;
 }
@@ -116,4 +117,5 @@ async function offerRevert(engine: LoomEngine, sessionId: string, input: LineInp
   if (!isYes(await input.read(`Revert ${changed.length} changed file(s)? [y/N] `))) return;
   const reverted = engine.revertChanges(sessionId);
   view.line(`Reverted ${reverted.length} file(s).`);
+  for (const file of leftAlone) view.line(`Not reverted: ${file.reason}`);
 }

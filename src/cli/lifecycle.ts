@@ -5,12 +5,13 @@
  */
 import fs from 'node:fs';
 import type { LoomConfig } from '../core/config';
+import { counted } from '../core/counted';
 import { LoomError, errorMessage } from '../core/errors';
 import { SessionStore } from '../core/store/session-store';
 import { CALL_KINDS, type SearchHit, type SessionMeta, type SessionUsage, type UsageTotals } from '../shared/types';
 import { formatCost, formatCount, localTime, oneLine, relativeTime, renderTable, truncate, uniquePrefixes, type Column } from './format';
 import type { LifecycleAction } from './options';
-import { terminalWidth, writeOut } from './output';
+import { terminalWidth, writeError, writeOut } from './output';
 
 /** Runs one lifecycle command; returns the exit code. Errors propagate to the caller. */
 export async function runLifecycle(action: LifecycleAction, config: LoomConfig): Promise<number> {
@@ -50,10 +51,19 @@ function perform(store: SessionStore, action: LifecycleAction, importText: strin
     case 'export':
       return store.exportSession(store.resolveId(action.id), action.format);
     case 'import':
-      return store.importSession(importText).id;
+      return importSession(store, importText);
     case 'delete':
       return deleteSession(store, action.id, action.yes);
   }
+}
+
+/** The new id on stdout (scripts read it); a repair of the import, if any, on stderr. */
+function importSession(store: SessionStore, text: string): string {
+  const { meta, closedCalls } = store.importSession(text);
+  if (closedCalls) {
+    writeError(`Imported session ${meta.id}: closed ${counted(closedCalls, 'tool call')} that had no result in the export with a result saying so (nothing was run).`);
+  }
+  return meta.id;
 }
 
 function deleteSession(store: SessionStore, idOrPrefix: string, yes: boolean): string {

@@ -64,9 +64,16 @@ export class LoomEngine {
   private readonly sessions = new Map<string, OpenSession>();
   private readonly pending = new Map<string, PendingAnswer>();
 
-  constructor(opts: { config: LoomConfig; store: SessionStore; owner?: string; onListenerError?: ListenerErrorReporter }) {
+  /**
+   * The folder the user chose (the command's working directory, the app's project folder):
+   * every session this engine opens works in it, a resumed or imported one included. The
+   * folder a session recorded is information only, so an edited export cannot pick one.
+   */
+  private readonly projectDir: string;
+  constructor(opts: { config: LoomConfig; store: SessionStore; projectDir: string; owner?: string; onListenerError?: ListenerErrorReporter }) {
     this.store = opts.store;
     this.onListenerError = opts.onListenerError ?? reportToStderr;
+    this.projectDir = opts.projectDir;
     this.config = opts.config;
     this.owner = `${opts.owner ?? 'loom'}@${os.hostname()}:${process.pid}`;
     this.tools = selectTools(opts.config.tools);
@@ -85,19 +92,19 @@ export class LoomEngine {
     this.emit({ type: 'sessions_changed' });
   }
 
-  /** A new session in `cwd` (the project folder), opened for work. */
-  createSession(cwd: string = process.cwd()): SessionMeta {
-    const projectDir = realDir(cwd);
-    const system = buildSystemPrompt({ projectDir, tools: this.tools });
-    const meta = this.store.create({ model: this.config.model, cwd: projectDir, messages: [{ role: 'system', content: system }] });
+  /** A new session in the project folder, opened for work. */
+  createSession(): SessionMeta {
+    const projectDir = realDir(this.projectDir);
+    const meta = this.store.create({ model: this.config.model, cwd: projectDir });
     this.attach(meta.id, projectDir, false);
     this.emit({ type: 'sessions_changed' });
     return this.store.getMeta(meta.id);
   }
 
   /**
-   * Opens an existing session (any unique id prefix) for work: takes its lease and
-   * recovers tool calls a killed process left without a result (asking through events).
+   * Opens an existing session (any unique id prefix) for work in the project folder: takes
+   * its lease, says so when the session was recorded in another folder, and recovers tool
+   * calls a killed process left without a result (asking through events).
    */
   async openSession(idOrPrefix: string): Promise<SessionMeta> {
     const id = this.store.resolveId(idOrPrefix);
@@ -106,7 +113,11 @@ export class LoomEngine {
     if (meta.archived) {
       throw new LoomError(`Session ${id} is archived; unarchive it with \`loom --unarchive ${id}\` to resume.`, 'archived');
     }
-    const agent = this.attach(id, projectDirOf(meta), true);
+    const projectDir = realDir(this.projectDir);
+    const agent = this.attach(id, projectDir, true);
+    if (meta.cwd !== null && meta.cwd !== projectDir) {
+      this.emit({ type: 'notice', sessionId: id, level: 'info', text: `This session was recorded in ${meta.cwd}; working in ${projectDir}.` });
+    }
     await recoverInterruptedCalls(agent);
     this.emit({ type: 'sessions_changed' });
     return this.store.getMeta(id);
@@ -220,10 +231,16 @@ export class LoomEngine {
   }
 
   private attach(id: string, projectDir: string, resumed: boolean): AgentSession {
+  /**
+   * Takes the lease, then puts the folder and Loom's own system prompt for it in force: the
+   * prompt is built afresh for every open, so one that came with an import, or one for
+   * another folder or tool set, is never sent again (it stays in the transcript).
+   */
     const lease = this.store.acquireLease(id, this.owner);
     let agent: AgentSession;
     try {
       agent = new AgentSession({
+      this.store.setProject(id, { cwd: projectDir, systemPrompt: buildSystemPrompt({ projectDir, tools: this.tools }) });
         sessionId: id,
         projectDir,
         config: this.config,
@@ -397,10 +414,4 @@ function realDir(dir: string): string {
   } catch {
     throw new LoomError(`The project folder ${dir} does not exist.`);
   }
-}
-
-/** A resumed session works in the folder it was started in, when that still exists. */
-function projectDirOf(meta: SessionMeta): string {
-  if (meta.cwd && fs.existsSync(meta.cwd)) return realDir(meta.cwd);
-  return realDir(process.cwd());
 }

@@ -18,7 +18,7 @@ export interface BackendOptions {
   settingsStore: SettingsStore;
   shell: 'desktop' | 'browser';
   electronVersion?: string | null;
-  /** The folder new sessions work in (default: the current directory). */
+  /** The folder every session works in, new or resumed (default: the current directory). */
   projectDir?: string;
   env?: NodeJS.ProcessEnv;
   /** Values that win over saved settings for this run (command-line flags, tests). */
@@ -41,8 +41,8 @@ export function openBackend(options: BackendOptions): Backend {
   ensurePrivateDir(options.dataDir);
   const settings = new SettingsService(options.settingsStore, options.env ?? process.env, options.overrides);
   const store = (options.openStore ?? SessionStore.open)(options.dataDir);
-  const engine = new LoomEngine({ config: engineConfig(options.dataDir, settings.engine()), store, owner: `loom-${options.shell}` });
   const projectDir = options.projectDir ?? process.cwd();
+  const engine = new LoomEngine({ config: engineConfig(options.dataDir, settings.engine()), store, projectDir, owner: `loom-${options.shell}` });
   const handlers = createHandlers({
     store,
     engine,

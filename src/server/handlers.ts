@@ -17,7 +17,7 @@ export interface HandlerDeps {
   settings: SettingsService;
   /** Fixed for the run; the secret-variable names are read from the engine on each call. */
   appInfo: Omit<AppInfo, 'secretEnvNames'>;
-  /** The folder new sessions work in. */
+  /** The folder every session works in (the engine's). */
   projectDir: string;
   /** Desktop only: drags this export out of the window as a file. */
   startDrag?: (file: ExportFile) => void;
@@ -76,7 +76,7 @@ export function createHandlers(deps: HandlerDeps): Handlers {
       return changed(store.getMeta(sessionId));
     },
     'sessions.export': (input) => exportFile(input.id, input.format),
-    'sessions.import': (input) => changed(store.importSession(input.text)),
+    'sessions.import': (input) => changed(store.importSession(input.text).meta),
     'sessions.delete': (input) => {
       const sessionId = id(input.id);
       engine.close(sessionId);
@@ -89,7 +89,7 @@ export function createHandlers(deps: HandlerDeps): Handlers {
       return { started: true };
     },
 
-    'chat.create': () => engine.createSession(deps.projectDir),
+    'chat.create': () => engine.createSession(),
     'chat.send': (input) => engine.send(id(input.sessionId), input.text),
     'chat.stop': (input) => ({ stopped: engine.stop(id(input.sessionId)) }),
     'chat.compact': (input) => engine.compact(id(input.sessionId)),

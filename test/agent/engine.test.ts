@@ -34,8 +34,8 @@ describe('LoomEngine', () => {
 
   it('treats an approval nobody can answer as a denial', async () => {
     h = await makeAgentHarness();
-    const lonely = new LoomEngine({ config: h.config, store: h.store });
-    const id = lonely.createSession(h.projectDir).id;
+    const lonely = new LoomEngine({ config: h.config, store: h.store, projectDir: h.projectDir });
+    const id = lonely.createSession().id;
     try {
       h.server.enqueue({ toolCalls: [{ name: 'write_file', arguments: { path: 'a.txt', content: 'A' } }] }, { text: 'ok' }, { text: 'label' });
       await lonely.send(id, 'write');

@@ -85,7 +85,7 @@ export async function makeAgentHarness(overrides: Partial<LoomConfig> = {}): Pro
   const attach = (cfg: LoomConfig) => {
     h.config = cfg;
     h.store = SessionStore.open(dataDir);
-    h.engine = new LoomEngine({ config: cfg, store: h.store, onListenerError: (err) => h.listenerErrors.push(err) });
+    h.engine = new LoomEngine({ config: cfg, store: h.store, projectDir, onListenerError: (err) => h.listenerErrors.push(err) });
     h.engine.on((event) => {
       h.events.push(event);
       if (event.type === 'approval') {
@@ -98,7 +98,7 @@ export async function makeAgentHarness(overrides: Partial<LoomConfig> = {}): Pro
     });
   };
   attach(config);
-  h.sessionId = h.engine.createSession(projectDir).id;
+  h.sessionId = h.engine.createSession().id;
 
   h.send = (text) => h.engine.send(h.sessionId, text);
   h.script = (...replies) => server.enqueue(...replies, { text: SUMMARY_TEXT });

@@ -22,9 +22,10 @@ function engineWithReports(reports: { error: string; event: string }[]): { engin
   engine = new LoomEngine({
     config: h.config,
     store: h.store,
+    projectDir: h.projectDir,
     onListenerError: (err, event) => reports.push({ error: (err as Error).message, event: event.type }),
   });
-  return { engine, sessionId: engine.createSession(h.projectDir).id };
+  return { engine, sessionId: engine.createSession().id };
 }
 
 /** For each tool call id in the transcript, how many tool results answer it. */

@@ -95,7 +95,7 @@ describe('opening sessions', () => {
   it('refuses a session another engine holds, and saves it on close', async () => {
     h = await makeAgentHarness();
     const other = SessionStore.open(h.dataDir);
-    const second = new LoomEngine({ config: h.config, store: other, owner: 'another window' });
+    const second = new LoomEngine({ config: h.config, store: other, projectDir: h.projectDir, owner: 'another window' });
     try {
       await expect(second.openSession(h.sessionId)).rejects.toThrow(`Session ${h.sessionId} is in use by pid ${process.pid}.`);
       expect(h.store.getMeta(h.sessionId).status).toBe('active');

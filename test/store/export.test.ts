@@ -46,7 +46,7 @@ describe('JSON export', () => {
     const store = openStore();
     const doc = JSON.parse(store.exportSession(richSession(store)));
     delete doc.session.compactions[0].transcript_index;
-    const { id } = store.importSession(JSON.stringify(doc));
+    const { id } = store.importSession(JSON.stringify(doc)).meta;
     expect(store.getCompactions(id)).toEqual([{ at: '2026-01-02T03:04:05.000Z', before_tokens: 900, after_tokens: 300, summary: 'summary' }]);
     expect(Object.keys(JSON.parse(store.exportSession(id)).session.compactions[0])).toEqual(['at', 'before_tokens', 'after_tokens', 'summary']);
   });
@@ -56,13 +56,13 @@ describe('JSON export', () => {
     const id = richSession(store);
     const fork = store.fork(id);
     const original = store.get(fork.id);
-    const imported = store.importSession(store.exportSession(fork.id));
+    const imported = store.importSession(store.exportSession(fork.id)).meta;
     expect(imported.id).not.toBe(fork.id);
     expect(imported).toMatchObject({ status: 'saved', parent_id: id, title: 'Parser work', summary: 'Fixed the parser', archived: false, created_at: original.created_at, model: 'gemma4', cwd: '/home/me/project', message_count: 5 });
     const copy = store.get(imported.id);
     for (const key of ['messages', 'transcript', 'compactions', 'plan', 'usage'] as const) expect(copy[key]).toEqual(original[key]);
     // The archived flag is kept as exported.
-    expect(store.importSession(store.exportSession(id)).archived).toBe(true);
+    expect(store.importSession(store.exportSession(id)).meta.archived).toBe(true);
     // An import is a session like any other: searchable, and independent of its source.
     expect(store.search('parser', { includeArchived: true }).map((h) => h.id)).toContain(imported.id);
     store.delete(fork.id);
@@ -73,7 +73,7 @@ describe('JSON export', () => {
     const from = openStore();
     const id = richSession(from);
     const to = openStore();
-    const meta = to.importSession(from.exportSession(id));
+    const { meta } = to.importSession(from.exportSession(id));
     expect(to.getTranscript(meta.id)).toEqual(from.getTranscript(id));
     expect(to.getContext(meta.id)).toEqual(from.getContext(id));
   });

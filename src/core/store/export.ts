@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { CALL_KINDS, SESSION_STATUSES, TODO_STATUSES, type ChatMessage, type Compaction, type SessionRecord } from '../../shared/types';
 import { LoomError } from '../errors';
 import { redactSecrets } from '../security/secrets';
+import { checkContext, ContextRuleError, type CheckedContext } from './context-rules';
 
 const EXPORT_FORMAT = 'loom-session';
 const EXPORT_VERSION = 1;
@@ -22,7 +23,7 @@ const toolCallSchema = z.strictObject({
 const messageSchema = z.discriminatedUnion('role', [
   z.strictObject({ role: z.literal('system'), content: z.string() }),
   z.strictObject({ role: z.literal('user'), content: z.string() }),
-  z.strictObject({ role: z.literal('assistant'), content: z.string().nullable(), tool_calls: z.array(toolCallSchema).optional() }),
+  z.strictObject({ role: z.literal('assistant'), content: z.string().nullable(), tool_calls: z.array(toolCallSchema).min(1).optional() }),
   z.strictObject({ role: z.literal('tool'), tool_call_id: z.string(), content: z.string() }),
 ]);
 
@@ -43,7 +44,9 @@ const sessionSchema = z.strictObject({
   created_at: timestamp,
   updated_at: timestamp,
   model: z.string().nullable(),
-  cwd: z.string().nullable(),
+  // Information only (a resumed session works in the folder it is resumed in), but shown
+  // to the user, so it must not carry terminal control characters.
+  cwd: z.string().max(4096).regex(/^\P{Cc}*$/u, 'contains control characters').nullable(),
   messages: z.array(messageSchema),
   transcript: z.array(messageSchema),
   compactions: z.array(
@@ -77,8 +80,15 @@ const exportSchema = z.strictObject({
 
 export type ExportedSession = z.infer<typeof sessionSchema>;
 
+export interface ParsedExport {
+  /** Its working context obeys the chat rules (context-rules.ts), repaired where it could be. */
+  session: ExportedSession;
+  /** Tool calls without a result that were closed with a "no result" result. */
+  closedCalls: number;
+}
+
 /** Parses and validates an export; one LoomError saying what is wrong otherwise. */
-export function parseExport(text: string): ExportedSession {
+export function parseExport(text: string): ParsedExport {
   let doc: unknown;
   try {
     doc = JSON.parse(text);
@@ -96,9 +106,24 @@ export function parseExport(text: string): ExportedSession {
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const where = issue.path.length ? issue.path.join('.') : 'the document';
-    throw new LoomError(`Not a valid Loom session export: ${where}: ${issue.message}.`, 'bad_import');
+    throw invalidExport(where, issue.message);
   }
-  return parsed.data.session as ExportedSession;
+  const session = parsed.data.session as ExportedSession;
+  const context = checkedContext(session.messages);
+  return { session: { ...session, messages: context.messages }, closedCalls: context.closedCalls };
+}
+
+function checkedContext(messages: ExportedSession['messages']): CheckedContext {
+  try {
+    return checkContext(messages);
+  } catch (err) {
+    if (err instanceof ContextRuleError) throw invalidExport(`session.messages.${err.index}`, err.reason);
+    throw err;
+  }
+}
+
+function invalidExport(where: string, problem: string): LoomError {
+  return new LoomError(`Not a valid Loom session export: ${where}: ${problem}.`, 'bad_import');
 }
 
 function describe(value: unknown): string {

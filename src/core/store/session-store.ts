@@ -25,6 +25,12 @@ import { prepared } from './statements';
 
 export type { Lease } from './leases';
 
+export interface ImportedSession {
+  meta: SessionMeta;
+  /** Tool calls the export left without a result, closed on import. */
+  closedCalls: number;
+}
+
 const EMPTY_PLAN: PlanState = { todos: [], scratchpad: '' };
 
 type StoredMessage = Pick<MessageColumns, 'role' | 'content' | 'tool_calls' | 'tool_call_id'>;
@@ -123,6 +129,32 @@ export class SessionStore {
 
   savePlan(id: string, plan: PlanState): void {
     this.update(id, { plan: JSON.stringify(plan) }, true);
+  }
+
+  /**
+   * The folder a session is opened in and the system prompt built for it. The folder is
+   * recorded as the session's cwd. A prompt other than the context's system message is
+   * appended to the transcript (the one it replaces stays there, the record of what the
+   * model was told until now) and becomes the first message of the working context.
+   * Bookkeeping, like the status: the session does not move up the list.
+   */
+  setProject(id: string, project: { cwd: string; systemPrompt: string }): void {
+    this.write(() => {
+      const pk = this.pkOf(id);
+      this.sql('UPDATE sessions SET cwd = ? WHERE pk = ?').run(project.cwd, pk);
+      const first = this.sql(
+        `SELECT c.position, m.role, m.content FROM context c JOIN messages m ON m.id = c.message_id
+          WHERE c.session_pk = ? ORDER BY c.position LIMIT 1`,
+      ).get(pk) as { position: number; role: ChatMessage['role']; content: string | null } | undefined;
+      if (first?.role === 'system' && first.content === project.systemPrompt) return;
+      const seq = this.messageCount(pk);
+      const promptId = this.insertTranscript(pk, seq, { role: 'system', content: project.systemPrompt });
+      this.sql('UPDATE sessions SET message_count = ? WHERE pk = ?').run(seq + 1, pk);
+      // In place of the old prompt, or just before the first message (positions only order).
+      const position = first?.role === 'system' ? first.position : (first?.position ?? 1) - 1;
+      this.sql('DELETE FROM context WHERE session_pk = ? AND position = ?').run(pk, position);
+      this.sql('INSERT INTO context (session_pk, position, message_id) VALUES (?, ?, ?)').run(pk, position, promptId);
+    });
   }
 
   /** Status and the archive flag are bookkeeping: they do not move a session up the list. */
@@ -291,12 +323,16 @@ export class SessionStore {
     return renderExport(this.get(id), format);
   }
 
-  /** Imports a JSON export as a new session (new id, status saved, content as given). */
-  importSession(text: string): SessionMeta {
-    const session = parseExport(text);
+  /**
+   * Imports a JSON export as a new session (new id, status saved, content as given, but
+   * for tool calls without a result, closed in the working context: see context-rules.ts).
+   * A refused export leaves the store untouched.
+   */
+  importSession(text: string): ImportedSession {
+    const { session, closedCalls } = parseExport(text);
     const id = randomUUID();
     this.write(() => this.insertImported(id, session));
-    return this.getMeta(id);
+    return { meta: this.getMeta(id), closedCalls };
   }
 
   /** Takes the session's single-writer lease; LoomError while another live owner holds it. */
