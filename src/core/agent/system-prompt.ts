@@ -1,6 +1,7 @@
 /**
- * The system message a new session starts with. It is stored as the first message of the
- * working context, so a resumed session keeps the prompt it was started with.
+ * Loom's system message, built for the folder and tools of each open (new, resumed or
+ * imported session alike) and put first in the working context; the store keeps earlier
+ * ones in the transcript only (SessionStore.setProject), so no other prompt is ever sent.
  */
 import type { Tool } from '../tools/tool';
 import { UNTRUSTED_CONTENT_POLICY } from './untrusted';
