@@ -111,11 +111,12 @@ function warnAboutSecrets(engine: LoomEngine): void {
 
 /** Files the agent wrote or edited can be put back as they were; the default is to keep them. */
 async function offerRevert(engine: LoomEngine, sessionId: string, input: LineInput, view: TerminalView): Promise<void> {
-  const changed = engine.changedFiles(sessionId);
+  const changed = await engine.changedFiles(sessionId);
   if (!changed.length) return;
   view.line(`Files changed in this session:\n${changed.map((file) => `  ${path.relative(process.cwd(), file) || file}`).join('\n')}`);
   if (!isYes(await input.read(`Revert ${changed.length} changed file(s)? [y/N] `))) return;
-  const reverted = engine.revertChanges(sessionId);
+  const { reverted, leftAlone } = await engine.revertChanges(sessionId);
   view.line(`Reverted ${reverted.length} file(s).`);
+  for (const file of leftAlone) view.line(`Not reverted: ${file.reason}`);
   for (const file of leftAlone) view.line(`Not reverted: ${file.reason}`);
 }

@@ -24,6 +24,7 @@ import { MemoryStore } from './memory/memory-store';
 import { ModelClient } from './model/client';
 import { loadPriceTable, PRICES_FILE, type PriceTable } from './model/pricing';
 import { secretEnvNames } from './security/secrets';
+import type { RevertReport } from './security/snapshots';
 import type { Lease, SessionStore } from './store/session-store';
 import { ALL_TOOLS, type Tool } from './tools/index';
 
@@ -191,13 +192,13 @@ export class LoomEngine {
   }
 
   /** Files the session's tools changed since it was opened (absolute paths). */
-  changedFiles(sessionId: string): string[] {
-    return this.sessions.get(sessionId)?.agent.snapshots.changedFiles() ?? [];
+  async changedFiles(sessionId: string): Promise<string[]> {
+    return (await this.sessions.get(sessionId)?.agent.snapshots.changedFiles()) ?? [];
   }
 
-  /** Puts the changed files back as they were; returns the paths reverted. */
-  revertChanges(sessionId: string): string[] {
-    return this.sessions.get(sessionId)?.agent.snapshots.revert() ?? [];
+  /** Puts the changed files back as they were (security/snapshots.ts says when one is left alone). */
+  async revertChanges(sessionId: string): Promise<RevertReport> {
+    return (await this.sessions.get(sessionId)?.agent.snapshots.revert()) ?? { reverted: [], leftAlone: [] };
   }
 
   /** Names of secret-looking environment variables, which tools never see. */

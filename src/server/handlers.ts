@@ -103,16 +103,19 @@ export function createHandlers(deps: HandlerDeps): Handlers {
     },
     'chat.context': (input) => engine.contextState(id(input.sessionId)),
     'chat.pending': (input) => engine.pendingRequests(id(input.sessionId)),
-    'chat.changes': (input) => {
+    'chat.changes': async (input) => {
       const sessionId = id(input.sessionId);
-      return { files: relativeTo(projectDirOf(sessionId), engine.changedFiles(sessionId)) };
+      return { files: relativeTo(projectDirOf(sessionId), await engine.changedFiles(sessionId)) };
     },
-    'chat.revert': (input) => {
+    'chat.revert': async (input) => {
       const sessionId = id(input.sessionId);
       if (engine.contextState(sessionId).busy) {
         throw new LoomError('This session is still working; stop it or wait for the turn to end before reverting its changes.', 'busy');
       }
-      return { reverted: relativeTo(projectDirOf(sessionId), engine.revertChanges(sessionId)) };
+      const projectDir = projectDirOf(sessionId);
+      const { reverted, leftAlone } = await engine.revertChanges(sessionId);
+      const leftAloneFiles = relativeTo(projectDir, leftAlone.map((file) => file.path));
+      return { reverted: relativeTo(projectDir, reverted), leftAlone: leftAlone.map((file, i) => ({ path: leftAloneFiles[i], reason: file.reason })) };
     },
 
     'settings.get': () => settings.view(),

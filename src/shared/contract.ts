@@ -67,6 +67,8 @@ export interface ChangedFiles {
 /** The files a revert put back as they were before the session (relative, sorted). */
 export interface RevertedFiles {
   reverted: string[];
+  /** Files it refused to touch (a link or a FIFO is there now, say), each with the reason. */
+  leftAlone: { path: string; reason: string }[];
 }
 
 export interface ExportFile {

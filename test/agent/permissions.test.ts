@@ -146,8 +146,8 @@ describe('file snapshots', () => {
       { text: 'ok' },
     );
     await h.send('change things');
-    expect(h.engine.changedFiles(h.sessionId).map((f) => f.slice(h.projectDir.length + 1))).toEqual(['existing.txt', 'new/file.txt']);
-    expect(h.engine.revertChanges(h.sessionId)).toHaveLength(2);
+    expect((await h.engine.changedFiles(h.sessionId)).map((f) => f.slice(h.projectDir.length + 1))).toEqual(['existing.txt', 'new/file.txt']);
+    expect((await h.engine.revertChanges(h.sessionId)).reverted).toHaveLength(2);
     expect(h.read('existing.txt')).toBe('before\n');
     expect(h.read('new/file.txt')).toBeNull();
   });

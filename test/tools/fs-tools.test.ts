@@ -51,13 +51,13 @@ describe('read_file', () => {
     await expect(call(readFileTool, { path: 'three.txt', offset: 9 }, h.ctx)).rejects.toThrow(
       'three.txt has 3 lines; offset 9 is past the end.',
     );
-    await expect(call(readFileTool, { path: 'dir' }, h.ctx)).rejects.toThrow('dir is a directory; use glob_files');
+    await expect(call(readFileTool, { path: 'dir' }, h.ctx)).rejects.toThrow('dir is a directory, not a file.');
     await expect(call(readFileTool, { path: 'nope.txt' }, h.ctx)).rejects.toThrow('File not found: nope.txt.');
   });
 
   it('refuses a named pipe instead of hanging on it', async () => {
     execFileSync('mkfifo', [path.join(h.projectDir, 'pipe')]);
-    await expect(call(readFileTool, { path: 'pipe' }, h.ctx)).rejects.toThrow('pipe is not a regular file.');
+    await expect(call(readFileTool, { path: 'pipe' }, h.ctx)).rejects.toThrow('pipe is a named pipe (FIFO), not a regular file');
   });
 
   it('refuses binary files clearly', async () => {

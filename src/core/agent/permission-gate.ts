@@ -19,7 +19,7 @@ export async function checkPermission(
   args: unknown,
   opts: { preApproved?: boolean; callId?: string } = {},
 ): Promise<Permission> {
-  const decision = decide({ tool, args, mode: session.config.mode, projectDir: session.projectDir });
+  const decision = await decide({ tool, args, mode: session.config.mode, projectDir: session.projectDir });
   // The arguments say what was allowed or refused (the audit log redacts and cuts them).
   const record = (outcome: string, by: string, label?: string) =>
     session.audit.write('permission_decision', { tool: tool.name, call_id: opts.callId, args, decision: outcome, by, label, mode: session.config.mode });

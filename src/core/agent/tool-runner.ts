@@ -65,7 +65,7 @@ async function checkAndRun(session: AgentSession, call: ToolCall, signal: AbortS
   if (signal.aborted) return plainOutcome(notRunResult(STOPPED_REASON));
   if (!permission.allowed) return plainOutcome(permission.result);
 
-  snapshotBeforeWrite(session, tool, parsed.args);
+  await snapshotBeforeWrite(session, tool, parsed.args);
   const text = truncateToolResult(await execute(session, tool, parsed.args, call.id, signal));
   session.audit.write('tool_result', { tool: name, call_id: call.id, result: text });
   return wrapped(name, text);
@@ -144,12 +144,12 @@ function toolContext(session: AgentSession, signal: AbortSignal, toolTimeoutMs: 
 }
 
 /** Keeps the file's current content so that the user can revert at the end of the session. */
-function snapshotBeforeWrite(session: AgentSession, tool: Tool, args: unknown): void {
+async function snapshotBeforeWrite(session: AgentSession, tool: Tool, args: unknown): Promise<void> {
   if (tool.category !== 'write') return;
   const target = (args as { path?: unknown }).path;
   if (typeof target !== 'string') return;
   try {
-    session.snapshots.snapshot(resolveInsideProject(session.projectDir, target));
+    await session.snapshots.snapshot(session.projectDir, await resolveInsideProject(session.projectDir, target));
   } catch {
     // Outside the project: the tool itself refuses, so there is nothing to snapshot.
   }

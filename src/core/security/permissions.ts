@@ -15,13 +15,13 @@
  * The `label` of an ask says why the user is asked; the front end shows it with the
  * summary (the whole action, never cut) and ASK_PROMPT.
  */
-import fs from 'node:fs';
 import type { PermissionMode } from '../config';
 import { counted } from '../counted';
 import { errorMessage } from '../errors';
 import type { Tool } from '../tools/tool';
 import { refuseWithoutLookup } from './net-policy';
 import { checkShellCommand, resolveInsideProject, type ShellVerdict } from './policy';
+import { OPEN_READ, openProjectFile } from './project-fs';
 
 export type Decision =
   | { action: 'allow' }
@@ -43,17 +43,17 @@ const ALWAYS_RUN = new Set(['read', 'plan', 'interact']);
 
 type Args = Record<string, unknown>;
 
-export function decide({ tool, args, mode, projectDir }: DecideInput): Decision {
+export async function decide({ tool, args, mode, projectDir }: DecideInput): Promise<Decision> {
   const a: Args = typeof args === 'object' && args !== null ? (args as Args) : {};
   // Parsed once: the denylist (hard policy) and the always-ask list both judge it.
   const shell = tool.category === 'exec' && typeof a.command === 'string' ? checkShellCommand(a.command) : null;
-  const denied = hardPolicy(tool, a, projectDir, shell);
+  const denied = await hardPolicy(tool, a, projectDir, shell);
   if (denied) return { action: 'deny', label: denied };
   if (ALWAYS_RUN.has(tool.category) || STORE_ONLY_TOOLS.has(tool.name)) return { action: 'allow' };
   if (mode === 'dangerouslySkipPermissions') return { action: 'allow' };
 
   const summary = summarize(tool.name, a);
-  const always = alwaysAskReason(tool.name, a, projectDir, shell);
+  const always = await alwaysAskReason(tool.name, a, projectDir, shell);
   if (always) return { action: 'ask', label: `${always} (always asked)`, summary };
   if (tool.category === 'write' && typeof a.path === 'string') {
     return mode === 'acceptEdits' ? { action: 'allow' } : { action: 'ask', label: 'file change (default mode)', summary };
@@ -62,10 +62,10 @@ export function decide({ tool, args, mode, projectDir }: DecideInput): Decision 
 }
 
 /** A reason to refuse outright, or null. */
-function hardPolicy(tool: DecideInput['tool'], a: Args, projectDir: string, shell: ShellVerdict | null): string | null {
+async function hardPolicy(tool: DecideInput['tool'], a: Args, projectDir: string, shell: ShellVerdict | null): Promise<string | null> {
   if (typeof a.path === 'string') {
     try {
-      resolveInsideProject(projectDir, a.path);
+      await resolveInsideProject(projectDir, a.path);
     } catch (err) {
       return sentence(errorMessage(err));
     }
@@ -87,32 +87,42 @@ function urlRefusal(raw: string): string | null {
   return refusal ? sentence(refusal.message) : null;
 }
 
-function alwaysAskReason(name: string, a: Args, projectDir: string, shell: ShellVerdict | null): string | null {
+async function alwaysAskReason(name: string, a: Args, projectDir: string, shell: ShellVerdict | null): Promise<string | null> {
   if (name === 'run_bash' && shell) {
     return shell.verdict === 'ask' ? (shell.label ?? 'risky shell command') : null;
   }
   if (name === 'write_file' && a.content === '' && typeof a.path === 'string') {
-    return fileSize(projectDir, a.path) > 0 ? 'writing empty content over a non-empty file' : null;
+    return (await fileContent(projectDir, a.path)).length > 0 ? 'writing empty content over a non-empty file' : null;
   }
   if (name === 'edit_file' && a.new_string === '' && typeof a.path === 'string' && typeof a.old_string === 'string') {
-    return editEmptiesFile(projectDir, a.path, a.old_string) ? 'an edit that empties a non-empty file' : null;
+    return (await editEmptiesFile(projectDir, a.path, a.old_string)) ? 'an edit that empties a non-empty file' : null;
   }
   return null;
 }
 
-function fileSize(projectDir: string, p: string): number {
+/**
+ * The file's bytes, up to one more than `limit` (enough to tell "exactly old_string" from
+ * "more"); empty when it is missing or not a regular file, which the tool then reports.
+ */
+async function fileContent(projectDir: string, p: string, limit = 0): Promise<Buffer> {
   try {
-    return fs.statSync(resolveInsideProject(projectDir, p)).size;
+    const file = await openProjectFile(projectDir, p, OPEN_READ);
+    try {
+      const buf = Buffer.alloc(limit + 1);
+      const { bytesRead } = await file.handle.read(buf, 0, buf.length, 0);
+      return buf.subarray(0, bytesRead);
+    } finally {
+      await file.handle.close();
+    }
   } catch {
-    return 0;
+    return Buffer.alloc(0);
   }
 }
 
 /** edit_file replaces the first occurrence: the file ends up empty only if it is exactly old_string. */
-function editEmptiesFile(projectDir: string, p: string, oldString: string): boolean {
-  const size = fileSize(projectDir, p);
-  if (size === 0 || size !== Buffer.byteLength(oldString)) return false;
-  return fs.readFileSync(resolveInsideProject(projectDir, p), 'utf8') === oldString;
+async function editEmptiesFile(projectDir: string, p: string, oldString: string): Promise<boolean> {
+  const expected = Buffer.from(oldString, 'utf8');
+  return (await fileContent(projectDir, p, expected.length)).equals(expected);
 }
 
 function categoryLabel(category: string): string {

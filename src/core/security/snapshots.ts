@@ -3,91 +3,196 @@
  * the first change, so that the user can be offered a revert when the session ends.
  * Later writes to the same file keep the first snapshot: revert means "as before the
  * session", not "as before the last write".
+ *
+ * A file is recorded as its components below the project folder's real path. Whenever it
+ * is looked at again (what changed, the revert) its path is walked again from the project
+ * folder through project-fs.ts, each folder held open and the next name opened in it with
+ * O_NOFOLLOW: no link is ever followed, inside the project or out. The revert rule, per file:
+ *
+ * - A folder on the way that is now a symbolic link or not a folder: the file is left
+ *   alone and reported. Nothing is written or removed through a link.
+ * - The file existed before the session: missing folders on the way are made again and
+ *   the name gets its old content and mode back, but only if it is missing or a regular
+ *   file now (opened O_NOFOLLOW | O_NONBLOCK, judged by fstat). A link, folder, FIFO,
+ *   socket or device there is left alone and reported.
+ * - The session created it: it is removed only if it is a regular file now, and unlink
+ *   removes that name in the held folder, never what a link points at. Anything else there
+ *   is not what the session wrote, so it is left alone and reported. The folders the
+ *   write created are then removed bottom up while they are empty (rmdir follows no link).
  */
-import fs from 'node:fs';
+import fsp from 'node:fs/promises';
 import path from 'node:path';
+import { errorMessage, LoomError } from '../errors';
+import {
+  HeldFolder,
+  kindOf,
+  OPEN_CREATE_OR_TRUNCATE,
+  OPEN_READ,
+  openProjectFolder,
+  openRegularFile,
+  partsOf,
+} from './project-fs';
 
 interface Original {
+  /** The project folder's real path, and the file's components below it. */
+  root: string;
+  parts: string[];
   /** null: the file did not exist. */
   content: Buffer | null;
   mode: number;
-  /** The topmost folder that did not exist yet (write_file creates folders), if any. */
-  createdDir: string | null;
+  /** For a file that did not exist: how many of its folders did; the write made the rest. */
+  foldersThatExisted: number;
 }
+
+/** A file that was not put back, and why. */
+export interface LeftAlone {
+  path: string;
+  reason: string;
+}
+
+export interface RevertReport {
+  /** Absolute paths put back as they were, sorted. */
+  reverted: string[];
+  leftAlone: LeftAlone[];
+}
+
+type FileState =
+  | { kind: 'file'; content: Buffer; mode: number }
+  | { kind: 'missing'; foldersThatExisted: number }
+  /** A link, folder, FIFO… at the name or on the way: nothing a snapshot can hold. */
+  | { kind: 'other' };
+
+const errCode = (err: unknown) => (err as NodeJS.ErrnoException)?.code;
 
 export class FileSnapshots {
   private readonly originals = new Map<string, Original>();
 
-  /** Records `absPath` as it is now, unless it was recorded already. */
-  snapshot(absPath: string): void {
+  /** Records `absPath` (resolved inside `projectDir`) as it is now, unless it was recorded already. */
+  async snapshot(projectDir: string, absPath: string): Promise<void> {
     if (this.originals.has(absPath)) return;
-    let stat: fs.Stats | undefined;
-    try {
-      stat = fs.statSync(absPath);
-    } catch {
-      stat = undefined;
-    }
-    if (stat?.isDirectory()) return; // the write will fail; nothing to restore
+    const root = await fsp.realpath(projectDir);
+    const parts = partsOf(root, absPath);
+    if (parts.length === 0 || parts[0] === '..' || path.isAbsolute(parts[0])) return;
+    const now = await stateOf(root, parts);
+    if (now.kind === 'other') return; // the tool refuses it; nothing to restore
     this.originals.set(absPath, {
-      content: stat ? fs.readFileSync(absPath) : null,
-      mode: stat ? stat.mode & 0o7777 : 0o644,
-      createdDir: stat ? null : topmostMissingDir(path.dirname(absPath)),
+      root,
+      parts,
+      content: now.kind === 'file' ? now.content : null,
+      mode: now.kind === 'file' ? now.mode : 0o644,
+      foldersThatExisted: now.kind === 'missing' ? now.foldersThatExisted : parts.length - 1,
     });
   }
 
-  /** Files whose content differs now from their snapshot, sorted. */
-  changedFiles(): string[] {
-    return [...this.originals.entries()]
-      .filter(([p, original]) => !sameAsNow(p, original.content))
-      .map(([p]) => p)
-      .sort();
+  /** Files whose state differs now from their snapshot (absolute paths, sorted). */
+  async changedFiles(): Promise<string[]> {
+    const changed: string[] = [];
+    for (const [abs, original] of this.originals) {
+      if (!sameAsNow(original, await stateOf(original.root, original.parts))) changed.push(abs);
+    }
+    return changed.sort();
   }
 
-  /**
-   * Restores every changed file: original content back, files that did not exist removed
-   * (and the folders created for them, when empty). Returns the paths restored.
-   */
-  revert(): string[] {
-    const restored = this.changedFiles();
-    for (const p of restored) {
-      const original = this.originals.get(p)!;
-      if (original.content === null) {
-        fs.rmSync(p, { force: true });
-        if (original.createdDir) removeEmptyDirs(path.dirname(p), original.createdDir);
-      } else {
-        fs.mkdirSync(path.dirname(p), { recursive: true });
-        fs.writeFileSync(p, original.content, { mode: original.mode });
-        fs.chmodSync(p, original.mode);
+  /** Puts every changed file back by the rule above; what could not be is reported, not forced. */
+  async revert(): Promise<RevertReport> {
+    const report: RevertReport = { reverted: [], leftAlone: [] };
+    for (const abs of await this.changedFiles()) {
+      const original = this.originals.get(abs)!;
+      try {
+        await (original.content === null ? removeCreated(original) : restore(original, original.content));
+        report.reverted.push(abs);
+      } catch (err) {
+        report.leftAlone.push({ path: abs, reason: errorMessage(err) });
       }
     }
-    return restored;
+    return report;
   }
 }
 
-function sameAsNow(p: string, content: Buffer | null): boolean {
-  let now: Buffer | null;
+function sameAsNow(original: Original, now: FileState): boolean {
+  if (original.content === null) return now.kind === 'missing';
+  return now.kind === 'file' && now.content.equals(original.content);
+}
+
+/** What is at `parts` now, walked from the project folder without following links. */
+async function stateOf(root: string, parts: string[]): Promise<FileState> {
+  let folder: HeldFolder;
   try {
-    now = fs.readFileSync(p);
+    folder = await HeldFolder.openRoot(root);
   } catch {
-    now = null;
+    return { kind: 'other' };
   }
-  return content === null || now === null ? content === now : content.equals(now);
-}
-
-function topmostMissingDir(dir: string): string | null {
-  let missing: string | null = null;
-  for (let d = dir; !fs.existsSync(d); d = path.dirname(d)) missing = d;
-  return missing;
-}
-
-/** From `dir` up to and including `top`, removes folders that are empty. */
-function removeEmptyDirs(dir: string, top: string): void {
-  for (let d = dir; d === top || d.startsWith(top + path.sep); d = path.dirname(d)) {
-    try {
-      fs.rmdirSync(d);
-    } catch {
-      return; // not empty (or gone): leave it and everything above
+  try {
+    for (const [i, name] of parts.slice(0, -1).entries()) {
+      let next: HeldFolder;
+      try {
+        next = await folder.folder(name);
+      } catch (err) {
+        return errCode(err) === 'ENOENT' ? { kind: 'missing', foldersThatExisted: i } : { kind: 'other' };
+      }
+      await folder.close();
+      folder = next;
     }
-    if (d === top) return;
+    return await fileState(folder, parts[parts.length - 1], parts.length - 1);
+  } finally {
+    await folder.close();
+  }
+}
+
+async function fileState(folder: HeldFolder, name: string, folders: number): Promise<FileState> {
+  try {
+    await fsp.lstat(folder.entry(name));
+  } catch (err) {
+    return errCode(err) === 'ENOENT' ? { kind: 'missing', foldersThatExisted: folders } : { kind: 'other' };
+  }
+  try {
+    const { handle, stat } = await openRegularFile(folder, name, OPEN_READ);
+    try {
+      return { kind: 'file', content: await handle.readFile(), mode: stat.mode & 0o7777 };
+    } finally {
+      await handle.close();
+    }
+  } catch {
+    return { kind: 'other' };
+  }
+}
+
+/** Writes the old content back in place; openRegularFile refuses anything but a regular file. */
+async function restore(original: Original, content: Buffer): Promise<void> {
+  const { root, parts } = original;
+  const folder = await openProjectFolder(root, parts.slice(0, -1), { create: true });
+  try {
+    const { handle } = await openRegularFile(folder, parts[parts.length - 1], OPEN_CREATE_OR_TRUNCATE);
+    try {
+      await handle.writeFile(content);
+      await handle.chmod(original.mode);
+    } finally {
+      await handle.close();
+    }
+  } finally {
+    await folder.close();
+  }
+}
+
+/** Removes the file the session created, then the folders created for it while empty. */
+async function removeCreated(original: Original): Promise<void> {
+  const { root, parts } = original;
+  const folders = parts.slice(0, -1);
+  const name = parts[parts.length - 1];
+  // Every folder on the way stays held: each created one is removed through its parent.
+  const chain = [await HeldFolder.openRoot(root)];
+  try {
+    for (const folder of folders) chain.push(await chain[chain.length - 1].folder(folder));
+    const at = chain[chain.length - 1].entry(name);
+    const stat = await fsp.lstat(at).catch((err) => (errCode(err) === 'ENOENT' ? null : Promise.reject(err)));
+    if (stat && !stat.isFile()) {
+      throw new LoomError(`${parts.join('/')} is now ${kindOf(stat)}, not the file this session wrote; it was left alone.`);
+    }
+    if (stat) await fsp.unlink(at);
+    for (let i = folders.length - 1; i >= original.foldersThatExisted; i--) {
+      if (!(await fsp.rmdir(chain[i].entry(folders[i])).then(() => true, () => false))) break; // not empty: keep it and all above
+    }
+  } finally {
+    await Promise.all(chain.map((folder) => folder.close()));
   }
 }

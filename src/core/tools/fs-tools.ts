@@ -1,20 +1,28 @@
 /**
- * File tools: read_file, glob_files, grep, write_file, edit_file. Every path goes through
- * resolveInsideProject, so `..`, absolute paths and symlinks cannot lead outside the
- * project folder whatever the permission mode.
+ * File tools: read_file, glob_files, grep, write_file, edit_file. Every path is resolved by
+ * resolveInsideProject (`..`, absolute paths and symlinks cannot lead outside the project
+ * folder, whatever the permission mode) and then opened through security/project-fs.ts,
+ * component by component without following links, as a regular file only.
  */
-import fs from 'node:fs';
-import fsp from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import readline from 'node:readline';
 import { z } from 'zod';
-import { glob } from 'tinyglobby';
 import { counted } from '../counted';
 import { LoomError } from '../errors';
-import { resolveInsideProject } from '../security/policy';
+import {
+  explainFsError,
+  inspectProjectPath,
+  OPEN_CREATE_OR_TRUNCATE,
+  OPEN_READ,
+  OPEN_READ_WRITE,
+  openProjectFile,
+  type ProjectFile,
+} from '../security/project-fs';
 import { defineTool, type ToolContext } from './tool';
 import { grepFiles } from './grep-search';
 import { looksBinary, SNIFF_BYTES } from './file-kind';
+import { matchingFiles, type MatchedFile } from './project-walk';
 
 const MAX_PATH = 4096;
 /** Longest line read_file shows whole; minified files would flood the context otherwise. */
@@ -27,53 +35,19 @@ const DEFAULT_IGNORES = ['node_modules', '.git'];
 
 const pathField = (what: string) => z.string().min(1).max(MAX_PATH).describe(what);
 
-/** How the model sees a path: relative to the project folder. */
-function displayPath(projectDir: string, abs: string): string {
-  return path.relative(projectDir, abs) || '.';
-}
-
-/** The stat of a path, with the errors a model can act on. */
-async function statOrExplain(abs: string, shown: string): Promise<fs.Stats> {
+/** Runs `use` on the open file and closes it whatever happens. */
+async function withFile<T>(file: ProjectFile, use: (file: ProjectFile) => Promise<T>): Promise<T> {
   try {
-    return await fsp.stat(abs);
-  } catch (err) {
-    throw explainFsError(err, shown);
-  }
-}
-
-function explainFsError(err: unknown, shown: string): LoomError {
-  const code = (err as NodeJS.ErrnoException).code;
-  if (code === 'ENOENT') return new LoomError(`File not found: ${shown}.`);
-  if (code === 'EACCES' || code === 'EPERM') return new LoomError(`Permission denied: ${shown}.`);
-  if (code === 'EISDIR') return new LoomError(`${shown} is a directory, not a file.`);
-  if (code === 'ENOTDIR') return new LoomError(`A part of ${shown} is a file, not a directory.`);
-  return new LoomError(`Cannot access ${shown}: ${(err as Error).message}`);
-}
-
-/** An existing path inside the project: file or folder. */
-async function resolveExisting(ctx: ToolContext, p: string): Promise<{ abs: string; shown: string; stat: fs.Stats }> {
-  const abs = resolveInsideProject(ctx.projectDir, p);
-  const shown = displayPath(ctx.projectDir, abs);
-  return { abs, shown, stat: await statOrExplain(abs, shown) };
-}
-
-async function resolveFile(ctx: ToolContext, p: string): Promise<{ abs: string; shown: string; stat: fs.Stats }> {
-  const file = await resolveExisting(ctx, p);
-  if (file.stat.isDirectory()) throw new LoomError(`${file.shown} is a directory; use glob_files to list it.`);
-  // A FIFO or device would block the read forever.
-  if (!file.stat.isFile()) throw new LoomError(`${file.shown} is not a regular file.`);
-  return file;
-}
-
-async function sniff(abs: string): Promise<Buffer> {
-  const handle = await fsp.open(abs, 'r');
-  try {
-    const buf = Buffer.alloc(SNIFF_BYTES);
-    const { bytesRead } = await handle.read(buf, 0, SNIFF_BYTES, 0);
-    return buf.subarray(0, bytesRead);
+    return await use(file);
   } finally {
-    await handle.close();
+    await file.handle.close();
   }
+}
+
+async function sniff(handle: FileHandle): Promise<Buffer> {
+  const buf = Buffer.alloc(SNIFF_BYTES);
+  const { bytesRead } = await handle.read(buf, 0, SNIFF_BYTES, 0);
+  return buf.subarray(0, bytesRead);
 }
 
 function clipLine(line: string): string {
@@ -82,8 +56,9 @@ function clipLine(line: string): string {
 }
 
 /** Streams the file so that a window into a huge log costs only what is read. */
-async function readLineWindow(abs: string, offset: number, limit: number) {
-  const stream = fs.createReadStream(abs, { encoding: 'utf8' });
+async function readLineWindow(handle: FileHandle, offset: number, limit: number) {
+  // The caller closes the handle: the stream must not.
+  const stream = handle.createReadStream({ encoding: 'utf8', start: 0, autoClose: false });
   const lines = readline.createInterface({ input: stream, crlfDelay: Infinity });
   const shown: string[] = [];
   let count = 0;
@@ -116,20 +91,21 @@ export const readFileTool = defineTool({
     limit: z.number().int().min(1).max(2000).default(200).describe('How many lines to show.'),
   }),
   async run({ path: p, offset, limit }, ctx) {
-    const { abs, shown, stat } = await resolveFile(ctx, p);
-    if (stat.size === 0) return `${shown} is empty.`;
-    if (looksBinary(await sniff(abs))) {
-      throw new LoomError(`${shown} looks like a binary file (${stat.size} bytes); read_file shows text files only.`);
-    }
-    const window = await readLineWindow(abs, offset, limit);
-    if (window.shown.length === 0) {
-      throw new LoomError(`${shown} has ${window.count} lines; offset ${offset} is past the end.`);
-    }
-    const last = offset + window.shown.length - 1;
-    const note = window.more
-      ? `\n[Lines ${offset}-${last} shown; more lines follow. Continue with offset=${last + 1}.]`
-      : '';
-    return window.shown.join('\n') + note;
+    return withFile(await openProjectFile(ctx.projectDir, p, OPEN_READ), async ({ handle, shown, stat }) => {
+      if (stat.size === 0) return `${shown} is empty.`;
+      if (looksBinary(await sniff(handle))) {
+        throw new LoomError(`${shown} looks like a binary file (${stat.size} bytes); read_file shows text files only.`);
+      }
+      const window = await readLineWindow(handle, offset, limit);
+      if (window.shown.length === 0) {
+        throw new LoomError(`${shown} has ${window.count} lines; offset ${offset} is past the end.`);
+      }
+      const last = offset + window.shown.length - 1;
+      const note = window.more
+        ? `\n[Lines ${offset}-${last} shown; more lines follow. Continue with offset=${last + 1}.]`
+        : '';
+      return window.shown.join('\n') + note;
+    });
   },
 });
 
@@ -143,23 +119,36 @@ function checkRelativePattern(pattern: string, field: string): void {
   }
 }
 
-function ignoresFor(pattern: string): string[] {
-  return DEFAULT_IGNORES.filter((name) => !pattern.includes(name)).map((name) => `**/${name}/**`);
+type SearchedFolder = Awaited<ReturnType<typeof inspectProjectPath>>;
+
+function walkRequest(ctx: ToolContext, folder: SearchedFolder, pattern: string) {
+  return {
+    projectDir: ctx.projectDir,
+    root: folder.root,
+    parts: folder.parts,
+    pattern,
+    skipFolders: DEFAULT_IGNORES.filter((name) => !pattern.includes(name)),
+    signal: ctx.signal,
+  };
 }
 
-/** Files under `base` matching `pattern`, relative to the project folder and sorted. */
-async function findFiles(ctx: ToolContext, base: string, pattern: string): Promise<string[]> {
-  const found = await glob(pattern, {
-    cwd: base,
-    dot: true,
-    onlyFiles: true,
-    expandDirectories: false,
-    // Traversal never follows a symlinked folder out of the project.
-    followSymbolicLinks: false,
-    ignore: ignoresFor(pattern),
-    signal: ctx.signal,
-  });
-  return found.map((rel) => displayPath(ctx.projectDir, path.join(base, rel))).sort();
+/** Files under `folder` matching `pattern`, relative to the project folder and sorted. */
+async function findFiles(ctx: ToolContext, folder: SearchedFolder, pattern: string): Promise<string[]> {
+  const found: string[] = [];
+  for await (const file of matchingFiles(walkRequest(ctx, folder, pattern))) {
+    if (await opensAsRegularFile(file)) found.push(file.rel);
+  }
+  return found.sort();
+}
+
+/** A symlinked file is listed only when it leads to a regular file inside the project. */
+async function opensAsRegularFile(file: MatchedFile): Promise<boolean> {
+  try {
+    await (await file.open()).handle.close();
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 export const globFilesTool = defineTool({
@@ -174,9 +163,9 @@ export const globFilesTool = defineTool({
   }),
   async run({ pattern, path: p }, ctx) {
     checkRelativePattern(pattern, 'pattern');
-    const dir = await resolveExisting(ctx, p);
-    if (!dir.stat.isDirectory()) throw new LoomError(`${dir.shown} is a file, not a folder; path must be a folder.`);
-    const files = await findFiles(ctx, dir.abs, pattern);
+    const dir = await inspectProjectPath(ctx.projectDir, p);
+    if (!dir.isFolder) throw new LoomError(`${dir.shown} is a file, not a folder; path must be a folder.`);
+    const files = await findFiles(ctx, dir, pattern);
     if (files.length === 0) return `No files match ${pattern} in ${dir.shown}.`;
     if (files.length <= MAX_GLOB_RESULTS) return files.join('\n');
     return (
@@ -204,13 +193,23 @@ export const grepTool = defineTool({
       throw new LoomError(`pattern is not a valid JavaScript regular expression: ${(err as Error).message}`);
     }
     checkRelativePattern(include, 'include');
-    const target = await resolveExisting(ctx, p);
-    const files = target.stat.isDirectory()
-      ? await findFiles(ctx, target.abs, include.includes('/') ? include : `**/${include}`)
-      : [target.shown];
+    const target = await inspectProjectPath(ctx.projectDir, p);
+    const files = target.isFolder
+      ? matchingFiles(walkRequest(ctx, target, include.includes('/') ? include : `**/${include}`))
+      : oneFile(await openProjectFile(ctx.projectDir, p, OPEN_READ));
     return grepFiles(ctx, pattern, files, `${target.shown}${include === '*' ? '' : ` (${include})`}`);
   },
 });
+
+/** A file grep was pointed at, already open (so that a FIFO or link gets its clear error). */
+async function* oneFile(file: ProjectFile): AsyncGenerator<MatchedFile> {
+  try {
+    yield { rel: file.shown, open: async () => file };
+  } finally {
+    // Normally closed by the search; closing twice only fails quietly.
+    await file.handle.close().catch(() => {});
+  }
+}
 
 export const writeFileTool = defineTool({
   name: 'write_file',
@@ -222,21 +221,11 @@ export const writeFileTool = defineTool({
     content: z.string().max(MAX_WRITE_CHARS).describe('The complete new file content.'),
   }),
   async run({ path: p, content }, ctx) {
-    const abs = resolveInsideProject(ctx.projectDir, p);
-    const shown = displayPath(ctx.projectDir, abs);
-    const existed = await fsp.stat(abs).then(
-      (s) => {
-        if (s.isDirectory()) throw new LoomError(`${shown} is a directory; give a file path.`);
-        return true;
-      },
-      () => false,
-    );
-    try {
-      await fsp.mkdir(path.dirname(abs), { recursive: true });
-      await fsp.writeFile(abs, content, 'utf8');
-    } catch (err) {
+    const file = await openProjectFile(ctx.projectDir, p, OPEN_CREATE_OR_TRUNCATE, { createFolders: true });
+    const { shown, existed } = file;
+    await withFile(file, ({ handle }) => handle.writeFile(content, 'utf8')).catch((err) => {
       throw explainFsError(err, shown);
-    }
+    });
     const bytes = Buffer.byteLength(content);
     return `${existed ? 'Overwrote' : 'Created'} ${shown} (${counted(countLines(content), 'line')}, ${counted(bytes, 'byte')}).`;
   },
@@ -266,32 +255,38 @@ export const editFileTool = defineTool({
     new_string: z.string().max(MAX_WRITE_CHARS).describe('Replacement text.'),
   }),
   async run({ path: p, old_string, new_string }, ctx) {
-    const { abs, shown, stat } = await resolveFile(ctx, p);
-    if (stat.size > MAX_EDIT_FILE_BYTES) {
-      throw new LoomError(`${shown} is too large to edit (${stat.size} bytes; the limit is ${MAX_EDIT_FILE_BYTES}).`);
-    }
-    const buf = await fsp.readFile(abs);
-    if (looksBinary(buf)) throw new LoomError(`${shown} looks like a binary file; edit_file edits text files only.`);
-    const text = buf.toString('utf8');
-    const at = text.indexOf(old_string);
-    if (at === -1) {
-      throw new LoomError(
-        `old_string was not found in ${shown}. Read the file and copy the exact text, including whitespace and indentation.`,
-      );
-    }
-    if (old_string === new_string) throw new LoomError('old_string and new_string are identical; nothing to change.');
-    const occurrences = countOccurrences(text, old_string);
-    // Slicing, not String.replace: "$&" and friends in new_string must stay literal.
-    const edited = text.slice(0, at) + new_string + text.slice(at + old_string.length);
-    try {
-      await fsp.writeFile(abs, edited, 'utf8');
-    } catch (err) {
-      throw explainFsError(err, shown);
-    }
-    const line = text.slice(0, at).split('\n').length;
-    const which = occurrences > 1 ? `the first of ${occurrences} occurrences` : 'the only occurrence';
-    return `Edited ${shown}: replaced ${which} of old_string, at line ${line}.`;
+    // Read and rewritten through one handle: what was checked is what gets written.
+    return withFile(await openProjectFile(ctx.projectDir, p, OPEN_READ_WRITE), (file) => replaceFirst(file, old_string, new_string));
   },
 });
+
+async function replaceFirst({ handle, shown, stat }: ProjectFile, old_string: string, new_string: string): Promise<string> {
+  if (stat.size > MAX_EDIT_FILE_BYTES) {
+    throw new LoomError(`${shown} is too large to edit (${stat.size} bytes; the limit is ${MAX_EDIT_FILE_BYTES}).`);
+  }
+  const buf = await handle.readFile();
+  if (looksBinary(buf)) throw new LoomError(`${shown} looks like a binary file; edit_file edits text files only.`);
+  const text = buf.toString('utf8');
+  const at = text.indexOf(old_string);
+  if (at === -1) {
+    throw new LoomError(
+      `old_string was not found in ${shown}. Read the file and copy the exact text, including whitespace and indentation.`,
+    );
+  }
+  if (old_string === new_string) throw new LoomError('old_string and new_string are identical; nothing to change.');
+  const occurrences = countOccurrences(text, old_string);
+  // Slicing, not String.replace: "$&" and friends in new_string must stay literal.
+  const edited = text.slice(0, at) + new_string + text.slice(at + old_string.length);
+  const out = Buffer.from(edited, 'utf8');
+  try {
+    await handle.truncate(0);
+    await handle.write(out, 0, out.length, 0);
+  } catch (err) {
+    throw explainFsError(err, shown);
+  }
+  const line = text.slice(0, at).split('\n').length;
+  const which = occurrences > 1 ? `the first of ${occurrences} occurrences` : 'the only occurrence';
+  return `Edited ${shown}: replaced ${which} of old_string, at line ${line}.`;
+}
 
 export const FS_TOOLS = [readFileTool, globFilesTool, grepTool, writeFileTool, editFileTool];

@@ -3,15 +3,14 @@
  * for minutes; matching runs inside a vm context with a timeout so such a pattern ends
  * the search (with partial results) instead of freezing the engine's process. Files are
  * read and matched in batches, one vm call per batch, which keeps the per-call cost of
- * the timeout watchdog small; the event loop gets a turn between batches.
+ * the timeout watchdog small. Files are read asynchronously through the handles
+ * project-walk.ts gives (regular files inside the project only).
  */
-import fs from 'node:fs';
-import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
-import path from 'node:path';
 import vm from 'node:vm';
 import { LoomError } from '../errors';
-import { resolveInsideProject } from '../security/policy';
+import type { OpenedFile } from '../security/project-fs';
 import { looksBinary } from './file-kind';
+import type { MatchedFile } from './project-walk';
 import type { ToolContext } from './tool';
 
 export const MAX_GREP_MATCHES = 200;
@@ -47,23 +46,22 @@ function clip(line: string): string {
   return line.length > MAX_MATCH_LINE_CHARS ? `${line.slice(0, MAX_MATCH_LINE_CHARS)} …` : line;
 }
 
-/**
- * A file's text, or why it is skipped. The listing never descends through symlinked
- * folders, so only a symlinked file itself can lead outside the project: those are
- * resolved and dropped when they do. Synchronous on purpose: for thousands of small
- * files it is several times faster than fs promises, and callers yield between batches.
- */
-function loadFile(projectDir: string, rel: string): Loaded {
+/** A file's text, or why it is skipped. */
+async function loadFile(file: MatchedFile): Promise<Loaded> {
+  let opened: OpenedFile;
   try {
-    let abs = path.join(projectDir, rel);
-    if (fs.lstatSync(abs).isSymbolicLink()) abs = resolveInsideProject(projectDir, rel);
-    const stat = fs.statSync(abs);
-    if (!stat.isFile()) return null;
-    if (stat.size > MAX_GREP_FILE_BYTES) return 'large';
-    const buf = fs.readFileSync(abs);
-    return looksBinary(buf) ? 'binary' : { rel, text: buf.toString('utf8') };
+    opened = await file.open();
   } catch {
-    return null; // vanished, unreadable, or outside the project: nothing to search
+    return null; // vanished, unreadable, not a regular file, or a link leading out: nothing to search
+  }
+  try {
+    if (opened.stat.size > MAX_GREP_FILE_BYTES) return 'large';
+    const buf = await opened.handle.readFile();
+    return looksBinary(buf) ? 'binary' : { rel: file.rel, text: buf.toString('utf8') };
+  } catch {
+    return null;
+  } finally {
+    await opened.handle.close();
   }
 }
 
@@ -87,19 +85,27 @@ function matchBatch(scan: Scan, sandbox: vm.Context, source: string, batch: { re
   return true;
 }
 
-async function scanFiles(ctx: ToolContext, source: string, files: string[]): Promise<Scan> {
+async function scanFiles(ctx: ToolContext, source: string, files: AsyncIterable<MatchedFile>): Promise<Scan> {
   const scan: Scan = { lines: [], skippedLarge: 0, skippedBinary: 0, capped: false, timedOut: false };
   const sandbox = vm.createContext({});
   const deadline = Date.now() + ctx.toolTimeoutMs;
-  for (let start = 0; start < files.length && !scan.capped && !scan.timedOut; start += BATCH_FILES) {
-    if (ctx.signal.aborted) throw new LoomError('grep was cancelled.');
-    await yieldToEventLoop();
-    const loaded = files.slice(start, start + BATCH_FILES).map((rel) => loadFile(ctx.projectDir, rel));
-    scan.skippedLarge += loaded.filter((l) => l === 'large').length;
-    scan.skippedBinary += loaded.filter((l) => l === 'binary').length;
-    const batch = loaded.filter((l): l is { rel: string; text: string } => typeof l === 'object' && l !== null);
+  let batch: { rel: string; text: string }[] = [];
+  let inBatch = 0;
+  const match = () => {
     scan.timedOut = !matchBatch(scan, sandbox, source, batch, deadline) || Date.now() >= deadline;
+    batch = [];
+    inBatch = 0;
+    return scan.capped || scan.timedOut;
+  };
+  for await (const file of files) {
+    if (ctx.signal.aborted) throw new LoomError('grep was cancelled.');
+    const loaded = await loadFile(file);
+    if (loaded === 'large') scan.skippedLarge++;
+    else if (loaded === 'binary') scan.skippedBinary++;
+    else if (loaded) batch.push(loaded);
+    if (++inBatch === BATCH_FILES && match()) return scan; // leaving the loop closes the walk
   }
+  if (inBatch > 0) match();
   return scan;
 }
 
@@ -116,8 +122,8 @@ function notes(scan: Scan, timeoutMs: number): string[] {
   return out;
 }
 
-/** Searches `files` (paths relative to the project folder) and formats the result. */
-export async function grepFiles(ctx: ToolContext, source: string, files: string[], where: string): Promise<string> {
+/** Searches `files` (in the order given) and formats the result. */
+export async function grepFiles(ctx: ToolContext, source: string, files: AsyncIterable<MatchedFile>, where: string): Promise<string> {
   const scan = await scanFiles(ctx, source, files);
   const tail = notes(scan, ctx.toolTimeoutMs);
   if (scan.lines.length === 0) return [`No matches for /${source}/ in ${where}.`, ...tail].join('\n');

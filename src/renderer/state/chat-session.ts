@@ -249,9 +249,10 @@ export class ChatSession {
 
   /** Puts the changed files back as they were; throws the engine's reason when it refuses. */
   async revertChanges(): Promise<string[]> {
-    const { reverted } = await this.bridge.invoke('chat.revert', { sessionId: this.id });
+    const { reverted, leftAlone } = await this.bridge.invoke('chat.revert', { sessionId: this.id });
     await this.refreshChanges();
     this.notify('info', `Reverted ${plural(reverted.length, 'file')} to how they were before this session.`);
+    for (const file of leftAlone) this.notify('warning', `Not reverted: ${file.reason}`);
     return reverted;
   }
 

@@ -1,0 +1,258 @@
+/**
+ * Opening the project's files and folders so that nothing leads out of the project
+ * between a check and the use.
+ *
+ * A path is opened one component at a time from the project folder: each folder is held
+ * open and the next name is opened in it with O_NOFOLLOW, so a component that is (or has
+ * just become) a symbolic link is refused, never followed. On Linux the next name is
+ * resolved from the open folder itself (/proc/self/fd/N/name: Node's stand-in for
+ * openat), so renaming a folder or swapping its path for a link after it was opened
+ * changes nothing. Elsewhere the held folder's path is used, which still refuses links
+ * but leaves the swap of a folder between two steps open.
+ *
+ * Files are opened with O_NOFOLLOW | O_NONBLOCK and judged by fstat on the open handle:
+ * a FIFO, socket or device is refused without ever blocking, and what was checked is the
+ * very file that is then read or written.
+ *
+ * Everything here is fs/promises: no synchronous I/O on an agent-chosen path runs on the
+ * caller's event loop.
+ */
+import fs from 'node:fs';
+import fsp, { type FileHandle } from 'node:fs/promises';
+import path from 'node:path';
+import { LoomError } from '../errors';
+import { resolveInsideProject } from './policy';
+
+const C = fs.constants;
+// Undefined on Windows, which has no such flags: 0 leaves the flags unchanged there.
+const O_NOFOLLOW = C.O_NOFOLLOW ?? 0;
+const O_NONBLOCK = C.O_NONBLOCK ?? 0;
+const O_DIRECTORY = C.O_DIRECTORY ?? 0;
+
+/** Flags for openRegularFile and openProjectFile. */
+export const OPEN_READ = C.O_RDONLY;
+export const OPEN_READ_WRITE = C.O_RDWR;
+export const OPEN_CREATE_OR_TRUNCATE = C.O_WRONLY | C.O_CREAT | C.O_TRUNC;
+
+/** Where Linux names the process's open files; a folder's entry there resolves from its handle. */
+const FD_DIR = '/proc/self/fd';
+let anchoring: Promise<boolean> | undefined;
+const canAnchor = () => (anchoring ??= fsp.access(FD_DIR).then(() => true, () => false));
+
+const errCode = (err: unknown) => (err as NodeJS.ErrnoException)?.code;
+
+/** A folder of the project, held open; names under it are opened in it, never through a link. */
+export class HeldFolder {
+  private constructor(
+    private readonly handle: FileHandle,
+    private readonly anchored: boolean,
+    /** Real path when it was opened: for messages, and the way in where there is no anchoring. */
+    readonly path: string,
+    /** Path relative to the project folder ('' for the project folder itself). */
+    readonly rel: string,
+  ) {}
+
+  /** The project folder itself (a real path, as fsp.realpath gives it). */
+  static async openRoot(root: string): Promise<HeldFolder> {
+    const handle = await fsp.open(root, C.O_RDONLY | O_DIRECTORY);
+    return new HeldFolder(handle, await canAnchor(), root, '');
+  }
+
+  /** This folder, as a path the kernel resolves to the held handle where it can. */
+  self(): string {
+    return this.anchored ? `${FD_DIR}/${this.handle.fd}` : this.path;
+  }
+
+  /** `name` in this folder. Only single names: `..` or a separator would walk off the handle. */
+  entry(name: string): string {
+    if (name === '' || name === '.' || name === '..' || /[\\/\0]/.test(name)) {
+      throw new LoomError(`"${name}" is not a single file name.`);
+    }
+    return `${this.self()}/${name}`;
+  }
+
+  relOf(name: string): string {
+    return this.rel ? `${this.rel}/${name}` : name;
+  }
+
+  /** The sub-folder `name`, opened without following a link; created first when `create` and missing. */
+  async folder(name: string, create = false): Promise<HeldFolder> {
+    try {
+      return await this.openSub(name);
+    } catch (err) {
+      if (!create || errCode(err) !== 'ENOENT') throw await this.explainSub(err, name);
+    }
+    await fsp.mkdir(this.entry(name)).catch((err) => {
+      if (errCode(err) !== 'EEXIST') throw explainFsError(err, this.relOf(name));
+    });
+    // Opened again with O_NOFOLLOW: a link put there in the meantime is refused too.
+    return this.openSub(name).catch(async (err) => Promise.reject(await this.explainSub(err, name)));
+  }
+
+  /** Entries of this folder; their types come from the folder itself, links are not followed. */
+  list(): Promise<fs.Dirent[]> {
+    return fsp.readdir(this.self(), { withFileTypes: true });
+  }
+
+  close(): Promise<void> {
+    return this.handle.close();
+  }
+
+  private async openSub(name: string): Promise<HeldFolder> {
+    const handle = await fsp.open(this.entry(name), C.O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK);
+    return new HeldFolder(handle, this.anchored, path.join(this.path, name), this.relOf(name));
+  }
+
+  /** O_NOFOLLOW | O_DIRECTORY says ENOTDIR for a link as for a file: tell which it was. */
+  private async explainSub(err: unknown, name: string): Promise<unknown> {
+    const rel = this.relOf(name);
+    // A missing folder is explained by the caller, who knows the whole path asked for.
+    if (errCode(err) === 'ENOENT') return err;
+    if (errCode(err) !== 'ENOTDIR' && errCode(err) !== 'ELOOP') return explainFsError(err, rel);
+    const stat = await fsp.lstat(this.entry(name)).catch(() => null);
+    if (stat?.isSymbolicLink()) return linkRefusal(rel);
+    return new LoomError(`${rel} is not a folder.`);
+  }
+}
+
+function linkRefusal(rel: string): LoomError {
+  return new LoomError(`${rel} is a symbolic link here (it may have changed while in use); it was not followed.`);
+}
+
+/**
+ * Opens the folder `parts` below the project folder `root` (a real path), one held
+ * component at a time. The caller owns (and closes) the folder returned.
+ */
+export async function openProjectFolder(root: string, parts: readonly string[], opts: { create?: boolean } = {}): Promise<HeldFolder> {
+  let folder = await HeldFolder.openRoot(root);
+  for (const name of parts) {
+    let next: HeldFolder;
+    try {
+      next = await folder.folder(name, opts.create);
+    } finally {
+      await folder.close();
+    }
+    folder = next;
+  }
+  return folder;
+}
+
+/** The components of `abs` (a real path inside `root`), for openProjectFolder. */
+export function partsOf(root: string, abs: string): string[] {
+  const rel = path.relative(root, abs);
+  return rel === '' ? [] : rel.split(path.sep);
+}
+
+export function kindOf(stat: fs.Stats): string {
+  if (stat.isDirectory()) return 'a directory';
+  if (stat.isSymbolicLink()) return 'a symbolic link';
+  if (stat.isFIFO()) return 'a named pipe (FIFO)';
+  if (stat.isSocket()) return 'a socket';
+  if (stat.isCharacterDevice() || stat.isBlockDevice()) return 'a device';
+  return 'not a regular file';
+}
+
+function refuseUnlessRegular(stat: fs.Stats, shown: string): void {
+  if (stat.isFile()) return;
+  if (stat.isDirectory()) throw new LoomError(`${shown} is a directory, not a file.`);
+  if (stat.isSymbolicLink()) throw linkRefusal(shown);
+  throw new LoomError(`${shown} is ${kindOf(stat)}, not a regular file; file tools read and write regular files only.`);
+}
+
+export interface OpenedFile {
+  handle: FileHandle;
+  /** fstat of the open handle: always a regular file. */
+  stat: fs.Stats;
+  /** Whether the file was there before this open (false: O_CREAT made it). */
+  existed: boolean;
+}
+
+/**
+ * Opens `name` in `folder` as a regular file, never following a link. A FIFO, socket,
+ * device or folder is refused: by lstat first, so a device is not even opened, and by
+ * fstat on the handle, which is what counts if the name was swapped in between.
+ */
+export async function openRegularFile(folder: HeldFolder, name: string, flags: number): Promise<OpenedFile> {
+  const at = folder.entry(name);
+  const shown = folder.relOf(name);
+  const before = await fsp.lstat(at).catch((err) => {
+    if (errCode(err) === 'ENOENT') return null;
+    throw explainFsError(err, shown);
+  });
+  if (before) refuseUnlessRegular(before, shown);
+  let handle: FileHandle;
+  try {
+    handle = await fsp.open(at, flags | O_NOFOLLOW | O_NONBLOCK, 0o666);
+  } catch (err) {
+    throw explainFsError(err, shown);
+  }
+  try {
+    const stat = await handle.stat();
+    refuseUnlessRegular(stat, shown);
+    return { handle, stat, existed: before !== null };
+  } catch (err) {
+    await handle.close();
+    throw err;
+  }
+}
+
+export interface ProjectFile extends OpenedFile {
+  /** The real absolute path. */
+  abs: string;
+  /** The path relative to the project folder, as the model sees it. */
+  shown: string;
+}
+
+/**
+ * Resolves `p` inside the project (resolveInsideProject: `..` and in-project links
+ * resolved, anything outside refused), then opens the result component by component
+ * with openRegularFile. `createFolders` makes missing folders on the way (write_file).
+ */
+export async function openProjectFile(projectDir: string, p: string, flags: number, opts: { createFolders?: boolean } = {}): Promise<ProjectFile> {
+  const abs = await resolveInsideProject(projectDir, p);
+  const root = await fsp.realpath(projectDir);
+  const parts = partsOf(root, abs);
+  if (parts.length === 0) throw new LoomError('. is the project folder, not a file.');
+  const shown = parts.join('/');
+  const folder = await openProjectFolder(root, parts.slice(0, -1), { create: opts.createFolders }).catch((err) => {
+    throw explainFsError(err, shown);
+  });
+  try {
+    return { ...(await openRegularFile(folder, parts[parts.length - 1], flags)), abs, shown };
+  } finally {
+    await folder.close();
+  }
+}
+
+/** Where `p` lands inside the project, and whether a folder is there now (lstat: a link is not one). */
+export async function inspectProjectPath(projectDir: string, p: string): Promise<{ root: string; parts: string[]; shown: string; isFolder: boolean }> {
+  const root = await fsp.realpath(projectDir);
+  const parts = partsOf(root, await resolveInsideProject(projectDir, p));
+  const shown = parts.join('/') || '.';
+  if (parts.length === 0) return { root, parts, shown, isFolder: true };
+  const parent = await openProjectFolder(root, parts.slice(0, -1)).catch((err) => {
+    throw explainFsError(err, shown);
+  });
+  try {
+    const stat = await fsp.lstat(parent.entry(parts[parts.length - 1]));
+    return { root, parts, shown, isFolder: stat.isDirectory() };
+  } catch (err) {
+    throw explainFsError(err, shown);
+  } finally {
+    await parent.close();
+  }
+}
+
+/** The one sentence for an errno a model (or the user) can act on; `shown` is the path it concerns. */
+export function explainFsError(err: unknown, shown: string): Error {
+  if (err instanceof LoomError) return err;
+  const code = errCode(err);
+  if (code === 'ENOENT') return new LoomError(`File not found: ${shown}.`);
+  if (code === 'EACCES' || code === 'EPERM') return new LoomError(`Permission denied: ${shown}.`);
+  if (code === 'EISDIR') return new LoomError(`${shown} is a directory, not a file.`);
+  if (code === 'ENOTDIR') return new LoomError(`A part of ${shown} is a file, not a directory.`);
+  if (code === 'ELOOP') return linkRefusal(shown);
+  // O_NONBLOCK write-open of a FIFO nobody reads, or a device with nothing behind it.
+  if (code === 'ENXIO') return new LoomError(`${shown} is not a regular file; file tools read and write regular files only.`);
+  return new LoomError(`Cannot access ${shown}: ${(err as Error).message}`);
+}
