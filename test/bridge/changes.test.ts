@@ -54,11 +54,12 @@ describe('chat.changes and chat.revert', () => {
 
     expect(await call<RevertedFiles>('chat.revert', { sessionId: session.id })).toEqual({
       reverted: [path.join('docs', 'new.md'), 'notes.txt'],
+      leftAlone: [],
     });
     expect(fs.readFileSync(path.join(ctx.projectDir, 'notes.txt'), 'utf8')).toBe('the old text\n');
     expect(fs.existsSync(path.join(ctx.projectDir, 'docs'))).toBe(false);
     expect(await call<ChangedFiles>('chat.changes', { sessionId: session.id })).toEqual({ files: [] });
-    expect(await call<RevertedFiles>('chat.revert', { sessionId: session.id })).toEqual({ reverted: [] });
+    expect(await call<RevertedFiles>('chat.revert', { sessionId: session.id })).toEqual({ reverted: [], leftAlone: [] });
   });
 
   it('refuses to revert while a turn is running, and changes nothing', async () => {
