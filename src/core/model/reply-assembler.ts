@@ -97,7 +97,8 @@ export class ReplyAssembler {
   /** What ends a cut reply's text (and is shown after it): empty unless the reply was cut. */
   cutNotice(): string {
     if (!this.overflowed) return '';
-    const dropped = this.calls.length ? `; ${counted(this.calls.length, 'tool call')} in it were dropped, not run` : '';
+    const n = this.calls.length;
+    const dropped = n ? `; ${counted(n, 'tool call')} in it ${n === 1 ? 'was' : 'were'} dropped, not run` : '';
     const note = `[reply cut at ${this.maxChars.toLocaleString('en-US')} characters: the model server sent more than Loom keeps of one reply, and the rest was not read${dropped}.]`;
     return this.text ? `\n\n${note}` : note;
   }
