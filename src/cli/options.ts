@@ -29,7 +29,12 @@ export interface ChatAction {
   continueLast?: boolean;
 }
 
-export type CliAction = LifecycleAction | ChatAction;
+/** `--doctor`: check loom.db and salvage a damaged one; it must not open the store. */
+export interface DoctorAction {
+  kind: 'doctor';
+}
+
+export type CliAction = LifecycleAction | ChatAction | DoctorAction;
 
 export type ParseOutcome =
   | { kind: 'run'; config: LoomConfig; action: CliAction }
@@ -77,6 +82,7 @@ interface RawOptions {
   import?: string;
   delete?: string;
   yes?: boolean;
+  doctor?: boolean;
 }
 
 function createProgram(): Command {
@@ -165,7 +171,8 @@ function addLifecycleOptions(program: Command): void {
     .addOption(new Option('--format <format>', 'export format').choices(EXPORT_FORMATS))
     .option('--import <file>', "import an exported session as a new one ('-' reads stdin); prints its id")
     .option('--delete <id>', 'delete a session (needs --yes)')
-    .option('--yes', 'confirm --delete');
+    .option('--yes', 'confirm --delete')
+    .option('--doctor', 'check loom.db for damage; if damaged, salvage what can be read into a new file');
 }
 
 /** Parses `argv` (the arguments after the command name). Throws UsageError on any mistake. */
@@ -195,6 +202,7 @@ const LIFECYCLE_FLAGS: Array<[keyof RawOptions, string]> = [
   ['export', '--export'],
   ['import', '--import'],
   ['delete', '--delete'],
+  ['doctor', '--doctor'],
 ];
 
 const CHAT_FLAGS: Array<[keyof RawOptions, string]> = [
@@ -217,6 +225,7 @@ function toAction(raw: RawOptions): CliAction {
   requireCompanion(raw.json, '--json', raw.listSessions || raw.search !== undefined || raw.info !== undefined, '--list-sessions, --search or --info');
   requireCompanion(raw.format, '--format', raw.export !== undefined, '--export');
   requireCompanion(raw.yes, '--yes', raw.delete !== undefined, '--delete');
+  if (raw.doctor) return { kind: 'doctor' };
   return lifecycle.length ? toLifecycleAction(raw) : toChatAction(raw);
 }
 
