@@ -56,5 +56,8 @@ async function follow(candidate: string, state: { hops: number }): Promise<strin
   }
   if (!stat.isSymbolicLink()) return candidate;
   if (++state.hops > MAX_SYMLINK_HOPS) throw new LoomError(`Path "${candidate}" has too many levels of symbolic links.`);
-  return resolveReal(path.dirname(candidate), await fsp.readlink(candidate), state);
+  // Replaced by something else since the lstat: judged as a plain name; the open re-checks it.
+  const target = await fsp.readlink(candidate).catch(() => null);
+  if (target === null) return candidate;
+  return resolveReal(path.dirname(candidate), target, state);
 }

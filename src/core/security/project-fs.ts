@@ -65,7 +65,7 @@ export class HeldFolder {
 
   /** `name` in this folder. Only single names: `..` or a separator would walk off the handle. */
   entry(name: string): string {
-    if (name === '' || name === '.' || name === '..' || /[\\/\0]/.test(name)) {
+    if (name === '' || name === '.' || name === '..' || name.includes('/') || name.includes(path.sep) || name.includes('\0')) {
       throw new LoomError(`"${name}" is not a single file name.`);
     }
     return `${this.self()}/${name}`;
