@@ -9,6 +9,7 @@ import type { LoomConfig } from '../core/config';
 import { LoomEngine } from '../core/engine';
 import { isLoomError, LoomError } from '../core/errors';
 import { SessionStore } from '../core/store/session-store';
+import { BASE_TOOL_ENV } from '../shared/settings';
 import { answerFromInput, isYes, LineInput, onSigint, runRepl, TerminalView } from './repl';
 import { terminalSafe } from './terminal-safe';
 
@@ -106,7 +107,9 @@ function onCtrlC(input: LineInput | undefined, handler: () => void): () => void 
 function warnAboutSecrets(engine: LoomEngine): void {
   const names = engine.secretEnvNames();
   if (!names.length) return;
-  process.stderr.write(terminalSafe(`Warning: secret-looking environment variables are set (${names.join(', ')}); tools never see them.\n`));
+  process.stderr.write(
+    terminalSafe(`Note: tools do not get the secret-looking environment variables ${names.join(', ')}; they get ${BASE_TOOL_ENV.join(', ')} and what --pass-env names.\n`),
+  );
 }
 
 /** Files the agent wrote or edited can be put back as they were; the default is to keep them. */

@@ -9,6 +9,7 @@ import { DEFAULTS, PERMISSION_MODES, type LoomConfig, type PermissionMode } from
 import { LoomError } from '../core/errors';
 import { resolveDataDir } from '../core/paths';
 import { EXPORT_FORMATS, type ExportFormat } from '../core/store/export';
+import { ENV_VAR_NAME } from '../shared/settings';
 
 export type LifecycleAction =
   | { kind: 'list'; includeArchived: boolean; json: boolean }
@@ -57,6 +58,7 @@ interface RawOptions {
   maxContextTokens?: string;
   mode?: PermissionMode;
   tools?: string;
+  passEnv?: string[];
   toolTimeout?: string;
   llmTimeout?: string;
   llmIdleTimeout?: string;
@@ -137,6 +139,7 @@ function addLimitOptions(program: Command): void {
   program
     .optionsGroup('Limits:')
     .option('--tools <names>', 'comma-separated tool names offered to the model (default: all)')
+    .option('--pass-env <name>', 'also give tools this environment variable (repeatable; default: PATH, HOME, LANG, LC_*, TERM, TZ, USER, SHELL, TMPDIR only)', (name: string, names: string[] = []) => [...names, name])
     .option('--tool-timeout <sec>', `seconds one tool call may take (default ${DEFAULTS.toolTimeoutSec})`)
     .option('--llm-timeout <sec>', `seconds one model request may take in all, reply included (default ${DEFAULTS.llmTimeoutSec})`)
     .option('--llm-idle-timeout <sec>', `seconds the model server may stay silent (default ${DEFAULTS.llmIdleTimeoutSec})`)
@@ -291,6 +294,7 @@ function toConfig(raw: RawOptions, env: NodeJS.ProcessEnv): LoomConfig {
     approvePlan: raw.approvePlan ?? false,
   };
   if (raw.tools !== undefined) config.tools = toolNames(raw.tools);
+  if (raw.passEnv !== undefined) config.passEnv = envNames(raw.passEnv);
   if (raw.logDir !== undefined) config.logDir = path.resolve(nonEmpty(raw.logDir, '--log-dir', 'a folder'));
   return config;
 }
@@ -325,6 +329,13 @@ function dollars(value: string | undefined, flag: string, fallback: number): num
     throw new UsageError(`${flag} must be an amount of US dollars of 0 or more, such as 2.50, got '${value}'.`);
   }
   return n;
+}
+
+/** `--pass-env A --pass-env B`: variable names, duplicates dropped. */
+function envNames(names: string[]): string[] {
+  const bad = names.find((name) => !ENV_VAR_NAME.test(name));
+  if (bad !== undefined) throw new UsageError(`--pass-env takes an environment variable name (letters, digits and _), got '${bad}'.`);
+  return [...new Set(names)];
 }
 
 /** `--tools read_file,grep`: names as given, duplicates dropped; an empty list offers no tools. */

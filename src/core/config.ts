@@ -26,6 +26,8 @@ export interface LoomConfig {
   approvePlan: boolean;
   /** Where audit logs go; defaults to <dataDir>/audit. */
   logDir?: string;
+  /** Environment variables tools get on top of the base allowlist (security/tool-env.ts). */
+  passEnv?: string[];
 }
 
 export const DEFAULTS = {

@@ -23,7 +23,7 @@ import { errorMessage, LoomError } from './errors';
 import { MemoryStore } from './memory/memory-store';
 import { ModelClient } from './model/client';
 import { loadPriceTable, PRICES_FILE, type PriceTable } from './model/pricing';
-import { secretEnvNames } from './security/secrets';
+import { withheldSecretEnvNames } from './security/tool-env';
 import type { RevertReport } from './security/snapshots';
 import type { Lease, SessionStore } from './store/session-store';
 import { ALL_TOOLS, type Tool } from './tools/index';
@@ -201,16 +201,16 @@ export class LoomEngine {
     return (await this.sessions.get(sessionId)?.agent.snapshots.revert()) ?? { reverted: [], leftAlone: [] };
   }
 
-  /** Names of secret-looking environment variables, which tools never see. */
+  /** Names of secret-looking environment variables that tools do not get (not passed by the user). */
   secretEnvNames(): string[] {
-    return secretEnvNames(process.env);
+    return withheldSecretEnvNames(process.env, this.config.passEnv);
   }
 
   /**
    * New settings for the sessions to come and the next turn of the open ones (the desktop
    * settings dialog). The tool list is fixed for the engine's life.
    */
-  updateConfig(patch: Partial<Pick<LoomConfig, 'baseUrl' | 'model' | 'apiKey' | 'maxContextTokens' | 'mode'>>): void {
+  updateConfig(patch: Partial<Pick<LoomConfig, 'baseUrl' | 'model' | 'apiKey' | 'maxContextTokens' | 'mode' | 'passEnv'>>): void {
     this.config = { ...this.config, ...patch };
     this.client = clientFor(this.config, this.prices);
     for (const { agent } of this.sessions.values()) agent.reconfigure(this.config, this.client);
@@ -276,6 +276,7 @@ export class LoomEngine {
       model: c.model,
       mode: c.mode,
       tools: this.tools.map((t) => t.name),
+      pass_env: c.passEnv ?? [],
       max_context_tokens: c.maxContextTokens,
       tool_timeout_sec: c.toolTimeoutSec,
       llm_timeout_sec: c.llmTimeoutSec,

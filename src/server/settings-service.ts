@@ -8,7 +8,7 @@ import { DEFAULTS, type LoomConfig } from '../core/config';
 import { keyFor, scopeSavedKey } from './api-key-scope';
 import type { SettingsStore, StoredSettings } from './settings-store';
 
-export type EngineSettings = Pick<LoomConfig, 'baseUrl' | 'model' | 'apiKey' | 'maxContextTokens' | 'mode'>;
+export type EngineSettings = Pick<LoomConfig, 'baseUrl' | 'model' | 'apiKey' | 'maxContextTokens' | 'mode' | 'passEnv'>;
 export type SettingsPatch = Partial<Omit<Settings, 'hasApiKey'>> & { apiKey?: string };
 
 export class SettingsService {
@@ -41,14 +41,16 @@ export class SettingsService {
       ]),
       maxContextTokens: this.overrides.maxContextTokens ?? this.saved.maxContextTokens ?? DEFAULTS.maxContextTokens,
       mode: this.overrides.mode ?? this.saved.mode ?? DEFAULTS.mode,
+      passEnv: this.overrides.passEnv ?? this.saved.passEnv ?? [],
     };
   }
 
   /** What the settings dialog shows: never the key itself. */
   view(): Settings {
-    const { apiKey, ...engine } = this.engine();
+    const { apiKey, passEnv = [], ...engine } = this.engine();
     return {
       ...engine,
+      passEnv,
       hasApiKey: apiKey.length > 0,
       theme: this.saved.theme ?? 'system',
       openTabs: this.saved.openTabs ?? [],

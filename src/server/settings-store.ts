@@ -19,6 +19,7 @@ export const storedSettingsSchema = z.object({
   theme: z.enum(THEMES).optional(),
   openTabs: z.array(z.string()).optional(),
   activeTab: z.string().nullable().optional(),
+  passEnv: z.array(z.string()).optional(),
 });
 export type StoredSettings = z.infer<typeof storedSettingsSchema>;
 

@@ -9,7 +9,7 @@
  */
 import { z } from 'zod';
 import type { EngineEvent, PendingRequest } from './engine-events';
-import { PERMISSION_MODES, THEMES, type Settings } from './settings';
+import { ENV_VAR_NAME, PERMISSION_MODES, THEMES, type Settings } from './settings';
 import type { ChatMessage, Compaction, SearchHit, SessionMeta, SessionUsage } from './types';
 
 export type { PendingRequest } from './engine-events';
@@ -34,8 +34,8 @@ export interface AppInfo {
   projectDir: string;
   platform: string;
   /**
-   * Names (never values) of secret-looking environment variables of the engine's process:
-   * tools never see them, and the window says so once at start.
+   * Names (never values) of secret-looking environment variables of the engine's process
+   * that tools do not get (not passed by the user); the window says so once at start.
    */
   secretEnvNames: string[];
 }
@@ -178,6 +178,10 @@ export const contract = {
       theme: z.enum(THEMES).optional(),
       openTabs: z.array(sessionId).max(100, 'At most 100 tabs can be open.').optional(),
       activeTab: sessionId.nullable().optional(),
+      passEnv: z
+        .array(z.string().regex(ENV_VAR_NAME, 'Environment variable names are letters, digits and _, not starting with a digit.'))
+        .max(100, 'At most 100 environment variables can be passed to tools.')
+        .optional(),
     }),
   ),
 } as const;

@@ -18,4 +18,12 @@ export interface Settings {
   /** Session ids open as tabs, in tab order; restored after a restart or reload. */
   openTabs: string[];
   activeTab: string | null;
+  /** Environment variables tools get on top of the base allowlist (PATH, HOME, locale…). */
+  passEnv: string[];
 }
+
+/** The environment variables every tool gets (`LC_*`: each locale variable); others only when passed. */
+export const BASE_TOOL_ENV = ['PATH', 'HOME', 'LANG', 'LC_*', 'TERM', 'TZ', 'USER', 'SHELL', 'TMPDIR'] as const;
+
+/** What `--pass-env` and the setting accept as a variable name. */
+export const ENV_VAR_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;

@@ -79,6 +79,7 @@ describe('effective settings', () => {
       apiKey: 'sk-env',
       maxContextTokens: DEFAULTS.maxContextTokens,
       mode: DEFAULTS.mode,
+      passEnv: [],
     });
     const view = service.update({ model: 'saved-model', maxContextTokens: 32000 });
     expect(view).toEqual({
@@ -90,8 +91,16 @@ describe('effective settings', () => {
       theme: 'system',
       openTabs: [],
       activeTab: null,
+      passEnv: [],
     });
     expect(JSON.stringify(view)).not.toContain('sk-env');
+  });
+
+  it('keeps the variables passed to tools across a restart and hands them to the engine', () => {
+    new SettingsService(new JsonFileSettingsStore(dir), {}).update({ passEnv: ['GITHUB_TOKEN', 'NPM_CONFIG_REGISTRY'] });
+    const restarted = new SettingsService(new JsonFileSettingsStore(dir), {});
+    expect(restarted.engine().passEnv).toEqual(['GITHUB_TOKEN', 'NPM_CONFIG_REGISTRY']);
+    expect(restarted.view().passEnv).toEqual(['GITHUB_TOKEN', 'NPM_CONFIG_REGISTRY']);
   });
 
   it('lets overrides win for the run until the user saves a value', () => {

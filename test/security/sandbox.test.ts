@@ -66,10 +66,11 @@ describe.each([
     expect(fs.readFileSync(path.join(project, 'out', 'result.txt'), 'utf8')).toBe('built\n');
   });
 
-  test.skipIf(skip)('secret-looking variables are not in the environment', async () => {
-    const env = { ...process.env, OPENAI_API_KEY: 'sk-test-abcdefghijklmnopqrstuvwxyz', GITHUB_TOKEN: 'ghp_x', PLAIN_SETTING: 'visible' };
-    const r = await runShell('env', { ...base(), sandbox, env });
+  test.skipIf(skip)('only the allowlisted and passed variables are in the environment', async () => {
+    const env = { ...process.env, OPENAI_API_KEY: 'sk-test-abcdefghijklmnopqrstuvwxyz', GITHUB_TOKEN: 'ghp_x', PLAIN_SETTING: 'visible', OTHER_SETTING: 'hidden' };
+    const r = await runShell('env', { ...base(), sandbox, env, passEnv: ['PLAIN_SETTING'] });
     expect(r.stdout).toContain('PLAIN_SETTING=visible');
+    expect(r.stdout).not.toContain('OTHER_SETTING');
     expect(r.stdout).not.toContain('OPENAI_API_KEY');
     expect(r.stdout).not.toContain('GITHUB_TOKEN');
     expect(r.stdout).not.toContain('sk-test');

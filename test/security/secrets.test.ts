@@ -1,5 +1,9 @@
 import { describe, expect, test } from 'vitest';
-import { REDACTED, redactSecrets, scrubbedEnv, secretEnvNames } from '../../src/core/security/secrets';
+import { spawn } from 'node:child_process';
+import { keywordScanner } from '../../src/core/security/keyword-scanner';
+import { REDACTED, redactSecrets, secretEnvNames } from '../../src/core/security/secrets';
+import { toolEnv, withheldSecretEnvNames } from '../../src/core/security/tool-env';
+import { fakeSecrets, secretPieces } from '../support/fake-secrets';
 
 describe('redactSecrets', () => {
   test.each([
@@ -56,10 +60,62 @@ describe('secret environment variables', () => {
     ]);
   });
 
-  test('scrubbedEnv keeps everything else and never the secrets', () => {
-    const scrubbed = scrubbedEnv(env);
-    expect(scrubbed).toMatchObject({ PATH: '/usr/bin', HOME: '/home/u', LANG: 'C', KEYBOARD_LAYOUT: 'us', MONKEY: 'banana', PATTERN: 'x' });
-    for (const name of secretEnvNames(env)) expect(scrubbed).not.toHaveProperty(name);
-    expect(env.OPENAI_API_KEY).toBe('sk-x'); // the input is not changed
+  test('names cookies, MySQL passwords, DSNs and Stripe keys by name, not the shell\'s PWD', () => {
+    expect(secretEnvNames({ COOKIE: 'a=b', MYSQL_PWD: 'x', SENTRY_DSN: 'y', STRIPE_SK: 'z', PWD: '/home/u', OLDPWD: '/tmp' })).toEqual([
+      'COOKIE', 'MYSQL_PWD', 'SENTRY_DSN', 'STRIPE_SK',
+    ]);
+  });
+});
+
+describe('toolEnv: the allowlist tools get', () => {
+  const env = {
+    PATH: '/usr/bin', HOME: '/home/u', LANG: 'C.UTF-8', LC_ALL: 'C', LC_TIME: 'en_GB', TERM: 'xterm', TZ: 'UTC', USER: 'u',
+    SHELL: '/bin/bash', TMPDIR: '/tmp', FOO: 'bar', LC_SECRET_TOKEN: 'smuggled', OPENAI_API_KEY: 'sk-x', EDITOR: 'vim',
+  };
+
+  test('keeps the base variables and the locale categories, nothing else', () => {
+    expect(toolEnv(env)).toEqual({
+      PATH: '/usr/bin', HOME: '/home/u', LANG: 'C.UTF-8', LC_ALL: 'C', LC_TIME: 'en_GB', TERM: 'xterm', TZ: 'UTC', USER: 'u', SHELL: '/bin/bash', TMPDIR: '/tmp',
+    });
+  });
+
+  test('adds exactly the passed names (unset ones are simply absent)', () => {
+    const passed = toolEnv(env, ['FOO', 'OPENAI_API_KEY', 'NOT_SET']);
+    expect(passed).toMatchObject({ FOO: 'bar', OPENAI_API_KEY: 'sk-x' });
+    expect(passed).not.toHaveProperty('EDITOR');
+    expect(passed).not.toHaveProperty('NOT_SET');
+    expect(env.FOO).toBe('bar'); // the input is not changed
+  });
+
+  test('the notice names the secret-looking variables withheld, not the ones passed', () => {
+    expect(withheldSecretEnvNames(env)).toEqual(['LC_SECRET_TOKEN', 'OPENAI_API_KEY']);
+    expect(withheldSecretEnvNames(env, ['OPENAI_API_KEY'])).toEqual(['LC_SECRET_TOKEN']);
+  });
+});
+
+describe('the rule set', () => {
+  test.each(fakeSecrets().map((f) => [f.kind, f] as const))('redacts a %s', (_kind, fake) => {
+    const out = redactSecrets(`before ${fake.text} after`);
+    for (const piece of secretPieces(fake.secret)) expect(out).not.toContain(piece);
+    expect(out).toMatch(/^before .*after$/s);
+  });
+
+  test('the generated module is what the installed secretlint preset gives', async () => {
+    const child = spawn(process.execPath, ['scripts/generate-secret-rules.mjs', '--check'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (d) => (output += d));
+    child.stderr.on('data', (d) => (output += d));
+    const code = await new Promise((resolve) => child.on('close', resolve));
+    expect(output).toContain('is up to date');
+    expect(code).toBe(0);
+  });
+});
+
+describe('keywordScanner', () => {
+  test('finds every word, ignoring case, overlapping ones too, and nothing else', () => {
+    const scan = keywordScanner(['npm_', '_pwd', 'sk', 'sk-ant-', 'token']);
+    expect(scan('export NPM_PWD=x').sort()).toEqual(['_pwd', 'npm_']);
+    expect(scan('an sk-ant- key and a TOKEN').sort()).toEqual(['sk-ant-', 'token']);
+    expect(scan('plain words only')).toEqual([]);
   });
 });

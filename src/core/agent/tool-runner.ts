@@ -140,6 +140,7 @@ function toolContext(session: AgentSession, signal: AbortSignal, toolTimeoutMs: 
     askUser: (question) => session.host.ask(question),
     memory: session.memory,
     sessions: session.store,
+    passEnv: session.config.passEnv,
   };
 }
 

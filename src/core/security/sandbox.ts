@@ -5,14 +5,14 @@
  * network unless allowed), no capabilities, and dies with Loom. Without bubblewrap the
  * command runs unconfined and the result says so plainly.
  *
- * Either way the environment is scrubbed of secret-looking variables, the whole process
+ * Either way the command gets an allowlisted environment (tool-env.ts), the whole process
  * tree is killed on timeout or abort, and output is capped while it is read.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { bwrapArgs, type SandboxView } from './bwrap-args';
-import { scrubbedEnv } from './secrets';
+import { toolEnv } from './tool-env';
 
 export interface ShellOptions {
   cwd: string;
@@ -22,8 +22,10 @@ export interface ShellOptions {
   network?: boolean;
   /** false forces the unconfined path (tests; LOOM_SANDBOX=off does the same). */
   sandbox?: boolean;
-  /** Base environment before scrubbing; defaults to process.env. */
+  /** The environment the allowlist picks from; defaults to process.env. */
   env?: NodeJS.ProcessEnv;
+  /** Names of variables passed to the command on top of the base allowlist. */
+  passEnv?: readonly string[];
 }
 
 export interface ShellResult {
@@ -87,7 +89,7 @@ export function runShell(command: string, options: ShellOptions): Promise<ShellR
   const turnedOff = options.sandbox === false || process.env.LOOM_SANDBOX === 'off';
   const bwrap = turnedOff ? null : sandboxSupport();
   const sandboxed = bwrap !== null;
-  const env = scrubbedEnv(baseEnv);
+  const env = toolEnv(baseEnv, options.passEnv);
   const bash = ['bash', '-c', command];
   const [file, ...args] = bwrap ? ['bwrap', ...bwrapArgs(sandboxView(options, bwrap.userNamespace)), '--', ...bash] : bash;
   const child = spawn(file, args, { cwd: options.cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });

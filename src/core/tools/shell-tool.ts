@@ -55,7 +55,7 @@ export const runBashTool = defineTool({
       throw new LoomError(`Blocked by policy${check.label ? ` (${check.label})` : ''}: this command is never run.`);
     }
     const network = ctx.allowNetworkInShell ?? false;
-    const outcome = await runShell(command, { cwd: ctx.projectDir, timeoutMs: ctx.toolTimeoutMs, signal: ctx.signal, network });
+    const outcome = await runShell(command, { cwd: ctx.projectDir, timeoutMs: ctx.toolTimeoutMs, signal: ctx.signal, network, passEnv: ctx.passEnv });
     return formatShellOutcome(outcome, ctx.toolTimeoutMs, network);
   },
 });

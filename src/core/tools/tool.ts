@@ -26,6 +26,8 @@ export interface ToolContext {
   memory: MemoryStore;
   sessions: SessionStore;
   allowNetworkInShell?: boolean;
+  /** Environment variables the user passes to tools on top of the base allowlist. */
+  passEnv?: readonly string[];
 }
 
 // `any` is deliberate: ALL_TOOLS holds tools of different argument types.

@@ -1,8 +1,10 @@
 /**
  * Shown once when the window starts: the names (never the values) of secret-looking
- * environment variables, which Loom keeps from its tools. Non-blocking and dismissible.
+ * environment variables that tools do not get (tools get an allowlist plus what the user
+ * passes in Settings), so a tool that needs one is not a mystery. Non-blocking and dismissible.
  */
 import { useState } from 'react';
+import { BASE_TOOL_ENV } from '../../shared/settings';
 
 export function SecretsNotice({ names }: { names: string[] }) {
   const [dismissed, setDismissed] = useState(false);
@@ -11,7 +13,8 @@ export function SecretsNotice({ names }: { names: string[] }) {
     <div className="banners">
       <div className="banner banner-warning" role="status" aria-label="Secret environment variables">
         <span className="banner-text">
-          Secret-looking environment variables are set: <span className="mono">{names.join(', ')}</span>. Loom does not pass them to tools.
+          Tools do not get these secret-looking environment variables: <span className="mono">{names.join(', ')}</span>. They get{' '}
+          {BASE_TOOL_ENV.join(', ')} and the variables you name in Settings.
         </span>
         <button type="button" className="icon" aria-label="Dismiss the notice about secret variables" onClick={() => setDismissed(true)}>
           ×

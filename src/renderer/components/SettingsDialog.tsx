@@ -1,9 +1,10 @@
 /**
- * The model server, model, API key, context budget, permission mode and theme. The key
- * is write-only here: the dialog only learns whether one is stored.
+ * The model server, model, API key, context budget, permission mode, theme and the
+ * environment variables passed to tools. The key is write-only here: the dialog only
+ * learns whether one is stored.
  */
 import { useState } from 'react';
-import { PERMISSION_MODES, THEMES, type Settings } from '../../shared/settings';
+import { BASE_TOOL_ENV, PERMISSION_MODES, THEMES, type Settings } from '../../shared/settings';
 import { Dialog } from './Dialog';
 
 type Patch = Partial<Omit<Settings, 'hasApiKey' | 'openTabs' | 'activeTab'>> & { apiKey?: string };
@@ -23,6 +24,7 @@ export function SettingsDialog({ settings, onClose, onSave }: { settings: Settin
     maxContextTokens: String(settings.maxContextTokens),
     mode: settings.mode,
     theme: settings.theme,
+    passEnv: settings.passEnv.join(' '),
   });
   const set = (patch: Partial<typeof form>) => setForm((f) => ({ ...f, ...patch }));
 
@@ -33,6 +35,7 @@ export function SettingsDialog({ settings, onClose, onSave }: { settings: Settin
       maxContextTokens: Number(form.maxContextTokens),
       mode: form.mode,
       theme: form.theme,
+      passEnv: form.passEnv.split(/[\s,]+/).filter(Boolean),
     };
     if (form.removeKey) patch.apiKey = '';
     else if (form.apiKey) patch.apiKey = form.apiKey;
@@ -93,6 +96,11 @@ export function SettingsDialog({ settings, onClose, onSave }: { settings: Settin
             ))}
           </select>
         </label>
+        <label className="field">
+          <span>Pass these environment variables to tools (names, e.g. GITHUB_TOKEN NPM_TOKEN)</span>
+          <input value={form.passEnv} onChange={(e) => set({ passEnv: e.target.value })} spellCheck={false} autoComplete="off" />
+        </label>
+        <p className="hint">Tools always get {BASE_TOOL_ENV.join(', ')}; nothing else of Loom's environment unless named here.</p>
         <div className="dialog-actions">
           <button type="button" onClick={onClose}>
             Cancel
