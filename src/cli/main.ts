@@ -3,8 +3,12 @@
  * Whatever goes wrong ends as one line on stderr — 2 for a usage mistake, 1 for a refused
  * operation or an unexpected failure — never a stack trace (LOOM_DEBUG=1 shows one).
  */
+import { isDiskFull } from '../core/disk-full';
 import { isLoomError, errorMessage } from '../core/errors';
+import { explainDamage } from '../core/store/damage';
+import { databasePath } from '../core/store/db';
 import { runChat } from './chat';
+import { runDoctor } from './doctor';
 import { runLifecycle } from './lifecycle';
 import { parseCommandLine } from './options';
 import { exitQuietlyOnBrokenPipe, writeError, writeOut } from './output';
@@ -13,7 +17,13 @@ async function main(argv: string[]): Promise<number> {
   const parsed = parseCommandLine(argv);
   if (parsed.kind === 'exit') return parsed.code;
   const { action, config } = parsed;
-  return action.kind === 'chat' ? runChat(config, action) : runLifecycle(action, config);
+  try {
+    if (action.kind === 'doctor') return await runDoctor(config);
+    return await (action.kind === 'chat' ? runChat(config, action) : runLifecycle(action, config));
+  } catch (err) {
+    // A broken page can surface in any query, long after loom.db was opened.
+    throw explainDamage(err, databasePath(config.dataDir));
+  }
 }
 
 /** 2 for a mistake in the command line (the engine flags some too, e.g. an unknown --tools name). */
@@ -23,7 +33,8 @@ function exitCodeFor(err: unknown): number {
 
 function report(err: unknown): void {
   if (process.env.LOOM_DEBUG && err instanceof Error && err.stack) process.stderr.write(`${err.stack}\n`);
-  writeError(isLoomError(err) ? errorMessage(err) : `unexpected error: ${errorMessage(err)}`);
+  // A full disk is not a bug: errorMessage gives its one line of advice as is.
+  writeError(isLoomError(err) || isDiskFull(err) ? errorMessage(err) : `unexpected error: ${errorMessage(err)}`);
 }
 
 /** Exits only once everything written to stdout has been handed over, so pipes get it all. */

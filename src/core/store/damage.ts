@@ -31,6 +31,6 @@ export function explainDamage(err: unknown, file?: string): unknown {
 }
 
 /** A path a user can paste into a shell as it is. */
-function shellWord(text: string): string {
+export function shellWord(text: string): string {
   return /^[\w./@%+=:,-]+$/.test(text) ? text : `'${text.replaceAll("'", `'\\''`)}'`;
 }

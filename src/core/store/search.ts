@@ -94,3 +94,14 @@ function snippetFor(db: Database.Database, match: string, hit: BestHit): string 
   ).get(match, rowid) as { snippet: string } | undefined;
   return (row?.snippet ?? '').replace(/\s+/g, ' ').trim();
 }
+
+/**
+ * Queues every message a transcript append would have queued: a database rebuilt from
+ * copied rows (a salvage) starts with an empty full-text index.
+ */
+export function queueEveryMessageForSearch(db: Database.Database): void {
+  prepared(
+    db,
+    `INSERT OR IGNORE INTO search_backlog (message_id) SELECT id FROM messages WHERE in_transcript = 1 AND role <> 'system'`,
+  ).run();
+}

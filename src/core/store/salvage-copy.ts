@@ -1,0 +1,136 @@
+import type Database from 'better-sqlite3';
+import { isDamageError } from './damage';
+
+/** What was copied of one table. */
+export interface CopyReport {
+  saved: number;
+  /** The key ranges whose pages could not be read, e.g. "rowid between 12 and 40". */
+  unreadable: string[];
+  /** Rows read but refused by the new schema (a value a broken page made up). */
+  refused: number;
+}
+
+const MIN_KEY = -(2n ** 63n);
+const MAX_KEY = 2n ** 63n - 1n;
+
+/**
+ * Copies the readable rows of `table` from `source` to the same table in `target`, in key
+ * order, into the columns both have. A read that hits a broken page stops with
+ * SQLITE_CORRUPT; the copy then looks for the first key it can read past the break
+ * (further and further ahead, then back by halves, each look a fresh descent of the
+ * b-tree from its root) and goes on from there. Rows stored only on the broken pages are
+ * lost, and rows between two broken pages may be stepped over with them.
+ */
+export function copyReadableRows(source: Database.Database, target: Database.Database, table: string): CopyReport {
+  const shape = tableShape(source, target, table);
+  const insert = target.prepare(`INSERT INTO ${quote(table)} (${shape.columns.map(quote).join(', ')}) VALUES (${shape.columns.map(() => '?').join(', ')})`);
+  const report: CopyReport = { saved: 0, unreadable: [], refused: 0 };
+  const copy = target.transaction(() => {
+    for (const values of readableRows(source, shape, report)) {
+      try {
+        insert.run(values);
+        report.saved++;
+      } catch {
+        report.refused++;
+      }
+    }
+  });
+  copy();
+  return report;
+}
+
+interface TableShape {
+  table: string;
+  /** The columns copied: those both databases have. */
+  columns: string[];
+  /** The b-tree's key: rowid, or a WITHOUT ROWID table's primary key columns. */
+  key: string[];
+  /** Whether the first key column holds integers, so a break can be stepped over. */
+  integerKey: boolean;
+}
+
+function tableShape(source: Database.Database, target: Database.Database, table: string): TableShape {
+  type Column = { name: string; type: string; pk: number };
+  const info = (db: Database.Database) => db.prepare('SELECT name, type, pk FROM pragma_table_info(?)').all(table) as Column[];
+  const sourceColumns = info(source);
+  const wanted = new Set(sourceColumns.map((c) => c.name));
+  const columns = info(target).map((c) => c.name).filter((name) => wanted.has(name));
+  const sql = (source.prepare(`SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?`).get(table) as { sql: string }).sql;
+  if (!/WITHOUT\s+ROWID\s*$/i.test(sql.trim())) return { table, columns, key: ['rowid'], integerKey: true };
+  const primary = sourceColumns.filter((c) => c.pk > 0).sort((a, b) => a.pk - b.pk);
+  return { table, columns, key: primary.map((c) => c.name), integerKey: /INT/i.test(primary[0].type) };
+}
+
+/** Yields each readable row's copied values; records the key ranges it had to step over. */
+function* readableRows(source: Database.Database, shape: TableShape, report: CopyReport): Generator<unknown[]> {
+  const keys = shape.key.map(quote).join(', ');
+  const select = `SELECT ${keys}, ${shape.columns.map(quote).join(', ')} FROM ${quote(shape.table)} NOT INDEXED`;
+  const afterRow = shape.key.length === 1 ? `${keys} > ?` : `(${keys}) > (${shape.key.map(() => '?').join(', ')})`;
+  // Where to read from: a whole key of the last row read, or only a first-key value after
+  // a break (the rest of that first key's rows are stepped over with the broken page).
+  let from: { sql: string; params: unknown[] } = { sql: '', params: [] };
+  let lastFirstKey: bigint | undefined;
+  for (;;) {
+    const statement = source.prepare(`${select}${from.sql} ORDER BY ${keys}`).raw(true).safeIntegers(true);
+    try {
+      for (const row of statement.iterate(...from.params) as Iterable<unknown[]>) {
+        from = { sql: ` WHERE ${afterRow}`, params: row.slice(0, shape.key.length) };
+        lastFirstKey = row[0] as bigint;
+        yield row.slice(shape.key.length);
+      }
+      return;
+    } catch (err) {
+      if (!isDamageError(err)) throw err;
+    }
+    const resume = shape.integerKey ? firstReadableAfter(source, shape, lastFirstKey ?? MIN_KEY) : undefined;
+    report.unreadable.push(describeGap(shape.key[0], lastFirstKey, resume?.next));
+    if (resume?.next === undefined) return;
+    from = { sql: ` WHERE ${quote(shape.key[0])} > ?`, params: [resume.after] };
+  }
+}
+
+/**
+ * The smallest first-key value `after` past `broken` from which a read works, and the
+ * first key found there (undefined: nothing readable follows).
+ */
+function firstReadableAfter(source: Database.Database, shape: TableShape, broken: bigint): { after: bigint; next?: bigint } | undefined {
+  const column = quote(shape.key[0]);
+  const probe = source.prepare(`SELECT ${column} FROM ${quote(shape.table)} NOT INDEXED WHERE ${column} > ? ORDER BY ${column} LIMIT 1`).pluck().safeIntegers(true);
+  const look = (after: bigint): { next?: bigint } | 'broken' => {
+    try {
+      return { next: probe.get(after) as bigint | undefined };
+    } catch (err) {
+      if (isDamageError(err)) return 'broken';
+      throw err;
+    }
+  };
+  // Further and further ahead until a look works...
+  let bad = broken;
+  let good = MAX_KEY;
+  for (let step = 1n; ; step *= 2n) {
+    const at = bad + step >= MAX_KEY ? MAX_KEY : bad + step;
+    if (look(at) !== 'broken') {
+      good = at;
+      break;
+    }
+    if (at === MAX_KEY) return undefined;
+    bad = at;
+  }
+  // ...then back by halves to the first value from which it works.
+  while (good - bad > 1n) {
+    const middle: bigint = (bad + good) / 2n;
+    if (look(middle) === 'broken') bad = middle;
+    else good = middle;
+  }
+  const found = look(good);
+  return found === 'broken' ? undefined : { after: good, next: found.next };
+}
+
+function describeGap(column: string, last: bigint | undefined, next: bigint | undefined): string {
+  if (last === undefined) return next === undefined ? 'all rows' : `rows before ${column} ${next}`;
+  return next === undefined ? `rows after ${column} ${last}` : `rows between ${column} ${last} and ${next}`;
+}
+
+function quote(name: string): string {
+  return name === 'rowid' ? name : `"${name.replaceAll('"', '""')}"`;
+}

@@ -1,0 +1,55 @@
+/**
+ * Damaging a real loom.db the way a failing disk or a careless copy does: a b-tree page of
+ * one table overwritten with garbage, a file cut short, a header scribbled over.
+ */
+import fs from 'node:fs';
+import crypto from 'node:crypto';
+import { withReadOnlyView } from '../../src/core/store/read-only-view';
+import { SessionStore } from '../../src/core/store/session-store';
+import { assistant, system, user } from './helpers';
+
+/**
+ * `count` sessions with messages long enough that the messages table spans many pages;
+ * session i's question repeats the word `asked<i>`, its answer `answered<i>`.
+ */
+export function fillStore(dataDir: string, count: number): string[] {
+  const store = SessionStore.open(dataDir);
+  try {
+    return Array.from({ length: count }, (_, i) => {
+      const words = (word: string) => `${word}${i} `.repeat(300);
+      return store.create({
+        title: `Session ${i}`,
+        messages: [system(), user(`Question ${i}: ${words('asked')}`), assistant(`Answer ${i}: ${words('answered')}`)],
+      }).id;
+    });
+  } finally {
+    store.close();
+  }
+}
+
+/** The leaf pages of a table's b-tree, in key order (from SQLite's dbstat table). */
+export function leafPages(file: string, table: string): number[] {
+  return withReadOnlyView(file, undefined, (db) =>
+    (db.prepare(`SELECT pageno FROM dbstat WHERE name = ? AND pagetype = 'leaf' ORDER BY path`).all(table) as { pageno: number }[]).map((r) => r.pageno),
+  );
+}
+
+/** Overwrites one page with garbage that is not a valid b-tree page. */
+export function smashPage(file: string, page: number): void {
+  const pageSize = fs.readFileSync(file).readUInt16BE(16);
+  const fd = fs.openSync(file, 'r+');
+  try {
+    fs.writeSync(fd, Buffer.alloc(pageSize, 0xa5), 0, pageSize, (page - 1) * pageSize);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+export function sha256(file: string): string {
+  return crypto.createHash('sha256').update(fs.readFileSync(file)).digest('hex');
+}
+
+/** The names in a folder, for "nothing was created beside it" checks. */
+export function listing(dir: string): string[] {
+  return fs.readdirSync(dir).sort();
+}
