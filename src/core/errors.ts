@@ -2,6 +2,8 @@
  * An error whose message is written for the user: one clear line, no stack trace.
  * Anything else that escapes to the top level is a bug and is reported as such.
  */
+import { DISK_FULL_MESSAGE, isDiskFull } from './disk-full';
+
 export class LoomError extends Error {
   constructor(message: string, readonly code: string = 'loom_error') {
     super(message);
@@ -13,6 +15,8 @@ export function isLoomError(err: unknown): err is LoomError {
   return err instanceof LoomError;
 }
 
+/** The line to show for an error; a full disk gets its own clear advice (disk-full.ts). */
 export function errorMessage(err: unknown): string {
+  if (isDiskFull(err)) return DISK_FULL_MESSAGE;
   return err instanceof Error ? err.message : String(err);
 }

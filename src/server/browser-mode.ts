@@ -4,7 +4,7 @@
  */
 import { resolveDataDir } from '../core/paths';
 import { openBackend, type Backend } from './backend';
-import { startBridgeServer, type BridgeServer } from './http-server';
+import { startBridgeServer, type BridgeServer, type ReceiveLimits } from './http-server';
 import type { EngineSettings } from './settings-service';
 import { JsonFileSettingsStore } from './settings-store';
 
@@ -18,6 +18,8 @@ export interface BrowserModeOptions {
   overrides?: Partial<EngineSettings>;
   env?: NodeJS.ProcessEnv;
   token?: string;
+  /** Shorter receive limits (tests). */
+  limits?: Partial<ReceiveLimits>;
 }
 
 export interface BrowserMode {
@@ -46,6 +48,7 @@ export async function startBrowserMode(options: BrowserModeOptions): Promise<Bro
       staticDir: options.staticDir,
       port: options.port,
       token: options.token,
+      limits: options.limits,
     });
   } catch (err) {
     backend.close();

@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { contract, isMethodName, type BridgeResult, type Handlers, type MethodName } from '../shared/contract';
+import { isDiskFull } from '../core/disk-full';
 import { errorMessage, isLoomError } from '../core/errors';
 import { explainDamage } from '../core/store/damage';
 
@@ -19,6 +20,7 @@ export async function dispatch(handlers: Handlers, method: unknown, rawInput: un
     // A broken page can surface in any query: the user gets the way out, not a bug report.
     const err = explainDamage(caught);
     if (isLoomError(err)) return failure(err.code, err.message);
+    if (isDiskFull(err)) return failure('disk_full', errorMessage(err));
     // A bug, not a user error: keep the detail in the log, give the UI one line.
     console.error(`loom: ${method} failed:`, err);
     return failure('internal', `Unexpected error in ${method}: ${firstLine(errorMessage(err))}`);

@@ -40,7 +40,32 @@ export interface BridgeServerOptions {
   port?: number;
   /** Fixed token (tests); a random 256-bit one otherwise. */
   token?: string;
+  /** Shorter limits for tests; the defaults are RECEIVE_LIMITS. */
+  limits?: Partial<ReceiveLimits>;
 }
+
+/**
+ * How long a client may take to send its request. Only the *receiving* is bounded: once a
+ * request is in, answering it may take as long as the turn does.
+ */
+export interface ReceiveLimits {
+  /** The request line and headers. */
+  headersMs: number;
+  /** The whole request, body included (must be at least headersMs). */
+  requestMs: number;
+  /** How often Node checks those two; a slow client is closed at most this much late. */
+  checkEveryMs: number;
+  /** Event-stream bytes waiting for a client that does not read before it is cut off. */
+  maxUnreadEventBytes: number;
+}
+
+/** A client trickling its request (slowloris) is closed within 21 s. */
+export const RECEIVE_LIMITS: ReceiveLimits = {
+  headersMs: 10_000,
+  requestMs: 20_000,
+  checkEveryMs: 1_000,
+  maxUnreadEventBytes: 4 * 1024 * 1024,
+};
 
 export interface BridgeServer {
   /** Open this in a browser: the token travels in the fragment, never to a server log. */
@@ -58,16 +83,18 @@ export async function startBridgeServer(options: BridgeServerOptions): Promise<B
   const sockets = new Set<Socket>();
   const streams = new Set<http.ServerResponse>();
   let port = 0;
+  const limits = { ...RECEIVE_LIMITS, ...options.limits };
 
-  const server = http.createServer((req, res) => {
-    handle(req, res).catch((err) => {
-      console.error('loom: request failed:', err);
-      if (!res.headersSent) sendJson(res, 500, failure('internal', 'Unexpected server error.'));
-      else res.destroy();
-    });
-  });
-  // Turns wait for the model and for the user's approvals: no request timeout.
-  server.requestTimeout = 0;
+  const server = http.createServer(
+    { headersTimeout: limits.headersMs, requestTimeout: limits.requestMs, connectionsCheckingInterval: limits.checkEveryMs },
+    (req, res) => {
+      handle(req, res).catch((err) => {
+        console.error('loom: request failed:', err);
+        if (!res.headersSent) sendJson(res, 500, failure('internal', 'Unexpected server error.'));
+        else res.destroy();
+      });
+    },
+  );
   server.on('connection', (socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
@@ -75,8 +102,9 @@ export async function startBridgeServer(options: BridgeServerOptions): Promise<B
 
   async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     setCommonHeaders(res);
-    if (!hostAllowed(req.headers.host, port)) return sendText(res, 403, 'Forbidden: unexpected Host header.');
-    const url = new URL(req.url ?? '/', `http://127.0.0.1:${port}`);
+    if (!hostAllowed(onlyHost(req), port)) return sendText(res, 403, 'Forbidden: unexpected Host header.');
+    const url = originFormUrl(req.url, port);
+    if (!url) return sendText(res, 400, 'Bad request: the target must be a path on this server.');
     if (!url.pathname.startsWith('/api/')) return serveStatic(req, res, url.pathname);
     if (!originAllowed(req.headers.origin, port)) return sendJson(res, 403, failure('forbidden', 'Forbidden: foreign origin.'));
     const download = url.pathname.match(/^\/api\/download\/([^/]+)$/);
@@ -86,7 +114,10 @@ export async function startBridgeServer(options: BridgeServerOptions): Promise<B
     }
     res.setHeader('cache-control', 'no-store');
     if (url.pathname === '/api/events' && req.method === 'GET') return openEventStream(req, res);
-    if (download && req.method === 'GET') return serveDownload(res, decodeURIComponent(download[1]));
+    if (download && req.method === 'GET') {
+      const id = decodedOrNull(download[1]);
+      return id === null ? sendJson(res, 400, failure('bad_input', 'The session id in the URL is not valid.')) : serveDownload(res, id);
+    }
     if (req.method !== 'POST') return sendJson(res, 405, failure('method_not_allowed', 'Use POST for API methods.'));
     return serveMethod(req, res, url.pathname.slice('/api/'.length));
   }
@@ -97,6 +128,8 @@ export async function startBridgeServer(options: BridgeServerOptions): Promise<B
       return sendJson(res, 415, failure('bad_input', 'Send the input as application/json.'));
     }
     const body = await readBody(req, contract[method].maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES);
+    // The client went away (or was cut off for sending too slowly): nobody to answer.
+    if (body === 'aborted') return;
     if (body === 'too_large') return sendJson(res, 413, failure('too_large', 'The request is too large.'));
     let input: unknown;
     try {
@@ -112,8 +145,15 @@ export async function startBridgeServer(options: BridgeServerOptions): Promise<B
     res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', connection: 'keep-alive' });
     res.write(': connected\n\n');
     streams.add(res);
-    const unsubscribe = options.subscribe((event) => res.write(`data: ${JSON.stringify(event)}\n\n`));
-    const heartbeat = setInterval(() => res.write(': ping\n\n'), HEARTBEAT_MS);
+    // A window that stops reading would make every event pile up here: past the cap it is
+    // cut off, and the page's reconnect catches up from the store.
+    const send = (text: string) => {
+      if (res.destroyed) return;
+      if (res.writableLength > limits.maxUnreadEventBytes) res.destroy();
+      else res.write(text);
+    };
+    const unsubscribe = options.subscribe((event) => send(`data: ${JSON.stringify(event)}\n\n`));
+    const heartbeat = setInterval(() => send(': ping\n\n'), HEARTBEAT_MS);
     req.on('close', () => {
       clearInterval(heartbeat);
       unsubscribe();
@@ -178,6 +218,12 @@ export function hostAllowed(host: string | undefined, port: number): boolean {
   return host === `127.0.0.1:${port}` || host === `localhost:${port}`;
 }
 
+/** The Host header, unless there are several (Node would keep the first; a proxy may pick another). */
+function onlyHost(req: http.IncomingMessage): string | undefined {
+  const hosts = req.headersDistinct.host;
+  return hosts?.length === 1 ? hosts[0] : undefined;
+}
+
 function originAllowed(origin: string | undefined, port: number): boolean {
   return origin === undefined || origin === `http://127.0.0.1:${port}` || origin === `http://localhost:${port}`;
 }
@@ -198,14 +244,40 @@ function statusFor(result: BridgeResult): number {
       return 404;
     case 'internal':
       return 500;
+    case 'disk_full':
+      return 507;
     default:
       return 422;
   }
 }
 
-/** Reads the body; past the cap it keeps draining (so the client reads the 413) but keeps nothing. */
-function readBody(req: http.IncomingMessage, maxBytes: number): Promise<string | 'too_large'> {
-  return new Promise((resolve, reject) => {
+/**
+ * The request target as a URL on this server, or null: only the origin form (`/path?query`)
+ * is accepted, not an absolute URL (`http://evil/`) or a scheme-relative one (`//evil`).
+ */
+function originFormUrl(target: string | undefined, port: number): URL | null {
+  if (!target || !target.startsWith('/') || target.startsWith('//')) return null;
+  try {
+    return new URL(target, `http://127.0.0.1:${port}`);
+  } catch {
+    return null;
+  }
+}
+
+function decodedOrNull(text: string): string | null {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Reads the body; past the cap it keeps draining (so the client reads the 413) but keeps
+ * nothing. A client that goes away first, or is cut off by requestTimeout, gives 'aborted'.
+ */
+function readBody(req: http.IncomingMessage, maxBytes: number): Promise<string | 'too_large' | 'aborted'> {
+  return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;
     req.on('data', (chunk: Buffer) => {
@@ -214,18 +286,15 @@ function readBody(req: http.IncomingMessage, maxBytes: number): Promise<string |
       else chunks.length = 0;
     });
     req.on('end', () => resolve(size > maxBytes ? 'too_large' : Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
+    req.on('error', () => resolve('aborted'));
+    req.on('close', () => resolve('aborted'));
   });
 }
 
 /** Resolves a URL path to a file inside the static folder, or null (no escaping it). */
 function staticFile(root: string, pathname: string): string | null {
-  let relative: string;
-  try {
-    relative = decodeURIComponent(pathname);
-  } catch {
-    return null;
-  }
+  let relative = decodedOrNull(pathname);
+  if (relative === null) return null;
   if (relative === '/' || relative === '') relative = '/index.html';
   const base = path.resolve(root);
   const full = path.resolve(base, `.${relative}`);

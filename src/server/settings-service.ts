@@ -60,21 +60,22 @@ export class SettingsService {
 
   /**
    * Saves the patch; an empty apiKey removes the stored key, and so does a new base URL
-   * without a new key (api-key-scope.ts). Returns the new view.
+   * without a new key (api-key-scope.ts). Returns the new view. A failed save (a full
+   * disk) changes nothing, not even this run's overrides.
    */
   update(patch: SettingsPatch): Settings {
     const urlBefore = this.baseUrl(this.saved);
+    const given = (Object.keys(patch) as (keyof SettingsPatch)[]).filter((key) => patch[key] !== undefined);
     const next: StoredSettings = { ...this.saved };
-    for (const [key, value] of Object.entries(patch) as [keyof StoredSettings, unknown][]) {
-      if (value === undefined) continue;
-      if (key === 'apiKey' && value === '') delete next.apiKey;
-      else (next as Record<string, unknown>)[key] = value;
-      // A value the user sets now wins over this run's override of it.
-      delete (this.overrides as Record<string, unknown>)[key];
+    for (const key of given) {
+      if (key === 'apiKey' && patch.apiKey === '') delete next.apiKey;
+      else (next as Record<string, unknown>)[key] = patch[key];
     }
-    const scoped = scopeSavedKey(next, patch.apiKey, urlBefore, this.baseUrl(next));
+    const scoped = scopeSavedKey(next, patch.apiKey, urlBefore, patch.baseUrl ?? this.baseUrl(next));
     this.store.save(scoped);
     this.saved = scoped;
+    // A value the user sets now wins over this run's override of it.
+    for (const key of given) delete (this.overrides as Record<string, unknown>)[key];
     return this.view();
   }
 

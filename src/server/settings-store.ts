@@ -56,11 +56,19 @@ export class JsonFileSettingsStore implements SettingsStore {
     }
   }
 
-  /** Written to a private temp file, then renamed over: never a half-written file. */
+  /**
+   * Written to a private temp file, then renamed over: never a half-written file. A failed
+   * write (a full disk) leaves the saved file as it was and takes the temp file away.
+   */
   save(settings: StoredSettings): void {
     const temp = `${this.location}.${process.pid}.tmp`;
-    fs.writeFileSync(temp, `${JSON.stringify(settings, null, 2)}\n`, { mode: 0o600 });
-    fs.chmodSync(temp, 0o600);
-    fs.renameSync(temp, this.location);
+    try {
+      fs.writeFileSync(temp, `${JSON.stringify(settings, null, 2)}\n`, { mode: 0o600 });
+      fs.chmodSync(temp, 0o600);
+      fs.renameSync(temp, this.location);
+    } catch (err) {
+      fs.rmSync(temp, { force: true });
+      throw err;
+    }
   }
 }
