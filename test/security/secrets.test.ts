@@ -100,6 +100,18 @@ describe('the rule set', () => {
     expect(out).toMatch(/^before .*after$/s);
   });
 
+  test.each([1, 2])('redacts every format at the start of an escaped line, JSON %i level(s) deep', (depth) => {
+    const fakes = fakeSecrets();
+    let encoded = fakes.map((f) => f.text).join('\n');
+    for (let i = 0; i < depth; i++) encoded = JSON.stringify({ content: encoded });
+    const out = redactSecrets(encoded);
+    const leaked = fakes.filter((f) => secretPieces(f.secret).some((piece) => out.includes(piece) || out.includes(JSON.stringify(piece).slice(1, -1))));
+    expect(leaked.map((f) => f.kind)).toEqual([]);
+    let decoded: unknown = out;
+    for (let i = 0; i < depth; i++) decoded = (JSON.parse(decoded as string) as { content: string }).content;
+    expect(decoded).toContain(REDACTED);
+  });
+
   test('the generated module is what the installed secretlint preset gives', async () => {
     const child = spawn(process.execPath, ['scripts/generate-secret-rules.mjs', '--check'], { stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';

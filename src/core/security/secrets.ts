@@ -89,13 +89,22 @@ export function redactSecrets(text: string): string {
 function redactMatches(text: string, { regex, secretGroup }: CompiledPattern): string {
   let out = '';
   let kept = 0;
-  for (const match of text.matchAll(regex)) {
+  for (const match of unescapedView(text).matchAll(regex)) {
     const span = secretGroup ? match.indices?.groups?.[secretGroup] : match.indices?.[0];
     if (!span) continue;
     out += text.slice(kept, span[0]) + REDACTED;
     kept = span[1];
   }
   return kept === 0 ? text : out + text.slice(kept);
+}
+
+/**
+ * The text with `\n`, `\r` and `\t` escapes (JSON inside JSON: a tool call's arguments)
+ * as two spaces: same length, so positions carry over, but a secret at the start of an
+ * escaped line now starts a word, as the patterns' `\b` and lookbehinds expect.
+ */
+function unescapedView(text: string): string {
+  return text.includes('\\') ? text.replace(/\\[nrt]/g, '  ') : text;
 }
 
 /** `*_TOKEN`, `AWS_SECRET_ACCESS_KEY`, `GPG_KEY`, `SSH_AUTH_SOCK`, `MYSQL_PWD`; not `KEYBOARD_LAYOUT` or `PWD`. */
