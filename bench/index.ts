@@ -4,12 +4,14 @@
  */
 import type { BenchSection } from './harness';
 import { contextSection } from './context';
+import { redactionSection } from './redaction';
 import { storeSection } from './store';
 import { uiSection } from './ui';
 
 const sections: BenchSection[] = [
   storeSection, // the session store vs one-JSON-file-per-session baseline
   contextSection, // context budget per request and compaction without the model call
+  redactionSection, // redacting every string of a 10 MB session, as an export does
   uiSection, // the renderer in Chromium: a 5,000-message session, a 10,000-session sidebar
 ];
 
