@@ -53,3 +53,16 @@ export function sha256(file: string): string {
 export function listing(dir: string): string[] {
   return fs.readdirSync(dir).sort();
 }
+
+/**
+ * The rowids of a table held on each of its leaf pages, from dbstat's cell counts (leaves
+ * in key order, rowids ascending), so a test knows exactly which rows a broken page takes.
+ */
+export function rowidsByLeaf(file: string, table: string): Map<number, number[]> {
+  return withReadOnlyView(file, undefined, (db) => {
+    const leaves = db.prepare(`SELECT pageno, ncell FROM dbstat WHERE name = ? AND pagetype = 'leaf' ORDER BY path`).all(table) as { pageno: number; ncell: number }[];
+    const rowids = db.prepare(`SELECT rowid FROM "${table}" ORDER BY rowid`).pluck().all() as number[];
+    let next = 0;
+    return new Map(leaves.map(({ pageno, ncell }) => [pageno, rowids.slice(next, (next += ncell))]));
+  });
+}

@@ -10,7 +10,11 @@ export interface CopyReport {
   refused: number;
 }
 
-const MIN_KEY = -(2n ** 63n);
+/**
+ * Where the search past a break starts when not one row could be read before it: Loom's
+ * keys count up from 1 (a row with a negative key behind a broken first page is lost).
+ */
+const FIRST_KEY = 0n;
 const MAX_KEY = 2n ** 63n - 1n;
 
 /**
@@ -82,30 +86,38 @@ function* readableRows(source: Database.Database, shape: TableShape, report: Cop
     } catch (err) {
       if (!isDamageError(err)) throw err;
     }
-    const resume = shape.integerKey ? firstReadableAfter(source, shape, lastFirstKey ?? MIN_KEY) : undefined;
-    report.unreadable.push(describeGap(shape.key[0], lastFirstKey, resume?.next));
-    if (resume?.next === undefined) return;
-    from = { sql: ` WHERE ${quote(shape.key[0])} > ?`, params: [resume.after] };
+    const next = shape.integerKey ? firstReadableFrom(source, shape, lastFirstKey === undefined ? FIRST_KEY : lastFirstKey + 1n) : undefined;
+    report.unreadable.push(describeGap(shape.key[0], lastFirstKey, next));
+    if (next === undefined) return;
+    from = { sql: ` WHERE ${quote(shape.key[0])} >= ?`, params: [next] };
   }
 }
 
 /**
- * The smallest first-key value `after` past `broken` from which a read works, and the
- * first key found there (undefined: nothing readable follows).
+ * The first first-key value at or past `start` that a read can reach, past the broken
+ * page (undefined: nothing readable follows). A look for "the first key >= k" fails
+ * exactly when the descent towards k lands on a broken page, i.e. for k from just past
+ * the last readable key before the break up to the broken page's last key.
  */
-function firstReadableAfter(source: Database.Database, shape: TableShape, broken: bigint): { after: bigint; next?: bigint } | undefined {
+function firstReadableFrom(source: Database.Database, shape: TableShape, start: bigint): bigint | undefined {
   const column = quote(shape.key[0]);
-  const probe = source.prepare(`SELECT ${column} FROM ${quote(shape.table)} NOT INDEXED WHERE ${column} > ? ORDER BY ${column} LIMIT 1`).pluck().safeIntegers(true);
-  const look = (after: bigint): { next?: bigint } | 'broken' => {
+  // Every copied column is read, so a row whose overflow pages are broken counts as broken.
+  const probe = source
+    .prepare(`SELECT ${column}, ${shape.columns.map(quote).join(', ')} FROM ${quote(shape.table)} NOT INDEXED WHERE ${column} >= ? ORDER BY ${column} LIMIT 1`)
+    .raw(true)
+    .safeIntegers(true);
+  const look = (from: bigint): { next?: bigint } | 'broken' => {
     try {
-      return { next: probe.get(after) as bigint | undefined };
+      return { next: (probe.get(from) as unknown[] | undefined)?.[0] as bigint | undefined };
     } catch (err) {
       if (isDamageError(err)) return 'broken';
       throw err;
     }
   };
+  const first = look(start);
+  if (first !== 'broken') return first.next;
   // Further and further ahead until a look works...
-  let bad = broken;
+  let bad = start;
   let good = MAX_KEY;
   for (let step = 1n; ; step *= 2n) {
     const at = bad + step >= MAX_KEY ? MAX_KEY : bad + step;
@@ -123,7 +135,7 @@ function firstReadableAfter(source: Database.Database, shape: TableShape, broken
     else good = middle;
   }
   const found = look(good);
-  return found === 'broken' ? undefined : { after: good, next: found.next };
+  return found === 'broken' ? undefined : found.next;
 }
 
 function describeGap(column: string, last: bigint | undefined, next: bigint | undefined): string {

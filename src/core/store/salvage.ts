@@ -57,6 +57,11 @@ function fillFrom(file: string, nativeBinding: string | undefined, target: Datab
   let tables: TableSalvage[];
   try {
     tables = withReadOnlyView(file, nativeBinding, (source) => {
+      // SQLite refuses a file shorter than its header says unless the schema is writable,
+      // which better-sqlite3's defensive mode forbids; the connection itself stays
+      // read-only, and then SQLite reads the pages that are there.
+      source.unsafeMode(true);
+      source.pragma('writable_schema = ON');
       const present = new Set(tableNames(source));
       return copyableTables(target)
         .filter((table) => present.has(table))
