@@ -1,8 +1,9 @@
 import { describe, expect, test } from 'vitest';
 import { checkShellCommand } from '../../src/core/security/policy';
+import { bashParser } from '../../src/core/security/shell-grammar';
 import { parseShell } from '../../src/core/security/shell-parse';
 
-const verdict = (cmd: string) => checkShellCommand(cmd).verdict;
+const verdict = async (cmd: string) => (await checkShellCommand(cmd)).verdict;
 
 describe('shell denylist: blocked whatever the mode', () => {
   const blocked: Array<[string, string[]]> = [
@@ -35,18 +36,18 @@ describe('shell denylist: blocked whatever the mode', () => {
   ];
 
   for (const [what, commands] of blocked) {
-    test.each(commands)(`${what}: %s`, (cmd) => {
-      const result = checkShellCommand(cmd);
+    test.each(commands)(`${what}: %s`, async (cmd) => {
+      const result = await checkShellCommand(cmd);
       expect(result.verdict).toBe('block');
       expect(result.label).toBeTruthy();
     });
   }
 
-  test('the label names what was recognised', () => {
-    expect(checkShellCommand('rm -rf /').label).toBe('rm -rf of a broad target (/)');
-    expect(checkShellCommand('sudo apt-get install x').label).toBe('privilege escalation (sudo)');
-    expect(checkShellCommand(':(){ :|:& };:').label).toBe('fork bomb');
-    expect(checkShellCommand('echo x > /etc/hosts').label).toContain('/etc');
+  test('the label names what was recognised', async () => {
+    expect((await checkShellCommand('rm -rf /')).label).toBe('rm -rf of a broad target (/)');
+    expect((await checkShellCommand('sudo apt-get install x')).label).toBe('privilege escalation (sudo)');
+    expect((await checkShellCommand(':(){ :|:& };:')).label).toBe('fork bomb');
+    expect((await checkShellCommand('echo x > /etc/hosts')).label).toContain('/etc');
   });
 });
 
@@ -99,8 +100,8 @@ describe('obfuscations are seen through', () => {
     'cat <<EOF | bash\nrm -rf ~\nEOF',
     'bash <<< "rm -rf ~"',
     'cat <<EOF\nharmless\nEOF\nrm -rf ~',
-  ])('%s', (cmd) => {
-    expect(verdict(cmd)).toBe('block');
+  ])('%s', async (cmd) => {
+    expect(await verdict(cmd)).toBe('block');
   });
 });
 
@@ -110,14 +111,14 @@ describe('always asked', () => {
     'git push --force-with-lease=main:abc origin', 'git push -uf origin x', 'git push origin +main',
     'git push --mirror backup', 'git -C repo push --force', 'cd x && git push -f',
     'chmod 777 script.sh', 'chmod 755 run.sh', 'chmod 0700 secret', 'chmod 4755 bin/x', 'chmod -R 775 build',
-  ])('%s', (cmd) => {
-    const result = checkShellCommand(cmd);
+  ])('%s', async (cmd) => {
+    const result = await checkShellCommand(cmd);
     expect(result.verdict).toBe('ask');
     expect(result.label).toBeTruthy();
   });
 
-  test('block wins over ask in the same line', () => {
-    expect(verdict('git push -f && sudo reboot')).toBe('block');
+  test('block wins over ask in the same line', async () => {
+    expect(await verdict('git push -f && sudo reboot')).toBe('block');
   });
 });
 
@@ -132,26 +133,40 @@ describe('ordinary commands pass', () => {
     'dd if=x of=/dev/null', 'echo hi > /dev/null', 'ls 2>/dev/null', 'sed -n 1,5p /etc/hosts', 'echo $((1 + 2))',
     'python3 script.py', 'bash script.sh', 'cat > notes.md <<EOF\nNever run sudo rm -rf / here.\nEOF',
     "git commit -F - <<'MSG'\nfix: stop calling sudo\nMSG", 'grep x <<< "sudo reboot"', 'echo "a;b" | tr ";" "\\n"', 'git log --oneline # sudo in a comment',
-  ])('%s', (cmd) => {
-    expect(checkShellCommand(cmd)).toEqual({ verdict: 'ok' });
+  ])('%s', async (cmd) => {
+    expect(await checkShellCommand(cmd)).toEqual({ verdict: 'ok' });
   });
 });
 
 describe('parseShell', () => {
-  test('splits pipelines and commands, removes quotes, records redirects and substitutions', () => {
-    const parsed = parseShell(`a "b c" 'd'e | f > out.txt; g $(h i) 2>&1`);
-    expect(parsed).toHaveLength(2);
-    expect(parsed[0].map((c) => c.words)).toEqual([['a', 'b c', 'de'], ['f']]);
-    expect(parsed[0][1].redirects).toEqual([{ op: '>', target: 'out.txt' }]);
-    expect(parsed[1][0].words).toEqual(['g', '$(…)']);
-    expect(parsed[1][0].substitutions).toEqual(['h i']);
-    expect(parsed[1][0].redirects).toEqual([]); // 2>&1 writes no file
+  test('splits pipelines and commands, removes quotes, records redirects, inlines literal substitutions', async () => {
+    const parsed = parseShell(await bashParser(), `a "b c" 'd'e | f > out.txt; g $(echo h i) $(date) 2>&1`);
+    expect(parsed.unreadable).toBeNull();
+    // Commands inside substitutions are pipelines of their own (in no particular order).
+    const pipelines = parsed.pipelines.map((p) => p.map((c) => c.words));
+    expect(pipelines).toHaveLength(4);
+    expect(pipelines).toEqual(expect.arrayContaining([[['a', 'b c', 'de'], ['f']], [['g', 'h', 'i', '$(…)']], [['echo', 'h', 'i']], [['date']]]));
+    expect(parsed.redirects).toEqual([{ op: '>', target: 'out.txt' }]); // 2>&1 writes no file
   });
 
-  test('here-documents belong to their command and are not read as commands', () => {
-    const parsed = parseShell('cat <<-EOF > out.txt\n\tline one\n\tEOF\necho after');
-    expect(parsed).toHaveLength(2);
-    expect(parsed[0][0]).toMatchObject({ words: ['cat'], heredocs: ['\tline one'], redirects: [{ op: '>', target: 'out.txt' }] });
-    expect(parsed[1][0].words).toEqual(['echo', 'after']);
+  test('here-documents are the input of their command, and the pipeline after them is joined back', async () => {
+    const parsed = parseShell(await bashParser(), 'cat <<-EOF | sh > out.txt\n\tline one\n\tEOF\necho after');
+    expect(parsed.pipelines.map((p) => p.map((c) => c.words))).toEqual([[['cat'], ['sh']], [['echo', 'after']]]);
+    expect(parsed.pipelines[0][0].input).toBe('line one\n');
+  });
+
+  test('expands what bash would before running: braces, ANSI-C quotes, assigned variables, ${IFS}', async () => {
+    const parser = await bashParser();
+    const words = (line: string) => parseShell(parser, line).pipelines.map((p) => p.map((c) => c.words));
+    expect(words(`echo /{usr,etc} '{a,b}' x{1..3}`)).toEqual([[['echo', '/usr', '/etc', '{a,b}', 'x1', 'x2', 'x3']]]);
+    expect(words(`$'\\x72m' -rf /`)).toEqual([[['rm', '-rf', '/']]]);
+    expect(words('a=rm; $a -rf "$b"')).toEqual([[['rm', '-rf', '$b']]]);
+    expect(words('rm${IFS}-rf${IFS}/')).toEqual([[['rm', '-rf', '/']]]);
+  });
+
+  test('the grammar reports a line it cannot read', async () => {
+    const parser = await bashParser();
+    expect(parseShell(parser, 'echo "unterminated').unreadable).not.toBeNull();
+    expect(parseShell(parser, '{rm,-rf,/}').unreadable).toContain('rm,-rf');
   });
 });

@@ -46,13 +46,15 @@ describe('run_bash', () => {
   });
 
   it.runIf(sandboxAvailable())('writes only inside the project folder when sandboxed, with no network', async () => {
-    // Not under /tmp: the sandbox gives the command a private /tmp of its own.
+    // The home folder is hidden behind an empty tmpfs, so the folder is not even there.
     const outside = fs.mkdtempSync(path.join(os.homedir(), '.loom-bash-outside-'));
     try {
-      const out = await call(runBashTool, { command: `touch inside.txt; touch ${outside}/evil.txt` }, h.ctx);
-      expect(out).toContain('[Sandbox: only the project folder (and a private /tmp) is writable; network off.]');
+      const out = await call(runBashTool, { command: `touch inside.txt; touch ${outside}/evil.txt; touch /usr/loom-evil.txt` }, h.ctx);
+      expect(out).toContain('[Sandbox: only the project folder keeps what is written; the home folder (but for toolchains on PATH), /tmp, /var and /run are private and start empty; network off.]');
       expect(fs.existsSync(path.join(h.projectDir, 'inside.txt'))).toBe(true);
       expect(fs.existsSync(path.join(outside, 'evil.txt'))).toBe(false);
+      expect(fs.existsSync('/usr/loom-evil.txt')).toBe(false);
+      expect(out).toContain(`touch: cannot touch '${outside}/evil.txt': No such file or directory`);
       expect(out).toMatch(/Read-only file system/);
     } finally {
       fs.rmSync(outside, { recursive: true, force: true });

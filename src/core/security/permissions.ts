@@ -46,7 +46,7 @@ type Args = Record<string, unknown>;
 export async function decide({ tool, args, mode, projectDir }: DecideInput): Promise<Decision> {
   const a: Args = typeof args === 'object' && args !== null ? (args as Args) : {};
   // Parsed once: the denylist (hard policy) and the always-ask list both judge it.
-  const shell = tool.category === 'exec' && typeof a.command === 'string' ? checkShellCommand(a.command) : null;
+  const shell = tool.category === 'exec' && typeof a.command === 'string' ? await checkShellCommand(a.command) : null;
   const denied = await hardPolicy(tool, a, projectDir, shell);
   if (denied) return { action: 'deny', label: denied };
   if (ALWAYS_RUN.has(tool.category) || STORE_ONLY_TOOLS.has(tool.name)) return { action: 'allow' };

@@ -1,10 +1,20 @@
 /**
- * A small shell-syntax reader for the command denylist. It understands what an evasive
- * command would use to hide a destructive call from a naive string match: quotes and
- * backslashes inside words (`r"m"`, `\rm`), separators (`;`, `&&`, `||`, `|`, `&`,
- * newlines, parentheses), redirections, `$(...)`, backticks and `<(...)`. It does not
- * expand variables, globs or aliases: it is a policy aid, not a shell.
+ * Reads a bash command line through the tree-sitter-bash grammar (shell-grammar.ts) into
+ * what the denylist judges: every simple command anywhere in it (inside pipelines, lists,
+ * loops, functions, `$(…)`, backticks, `<(…)`), grouped by pipeline, with its words as
+ * bash would expand them as far as that is knowable without running anything:
+ *
+ * - quotes and backslashes removed (`r''m`, `\rm`, `"rm"`), `$'\x72m'` decoded;
+ * - brace expansion applied (`{rm,-rf,/}`, `/{usr,etc}`);
+ * - variables assigned earlier in the line substituted (`a=rm; $a -rf /`), `${IFS}` a space;
+ * - `$(…)` replaced by its output when that output is literal (`$(echo rm)`,
+ *   `$(echo cm0= | base64 -d)`), otherwise by the marker COMPUTED.
+ *
+ * It expands no globs, aliases or unknown variables: it is a policy aid, not a shell.
  */
+import type { Node, Parser, Tree } from 'web-tree-sitter';
+import { withTree } from './shell-grammar';
+import { decodeAnsiC, escapeAll, expandBraces, removeEscapes, TooManyWords } from './shell-words';
 
 export interface Redirect {
   op: string;
@@ -12,246 +22,428 @@ export interface Redirect {
 }
 
 export interface SimpleCommand {
-  /** Words with quotes and escapes removed; substitutions appear as `$(…)`. */
+  /** The expanded words, command name first; assignments before the name are left out. */
   words: string[];
-  redirects: Redirect[];
-  /** Inner text of `$(...)`, backticks and `<(...)`/`>(...)` in this command. */
-  substitutions: string[];
-  /** Bodies of `<<EOF` here-documents and `<<<` here-strings fed to this command. */
-  heredocs: string[];
+  /** The command name depends on something only known at run time. */
+  computedName: boolean;
+  /** Literal text a here-document or here-string feeds on standard input, or null. */
+  input: string | null;
+  /** The commands inside this command's `$(…)`, backticks and `<(…)`/`>(…)`. */
+  innerCommands: SimpleCommand[];
 }
 
 /** Commands joined by `|`; a plain command is a pipeline of one. */
 export type Pipeline = SimpleCommand[];
 
-const SUBSTITUTION_WORD = '$(…)';
-
-/** Splits a command line into pipelines of simple commands. */
-export function parseShell(input: string): Pipeline[] {
-  return new ShellReader(normalise(input)).read();
+export interface ParsedShell {
+  pipelines: Pipeline[];
+  /** Every file redirection in the line (`> f`, `>> f`, `&> f`, `< f`). */
+  redirects: Redirect[];
+  /** Why the line cannot be judged (a syntax error the grammar reports, near where), else null. */
+  unreadable: string | null;
 }
 
-/** `${IFS}` stands for whitespace in evasive commands; line continuations join lines. */
-function normalise(input: string): string {
-  return input.replace(/\\\r?\n/g, '').replace(/\$\{IFS\}|\$IFS\b/g, ' ');
+/** Stands for the output of a command substitution that is not literal. */
+export const COMPUTED = '$(…)';
+
+/** A stage that is not a simple command (a subshell, a `{ …; }` group, a loop). */
+const OPAQUE: SimpleCommand = { words: [], computedName: false, input: null, innerCommands: [] };
+
+const SUBSTITUTIONS = new Set(['command_substitution', 'process_substitution']);
+
+/** Deeper syntax trees are refused: reading them would only exhaust the stack. */
+const MAX_TREE_DEPTH = 200;
+
+export function parseShell(parser: Parser, input: string): ParsedShell {
+  // Line continuations join lines before bash splits words.
+  const text = input.replace(/\\\r?\n/g, '');
+  return withTree(parser, text, (tree) => {
+    if (deeperThan(tree, MAX_TREE_DEPTH)) return { pipelines: [], redirects: [], unreadable: `a command line nested more than ${MAX_TREE_DEPTH} levels deep` };
+    try {
+      return new ShellReader(text).read(tree.rootNode);
+    } catch (err) {
+      if (err instanceof TooManyWords) return { pipelines: [], redirects: [], unreadable: err.message };
+      throw err;
+    }
+  });
 }
 
 class ShellReader {
-  private pos = 0;
-  private pipelines: Pipeline[] = [];
-  private pipeline: Pipeline = [];
-  private command: SimpleCommand = emptyCommand();
-  private word: string | null = null;
-  /** Here-documents whose bodies start after the current line. */
-  private pendingHeredocs: Array<{ command: SimpleCommand; delimiter: string; stripTabs: boolean }> = [];
+  private readonly source: Buffer;
+  private readonly vars = new Map<string, string>();
+  /** Nodes already part of a recorded pipeline, so the walk does not record them again. */
+  private readonly claimed = new Set<number>();
+  /** Each command is read once, however often substitutions and pipelines refer to it. */
+  private readonly commands = new Map<number, SimpleCommand>();
+  private readonly pipelines: Pipeline[] = [];
+  private readonly redirects: Redirect[] = [];
 
-  constructor(private readonly text: string) {}
-
-  read(): Pipeline[] {
-    while (this.pos < this.text.length) this.step();
-    this.endPipeline();
-    return this.pipelines;
+  constructor(text: string) {
+    this.source = Buffer.from(text, 'utf8');
   }
 
-  private step(): void {
-    const c = this.text[this.pos];
-    const next = this.text[this.pos + 1];
-    if (c === ' ' || c === '\t' || c === '\r') {
-      this.endWord();
-      this.pos++;
-    } else if (c === '#' && this.word === null) {
-      this.skipComment();
-    } else if (c === '|' && next !== '|') {
-      this.pos += next === '&' ? 2 : 1;
-      this.endCommand();
-    } else if (c === '&' && next === '>') {
-      this.readRedirect();
-    } else if (c === '\n' && this.pendingHeredocs.length) {
-      this.pos++;
-      this.readHeredocBodies();
-      this.endPipeline();
-    } else if (c === ';' || c === '&' || c === '|' || c === '\n' || c === '(' || c === ')') {
-      this.pos += (c === '&' || c === '|' || c === ';') && next === c ? 2 : 1;
-      this.endPipeline();
-    } else if ((c === '<' || c === '>') && next === '(') {
-      this.pos += 2;
-      this.addSubstitution(this.readBalanced(')'));
-    } else if (c === '<' || c === '>') {
-      this.readRedirect();
-    } else {
-      this.readWordPart();
+  read(root: Node): ParsedShell {
+    const unreadable = root.hasError ? firstError(root) : null;
+    this.walk(root);
+    return { pipelines: this.pipelines, redirects: this.redirects, unreadable };
+  }
+
+  /** Pre-order, so an assignment is known before the commands after it. */
+  private walk(node: Node): void {
+    switch (node.type) {
+      case 'pipeline':
+        if (!this.claimed.has(node.id)) this.pipelines.push(this.stages(node));
+        break;
+      case 'redirected_statement':
+        if (!this.claimed.has(node.id) && isCommand(node.childForFieldName('body'))) this.pipelines.push(this.redirectedStages(node));
+        break;
+      case 'command':
+        if (!this.claimed.has(node.id)) this.pipelines.push([this.claim(node)]);
+        break;
+      case 'variable_assignment':
+        this.assign(node);
+        break;
+      case 'file_redirect':
+        this.redirect(node);
+        break;
     }
+    for (const child of node.namedChildren) if (child) this.walk(child);
   }
 
-  /** Quotes, escapes, substitutions and plain characters: all extend the current word. */
-  private readWordPart(): void {
-    const c = this.text[this.pos];
-    if (this.readExpansion()) return;
-    if (c === "'") {
-      const end = this.text.indexOf("'", this.pos + 1);
-      const stop = end === -1 ? this.text.length : end;
-      this.append(this.text.slice(this.pos + 1, stop));
-      this.pos = stop + 1;
-    } else if (c === '"') {
-      this.readDoubleQuoted();
-    } else if (c === '\\') {
-      this.append(this.text[this.pos + 1] ?? '');
-      this.pos += 2;
-    } else {
-      this.append(c);
-      this.pos++;
+  /** The stages of `a | b | c`, nested pipelines flattened. */
+  private stages(pipeline: Node): Pipeline {
+    this.claimed.add(pipeline.id);
+    return pipeline.namedChildren.flatMap((child): Pipeline => {
+      if (!child || child.type === 'comment') return [];
+      if (child.type === 'pipeline') return this.stages(child);
+      if (child.type === 'redirected_statement' && isCommand(child.childForFieldName('body'))) return this.redirectedStages(child);
+      if (isCommand(child)) return [this.claim(child)];
+      return [OPAQUE];
+    });
+  }
+
+  /**
+   * `cmd <<EOF | sh`: the grammar hangs the rest of the pipeline under the here-document,
+   * so it is joined back here; the body becomes the command's input.
+   */
+  private redirectedStages(statement: Node): Pipeline {
+    this.claimed.add(statement.id);
+    const body = statement.childForFieldName('body')!;
+    let input: string | null = null;
+    const rest: Pipeline = [];
+    for (const redirect of statement.namedChildren) {
+      if (redirect?.type !== 'heredoc_redirect') continue;
+      input = heredocText(redirect);
+      for (const part of redirect.namedChildren) if (part?.type === 'pipeline') rest.push(...this.stages(part));
     }
+    return [this.claim(body, input), ...rest];
   }
 
-  private readDoubleQuoted(): void {
-    this.pos++;
-    this.append('');
-    while (this.pos < this.text.length && this.text[this.pos] !== '"') {
-      const c = this.text[this.pos];
-      if (this.readExpansion()) continue;
-      if (c === '\\' && '"\\$`'.includes(this.text[this.pos + 1] ?? '')) {
-        this.append(this.text[this.pos + 1]);
-        this.pos += 2;
+  /** Reads a command that a recorded pipeline holds, so the walk does not record it again. */
+  private claim(node: Node, heredoc: string | null = null): SimpleCommand {
+    this.claimed.add(node.id);
+    return this.command(node, heredoc);
+  }
+
+  private command(node: Node, heredoc: string | null): SimpleCommand {
+    const inner = node.type === 'negated_command' ? node.namedChildren.find(isCommand) ?? node : node;
+    const known = this.commands.get(inner.id);
+    if (known) return known;
+    const command = this.readCommand(inner, heredoc);
+    this.commands.set(inner.id, command);
+    return command;
+  }
+
+  private readCommand(inner: Node, heredoc: string | null): SimpleCommand {
+    const words: string[] = [];
+    let computedName = false;
+    let input = heredoc;
+    for (const child of inner.namedChildren) {
+      if (!child || child.type === 'variable_assignment' || child.type === 'file_redirect' || child.type === 'comment') continue;
+      if (child.type === 'herestring_redirect') {
+        const value = child.namedChildren[0];
+        input = value ? `${this.expand(value).words.join(' ')}\n` : '';
+      } else if (child.type === 'command_name') {
+        const name = this.expand(child.namedChildren[0] ?? child);
+        computedName = name.dynamic;
+        words.push(...name.words);
       } else {
-        this.append(c);
-        this.pos++;
+        words.push(...this.expand(child).words);
       }
     }
-    this.pos++;
+    return { words, computedName, input, innerCommands: this.innerCommands(inner) };
   }
 
-  /** `$(...)`, backticks and `${NAME}`; true when one was consumed. */
-  private readExpansion(): boolean {
-    const c = this.text[this.pos];
-    const next = this.text[this.pos + 1];
-    if (c === '$' && next === '(') {
-      this.pos += 2;
-      this.addSubstitution(this.readBalanced(')'));
-      this.append(SUBSTITUTION_WORD);
-    } else if (c === '`') {
-      this.pos++;
-      this.addSubstitution(this.readBacktick());
-      this.append(SUBSTITUTION_WORD);
-    } else if (c === '$' && next === '{') {
-      const end = this.text.indexOf('}', this.pos);
-      const stop = end === -1 ? this.text.length : end;
-      this.append('$' + this.text.slice(this.pos + 2, stop));
-      this.pos = stop + 1;
-    } else {
+  private innerCommands(node: Node): SimpleCommand[] {
+    const found: SimpleCommand[] = [];
+    const visit = (n: Node, inside: boolean) => {
+      if (inside && isCommand(n)) found.push(this.command(n, null));
+      for (const child of n.namedChildren) if (child) visit(child, inside || SUBSTITUTIONS.has(child.type));
+    };
+    visit(node, false);
+    return found;
+  }
+
+  private assign(node: Node): void {
+    const name = node.childForFieldName('name');
+    const value = node.childForFieldName('value');
+    if (name?.type !== 'variable_name') return;
+    const expanded = value ? this.expand(value, true) : { words: [''], dynamic: false };
+    if (expanded.dynamic) this.vars.delete(name.text);
+    else this.vars.set(name.text, expanded.words.join(' '));
+  }
+
+  private redirect(node: Node): void {
+    const destination = node.childForFieldName('destination');
+    const op = node.children.find((c) => c && !c.isNamed)?.text ?? '';
+    if (!destination) return;
+    const target = this.expand(destination).words.join(' ');
+    // `2>&1` and `>&-` duplicate or close descriptors; they name no file.
+    if (op.includes('&') && /^(\d+|-)$/.test(target)) return;
+    this.redirects.push({ op, target });
+  }
+
+  /** The words one argument node expands to, and whether any part is only known at run time. */
+  private expand(node: Node, quoted = false): { words: string[]; dynamic: boolean } {
+    const word = new WordBuilder();
+    const dynamic = this.appendPart(word, node, quoted);
+    return { words: word.finish(), dynamic };
+  }
+
+  /** Appends one node's expansion; true when part of it is only known at run time. */
+  private appendPart(word: WordBuilder, node: Node, quoted: boolean): boolean {
+    switch (node.type) {
+      case 'word':
+      case 'number':
+      case 'brace_expression':
+      case 'arithmetic_expansion':
+        word.raw(node.text, quoted);
+        return false;
+      case 'raw_string':
+        word.literal(node.text.slice(1, -1));
+        return false;
+      case 'ansi_c_string':
+        word.literal(decodeAnsiC(node.text.slice(2, -1)));
+        return false;
+      case 'string':
+      case 'translated_string':
+        return this.appendString(word, node);
+      case 'concatenation':
+        return node.namedChildren.reduce((dynamic, child) => (child ? this.appendPart(word, child, quoted) || dynamic : dynamic), false);
+      case 'simple_expansion':
+      case 'expansion':
+        return this.appendVariable(word, node, quoted);
+      case 'command_substitution': {
+        const output = this.substitutionOutput(node);
+        word.value(output ?? COMPUTED, quoted);
+        return output === null;
+      }
+      case 'process_substitution':
+        word.literal('/dev/fd/63');
+        return false;
+      default:
+        word.raw(node.text, quoted);
+        return false;
+    }
+  }
+
+  /** `"…"`: literal runs lose their escapes; expansions inside are not split. */
+  private appendString(word: WordBuilder, node: Node): boolean {
+    word.literal('');
+    let dynamic = false;
+    let at = node.startIndex + (node.type === 'translated_string' ? 2 : 1);
+    const end = node.endIndex - 1;
+    for (const child of node.namedChildren) {
+      if (!child) continue;
+      if (child.startIndex > at) word.literal(unescapeDouble(this.slice(at, child.startIndex)));
+      if (child.type === 'string_content') word.literal(unescapeDouble(child.text));
+      else dynamic = this.appendPart(word, child, true) || dynamic;
+      at = child.endIndex;
+    }
+    if (end > at) word.literal(unescapeDouble(this.slice(at, end)));
+    return dynamic;
+  }
+
+  /** `$a`, `${a}`, `${a:-default}`: an assigned value, the default, or `$a` as written. */
+  private appendVariable(word: WordBuilder, node: Node, quoted: boolean): boolean {
+    const name = node.namedChildren.find((c) => c?.type === 'variable_name' || c?.type === 'special_variable_name')?.text ?? '';
+    if (name === 'IFS') {
+      word.value(' ', quoted);
       return false;
     }
+    const known = this.vars.get(name);
+    if (known !== undefined && /^\$\{?[\w]+\}?$/.test(node.text)) {
+      word.value(known, quoted);
+      return false;
+    }
+    const fallback = /^\$\{\w+:?[-=]/.test(node.text) ? node.namedChildren.find((c) => c && c.type !== 'variable_name') : undefined;
+    if (fallback && known === undefined) return this.appendPart(word, fallback, quoted);
+    word.literal(name ? `$${name}` : node.text);
     return true;
   }
 
-  /** Text up to the matching close parenthesis, skipping quoted parts. */
-  private readBalanced(close: string): string {
-    const start = this.pos;
-    let depth = 1;
-    while (this.pos < this.text.length) {
-      const c = this.text[this.pos];
-      if (c === '\\') this.pos++;
-      else if (c === "'" || c === '"') this.skipQuoted(c);
-      else if (c === '(') depth++;
-      else if (c === close && --depth === 0) break;
-      this.pos++;
-    }
-    const inner = this.text.slice(start, this.pos);
-    this.pos++;
-    return inner;
+  /** The literal output of `$(…)` when it is a single pipeline of known output, else null. */
+  private substitutionOutput(node: Node): string | null {
+    const statements = node.namedChildren.filter((c) => c && c.type !== 'comment') as Node[];
+    if (statements.length !== 1) return null;
+    const [statement] = statements;
+    let stages: Pipeline;
+    if (statement.type === 'pipeline') stages = this.stages(statement);
+    else if (statement.type === 'redirected_statement' && isCommand(statement.childForFieldName('body'))) stages = this.redirectedStages(statement);
+    else if (isCommand(statement)) stages = [this.claim(statement)];
+    else return null;
+    // The commands inside are still judged as commands of their own.
+    this.pipelines.push(stages);
+    const output = pipelineOutput(stages);
+    return output === null ? null : output.replace(/\n+$/, '');
   }
 
-  private skipQuoted(quote: string): void {
-    this.pos++;
-    while (this.pos < this.text.length && this.text[this.pos] !== quote) {
-      if (quote === '"' && this.text[this.pos] === '\\') this.pos++;
-      this.pos++;
-    }
-  }
-
-  private readBacktick(): string {
-    let inner = '';
-    while (this.pos < this.text.length && this.text[this.pos] !== '`') {
-      if (this.text[this.pos] === '\\' && this.pos + 1 < this.text.length) this.pos++;
-      inner += this.text[this.pos++];
-    }
-    this.pos++;
-    return inner;
-  }
-
-  /** `>`, `>>`, `>|`, `&>`, `2>&1`, `<`, `<<<`: records the target, which may be written. */
-  private readRedirect(): void {
-    if (this.word !== null && /^\d+$/.test(this.word)) this.word = null; // a file descriptor
-    this.endWord();
-    let op = '';
-    while (this.pos < this.text.length && '<>&|'.includes(this.text[this.pos]) && op.length < 3) {
-      op += this.text[this.pos++];
-    }
-    if (op === '<<' && this.text[this.pos] === '-') op += this.text[this.pos++];
-    while (this.text[this.pos] === ' ' || this.text[this.pos] === '\t') this.pos++;
-    while (this.pos < this.text.length && !' \t\r\n;&|()<>'.includes(this.text[this.pos])) this.readWordPart();
-    const target = this.word ?? '';
-    this.word = null;
-    // `2>&1` and `>&-` duplicate or close descriptors; they write no file.
-    const duplicatesFd = op.includes('&') && /^(\d+|-)$/.test(target);
-    if (op === '<<' || op === '<<-') {
-      this.pendingHeredocs.push({ command: this.command, delimiter: target, stripTabs: op === '<<-' });
-    } else if (op === '<<<') {
-      this.command.heredocs.push(target);
-    } else if (!duplicatesFd) {
-      this.command.redirects.push({ op, target });
-    }
-  }
-
-  /** The lines after a `<<DELIM` line, up to DELIM, belong to the command that asked for them. */
-  private readHeredocBodies(): void {
-    for (const { command, delimiter, stripTabs } of this.pendingHeredocs) {
-      const body: string[] = [];
-      while (this.pos < this.text.length) {
-        const end = this.text.indexOf('\n', this.pos);
-        const stop = end === -1 ? this.text.length : end;
-        const line = this.text.slice(this.pos, stop);
-        this.pos = stop + 1;
-        if ((stripTabs ? line.replace(/^\t+/, '') : line) === delimiter) break;
-        body.push(line);
-      }
-      command.heredocs.push(body.join('\n'));
-    }
-    this.pendingHeredocs = [];
-  }
-
-  private skipComment(): void {
-    while (this.pos < this.text.length && this.text[this.pos] !== '\n') this.pos++;
-  }
-
-  private append(s: string): void {
-    this.word = (this.word ?? '') + s;
-  }
-
-  private addSubstitution(inner: string): void {
-    this.command.substitutions.push(inner);
-  }
-
-  private endWord(): void {
-    if (this.word !== null) this.command.words.push(this.word);
-    this.word = null;
-  }
-
-  private endCommand(): void {
-    this.endWord();
-    const c = this.command;
-    if (c.words.length || c.redirects.length || c.substitutions.length || this.pendingHeredocs.some((h) => h.command === c)) {
-      this.pipeline.push(c);
-    }
-    this.command = emptyCommand();
-  }
-
-  private endPipeline(): void {
-    this.endCommand();
-    if (this.pipeline.length) this.pipelines.push(this.pipeline);
-    this.pipeline = [];
+  private slice(start: number, end: number): string {
+    return this.source.subarray(start, end).toString('utf8');
   }
 }
 
-function emptyCommand(): SimpleCommand {
-  return { words: [], redirects: [], substitutions: [], heredocs: [] };
+/**
+ * Builds the words of one argument: text is kept with its escapes (so brace expansion sees
+ * what is quoted) until finish(), and unquoted values split into several words.
+ */
+class WordBuilder {
+  private fields: string[] = [''];
+  private quotedSomewhere = false;
+
+  /** Unquoted source text keeps its backslashes; inside quotes everything is literal. */
+  raw(text: string, quoted: boolean): void {
+    if (quoted) this.literal(text);
+    else this.fields[this.fields.length - 1] += text;
+  }
+
+  literal(text: string): void {
+    this.quotedSomewhere = true;
+    this.fields[this.fields.length - 1] += escapeAll(text);
+  }
+
+  /** A value from a variable or a substitution: split on whitespace unless quoted. */
+  value(text: string, quoted: boolean): void {
+    if (quoted) {
+      this.literal(text);
+      return;
+    }
+    const [first, ...rest] = text.split(/[ \t\n]+/);
+    this.fields[this.fields.length - 1] += escapeAll(first);
+    for (const piece of rest) this.fields.push(escapeAll(piece));
+  }
+
+  finish(): string[] {
+    const kept = this.quotedSomewhere ? this.fields : this.fields.filter((f) => f !== '');
+    return kept.flatMap((field) => expandBraces(field).map(removeEscapes));
+  }
+}
+
+/** Walks the tree with a cursor (no recursion) to see whether any node lies deeper than `limit`. */
+function deeperThan(tree: Tree, limit: number): boolean {
+  const cursor = tree.walk();
+  try {
+    for (;;) {
+      if (cursor.currentDepth > limit) return true;
+      if (cursor.gotoFirstChild() || cursor.gotoNextSibling()) continue;
+      do {
+        if (!cursor.gotoParent()) return false;
+      } while (!cursor.gotoNextSibling());
+    }
+  } finally {
+    cursor.delete();
+  }
+}
+
+function isCommand(node: Node | null | undefined): node is Node {
+  return node?.type === 'command' || (node?.type === 'negated_command' && node.namedChildren.some((c) => c?.type === 'command'));
+}
+
+/** The body of `<<EOF` / `<<-EOF` (leading tabs removed for the latter). */
+function heredocText(redirect: Node): string {
+  const body = redirect.namedChildren.find((c) => c?.type === 'heredoc_body')?.text ?? '';
+  return redirect.text.startsWith('<<-') ? body.replace(/^\t+/gm, '') : body;
+}
+
+/** Inside double quotes a backslash escapes only `$`, `` ` ``, `"` and `\`. */
+function unescapeDouble(text: string): string {
+  return text.replace(/\\([$`"\\])/g, '$1');
+}
+
+function firstError(root: Node): string {
+  const stack: Node[] = [root];
+  while (stack.length) {
+    const node = stack.shift()!;
+    if (node.isError || node.isMissing) {
+      const text = node.isMissing ? `missing ${node.type}` : node.text;
+      return `shell syntax the checker cannot read, near "${text.length > 60 ? `${text.slice(0, 60)}…` : text}"`;
+    }
+    for (const child of node.children) if (child) stack.push(child);
+  }
+  return 'shell syntax the checker cannot read';
+}
+
+/**
+ * What a pipeline prints, when every stage is one whose output follows from its literal
+ * input: echo, printf, cat, base64 -d, rev, xxd -r -p. Null for anything else.
+ */
+export function pipelineOutput(stages: Pipeline): string | null {
+  let data: string | null = null;
+  for (const stage of stages) {
+    data = commandOutput(stage, stage.input ?? data);
+    if (data === null) return null;
+  }
+  return data;
+}
+
+function commandOutput(command: SimpleCommand, stdin: string | null): string | null {
+  if (command.computedName || !command.words.length) return null;
+  const [name, ...args] = command.words;
+  const reading = stdin !== null && (args.length === 0 || (args.length === 1 && args[0] === '-'));
+  switch (name) {
+    case 'echo':
+      return echo(args);
+    case 'printf':
+      return printf(args[0] ?? '', args.slice(1));
+    case 'cat':
+      return reading ? stdin : null;
+    case 'base64':
+      return stdin !== null && args.some((a) => ['-d', '--decode', '-D', '-di', '-id'].includes(a)) ? Buffer.from(stdin, 'base64').toString('utf8') : null;
+    case 'rev':
+      return reading ? stdin!.split('\n').map((l) => [...l].reverse().join('')).join('\n') : null;
+    case 'xxd':
+      return stdin !== null && args.includes('-r') && args.includes('-p') ? Buffer.from(stdin.replace(/\s+/g, ''), 'hex').toString('utf8') : null;
+    default:
+      return null;
+  }
+}
+
+function echo(args: string[]): string {
+  let newline = true;
+  let escapes = false;
+  let i = 0;
+  for (; i < args.length && /^-[neE]+$/.test(args[i]); i++) {
+    if (args[i].includes('n')) newline = false;
+    if (args[i].includes('e')) escapes = true;
+  }
+  const text = args.slice(i).join(' ');
+  return (escapes ? decodeAnsiC(text) : text) + (newline ? '\n' : '');
+}
+
+/** printf's format reused while arguments remain, as bash does; %s-like conversions only. */
+function printf(format: string, args: string[]): string {
+  const template = decodeAnsiC(format);
+  let out = '';
+  let rest = args;
+  do {
+    let used = 0;
+    out += template.replace(/%(%|[-+ #0-9.]*[sbdicqux])/g, (_m, spec: string) => {
+      if (spec === '%') return '%';
+      const value = rest[used++] ?? '';
+      return spec.endsWith('b') ? decodeAnsiC(value) : value;
+    });
+    rest = rest.slice(used);
+    if (!used) break;
+  } while (rest.length);
+  return out;
 }

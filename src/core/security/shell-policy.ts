@@ -1,17 +1,23 @@
 /**
  * The shell denylist that no permission mode overrides, and the commands that are always
- * asked about. It reads commands the way a shell would split them (see shell-parse.ts),
- * follows `bash -c`, `eval`, `$(...)`, backticks, `find -exec` and wrappers such as `env`,
- * `nohup`, `timeout` and `xargs`, and matches on the real command name (`/bin/rm` is `rm`).
+ * asked about. Commands are read with a real bash grammar (shell-parse.ts over
+ * tree-sitter-bash): every simple command anywhere in the line is judged by its real
+ * name (`/bin/rm`, `r''m`, `$(echo rm)`, `{rm,-rf,/}` are all `rm`), through wrappers
+ * (`env`, `nohup`, `timeout`, `xargs`, `find -exec`), nested command lines (`bash -c`,
+ * `eval`, `env -S`, `watch`) and scripts fed to a shell (here-documents, `printf … | sh`,
+ * `base64 -d | sh`). A line the grammar cannot read is refused rather than guessed at.
  *
- * This is a guard rail, not a boundary: a determined command can always hide intent
- * (variables, aliases, scripts written to a file and run later, interpreters). The OS
- * sandbox (sandbox.ts: project folder writable, the rest read-only, no network) is what
- * actually contains run_bash; this list stops the obvious disasters before they start and
- * gives the model a clear reason.
+ * This is a guard rail, not a boundary: a determined command can still hide intent
+ * (unknown variables, scripts written to a file and run later, interpreters). The OS
+ * sandbox (sandbox.ts: project folder writable, the rest read-only or hidden, no network)
+ * is what actually contains run_bash; this list stops the obvious disasters before they
+ * start, also inside the project folder, and gives the model a clear reason.
  */
 import path from 'node:path';
-import { parseShell, type Pipeline } from './shell-parse';
+import type { Parser } from 'web-tree-sitter';
+import { errorMessage } from '../errors';
+import { bashParser } from './shell-grammar';
+import { COMPUTED, parseShell, pipelineOutput, type Pipeline, type SimpleCommand } from './shell-parse';
 
 export type ShellVerdict = { verdict: 'block' | 'ask' | 'ok'; label?: string };
 type Finding = { verdict: 'block' | 'ask'; label: string };
@@ -57,31 +63,49 @@ const WRAPPERS: Record<string, { valueOptions: string[]; positional?: number }> 
   watch: { valueOptions: ['-n', '--interval', '-d'] },
 };
 
-export function checkShellCommand(command: string): ShellVerdict {
-  const findings = analyse(command, 0);
+/** How deep the current command line is nested (`bash -c "eval …"`), and the parser. */
+interface Scope {
+  parser: Parser;
+  depth: number;
+}
+
+export async function checkShellCommand(command: string): Promise<ShellVerdict> {
+  let parser: Parser;
+  try {
+    parser = await bashParser();
+  } catch (err) {
+    return block(`the shell grammar could not be loaded, so no command can be checked (${errorMessage(err)})`);
+  }
+  let findings: Finding[];
+  try {
+    findings = analyse(command, { parser, depth: 0 });
+  } catch (err) {
+    // A checker that fails refuses: an unjudged command never runs.
+    return block(`the shell checker failed on this command (${errorMessage(err)})`);
+  }
   const blocked = findings.find((f) => f.verdict === 'block');
   if (blocked) return blocked;
   return findings.find((f) => f.verdict === 'ask') ?? { verdict: 'ok' };
 }
 
-function analyse(text: string, depth: number): Finding[] {
-  if (depth > MAX_NESTING) return [block('a command nested too deeply to check')];
+function analyse(text: string, scope: Scope): Finding[] {
+  if (scope.depth > MAX_NESTING) return [block('a command nested too deeply to check')];
+  const parsed = parseShell(scope.parser, text);
+  if (parsed.unreadable !== null) return [block(`${parsed.unreadable}; write the command plainly`)];
   const findings: Finding[] = [];
   if (isForkBomb(text)) findings.push(block('fork bomb'));
-  for (const pipeline of parseShell(text)) {
-    findings.push(...checkPipeline(pipeline, depth));
-    // A here-document is data unless a shell in the pipeline runs it (`bash <<EOF`, `cat <<EOF | sh`).
-    const shellReads = pipeline.some((c) => SHELLS.has(commandName(unwrap(c.words, depth).argv[0])));
-    for (const command of pipeline) {
-      for (const inner of command.substitutions) findings.push(...analyse(inner, depth + 1));
-      if (shellReads) for (const body of command.heredocs) findings.push(...analyse(body, depth + 1));
-      for (const r of command.redirects) {
-        if (r.op.includes('>')) findings.push(...checkWriteTarget(r.target, 'redirect'));
-      }
-      findings.push(...checkArgv(command.words, depth));
-    }
+  for (const pipeline of parsed.pipelines) {
+    findings.push(...checkPipeline(pipeline, scope));
+    for (const command of pipeline) findings.push(...checkArgv(command.words, scope));
+  }
+  for (const r of parsed.redirects) {
+    if (r.op.includes('>')) findings.push(...checkWriteTarget(r.target, 'redirect'));
   }
   return findings;
+}
+
+function nested(scope: Scope): Scope {
+  return { ...scope, depth: scope.depth + 1 };
 }
 
 function block(label: string): Finding {
@@ -105,45 +129,89 @@ function isForkBomb(text: string): boolean {
   return false;
 }
 
-/** `curl … | sh`, and `sh <(curl …)` / `bash -c "$(wget …)"`: remote code run unread. */
-function checkPipeline(pipeline: Pipeline, depth: number): Finding[] {
-  const label = 'running a downloaded script without saving and reading it first (curl | sh)';
+/**
+ * What flows through a pipeline: a script fed to a shell is judged as a command line
+ * (`printf 'rm -rf /' | bash`, `bash <<EOF`, `base64 -d <<< … | sh`); one whose text is
+ * not literal is asked about, and a downloaded one is refused (`curl … | sh`,
+ * `sh <(curl …)`, `bash -c "$(wget …)"`). `… | xargs rm -rf` is judged with the paths it
+ * is fed.
+ */
+function checkPipeline(pipeline: Pipeline, scope: Scope): Finding[] {
+  const findings: Finding[] = [];
   let downloaded = false;
-  for (const command of pipeline) {
-    const argv = unwrap(command.words, depth).argv;
+  pipeline.forEach((command, i) => {
+    const { argv, viaXargs } = unwrap(command.words, scope);
     const name = commandName(argv[0]);
-    if (downloaded && readsScriptFromStdin(name, argv.slice(1))) return [block(label)];
+    const args = argv.slice(1);
+    const fed = command.input ?? (i > 0 ? pipelineOutput(pipeline.slice(0, i)) : null);
+    const piped = command.input !== null || i > 0;
+    if (readsScriptFromStdin(name, args)) {
+      if (downloaded) findings.push(block(DOWNLOAD_LABEL));
+      else if (fed !== null && (SHELLS.has(name) || name === 'source' || name === '.')) findings.push(...analyse(fed, nested(scope)));
+      else if (fed === null && piped) findings.push(ask(`${name} running commands from another command's output`));
+    }
     const runsSubstitution = SHELLS.has(name) || INTERPRETERS.has(name) || ['source', '.', 'eval'].includes(name);
-    if (runsSubstitution && command.substitutions.some(mentionsDownloader)) return [block(label)];
+    if (runsSubstitution && command.innerCommands.some(isDownloader)) findings.push(block(DOWNLOAD_LABEL));
+    if (viaXargs) findings.push(...checkXargs(argv, fed, pipeline.slice(0, i), scope));
     if (DOWNLOADERS.has(name)) downloaded = true;
-  }
-  return [];
+  });
+  return findings;
 }
 
-function mentionsDownloader(text: string): boolean {
-  return parseShell(text).some((p) => p.some((c) => DOWNLOADERS.has(commandName(unwrap(c.words, 0).argv[0]))));
+const DOWNLOAD_LABEL = 'running a downloaded script without saving and reading it first (curl | sh)';
+
+function isDownloader(command: SimpleCommand): boolean {
+  return DOWNLOADERS.has(commandName(command.words[0]));
 }
 
+/** A shell or interpreter that takes its program from standard input. */
 function readsScriptFromStdin(name: string, args: string[]): boolean {
-  if (SHELLS.has(name)) return true;
+  if (SHELLS.has(name)) {
+    const { flags, operands } = splitArgs(args);
+    if (flags.some((f) => /^-[A-Za-z]*c/.test(f))) return false;
+    return operands.length === 0 || flags.some((f) => /^-[A-Za-z]*s/.test(f)) || STDIN_PATHS.has(operands[0]);
+  }
+  if (name === 'source' || name === '.') return STDIN_PATHS.has(args[0] ?? '');
   return INTERPRETERS.has(name) && args.every((a) => a === '-' || a.startsWith('-'));
 }
 
+const STDIN_PATHS = new Set(['-', '/dev/stdin', '/dev/fd/0', '/proc/self/fd/0']);
+
+/**
+ * `echo / | xargs rm -rf`: the command is judged with the words it is fed when they are
+ * literal; otherwise a recursive delete or chmod is refused when an earlier stage names a
+ * broad target (`find / | xargs rm -rf`) and asked about when nothing shows what it gets.
+ */
+function checkXargs(argv: string[], fed: string | null, before: Pipeline, scope: Scope): Finding[] {
+  if (fed !== null) return checkArgv([...argv, ...fed.split(/\s+/).filter(Boolean)], scope);
+  const name = commandName(argv[0]);
+  const { flags } = splitArgs(argv.slice(1));
+  const recursive = flags.includes('--recursive') || hasShortFlag(flags, name === 'rm' ? 'rR' : 'R');
+  if (!['rm', 'chmod', 'chown', 'chgrp', 'shred'].includes(name) || !recursive) return [];
+  const named = before.flatMap((c) => splitArgs(c.words.slice(1)).operands);
+  const broad = named.find((t) => isBroadTarget(t) && !isWorkingDir(t));
+  if (broad !== undefined) return [block(`${name} -r through xargs over a broad target (${broad})`)];
+  return [ask(`recursive ${name} of paths read from input (xargs)`)];
+}
+
 /** The command a line really runs, after `VAR=x`, keywords and wrappers such as `env`. */
-function unwrap(words: string[], depth: number): { argv: string[]; nested: Finding[] } {
+function unwrap(words: string[], scope: Scope): { argv: string[]; nested: Finding[]; viaXargs: boolean } {
   let argv = words;
-  const nested: Finding[] = [];
+  const found: Finding[] = [];
+  let viaXargs = false;
   for (;;) {
     while (argv.length && (KEYWORDS.has(argv[0]) || /^[A-Za-z_][A-Za-z0-9_]*=/.test(argv[0]))) argv = argv.slice(1);
-    const wrapper = WRAPPERS[commandName(argv[0])];
+    const wrapperName = commandName(argv[0]);
+    const wrapper = WRAPPERS[wrapperName];
     if (!wrapper) break;
+    if (wrapperName === 'xargs') viaXargs = true;
     argv = argv.slice(1);
     while (argv.length && argv[0].startsWith('-') && argv[0] !== '-') {
       const option = argv[0];
       argv = argv.slice(1);
       if (option === '--') break;
       if (option === '-S' || option === '--split-string') {
-        nested.push(...analyse(argv[0] ?? '', depth + 1)); // env -S "cmd args"
+        found.push(...analyse(argv[0] ?? '', nested(scope))); // env -S "cmd args"
         argv = argv.slice(1);
       } else if (wrapper.valueOptions.includes(option)) {
         argv = argv.slice(1);
@@ -151,24 +219,36 @@ function unwrap(words: string[], depth: number): { argv: string[]; nested: Findi
     }
     argv = argv.slice(wrapper.positional ?? 0);
   }
-  // `watch "rm -rf /"` and friends pass a whole command line as one word.
-  if (argv.length && /\s/.test(argv[0])) nested.push(...analyse(argv.join(' '), depth + 1));
-  return { argv, nested };
+  // `watch "rm -rf ~"` and friends pass a whole command line as one word.
+  if (argv.length && /\s/.test(argv[0])) found.push(...analyse(argv.join(' '), nested(scope)));
+  return { argv, nested: found, viaXargs };
 }
 
 function commandName(word: string | undefined): string {
   return word ? path.posix.basename(word) : '';
 }
 
-function checkArgv(words: string[], depth: number): Finding[] {
-  const { argv, nested } = unwrap(words, depth);
-  if (!argv.length) return nested;
+function checkArgv(words: string[], scope: Scope): Finding[] {
+  const { argv, nested: found } = unwrap(words, scope);
+  if (!argv.length) return found;
   const name = commandName(argv[0]);
   const args = argv.slice(1);
-  return [...nested, ...RULES.flatMap((rule) => rule(name, args, depth))];
+  if (isComputed(argv[0])) return [...found, ...checkComputedName(argv[0], args)];
+  return [...found, ...RULES.flatMap((rule) => rule(name, args, scope))];
 }
 
-type Rule = (name: string, args: string[], depth: number) => Finding[];
+/** A name only known at run time (`$(…)`, `$CMD`): refused with rm -rf's arguments, else asked. */
+function checkComputedName(word: string, args: string[]): Finding[] {
+  const asRm = checkRm('rm', args);
+  if (asRm.length) return [block(`a command whose name is only known at run time, with rm -rf arguments (${word} ${args.join(' ')})`)];
+  return [ask(`a command whose name is only known at run time (${word})`)];
+}
+
+function isComputed(word: string): boolean {
+  return word.includes(COMPUTED) || word.includes('$');
+}
+
+type Rule = (name: string, args: string[], scope: Scope) => Finding[];
 
 const RULES: Rule[] = [
   (name) => (PRIVILEGE.has(name) ? [block(`privilege escalation (${name})`)] : []),
@@ -176,6 +256,7 @@ const RULES: Rule[] = [
   (name, args) => (isPowerCommand(name, args) ? [block('shutting down or rebooting the machine')] : []),
   (name, args) => (name === 'killall5' || (name === 'kill' && killsEverything(args)) ? [block('killing every process (kill -1)')] : []),
   checkRm,
+  checkRsyncDelete,
   checkFind,
   checkOwnership,
   checkDd,
@@ -221,8 +302,17 @@ function checkRm(name: string, args: string[]): Finding[] {
   return recursive && broad !== undefined ? [block(`rm -rf of a broad target (${broad})`)] : [];
 }
 
+/** `rsync -a --delete empty/ ~/`: the destination ends up as empty as the source. */
+function checkRsyncDelete(name: string, args: string[]): Finding[] {
+  if (name !== 'rsync') return [];
+  const { flags, operands } = splitArgs(args);
+  if (!flags.some((f) => f.startsWith('--del') || f === '--remove-source-files')) return [];
+  const destination = operands[operands.length - 1];
+  return destination !== undefined && isBroadTarget(destination) ? [block(`rsync --delete onto a broad target (${destination})`)] : [];
+}
+
 /** `find / -delete`, `find ~ -exec rm -rf {} +`; the command after -exec is checked too. */
-function checkFind(name: string, args: string[], depth: number): Finding[] {
+function checkFind(name: string, args: string[], scope: Scope): Finding[] {
   if (name !== 'find') return [];
   const findings: Finding[] = [];
   const firstExpression = args.findIndex((a) => a.startsWith('-') || a === '(' || a === '!');
@@ -230,7 +320,7 @@ function checkFind(name: string, args: string[], depth: number): Finding[] {
   const execAt = args.findIndex((a) => ['-exec', '-execdir', '-ok', '-okdir'].includes(a));
   if (execAt !== -1) {
     const end = args.findIndex((a, i) => i > execAt && (a === ';' || a === '+'));
-    findings.push(...checkArgv(args.slice(execAt + 1, end === -1 ? undefined : end), depth + 1));
+    findings.push(...checkArgv(args.slice(execAt + 1, end === -1 ? undefined : end), nested(scope)));
   }
   const destructive = args.includes('-delete') || execAt !== -1;
   const broad = roots.find((r) => isBroadTarget(r) && !isWorkingDir(r));
@@ -308,15 +398,15 @@ function checkGitPush(name: string, args: string[]): Finding[] {
 }
 
 /** `bash -c "…"`, `sh -lc '…'`, `eval …`: the string is a command line of its own. */
-function checkNestedShell(name: string, args: string[], depth: number): Finding[] {
-  if (name === 'eval') return analyse(args.join(' '), depth + 1);
+function checkNestedShell(name: string, args: string[], scope: Scope): Finding[] {
+  if (name === 'eval') return analyse(args.join(' '), nested(scope));
   if (!SHELLS.has(name)) return [];
   let sawC = false;
   for (let i = 0; i < args.length; i++) {
     const a = args[i];
     if (['-o', '+o', '-O', '+O'].includes(a)) i++;
     else if (/^-[A-Za-z]*c[A-Za-z]*$/.test(a)) sawC = true;
-    else if (!a.startsWith('-') && !a.startsWith('+') && sawC) return analyse(a, depth + 1);
+    else if (!a.startsWith('-') && !a.startsWith('+') && sawC) return analyse(a, nested(scope));
   }
   return [];
 }

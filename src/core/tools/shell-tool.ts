@@ -23,7 +23,7 @@ export function clipMiddle(text: string, max: number = MAX_STREAM_CHARS): string
 function sandboxLine(out: ShellResult, network: boolean): string {
   if (out.sandboxNote) return `[Sandbox: ${out.sandboxNote}]`;
   if (!out.sandboxed) return '[Sandbox: none; the command ran unconfined.]';
-  return `[Sandbox: only the project folder (and a private /tmp) is writable; network ${network ? 'allowed' : 'off'}.]`;
+  return `[Sandbox: only the project folder keeps what is written; the home folder (but for toolchains on PATH), /tmp, /var and /run are private and start empty; network ${network ? 'allowed' : 'off'}.]`;
 }
 
 function formatShellOutcome(out: ShellResult, timeoutMs: number, network: boolean): string {
@@ -43,14 +43,14 @@ export const runBashTool = defineTool({
   name: 'run_bash',
   description:
     'Run a bash command in the project folder and return its exit code, stdout and stderr. ' +
-    'Runs in an OS sandbox when available (project folder writable, no network unless allowed). ' +
+    'Runs in an OS sandbox when available (project folder writable, home folder hidden, no network unless allowed). ' +
     'Non-interactive: no input is given.',
   category: 'exec',
   schema: z.strictObject({
     command: z.string().min(1).max(20_000).describe('The bash command line.'),
   }),
   async run({ command }, ctx) {
-    const check = checkShellCommand(command);
+    const check = await checkShellCommand(command);
     if (check.verdict === 'block') {
       throw new LoomError(`Blocked by policy${check.label ? ` (${check.label})` : ''}: this command is never run.`);
     }
