@@ -33,6 +33,7 @@ const BLOCKED: Record<string, string[]> = {
     '"$(which rm)" -rf /',
     '$CMD -rf ~',
     'a=rm; $a -rf /',
+    'a=\\rm; $a -rf /',
     'e=eval; $e "rm -rf ~"',
   ],
   'brace expansion': ['{rm,-rf,/}', '{rm,-rf,~}', 'rm -rf {/,build}', 'rm -rf /{usr,etc}', 'rm -rf ~/{.,}*'],
@@ -67,6 +68,8 @@ const BLOCKED: Record<string, string[]> = {
     "sh <<< 'rm -rf ~'",
     'bash <<< "$(echo rm -rf /)"',
     "bash /dev/stdin <<< 'rm -rf ~'",
+    'bash 2>/dev/null <<EOF\nrm -rf ~\nEOF',
+    'bash <<< "rm -rf ~" > out.txt',
     "source /dev/stdin <<< 'rm -rf ~'",
   ],
   'quoting and escapes': [

@@ -132,6 +132,7 @@ class ShellReader {
     let input: string | null = null;
     const rest: Pipeline = [];
     for (const redirect of statement.namedChildren) {
+      if (redirect?.type === 'herestring_redirect') input = this.hereString(redirect);
       if (redirect?.type !== 'heredoc_redirect') continue;
       input = heredocText(redirect);
       for (const part of redirect.namedChildren) if (part?.type === 'pipeline') rest.push(...this.stages(part));
@@ -161,8 +162,7 @@ class ShellReader {
     for (const child of inner.namedChildren) {
       if (!child || child.type === 'variable_assignment' || child.type === 'file_redirect' || child.type === 'comment') continue;
       if (child.type === 'herestring_redirect') {
-        const value = child.namedChildren[0];
-        input = value ? `${this.expand(value).words.join(' ')}\n` : '';
+        input = this.hereString(child);
       } else if (child.type === 'command_name') {
         const name = this.expand(child.namedChildren[0] ?? child);
         computedName = name.dynamic;
@@ -172,6 +172,12 @@ class ShellReader {
       }
     }
     return { words, computedName, input, innerCommands: this.innerCommands(inner) };
+  }
+
+  /** `<<< word`: the word and a newline. */
+  private hereString(redirect: Node): string {
+    const value = redirect.namedChildren[0];
+    return value ? `${this.expand(value).words.join(' ')}\n` : '\n';
   }
 
   private innerCommands(node: Node): SimpleCommand[] {
@@ -217,7 +223,9 @@ class ShellReader {
       case 'number':
       case 'brace_expression':
       case 'arithmetic_expansion':
-        word.raw(node.text, quoted);
+        // Quoted here means an assignment's value: no brace expansion, but quote removal.
+        if (quoted) word.literal(removeEscapes(node.text));
+        else word.raw(node.text);
         return false;
       case 'raw_string':
         word.literal(node.text.slice(1, -1));
@@ -242,7 +250,8 @@ class ShellReader {
         word.literal('/dev/fd/63');
         return false;
       default:
-        word.raw(node.text, quoted);
+        if (quoted) word.literal(node.text);
+        else word.raw(node.text);
         return false;
     }
   }
@@ -311,10 +320,9 @@ class WordBuilder {
   private fields: string[] = [''];
   private quotedSomewhere = false;
 
-  /** Unquoted source text keeps its backslashes; inside quotes everything is literal. */
-  raw(text: string, quoted: boolean): void {
-    if (quoted) this.literal(text);
-    else this.fields[this.fields.length - 1] += text;
+  /** Unquoted source text: its backslashes are kept until finish(). */
+  raw(text: string): void {
+    this.fields[this.fields.length - 1] += text;
   }
 
   literal(text: string): void {

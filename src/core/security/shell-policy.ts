@@ -95,8 +95,9 @@ function analyse(text: string, scope: Scope): Finding[] {
   const findings: Finding[] = [];
   if (isForkBomb(text)) findings.push(block('fork bomb'));
   for (const pipeline of parsed.pipelines) {
-    findings.push(...checkPipeline(pipeline, scope));
-    for (const command of pipeline) findings.push(...checkArgv(command.words, scope));
+    const unwrapped = pipeline.map((command) => unwrap(command.words, scope));
+    findings.push(...checkPipeline(pipeline, unwrapped, scope));
+    for (const { argv, nested: inner } of unwrapped) findings.push(...inner, ...judge(argv, scope));
   }
   for (const r of parsed.redirects) {
     if (r.op.includes('>')) findings.push(...checkWriteTarget(r.target, 'redirect'));
@@ -136,11 +137,11 @@ function isForkBomb(text: string): boolean {
  * `sh <(curl …)`, `bash -c "$(wget …)"`). `… | xargs rm -rf` is judged with the paths it
  * is fed.
  */
-function checkPipeline(pipeline: Pipeline, scope: Scope): Finding[] {
+function checkPipeline(pipeline: Pipeline, unwrapped: Unwrapped[], scope: Scope): Finding[] {
   const findings: Finding[] = [];
   let downloaded = false;
   pipeline.forEach((command, i) => {
-    const { argv, viaXargs } = unwrap(command.words, scope);
+    const { argv, viaXargs } = unwrapped[i];
     const name = commandName(argv[0]);
     const args = argv.slice(1);
     const fed = command.input ?? (i > 0 ? pipelineOutput(pipeline.slice(0, i)) : null);
@@ -187,15 +188,22 @@ function checkXargs(argv: string[], fed: string | null, before: Pipeline, scope:
   const name = commandName(argv[0]);
   const { flags } = splitArgs(argv.slice(1));
   const recursive = flags.includes('--recursive') || hasShortFlag(flags, name === 'rm' ? 'rR' : 'R');
-  if (!['rm', 'chmod', 'chown', 'chgrp', 'shred'].includes(name) || !recursive) return [];
+  if (!['rm', 'chmod', 'chown', 'chgrp'].includes(name) || !recursive) return [];
   const named = before.flatMap((c) => splitArgs(c.words.slice(1)).operands);
   const broad = named.find((t) => isBroadTarget(t) && !isWorkingDir(t));
   if (broad !== undefined) return [block(`${name} -r through xargs over a broad target (${broad})`)];
   return [ask(`recursive ${name} of paths read from input (xargs)`)];
 }
 
+/** What a command line really runs, what its wrappers run nested, and whether xargs feeds it. */
+interface Unwrapped {
+  argv: string[];
+  nested: Finding[];
+  viaXargs: boolean;
+}
+
 /** The command a line really runs, after `VAR=x`, keywords and wrappers such as `env`. */
-function unwrap(words: string[], scope: Scope): { argv: string[]; nested: Finding[]; viaXargs: boolean } {
+function unwrap(words: string[], scope: Scope): Unwrapped {
   let argv = words;
   const found: Finding[] = [];
   let viaXargs = false;
@@ -230,11 +238,16 @@ function commandName(word: string | undefined): string {
 
 function checkArgv(words: string[], scope: Scope): Finding[] {
   const { argv, nested: found } = unwrap(words, scope);
-  if (!argv.length) return found;
-  const name = commandName(argv[0]);
+  return [...found, ...judge(argv, scope)];
+}
+
+/** The rules applied to the command actually run (wrappers already removed). */
+function judge(argv: string[], scope: Scope): Finding[] {
+  if (!argv.length) return [];
   const args = argv.slice(1);
-  if (isComputed(argv[0])) return [...found, ...checkComputedName(argv[0], args)];
-  return [...found, ...RULES.flatMap((rule) => rule(name, args, scope))];
+  if (isComputed(argv[0])) return checkComputedName(argv[0], args);
+  const name = commandName(argv[0]);
+  return RULES.flatMap((rule) => rule(name, args, scope));
 }
 
 /** A name only known at run time (`$(…)`, `$CMD`): refused with rm -rf's arguments, else asked. */
