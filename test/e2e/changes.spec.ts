@@ -115,7 +115,7 @@ test('secret-looking environment variables are named once at start, never their 
     await openLoom(page, loom);
     const notice = page.getByRole('status', { name: 'Secret environment variables' });
     await expect(notice).toContainText(name);
-    await expect(notice).toContainText('Loom does not pass them to tools');
+    await expect(notice).toContainText('Tools do not get these secret-looking environment variables');
     await expect(page.locator('body')).not.toContainText('e2e-secret-value-never-shown');
     // Non-blocking: the window works with the notice shown.
     await newSession(page);
