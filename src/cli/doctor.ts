@@ -53,7 +53,7 @@ function describeSalvage(file: string, salvage: SalvageResult): string[] {
 
 function tableLine(t: TableSalvage): string {
   const notes = [
-    ...t.unreadable.map((range) => `unreadable: ${range}`),
+    ...(t.unreadable.length ? [`unreadable: ${t.unreadable.join(', ')}`] : []),
     ...(t.orphans ? [`${t.orphans} dropped (what they belong to was lost)`] : []),
     ...(t.refused ? [`${t.refused} refused (values the damage made invalid)`] : []),
   ];

@@ -49,6 +49,9 @@ describe('loom --doctor', () => {
     expect(run.stderr).toBe('');
     const lines = run.stdout.trimEnd().split('\n');
     expect(lines[0]).toBe(`${file}: damaged.`);
+    // Table by table, the check names the damaged ones.
+    expect(lines).toContain('  messages: database disk image is malformed');
+    expect(lines).not.toContain('  sessions: database disk image is malformed');
     const salvaged = listing(dataDir).filter((name) => name.startsWith('loom.salvaged-'));
     expect(salvaged).toEqual([expect.stringMatching(/^loom\.salvaged-\d{8}T\d{6}Z\.db$/)]);
     const copy = path.join(dataDir, salvaged[0]);

@@ -118,8 +118,11 @@ export interface DatabaseIdentity {
 }
 
 export function readIdentity(db: Database.Database): DatabaseIdentity {
-  const tables = (db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table'`).all() as { name: string }[]).map((r) => r.name);
-  return { tables, version: readSchemaVersion(db) };
+  return { tables: tableNames(db), version: readSchemaVersion(db) };
+}
+
+export function tableNames(db: Database.Database): string[] {
+  return db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name`).pluck().all() as string[];
 }
 
 /** Why Loom will not use a readable database: another program's, or a newer Loom's. */

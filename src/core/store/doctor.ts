@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import { errorMessage } from '../errors';
 import { isDamageError } from './damage';
-import { databasePath, identityProblem, orphanedWalError, readIdentity } from './db';
+import { databasePath, identityProblem, orphanedWalError, readIdentity, tableNames } from './db';
 import { inspectFileShape } from './file-shape';
 import { withReadOnlyView } from './read-only-view';
 import { salvageDatabase, type SalvageResult } from './salvage';
@@ -52,6 +52,27 @@ function checkIntegrity(file: string, nativeBinding: string | undefined) {
 
 /** SQLite's integrity_check: every b-tree page, index and constraint; [] when all is well. */
 function integrityFindings(db: Database.Database): string[] {
-  const rows = db.prepare(`PRAGMA integrity_check(${MAX_PROBLEMS})`).pluck().all() as string[];
+  try {
+    return findings(db, `PRAGMA integrity_check(${MAX_PROBLEMS})`);
+  } catch (err) {
+    // The check reads every row to test its constraints, and stops at the first broken
+    // page; table by table it still says which tables are damaged.
+    if (!isDamageError(err)) throw err;
+    const byTable = tableNames(db).flatMap((table) => tableFindings(db, table));
+    return (byTable.length ? byTable : [errorMessage(err)]).slice(0, MAX_PROBLEMS);
+  }
+}
+
+function tableFindings(db: Database.Database, table: string): string[] {
+  try {
+    return findings(db, `PRAGMA integrity_check("${table.replaceAll('"', '""')}")`).map((finding) => `${table}: ${finding}`);
+  } catch (err) {
+    if (!isDamageError(err)) throw err;
+    return [`${table}: ${errorMessage(err)}`];
+  }
+}
+
+function findings(db: Database.Database, check: string): string[] {
+  const rows = db.prepare(check).pluck().all() as string[];
   return rows.length === 1 && rows[0] === 'ok' ? [] : rows;
 }

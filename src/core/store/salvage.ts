@@ -3,7 +3,7 @@ import path from 'node:path';
 import type Database from 'better-sqlite3';
 import { errorMessage } from '../errors';
 import { isDamageError } from './damage';
-import { databasePath, openDatabase } from './db';
+import { databasePath, openDatabase, tableNames } from './db';
 import { SCHEMA_VERSION_TABLE } from './migrations';
 import { withReadOnlyView } from './read-only-view';
 import { copyReadableRows, type CopyReport } from './salvage-copy';
@@ -76,10 +76,6 @@ function fillFrom(file: string, nativeBinding: string | undefined, target: Datab
   queueEveryMessageForSearch(target);
   dropOrphans(target, tables);
   return { tables };
-}
-
-function tableNames(db: Database.Database): string[] {
-  return (db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table'`).all() as { name: string }[]).map((r) => r.name);
 }
 
 /**
