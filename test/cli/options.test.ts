@@ -84,6 +84,11 @@ describe('configuration', () => {
   it('offers no tools for an empty --tools', () => {
     expect(run(['--tools', '']).config.tools).toEqual([]);
   });
+
+  it('collects every --pass-env name once; without one, tools get only the base variables', () => {
+    expect(run(['--pass-env', 'GITHUB_TOKEN', '--pass-env', 'FOO', '--pass-env', 'GITHUB_TOKEN']).config.passEnv).toEqual(['GITHUB_TOKEN', 'FOO']);
+    expect(run([]).config.passEnv).toBeUndefined();
+  });
 });
 
 describe('actions', () => {
@@ -129,6 +134,9 @@ describe('usage errors', () => {
     [['--export', 'x', '--format', 'xml'], "argument 'xml' is invalid"],
     [['--base-url', 'localhost:11434'], '--base-url must be an http(s) URL'],
     [['--tools', 'read file'], "--tools takes comma-separated tool names, got 'read file'."],
+    [['--pass-env', 'A=B'], "--pass-env takes an environment variable name (letters, digits and _), got 'A=B'."],
+    [['--pass-env', 'FOO', '--pass-env', '9LIVES'], "got '9LIVES'"],
+    [['--pass-env'], "option '--pass-env <name>' argument missing"],
     [['--bogus'], "unknown option '--bogus'"],
     [['--list-session'], 'Did you mean --list-sessions?'],
     [['stray'], 'too many arguments'],
