@@ -36,7 +36,8 @@ if (!app.requestSingleInstanceLock()) {
   app.on('web-contents-created', (_event, contents) => hardenContents(contents, (url) => void shell.openExternal(url)));
   app.on('window-all-closed', () => app.quit());
   app.on('before-quit', () => {
-    backend?.close();
+    // Leases are released at once; the database closes as soon as a stopped turn has ended.
+    void backend?.close();
     backend = null;
     dragFiles.cleanUp();
   });

@@ -9,6 +9,7 @@ import { LoomEngine } from '../core/engine';
 import { ensurePrivateDir } from '../core/paths';
 import { SessionStore } from '../core/store/session-store';
 import { appVersion } from './app-version';
+import { CallsInFlight } from './calls-in-flight';
 import { createHandlers, type HandlerDeps } from './handlers';
 import { SettingsService, type EngineSettings } from './settings-service';
 import type { SettingsStore } from './settings-store';
@@ -33,9 +34,15 @@ export interface Backend {
   readonly store: SessionStore;
   readonly engine: LoomEngine;
   subscribe(listener: (event: BridgeEvent) => void): () => void;
-  /** Ends work on every session (releasing leases) and closes the database. */
-  close(): void;
+  /**
+   * Ends work on every session (releasing leases), lets the calls in flight finish, then
+   * closes the database. Calling it again returns the same promise.
+   */
+  close(): Promise<void>;
 }
+
+/** A stopped turn ends within moments; a tool that ignores the stop is not waited for longer. */
+const CLOSE_WAIT_MS = 10_000;
 
 export function openBackend(options: BackendOptions): Backend {
   ensurePrivateDir(options.dataDir);
@@ -43,6 +50,7 @@ export function openBackend(options: BackendOptions): Backend {
   const store = (options.openStore ?? SessionStore.open)(options.dataDir);
   const projectDir = options.projectDir ?? process.cwd();
   const engine = new LoomEngine({ config: engineConfig(options.dataDir, settings.engine()), store, projectDir, owner: `loom-${options.shell}` });
+  const calls = new CallsInFlight();
   const handlers = createHandlers({
     store,
     engine,
@@ -59,15 +67,25 @@ export function openBackend(options: BackendOptions): Backend {
       platform: process.platform,
     },
   });
+  let closing: Promise<void> | null = null;
+  const shutDown = async () => {
+    const drained = calls.drain(CLOSE_WAIT_MS); // refuses new calls from here on
+    try {
+      engine.close();
+      await drained;
+    } finally {
+      store.close();
+    }
+  };
   return {
-    handlers,
+    handlers: calls.wrap(handlers),
     store,
     engine,
     // Each window listens to the engine itself, so one failing window cannot starve the others.
     subscribe: (listener) => engine.on(listener),
     close() {
-      engine.close();
-      store.close();
+      closing ??= shutDown();
+      return closing;
     },
   };
 }

@@ -26,6 +26,7 @@ export interface BrowserMode {
   readonly server: BridgeServer;
   readonly backend: Backend;
   readonly url: string;
+  /** Stops serving, then closes the backend; calling it again returns the same promise. */
   close(): Promise<void>;
 }
 
@@ -51,16 +52,17 @@ export async function startBrowserMode(options: BrowserModeOptions): Promise<Bro
       limits: options.limits,
     });
   } catch (err) {
-    backend.close();
+    await backend.close();
     throw err;
   }
+  let closing: Promise<void> | null = null;
   return {
     server,
     backend,
     url: server.url,
-    async close() {
-      await server.close();
-      backend.close();
+    close() {
+      closing ??= server.close().finally(() => backend.close());
+      return closing;
     },
   };
 }

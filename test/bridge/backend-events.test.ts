@@ -22,8 +22,8 @@ beforeEach(() => {
   reported = [];
 });
 
-afterEach(() => {
-  backend.close();
+afterEach(async () => {
+  await backend.close();
   fs.rmSync(root, { recursive: true, force: true });
 });
 

@@ -47,7 +47,7 @@ export function useModelBackend(overrides: BackendOptions['overrides'] = {}): Mo
   });
 
   afterEach(async () => {
-    ctx.backend.close();
+    await ctx.backend.close();
     await ctx.model.close();
     fs.rmSync(root, { recursive: true, force: true });
   });

@@ -20,7 +20,8 @@ export interface LoomHarness {
   projectDir: string;
 }
 
-export const STATIC_DIR = path.resolve('out/renderer');
+/** The run's private copy of the built UI (global-setup.ts). */
+export const STATIC_DIR = process.env.LOOM_E2E_STATIC ?? path.resolve('out/renderer');
 
 export const test = base.extend<{ loom: LoomHarness; pageErrors: void }>({
   /** Fails any test whose page threw, or broke the CSP (a sign of inline code or styles). */
@@ -36,22 +37,37 @@ export const test = base.extend<{ loom: LoomHarness; pageErrors: void }>({
     },
     { auto: true },
   ],
+  /**
+   * Everything a test talks to, each test its own: data and project folders, the model
+   * server and the browser mode, each ready (listening) before the test starts. Teardown
+   * also runs after a timeout, with the test's own code possibly still going: every step
+   * runs even if one before it failed, and closing is idempotent (mode.close stops
+   * serving, lets the calls in flight end, then closes the store).
+   */
   loom: async ({}, use) => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'loom-e2e-data-'));
     const projectDir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'loom-e2e-project-')));
-    const model = await startScriptedServer();
-    const mode = await startBrowserMode({
-      dataDir,
-      projectDir,
-      staticDir: STATIC_DIR,
-      overrides: { baseUrl: model.baseUrl, model: 'gemma4', apiKey: '' },
-      env: {},
-    });
-    await use({ url: mode.url, model, mode, store: mode.backend.store, dataDir, projectDir });
-    await mode.close();
-    await model.close();
-    fs.rmSync(dataDir, { recursive: true, force: true });
-    fs.rmSync(projectDir, { recursive: true, force: true });
+    let model: ScriptedServer | undefined;
+    let mode: BrowserMode | undefined;
+    try {
+      model = await startScriptedServer();
+      mode = await startBrowserMode({
+        dataDir,
+        projectDir,
+        staticDir: STATIC_DIR,
+        overrides: { baseUrl: model.baseUrl, model: 'gemma4', apiKey: '' },
+        env: {},
+      });
+      await use({ url: mode.url, model, mode, store: mode.backend.store, dataDir, projectDir });
+    } finally {
+      try {
+        await mode?.close();
+      } finally {
+        await model?.close();
+        fs.rmSync(dataDir, { recursive: true, force: true });
+        fs.rmSync(projectDir, { recursive: true, force: true });
+      }
+    }
   },
 });
 
