@@ -4,7 +4,8 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { editFileTool, globFilesTool, grepTool, readFileTool, writeFileTool } from '../../src/core/tools/fs-tools';
 import { MAX_GREP_MATCHES } from '../../src/core/tools/grep-search';
-import { parseToolArguments } from '../../src/core/tools/arguments';
+import { MAX_TOOL_ARGUMENT_CHARS, parseToolArguments } from '../../src/core/tools/arguments';
+import { toolSpecs } from '../../src/core/tools/index';
 import { call, makeHarness, tempDir, type Harness } from './support';
 
 let h: Harness;
@@ -215,9 +216,10 @@ describe('write_file', () => {
     expect(fs.readFileSync(path.join(outside, 'secret.txt'), 'utf8')).toBe('SECRET outside the project\n');
   });
 
-  it('bounds the content size', () => {
-    const parsed = parseToolArguments(writeFileTool, JSON.stringify({ path: 'a', content: 'x'.repeat(2_000_001) }));
-    expect(parsed).toMatchObject({ ok: false, error: expect.stringContaining('content:') });
+  it('bounds the content size: the schema says so, and a call that large is refused whole before it', () => {
+    expect(JSON.stringify(toolSpecs([writeFileTool]))).toContain(`"maxLength":${MAX_TOOL_ARGUMENT_CHARS}`);
+    const parsed = parseToolArguments(writeFileTool, JSON.stringify({ path: 'a', content: 'x'.repeat(MAX_TOOL_ARGUMENT_CHARS) }));
+    expect(parsed).toMatchObject({ ok: false, error: expect.stringContaining('over the limit of 262,144; it was not run') });
   });
 });
 

@@ -19,6 +19,7 @@ import {
   openProjectFile,
   type ProjectFile,
 } from '../security/project-fs';
+import { MAX_TOOL_ARGUMENT_CHARS } from './arguments';
 import { defineTool, type ToolContext } from './tool';
 import { grepFiles } from './grep-search';
 import { looksBinary, SNIFF_BYTES } from './file-kind';
@@ -28,7 +29,8 @@ const MAX_PATH = 4096;
 /** Longest line read_file shows whole; minified files would flood the context otherwise. */
 const MAX_LINE_CHARS = 2000;
 const MAX_GLOB_RESULTS = 500;
-const MAX_WRITE_CHARS = 2_000_000;
+/** No single text field can be longer than a whole call's arguments may be; the schema tells the model. */
+const MAX_WRITE_CHARS = MAX_TOOL_ARGUMENT_CHARS;
 const MAX_EDIT_FILE_BYTES = 10 * 1024 * 1024;
 /** Folders nobody means to search unless the pattern names them. */
 const DEFAULT_IGNORES = ['node_modules', '.git'];
