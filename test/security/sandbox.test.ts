@@ -123,6 +123,13 @@ describe('the sandbox boundary (bubblewrap)', () => {
     expect(fs.existsSync('/usr/loom-probe')).toBe(false);
   });
 
+  test.skipIf(!hasBwrap)('a home folder or PATH entry that does not exist leaves the sandbox working', async () => {
+    // Service accounts run with HOME=/nonexistent; bubblewrap cannot mount over a missing folder.
+    const env = { ...process.env, HOME: '/nonexistent-loom-home', PATH: `/nonexistent-loom-bin:${process.env.PATH}` };
+    const r = await runShell('echo ran > out.txt && cat out.txt', { ...base(), env });
+    expect(r).toMatchObject({ stdout: 'ran\n', exitCode: 0, sandboxed: true });
+  });
+
   test.skipIf(!hasBwrap)('/tmp is private to the command', async () => {
     const name = `loom-private-tmp-${process.pid}`;
     const r = await runShell(`echo x > /tmp/${name} && cat /tmp/${name}`, base());

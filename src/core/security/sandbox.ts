@@ -75,26 +75,44 @@ function resolverFolder(): string | undefined {
   return resolverDir;
 }
 
-function sandboxView(options: ShellOptions, userNamespace: boolean): SandboxView {
-  const base = options.env ?? process.env;
+/**
+ * What bwrap-args needs to know about this command. bubblewrap cannot mount over a home
+ * folder that does not exist (service accounts have HOME=/nonexistent) nor bind a PATH
+ * folder this user cannot enter, so those are left out rather than failing every command.
+ */
+async function sandboxView(options: ShellOptions, env: NodeJS.ProcessEnv, userNamespace: boolean): Promise<SandboxView> {
   const network = options.network ?? false;
+  const [home, searchPath] = await Promise.all([existingFolder(env.HOME), enterableFolders(env.PATH)]);
   return {
-    project: options.cwd, network, userNamespace, home: base.HOME, searchPath: base.PATH,
+    project: options.cwd, network, userNamespace, home, searchPath,
     ...(network ? { resolverDir: resolverFolder() } : {}),
   };
 }
 
-export function runShell(command: string, options: ShellOptions): Promise<ShellResult> {
+async function existingFolder(folder: string | undefined): Promise<string | undefined> {
+  if (!folder) return undefined;
+  const stat = await fs.promises.stat(folder).catch(() => null);
+  return stat?.isDirectory() ? folder : undefined;
+}
+
+async function enterableFolders(searchPath: string | undefined): Promise<string> {
+  const entries = (searchPath ?? '').split(':').filter(Boolean);
+  const enterable = await Promise.all(entries.map((entry) => fs.promises.access(entry, fs.constants.X_OK).then(() => true, () => false)));
+  return entries.filter((_, i) => enterable[i]).join(':');
+}
+
+export async function runShell(command: string, options: ShellOptions): Promise<ShellResult> {
   const baseEnv = options.env ?? process.env;
   const turnedOff = options.sandbox === false || process.env.LOOM_SANDBOX === 'off';
   const bwrap = turnedOff ? null : sandboxSupport();
   const sandboxed = bwrap !== null;
   const env = toolEnv(baseEnv, options.passEnv);
   const bash = ['bash', '-c', command];
-  const [file, ...args] = bwrap ? ['bwrap', ...bwrapArgs(sandboxView(options, bwrap.userNamespace)), '--', ...bash] : bash;
+  const [file, ...args] = bwrap ? ['bwrap', ...bwrapArgs(await sandboxView(options, env, bwrap.userNamespace)), '--', ...bash] : bash;
   const child = spawn(file, args, { cwd: options.cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   const note = sandboxed ? undefined : turnedOff ? SANDBOX_OFF_NOTE : NO_SANDBOX_NOTE;
-  return collect(child, options).then((r) => ({ ...r, sandboxed, ...(note ? { sandboxNote: note } : {}) }));
+  const result = await collect(child, options);
+  return { ...result, sandboxed, ...(note ? { sandboxNote: note } : {}) };
 }
 
 type Collected = Omit<ShellResult, 'sandboxed' | 'sandboxNote'>;
