@@ -31,7 +31,7 @@ test('the approval card shows a 5,000-character command and a padded one whole, 
     await expect.poll(() => body.textContent(), { timeout: 15_000 }).toBe(`run_bash: ${command}`);
 
     const box = await body.evaluate((el) => {
-      const style = getComputedStyle(el);
+      const style = el.ownerDocument.defaultView!.getComputedStyle(el);
       const before = { scrollWidth: el.scrollWidth, clientWidth: el.clientWidth, scrollHeight: el.scrollHeight, clientHeight: el.clientHeight };
       el.scrollTop = el.scrollHeight;
       return { ...before, overflowY: style.overflowY, whiteSpace: style.whiteSpace, reachedEnd: el.scrollTop + el.clientHeight >= el.scrollHeight - 1 };
