@@ -82,10 +82,11 @@ export class LineInput {
 
   /**
    * Piped input is not echoed by anyone: write it after its prompt so the output reads
-   * well. A read that ends without a line (EOF, Ctrl-C) still finishes the prompt's line.
+   * well (made terminalSafe: piped input may come from an untrusted file). A read that ends
+   * without a line (EOF, Ctrl-C) still finishes the prompt's line.
    */
   private echo(line: string | null): void {
-    if (!this.tty) this.output.write(`${line ?? ''}\n`);
+    if (!this.tty) this.output.write(`${terminalSafe(line ?? '')}\n`);
     else if (line === null) this.output.write('\n');
   }
 }

@@ -1,6 +1,7 @@
 /**
  * Guarantee 7: untrusted text cannot drive the terminal. The real `loom` command prints a
- * scripted model's reply (streamed with the sequences split across chunks), its tool calls,
+ * scripted model's reply (streamed with the sequences split across chunks), piped input it
+ * echoes, its tool calls,
  * tool output read from a hostile file, a question, and stored titles and summaries set by
  * the model, by --rename and by --import. Whatever the command writes, on stdout and stderr,
  * must hold no raw control character but newline and tab (Loom emits no colour of its own,
@@ -51,9 +52,11 @@ describe('guarantee 7: untrusted text cannot drive the terminal', () => {
     expectHarmless(once.stdout + once.stderr);
     expectShown(once.stdout);
 
-    const repl = await run([], 'say it again\n');
+    // Piped input is echoed after its prompt: it may come from an untrusted file too.
+    const repl = await run([], `say it again ${OSC0_TITLE}\n`);
     expect(repl.code).toBe(0);
     expectHarmless(repl.stdout + repl.stderr);
+    expect(repl.stdout).toContain('You: say it again \\u001b]0;you have been owned\\u0007\n');
     expect(repl.stdout).toContain('Assistant: Look: \\u001b]52;c;');
     expectShown(repl.stdout);
   });
