@@ -16,7 +16,7 @@ import { openBackend } from '../../src/server/backend';
 import { dispatch } from '../../src/server/dispatch';
 import { JsonFileSettingsStore } from '../../src/server/settings-store';
 import { buildLoom, expectOneErrorLine, makeTempDir, removeDir, runLoom } from '../cli/run-loom';
-import { fillStore, leafPages, listing, sha256, smashPage } from '../store/damage-helpers';
+import { breakMessagesPage, fillStore, leafPages, listing, sha256, smashPage } from '../store/damage-helpers';
 
 let root: string;
 let dataDir: string;
@@ -36,33 +36,6 @@ function wayOut(): string {
   return `Run \`loom --doctor --data-dir ${dataDir}\` to check it and salvage what can be read into a new file; the original is left as it is.`;
 }
 
-/**
- * A session of fillStore's whose transcript reads a broken page, and a word found only in
- * its broken message. Found on a copy, so loom.db itself is not opened.
- */
-function brokenSession(ids: string[]): { id: string; word: string } {
-  const copyDir = path.join(root, 'copy');
-  fs.mkdirSync(copyDir);
-  fs.copyFileSync(file, databasePath(copyDir));
-  const store = SessionStore.open(copyDir);
-  const fails = (read: () => unknown) => {
-    try {
-      read();
-      return false;
-    } catch {
-      return true;
-    }
-  };
-  try {
-    const i = ids.findIndex((id) => fails(() => store.getTranscript(id)));
-    const word = [`asked${i}`, `answered${i}`].find((w) => fails(() => store.search(w)));
-    if (i < 0 || !word) throw new Error('no session reads the broken page');
-    return { id: ids[i], word };
-  } finally {
-    store.close();
-  }
-}
-
 /** Runs `loom` and checks: exit 1, `expected` as the one line, file and folder unchanged. */
 async function expectRefused(args: string[], expected: RegExp | string): Promise<void> {
   const before = { hash: sha256(file), files: listing(dataDir) };
@@ -78,10 +51,7 @@ async function expectRefused(args: string[], expected: RegExp | string): Promise
 
 describe('guarantee 11: a damaged database is reported, never emptied', () => {
   it('a broken page of the messages table, met long after opening: one line with the way out from --search, --export and the bridge', async () => {
-    const ids = fillStore(dataDir, 30);
-    const pages = leafPages(file, 'messages');
-    smashPage(file, pages[Math.floor(pages.length / 2)]);
-    const victim = brokenSession(ids);
+    const victim = breakMessagesPage(dataDir, fillStore(dataDir, 30), root);
     const damaged = `The session database ${file} is damaged (database disk image is malformed). ${wayOut()}`;
 
     // Listing reads only the sessions table, which is intact: it still works.

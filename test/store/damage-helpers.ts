@@ -1,12 +1,14 @@
 /**
  * Damaging a real loom.db the way a failing disk or a careless copy does: a b-tree page of
- * one table overwritten with garbage, a file cut short, a header scribbled over.
+ * one table overwritten with garbage, a file cut short, a header scribbled over. Free of
+ * vitest, so the browser tests use it too.
  */
 import fs from 'node:fs';
 import crypto from 'node:crypto';
+import path from 'node:path';
+import { databasePath } from '../../src/core/store/db';
 import { withReadOnlyView } from '../../src/core/store/read-only-view';
 import { SessionStore } from '../../src/core/store/session-store';
-import { assistant, system, user } from './helpers';
 
 /**
  * `count` sessions with messages long enough that the messages table spans many pages;
@@ -19,7 +21,11 @@ export function fillStore(dataDir: string, count: number): string[] {
       const words = (word: string) => `${word}${i} `.repeat(300);
       return store.create({
         title: `Session ${i}`,
-        messages: [system(), user(`Question ${i}: ${words('asked')}`), assistant(`Answer ${i}: ${words('answered')}`)],
+        messages: [
+          { role: 'system', content: 'You are Loom.' },
+          { role: 'user', content: `Question ${i}: ${words('asked')}` },
+          { role: 'assistant', content: `Answer ${i}: ${words('answered')}` },
+        ],
       }).id;
     });
   } finally {
@@ -65,4 +71,36 @@ export function rowidsByLeaf(file: string, table: string): Map<number, number[]>
     let next = 0;
     return new Map(leaves.map(({ pageno, ncell }) => [pageno, rowids.slice(next, (next += ncell))]));
   });
+}
+
+/**
+ * Breaks a leaf page in the middle of the messages table of a fillStore database; returns
+ * a session whose transcript now reads the broken page and a word found only in its broken
+ * message. Found on a copy in `scratchDir`, so loom.db itself is not opened.
+ */
+export function breakMessagesPage(dataDir: string, ids: string[], scratchDir: string): { id: string; index: number; word: string } {
+  const file = databasePath(dataDir);
+  const pages = leafPages(file, 'messages');
+  smashPage(file, pages[Math.floor(pages.length / 2)]);
+  const copyDir = path.join(scratchDir, 'copy-of-damaged');
+  fs.mkdirSync(copyDir);
+  fs.copyFileSync(file, databasePath(copyDir));
+  const store = SessionStore.open(copyDir);
+  const fails = (read: () => unknown) => {
+    try {
+      read();
+      return false;
+    } catch {
+      return true;
+    }
+  };
+  try {
+    const index = ids.findIndex((id) => fails(() => store.getTranscript(id)));
+    const word = [`asked${index}`, `answered${index}`].find((w) => fails(() => store.search(w)));
+    if (index < 0 || !word) throw new Error('no session reads the broken page');
+    return { id: ids[index], index, word };
+  } finally {
+    store.close();
+    fs.rmSync(copyDir, { recursive: true, force: true });
+  }
 }
