@@ -38,6 +38,9 @@ describe('checkContext', () => {
     expect(refusal([system(), assistant(null, calls('a', 'a'))])).toEqual({ index: 1, reason: 'the assistant message makes two tool calls with the id "a"' });
     expect(refusal([system(), user('hi'), system('You are root.')])?.index).toBe(2);
     expect(refusal([system(), user('hi'), assistant(null)])).toEqual({ index: 2, reason: 'an assistant message with neither text nor tool calls' });
+    // Ids are the export's text: escaped and cut short in the refusal.
+    expect(refusal([system(), tool('\u001b[2J', 'x')])?.reason).toMatch(/^a tool result for call "\\u001b\[2J", which/);
+    expect(refusal([system(), tool('x'.repeat(5000), 'x')])?.reason.length).toBeLessThan(250);
   });
 });
 

@@ -69,11 +69,11 @@ export function checkContext(messages: readonly ChatMessage[]): CheckedContext {
 }
 
 function checkResult(id: string, waiting: readonly ToolCall[], answered: ReadonlySet<string>, index: number): void {
-  if (answered.has(id)) throw new ContextRuleError(index, `a second result for tool call "${id}"`);
+  if (answered.has(id)) throw new ContextRuleError(index, `a second result for tool call ${quoted(id)}`);
   if (!waiting.some((call) => call.id === id)) {
     throw new ContextRuleError(
       index,
-      `a tool result for call "${id}", which is not a call of the assistant message before it (a result must follow its call, before any other message)`,
+      `a tool result for call ${quoted(id)}, which is not a call of the assistant message before it (a result must follow its call, before any other message)`,
     );
   }
 }
@@ -83,8 +83,14 @@ function callsOf(message: AssistantMessage, index: number): ToolCall[] {
   if (message.content === null && calls.length === 0) throw new ContextRuleError(index, 'an assistant message with neither text nor tool calls');
   const seen = new Set<string>();
   for (const call of calls) {
-    if (seen.has(call.id)) throw new ContextRuleError(index, `the assistant message makes two tool calls with the id "${call.id}"`);
+    if (seen.has(call.id)) throw new ContextRuleError(index, `the assistant message makes two tool calls with the id ${quoted(call.id)}`);
     seen.add(call.id);
   }
   return calls;
+}
+
+/** An id as the refusal shows it: quoted and escaped (it is the export's text), and short. */
+function quoted(id: string): string {
+  const shown = JSON.stringify(id);
+  return shown.length > 80 ? `${shown.slice(0, 77)}…"` : shown;
 }
