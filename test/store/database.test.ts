@@ -138,6 +138,7 @@ describe('files that are not a Loom database', () => {
     const before = bytes(databasePath(store.dataDir));
     expect(() => SessionStore.open(store.dataDir)).toThrow(/newer Loom \(schema 99/);
     expect(bytes(databasePath(store.dataDir)).equals(before)).toBe(true);
+    expect(fs.readdirSync(store.dataDir)).toEqual(['loom.db']);
   });
 
   it('adopts an empty file', () => {

@@ -38,8 +38,12 @@ export function openDatabase(dataDir: string, options: OpenOptions = {}): Databa
   checkNativeBinding(nativeBinding);
   createDataDir(dataDir);
   const file = databasePath(dataDir);
-  if (inspectFileShape(file).kind === 'absent') createPrivateFile(file);
-  if (refuseShape(file, inspectFileShape(file)).kind === 'plausible') inspectExisting(file, latestVersion(migrations), nativeBinding);
+  let shape = inspectFileShape(file);
+  if (shape.kind === 'absent') {
+    createPrivateFile(file);
+    shape = inspectFileShape(file);
+  }
+  if (refuseShape(file, shape).kind === 'plausible') inspectExisting(file, latestVersion(migrations), nativeBinding);
   const db = connect(file, nativeBinding);
   try {
     configure(db);

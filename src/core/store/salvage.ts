@@ -62,6 +62,8 @@ function fillFrom(file: string, nativeBinding: string | undefined, target: Datab
       // read-only, and then SQLite reads the pages that are there.
       source.unsafeMode(true);
       source.pragma('writable_schema = ON');
+      // One snapshot for every table, so a Loom still writing cannot mix two states.
+      source.exec('BEGIN');
       const present = new Set(tableNames(source));
       return copyableTables(target)
         .filter((table) => present.has(table))
