@@ -121,5 +121,4 @@ async function offerRevert(engine: LoomEngine, sessionId: string, input: LineInp
   const { reverted, leftAlone } = await engine.revertChanges(sessionId);
   view.line(`Reverted ${reverted.length} file(s).`);
   for (const file of leftAlone) view.line(`Not reverted: ${file.reason}`);
-  for (const file of leftAlone) view.line(`Not reverted: ${file.reason}`);
 }

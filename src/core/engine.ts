@@ -64,17 +64,17 @@ export class LoomEngine {
   private readonly onListenerError: ListenerErrorReporter;
   private readonly sessions = new Map<string, OpenSession>();
   private readonly pending = new Map<string, PendingAnswer>();
-
   /**
    * The folder the user chose (the command's working directory, the app's project folder):
    * every session this engine opens works in it, a resumed or imported one included. The
    * folder a session recorded is information only, so an edited export cannot pick one.
    */
   private readonly projectDir: string;
+
   constructor(opts: { config: LoomConfig; store: SessionStore; projectDir: string; owner?: string; onListenerError?: ListenerErrorReporter }) {
     this.store = opts.store;
-    this.onListenerError = opts.onListenerError ?? reportToStderr;
     this.projectDir = opts.projectDir;
+    this.onListenerError = opts.onListenerError ?? reportToStderr;
     this.config = opts.config;
     this.owner = `${opts.owner ?? 'loom'}@${os.hostname()}:${process.pid}`;
     this.tools = selectTools(opts.config.tools);
@@ -231,17 +231,17 @@ export class LoomEngine {
     if (ids.length) this.emit({ type: 'sessions_changed' });
   }
 
-  private attach(id: string, projectDir: string, resumed: boolean): AgentSession {
   /**
    * Takes the lease, then puts the folder and Loom's own system prompt for it in force: the
    * prompt is built afresh for every open, so one that came with an import, or one for
    * another folder or tool set, is never sent again (it stays in the transcript).
    */
+  private attach(id: string, projectDir: string, resumed: boolean): AgentSession {
     const lease = this.store.acquireLease(id, this.owner);
     let agent: AgentSession;
     try {
-      agent = new AgentSession({
       this.store.setProject(id, { cwd: projectDir, systemPrompt: buildSystemPrompt({ projectDir, tools: this.tools }) });
+      agent = new AgentSession({
         sessionId: id,
         projectDir,
         config: this.config,
