@@ -169,6 +169,24 @@ describe.skipIf(!hasBwrap)('guarantee 5: the shell sandbox has no network and no
     expect(fs.existsSync('/sys/fs/cgroup/loom-g5')).toBe(false);
   });
 
+  it('cannot leave a setuid or setgid program in the project for someone to run later', async () => {
+    const attempts = [
+      'cp /bin/true s1 && chmod u+s s1',
+      'cp /bin/true s2 && chmod 2755 s2',
+      'install -m 4755 /bin/true s3',
+      `node -e "require('fs').closeSync(require('fs').openSync('s4', 'w', 0o4755))"`,
+      'cp /bin/true s5 && tar --mode=4755 -cf s5.tar s5 && rm s5 && tar -xpf s5.tar',
+      'cp -p "$(find /usr/bin -perm -4000 -type f | head -n 1)" s6',
+    ];
+    for (const command of attempts) await run(command);
+    const setId = fs.readdirSync(project).filter((name) => fs.statSync(path.join(project, name)).mode & 0o6000);
+    expect(setId).toEqual([]);
+    expect(fs.readdirSync(project)).toEqual(expect.arrayContaining(['s1', 's2', 's5', 's6']));
+    // Ordinary permission changes still work.
+    const plain = await run('chmod 755 s1 && chmod g+w s2 && echo changed');
+    expect(plain.stdout).toBe('changed\n');
+  });
+
   it('cannot write outside the project folder; what it writes in hidden folders is thrown away', async () => {
     const sibling = path.join(root, 'escaped.txt');
     const r = await run(`echo x > ${sibling}; echo x > /etc/${tag}; echo x > ${escapeTarget}; echo x > ${home}/${tag}-new; echo x > /var/${tag}; echo ok`);

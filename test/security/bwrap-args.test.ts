@@ -43,6 +43,11 @@ describe('bwrapArgs', () => {
     expect(pairs(bwrapArgs({ ...online, resolverDir: '/etc' }), '--ro-bind-try')).not.toContain('/etc');
   });
 
+  test('the seccomp filter is read from the descriptor given, when there is one', () => {
+    expect(bwrapArgs({ ...base, seccompFd: 3 }).join(' ')).toContain('--seccomp 3');
+    expect(bwrapArgs(base)).not.toContain('--seccomp');
+  });
+
   test('without a user namespace the rest still holds', () => {
     const args = bwrapArgs({ ...base, userNamespace: false });
     expect(args).not.toContain('--unshare-user');

@@ -13,8 +13,9 @@
  * - The project folder is mounted last, read-write, wherever it lives.
  * - Every capability is dropped and, where the kernel allows, the command runs in a user
  *   namespace of its own that may not create further ones. Root inside is therefore still
- *   uid 0 for file ownership but cannot mount, and /proc's kernel knobs (writable by uid 0
- *   without any capability) are read-only.
+ *   uid 0 for file ownership but cannot mount, /proc's kernel knobs (writable by uid 0
+ *   without any capability) are read-only, and a seccomp filter (seccomp.ts) keeps it from
+ *   leaving setuid programs behind.
  */
 import path from 'node:path';
 
@@ -30,6 +31,8 @@ export interface SandboxView {
   resolverDir?: string;
   /** Put the command in a user namespace of its own (false where the kernel refuses one). */
   userNamespace: boolean;
+  /** The descriptor bubblewrap reads the seccomp filter from (seccomp.ts), if there is one. */
+  seccompFd?: number;
 }
 
 /** Per-user and service data: hidden behind an empty tmpfs. */
@@ -60,6 +63,7 @@ export function bwrapArgs(view: SandboxView): string[] {
     ...(view.userNamespace ? ['--unshare-user', '--disable-userns'] : []),
     ...(view.network ? ['--share-net'] : []),
     '--cap-drop', 'ALL',
+    ...(view.seccompFd === undefined ? [] : ['--seccomp', String(view.seccompFd)]),
     '--die-with-parent',
     '--new-session',
   ];

@@ -2,8 +2,8 @@
  * Runs run_bash commands. With bubblewrap (Linux) the command sees the system read-only,
  * the project folder read-write and nothing of the home folder, /var, /run or /tmp (what
  * exactly: bwrap-args.ts); it has its own process, IPC, user and network namespaces (no
- * network unless allowed), no capabilities, and dies with Loom. Without bubblewrap the
- * command runs unconfined and the result says so plainly.
+ * network unless allowed), no capabilities, cannot set setuid bits (seccomp.ts), and dies
+ * with Loom. Without bubblewrap the command runs unconfined and the result says so plainly.
  *
  * Either way the command gets an allowlisted environment (tool-env.ts), the whole process
  * tree is killed on timeout or abort, and output is capped while it is read.
@@ -11,7 +11,9 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import type { Writable } from 'node:stream';
 import { bwrapArgs, type SandboxView } from './bwrap-args';
+import { noSetIdFilter } from './seccomp';
 import { toolEnv } from './tool-env';
 
 export interface ShellOptions {
@@ -45,20 +47,34 @@ export const MAX_OUTPUT_BYTES = 1024 * 1024;
 export const NO_SANDBOX_NOTE = 'No OS sandbox available (install bubblewrap); the command ran unconfined.';
 export const SANDBOX_OFF_NOTE = 'OS sandbox turned off; the command ran unconfined.';
 
-/** How bubblewrap can be used here: with a user namespace, without one, or not at all. */
-let support: { userNamespace: boolean } | null | undefined;
+/** The seccomp filter for this machine (null where its architecture is unknown). */
+const SET_ID_FILTER = noSetIdFilter();
+/** The descriptor a sandboxed command's bubblewrap reads it from. */
+const SECCOMP_FD = 3;
+
+/** How bubblewrap can be used here (user namespace, seccomp filter), or null when it cannot. */
+type Support = { userNamespace: boolean; seccomp: boolean };
+let support: Support | null | undefined;
 
 /** Whether bubblewrap is installed and can create namespaces here; checked once. */
 export function sandboxAvailable(): boolean {
   return sandboxSupport() !== null;
 }
 
-function sandboxSupport(): { userNamespace: boolean } | null {
+/**
+ * The strongest sandbox this kernel allows. One that refuses user namespaces or seccomp
+ * still gets the other namespaces and no capabilities: far better than none at all.
+ * The probe hands the seccomp filter over on standard input; real runs use descriptor 3.
+ */
+function sandboxSupport(): Support | null {
   if (support === undefined) {
-    // Kernels that refuse user namespaces still get the other namespaces and no capabilities.
-    const works = (userNamespace: boolean) =>
-      spawnSync('bwrap', [...bwrapArgs({ project: null, network: false, userNamespace }), 'true'], { stdio: 'ignore', timeout: 10_000 }).status === 0;
-    support = works(true) ? { userNamespace: true } : works(false) ? { userNamespace: false } : null;
+    const works = ({ userNamespace, seccomp }: Support) => {
+      const view: SandboxView = { project: null, network: false, userNamespace, ...(seccomp ? { seccompFd: 0 } : {}) };
+      const input = seccomp ? SET_ID_FILTER! : '';
+      return spawnSync('bwrap', [...bwrapArgs(view), 'true'], { input, stdio: ['pipe', 'ignore', 'ignore'], timeout: 10_000 }).status === 0;
+    };
+    const candidates: Support[] = [true, false].flatMap((seccomp) => [true, false].map((userNamespace) => ({ userNamespace, seccomp })));
+    support = candidates.filter((c) => !c.seccomp || SET_ID_FILTER).find(works) ?? null;
   }
   return support;
 }
@@ -108,11 +124,20 @@ export async function runShell(command: string, options: ShellOptions): Promise<
   const sandboxed = bwrap !== null;
   const env = toolEnv(baseEnv, options.passEnv);
   const bash = ['bash', '-c', command];
-  const [file, ...args] = bwrap ? ['bwrap', ...bwrapArgs(await sandboxView(options, env, bwrap.userNamespace)), '--', ...bash] : bash;
-  const child = spawn(file, args, { cwd: options.cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  const filter = bwrap?.seccomp ? SET_ID_FILTER : null;
+  const view = bwrap ? { ...(await sandboxView(options, env, bwrap.userNamespace)), ...(filter ? { seccompFd: SECCOMP_FD } : {}) } : null;
+  const [file, ...args] = view ? ['bwrap', ...bwrapArgs(view), '--', ...bash] : bash;
+  const child = spawn(file, args, { cwd: options.cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe', ...(filter ? ['pipe' as const] : [])] });
+  if (filter) handOver(child.stdio[SECCOMP_FD] as Writable, filter);
   const note = sandboxed ? undefined : turnedOff ? SANDBOX_OFF_NOTE : NO_SANDBOX_NOTE;
   const result = await collect(child, options);
   return { ...result, sandboxed, ...(note ? { sandboxNote: note } : {}) };
+}
+
+/** Writes the filter for bubblewrap to read; a bubblewrap that died first is reported by collect. */
+function handOver(stream: Writable, filter: Buffer): void {
+  stream.on('error', () => {});
+  stream.end(filter);
 }
 
 type Collected = Omit<ShellResult, 'sandboxed' | 'sandboxNote'>;
