@@ -43,6 +43,9 @@ const errCode = (err: unknown) => (err as NodeJS.ErrnoException)?.code;
 
 /** A folder of the project, held open; names under it are opened in it, never through a link. */
 export class HeldFolder {
+  /** Operations on paths through this folder's descriptor that have not settled yet. */
+  private readonly inFlight = new Set<Promise<unknown>>();
+
   private constructor(
     private readonly handle: FileHandle,
     private readonly anchored: boolean,
@@ -58,17 +61,15 @@ export class HeldFolder {
     return new HeldFolder(handle, await canAnchor(), root, '');
   }
 
-  /** This folder, as a path the kernel resolves to the held handle where it can. */
-  self(): string {
-    return this.anchored ? `${FD_DIR}/${this.handle.fd}` : this.path;
-  }
-
-  /** `name` in this folder. Only single names: `..` or a separator would walk off the handle. */
-  entry(name: string): string {
+  /**
+   * Runs `op` on the path of `name` in this folder: a path the kernel resolves from the
+   * held handle (where it can). Only single names: `..` or a separator would walk off it.
+   */
+  at<T>(name: string, op: (at: string) => Promise<T>): Promise<T> {
     if (name === '' || name === '.' || name === '..' || name.includes('/') || name.includes(path.sep) || name.includes('\0')) {
-      throw new LoomError(`"${name}" is not a single file name.`);
+      return Promise.reject(new LoomError(`"${name}" is not a single file name.`));
     }
-    return `${this.self()}/${name}`;
+    return this.track(op(`${this.self()}/${name}`));
   }
 
   relOf(name: string): string {
@@ -82,7 +83,7 @@ export class HeldFolder {
     } catch (err) {
       if (!create || errCode(err) !== 'ENOENT') throw await this.explainSub(err, name);
     }
-    await fsp.mkdir(this.entry(name)).catch((err) => {
+    await this.at(name, (at) => fsp.mkdir(at)).catch((err) => {
       if (errCode(err) !== 'EEXIST') throw explainFsError(err, this.relOf(name));
     });
     // Opened again with O_NOFOLLOW: a link put there in the meantime is refused too.
@@ -91,15 +92,31 @@ export class HeldFolder {
 
   /** Entries of this folder; their types come from the folder itself, links are not followed. */
   list(): Promise<fs.Dirent[]> {
-    return fsp.readdir(this.self(), { withFileTypes: true });
+    return this.track(fsp.readdir(this.self(), { withFileTypes: true }));
   }
 
-  close(): Promise<void> {
-    return this.handle.close();
+  /**
+   * Waits for the operations still resolving a path through this folder first: once the
+   * descriptor is closed its number can be reused, and such a path would name another file.
+   */
+  async close(): Promise<void> {
+    await Promise.allSettled([...this.inFlight]);
+    await this.handle.close();
+  }
+
+  private self(): string {
+    return this.anchored ? `${FD_DIR}/${this.handle.fd}` : this.path;
+  }
+
+  private track<T>(running: Promise<T>): Promise<T> {
+    this.inFlight.add(running);
+    const settled = () => this.inFlight.delete(running);
+    running.then(settled, settled);
+    return running;
   }
 
   private async openSub(name: string): Promise<HeldFolder> {
-    const handle = await fsp.open(this.entry(name), C.O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK);
+    const handle = await this.at(name, (at) => fsp.open(at, C.O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK));
     return new HeldFolder(handle, this.anchored, path.join(this.path, name), this.relOf(name));
   }
 
@@ -109,7 +126,7 @@ export class HeldFolder {
     // A missing folder is explained by the caller, who knows the whole path asked for.
     if (errCode(err) === 'ENOENT') return err;
     if (errCode(err) !== 'ENOTDIR' && errCode(err) !== 'ELOOP') return explainFsError(err, rel);
-    const stat = await fsp.lstat(this.entry(name)).catch(() => null);
+    const stat = await this.at(name, (at) => fsp.lstat(at)).catch(() => null);
     if (stat?.isSymbolicLink()) return linkRefusal(rel);
     return new LoomError(`${rel} is not a folder.`);
   }
@@ -163,33 +180,39 @@ export interface OpenedFile {
   handle: FileHandle;
   /** fstat of the open handle: always a regular file. */
   stat: fs.Stats;
-  /** Whether the file was there before this open (false: O_CREAT made it). */
-  existed: boolean;
 }
 
 /**
- * Opens `name` in `folder` as a regular file, never following a link. A FIFO, socket,
- * device or folder is refused: by lstat first, so a device is not even opened, and by
- * fstat on the handle, which is what counts if the name was swapped in between.
+ * lstat of `name` in `folder`, before opening it, so that a device is never even opened:
+ * false when it is missing, a LoomError when it is anything but a regular file.
+ */
+export async function isRegularOrMissing(folder: HeldFolder, name: string): Promise<boolean> {
+  const stat = await folder.at(name, (at) => fsp.lstat(at)).catch((err) => {
+    if (errCode(err) === 'ENOENT') return null;
+    throw explainFsError(err, folder.relOf(name));
+  });
+  if (stat) refuseUnlessRegular(stat, folder.relOf(name));
+  return stat !== null;
+}
+
+/**
+ * Opens `name` in `folder` with O_NOFOLLOW | O_NONBLOCK and requires fstat of the handle to
+ * say "regular file": what counts is the file actually opened, whatever the name was a
+ * moment before, and a FIFO opened by a swap never blocks. The pre-check that keeps a device
+ * from being opened at all is the caller's: isRegularOrMissing, or the folder's own listing.
  */
 export async function openRegularFile(folder: HeldFolder, name: string, flags: number): Promise<OpenedFile> {
-  const at = folder.entry(name);
   const shown = folder.relOf(name);
-  const before = await fsp.lstat(at).catch((err) => {
-    if (errCode(err) === 'ENOENT') return null;
-    throw explainFsError(err, shown);
-  });
-  if (before) refuseUnlessRegular(before, shown);
   let handle: FileHandle;
   try {
-    handle = await fsp.open(at, flags | O_NOFOLLOW | O_NONBLOCK, 0o666);
+    handle = await folder.at(name, (at) => fsp.open(at, flags | O_NOFOLLOW | O_NONBLOCK, 0o666));
   } catch (err) {
     throw explainFsError(err, shown);
   }
   try {
     const stat = await handle.stat();
     refuseUnlessRegular(stat, shown);
-    return { handle, stat, existed: before !== null };
+    return { handle, stat };
   } catch (err) {
     await handle.close();
     throw err;
@@ -201,12 +224,14 @@ export interface ProjectFile extends OpenedFile {
   abs: string;
   /** The path relative to the project folder, as the model sees it. */
   shown: string;
+  /** Whether the file was there before this open (false: O_CREAT made it). */
+  existed: boolean;
 }
 
 /**
  * Resolves `p` inside the project (resolveInsideProject: `..` and in-project links
- * resolved, anything outside refused), then opens the result component by component
- * with openRegularFile. `createFolders` makes missing folders on the way (write_file).
+ * resolved, anything outside refused), then opens the result component by component,
+ * as a regular file only. `createFolders` makes missing folders on the way (write_file).
  */
 export async function openProjectFile(projectDir: string, p: string, flags: number, opts: { createFolders?: boolean } = {}): Promise<ProjectFile> {
   const abs = await resolveInsideProject(projectDir, p);
@@ -214,11 +239,13 @@ export async function openProjectFile(projectDir: string, p: string, flags: numb
   const parts = partsOf(root, abs);
   if (parts.length === 0) throw new LoomError('. is the project folder, not a file.');
   const shown = parts.join('/');
+  const name = parts[parts.length - 1];
   const folder = await openProjectFolder(root, parts.slice(0, -1), { create: opts.createFolders }).catch((err) => {
     throw explainFsError(err, shown);
   });
   try {
-    return { ...(await openRegularFile(folder, parts[parts.length - 1], flags)), abs, shown };
+    const existed = await isRegularOrMissing(folder, name);
+    return { ...(await openRegularFile(folder, name, flags)), abs, shown, existed };
   } finally {
     await folder.close();
   }
@@ -234,7 +261,7 @@ export async function inspectProjectPath(projectDir: string, p: string): Promise
     throw explainFsError(err, shown);
   });
   try {
-    const stat = await fsp.lstat(parent.entry(parts[parts.length - 1]));
+    const stat = await parent.at(parts[parts.length - 1], (at) => fsp.lstat(at));
     return { root, parts, shown, isFolder: stat.isDirectory() };
   } catch (err) {
     throw explainFsError(err, shown);

@@ -25,6 +25,7 @@ import path from 'node:path';
 import { errorMessage, LoomError } from '../errors';
 import {
   HeldFolder,
+  isRegularOrMissing,
   kindOf,
   OPEN_CREATE_OR_TRUNCATE,
   OPEN_READ,
@@ -141,11 +142,7 @@ async function stateOf(root: string, parts: string[]): Promise<FileState> {
 
 async function fileState(folder: HeldFolder, name: string, folders: number): Promise<FileState> {
   try {
-    await fsp.lstat(folder.entry(name));
-  } catch (err) {
-    return errCode(err) === 'ENOENT' ? { kind: 'missing', foldersThatExisted: folders } : { kind: 'other' };
-  }
-  try {
+    if (!(await isRegularOrMissing(folder, name))) return { kind: 'missing', foldersThatExisted: folders };
     const { handle, stat } = await openRegularFile(folder, name, OPEN_READ);
     try {
       return { kind: 'file', content: await handle.readFile(), mode: stat.mode & 0o7777 };
@@ -157,11 +154,12 @@ async function fileState(folder: HeldFolder, name: string, folders: number): Pro
   }
 }
 
-/** Writes the old content back in place; openRegularFile refuses anything but a regular file. */
+/** Writes the old content back in place, into a regular file only (checked before and after the open). */
 async function restore(original: Original, content: Buffer): Promise<void> {
   const { root, parts } = original;
   const folder = await openProjectFolder(root, parts.slice(0, -1), { create: true });
   try {
+    await isRegularOrMissing(folder, parts[parts.length - 1]);
     const { handle } = await openRegularFile(folder, parts[parts.length - 1], OPEN_CREATE_OR_TRUNCATE);
     try {
       await handle.writeFile(content);
@@ -183,14 +181,15 @@ async function removeCreated(original: Original): Promise<void> {
   const chain = [await HeldFolder.openRoot(root)];
   try {
     for (const folder of folders) chain.push(await chain[chain.length - 1].folder(folder));
-    const at = chain[chain.length - 1].entry(name);
-    const stat = await fsp.lstat(at).catch((err) => (errCode(err) === 'ENOENT' ? null : Promise.reject(err)));
+    const parent = chain[chain.length - 1];
+    const stat = await parent.at(name, (at) => fsp.lstat(at)).catch((err) => (errCode(err) === 'ENOENT' ? null : Promise.reject(err)));
     if (stat && !stat.isFile()) {
       throw new LoomError(`${parts.join('/')} is now ${kindOf(stat)}, not the file this session wrote; it was left alone.`);
     }
-    if (stat) await fsp.unlink(at);
+    if (stat) await parent.at(name, (at) => fsp.unlink(at));
     for (let i = folders.length - 1; i >= original.foldersThatExisted; i--) {
-      if (!(await fsp.rmdir(chain[i].entry(folders[i])).then(() => true, () => false))) break; // not empty: keep it and all above
+      const removed = await chain[i].at(folders[i], (at) => fsp.rmdir(at)).then(() => true, () => false);
+      if (!removed) break; // not empty: keep it and all above
     }
   } finally {
     await Promise.all(chain.map((folder) => folder.close()));

@@ -137,20 +137,8 @@ function walkRequest(ctx: ToolContext, folder: SearchedFolder, pattern: string) 
 /** Files under `folder` matching `pattern`, relative to the project folder and sorted. */
 async function findFiles(ctx: ToolContext, folder: SearchedFolder, pattern: string): Promise<string[]> {
   const found: string[] = [];
-  for await (const file of matchingFiles(walkRequest(ctx, folder, pattern))) {
-    if (await opensAsRegularFile(file)) found.push(file.rel);
-  }
+  for await (const file of matchingFiles(walkRequest(ctx, folder, pattern))) found.push(file.rel);
   return found.sort();
-}
-
-/** A symlinked file is listed only when it leads to a regular file inside the project. */
-async function opensAsRegularFile(file: MatchedFile): Promise<boolean> {
-  try {
-    await (await file.open()).handle.close();
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 export const globFilesTool = defineTool({
@@ -203,14 +191,9 @@ export const grepTool = defineTool({
   },
 });
 
-/** A file grep was pointed at, already open (so that a FIFO or link gets its clear error). */
+/** The file grep was pointed at, opened first so that a FIFO or a link gets its clear error; the search closes it. */
 async function* oneFile(file: ProjectFile): AsyncGenerator<MatchedFile> {
-  try {
-    yield { rel: file.shown, open: async () => file };
-  } finally {
-    // Normally closed by the search; closing twice only fails quietly.
-    await file.handle.close().catch(() => {});
-  }
+  yield { rel: file.shown, open: async () => file };
 }
 
 export const writeFileTool = defineTool({

@@ -18,6 +18,11 @@ export const MAX_GREP_MATCHES = 200;
 const MAX_GREP_FILE_BYTES = 2 * 1024 * 1024;
 const MAX_MATCH_LINE_CHARS = 300;
 const BATCH_FILES = 64;
+/**
+ * Files being opened and read at once. Each costs several trips through libuv's thread
+ * pool; overlapping them keeps a search of thousands of files from being one long queue.
+ */
+const LOADS_IN_FLIGHT = 16;
 
 /** Inputs: source, texts (string[]), max. Output: JSON of [fileIndex, lineNumber, line][]. */
 const MATCH_SCRIPT = new vm.Script(`(() => {
@@ -55,8 +60,11 @@ async function loadFile(file: MatchedFile): Promise<Loaded> {
     return null; // vanished, unreadable, not a regular file, or a link leading out: nothing to search
   }
   try {
-    if (opened.stat.size > MAX_GREP_FILE_BYTES) return 'large';
-    const buf = await opened.handle.readFile();
+    const { size } = opened.stat;
+    if (size > MAX_GREP_FILE_BYTES) return 'large';
+    // One read of the size fstat gave: what was appended since is not searched.
+    const { bytesRead, buffer } = await opened.handle.read(Buffer.alloc(size), 0, size, 0);
+    const buf = buffer.subarray(0, bytesRead);
     return looksBinary(buf) ? 'binary' : { rel: file.rel, text: buf.toString('utf8') };
   } catch {
     return null;
@@ -91,21 +99,37 @@ async function scanFiles(ctx: ToolContext, source: string, files: AsyncIterable<
   const deadline = Date.now() + ctx.toolTimeoutMs;
   let batch: { rel: string; text: string }[] = [];
   let inBatch = 0;
-  const match = () => {
+  /** Matches the batch; true when the search must stop (match cap or time limit). */
+  const matchNow = (): boolean => {
     scan.timedOut = !matchBatch(scan, sandbox, source, batch, deadline) || Date.now() >= deadline;
     batch = [];
     inBatch = 0;
     return scan.capped || scan.timedOut;
   };
-  for await (const file of files) {
-    if (ctx.signal.aborted) throw new LoomError('grep was cancelled.');
-    const loaded = await loadFile(file);
+  /** Counts one loaded file and matches the batch when it is full; true: stop. */
+  const take = (loaded: Loaded): boolean => {
     if (loaded === 'large') scan.skippedLarge++;
     else if (loaded === 'binary') scan.skippedBinary++;
     else if (loaded) batch.push(loaded);
-    if (++inBatch === BATCH_FILES && match()) return scan; // leaving the loop closes the walk
+    return ++inBatch === BATCH_FILES && matchNow();
+  };
+  // Loads run ahead of the matching, in order; every one started is awaited, so no handle stays open.
+  const loading: Promise<Loaded>[] = [];
+  let stopped = false;
+  try {
+    for await (const file of files) {
+      loading.push(loadFile(file)); // before the check below: a file handed over is always closed
+      if (ctx.signal.aborted) throw new LoomError('grep was cancelled.');
+      if (loading.length >= LOADS_IN_FLIGHT && take(await loading.shift()!)) {
+        stopped = true;
+        break; // leaving the loop closes the walk
+      }
+    }
+    while (!stopped && loading.length) stopped = take(await loading.shift()!);
+    if (!stopped && inBatch > 0) matchNow();
+  } finally {
+    await Promise.allSettled(loading);
   }
-  if (inBatch > 0) match();
   return scan;
 }
 

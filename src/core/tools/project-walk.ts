@@ -12,7 +12,10 @@ import { HeldFolder, OPEN_READ, openProjectFile, openProjectFolder, openRegularF
 export interface MatchedFile {
   /** Path relative to the project folder, with '/' separators. */
   rel: string;
-  /** Opens the file for reading (regular files only). Call it before asking for the next file. */
+  /**
+   * Opens the file for reading (regular files only). Call it before asking for the next
+   * file: the walk closes a folder only after the opens started in it have settled.
+   */
   open(): Promise<OpenedFile>;
 }
 
@@ -44,13 +47,26 @@ export async function* matchingFiles(req: WalkRequest): AsyncGenerator<MatchedFi
     for await (const found of walk(start, fixed.map((f) => `${f}/`).join(''), req)) {
       if (!isMatch(found.relToSearch)) continue;
       const projectRel = [...req.parts, found.relToSearch].join('/');
+      if (found.isLink && !(await leadsToRegularFile(req.projectDir, projectRel))) continue;
       yield {
         rel: projectRel,
+        // The listing typed the entry from the folder itself: that is the pre-check keeping
+        // devices unopened; openRegularFile's fstat covers a swap since.
         open: () => (found.isLink ? openProjectFile(req.projectDir, projectRel, OPEN_READ) : openRegularFile(found.folder, found.name, OPEN_READ)),
       };
     }
   } finally {
     await start.close();
+  }
+}
+
+/** A symlinked file is listed only when it leads to a regular file inside the project. */
+async function leadsToRegularFile(projectDir: string, rel: string): Promise<boolean> {
+  try {
+    await (await openProjectFile(projectDir, rel, OPEN_READ)).handle.close();
+    return true;
+  } catch {
+    return false;
   }
 }
 
