@@ -62,8 +62,9 @@ beforeAll(async () => {
   fs.symlinkSync(homeSecret, path.join(project, 'link-to-home-secret'));
   await listen('home', homeSocket);
   await listen('var', varSocket);
-  await listen('run', runSocket);
   await listen('abstract', abstractSocket);
+  // /run is root's: a test run by another user attacks the other three.
+  if (process.getuid?.() === 0) await listen('run', runSocket);
   const tcp = await listen('tcp', { port: 0, host: '127.0.0.1' });
   tcpPort = (tcp.address() as net.AddressInfo).port;
 });
@@ -95,7 +96,8 @@ describe.skipIf(!hasBwrap)('guarantee 5: the shell sandbox has no network and no
     expect(unconfined.stdout).toContain('GOT hello from the host');
     accepted.set('home', 0);
 
-    for (const [name, address] of [['home', homeSocket], ['var', varSocket], ['run', runSocket], ['abstract', abstractSocket]] as const) {
+    const probes = [['home', homeSocket], ['var', varSocket], ['run', runSocket], ['abstract', abstractSocket]].filter(([name]) => accepted.has(name));
+    for (const [name, address] of probes) {
       const r = await run(nodeConnect(address));
       expect(r.sandboxed).toBe(true);
       expect(r.stdout, name).not.toContain('GOT');
