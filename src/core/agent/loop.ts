@@ -6,13 +6,13 @@
  */
 import type { AssistantMessage, ToolCall } from '../../shared/types';
 import { errorMessage } from '../errors';
+import { wrapUserInput } from '../security/untrusted';
 import { reportStop, stopBeforeRequest, stopBeforeTool, type TurnStop } from './caps';
 import { fitContext } from './context-guard';
 import { refreshListingSummary } from './listing-summary';
 import { callModel, isAbort, retryNoticeText } from './model-call';
 import type { AgentSession } from './session';
 import { answerToolCall, notRunResult, plainOutcome, runToolCall, STOPPED_REASON } from './tool-runner';
-import { wrapUserInput } from './untrusted';
 
 /** Sent when the model answers with nothing at all; bounded so a silent model cannot loop. */
 const CONTINUE_NUDGE = 'Continue.';

@@ -3,8 +3,8 @@
  * imported session alike) and put first in the working context; the store keeps earlier
  * ones in the transcript only (SessionStore.setProject), so no other prompt is ever sent.
  */
+import { UNTRUSTED_CONTENT_POLICY } from '../security/untrusted';
 import type { Tool } from '../tools/tool';
-import { UNTRUSTED_CONTENT_POLICY } from './untrusted';
 
 const ROLE =
   'You are Loom, an AI agent that works inside one project folder on the user\'s machine. ' +

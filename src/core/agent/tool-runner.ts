@@ -7,11 +7,11 @@
 import type { ToolCall } from '../../shared/types';
 import { errorMessage, isLoomError } from '../errors';
 import { resolveInsideProject } from '../security/policy';
+import { wrapToolResult } from '../security/untrusted';
 import { parseToolArguments, truncateToolResult } from '../tools/index';
 import type { Tool, ToolContext } from '../tools/tool';
 import { checkPermission } from './permission-gate';
 import type { AgentSession } from './session';
-import { wrapToolResult } from './untrusted';
 
 export interface ToolOutcome {
   /** What the model receives as the tool message content. */

@@ -13,9 +13,9 @@ import type { Readable } from 'node:stream';
 import zlib from 'node:zlib';
 import { convert } from 'html-to-text';
 import { z } from 'zod';
-import { wrapExternalDocument } from '../agent/untrusted';
 import { LoomError } from '../errors';
 import { resolvePublicAddress, type PublicAddress } from '../security/net-policy';
+import { wrapExternalDocument } from '../security/untrusted';
 import { defineTool } from './tool';
 
 const WEBFETCH_TIMEOUT_MS = 15_000;
