@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ContextBudget, estimateTotal } from '../../src/core/context/budget';
-import { MESSAGE_OVERHEAD_TOKENS } from '../../src/core/context/tokens';
+import { MESSAGE_OVERHEAD_TOKENS } from '../../src/core/model/tokens';
 import type { ChatMessage } from '../../src/shared/types';
 
 /** A user message of exactly `tokens` tokens including the per-message overhead. */

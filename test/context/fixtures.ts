@@ -2,7 +2,7 @@
  * Conversations of known token size for the compaction tests and the bench.
  */
 import { estimateTotal } from '../../src/core/context/budget';
-import { MESSAGE_OVERHEAD_TOKENS } from '../../src/core/context/tokens';
+import { MESSAGE_OVERHEAD_TOKENS } from '../../src/core/model/tokens';
 import type { ChatMessage } from '../../src/shared/types';
 
 export const SYSTEM: ChatMessage = { role: 'system', content: 'You are Loom, a careful coding agent.' };

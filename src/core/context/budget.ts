@@ -1,7 +1,7 @@
 import type { ChatMessage } from '../../shared/types';
-import { estimateMessageTokens } from './tokens';
+import { estimateMessageTokens } from '../model/tokens';
 
-export { estimateTotal } from './tokens';
+export { estimateTotal } from '../model/tokens';
 
 /** Fraction of the hard budget above which the working context is compacted (DESIGN §3). */
 const DEFAULT_TRIM_THRESHOLD = 0.8;

@@ -1,6 +1,6 @@
 import type { AssistantMessage, ChatMessage } from '../../shared/types';
-import { estimateMessageTokens, estimateTextTokens, estimateTotal } from '../context/tokens';
 import type { ReportedUsage } from './reply-assembler';
+import { estimateMessageTokens, estimateTextTokens, estimateTotal } from './tokens';
 
 export interface ReplyUsage {
   prompt_tokens: number;

@@ -1,8 +1,9 @@
 import type { ChatMessage } from '../../shared/types';
 
 /**
- * Token estimates for when the server does not report usage. A chars/4 heuristic is
- * what the original series used; it errs high for code, which is the safe side for a budget.
+ * Token estimates for when the server does not report usage (docs/DESIGN.md#token-estimates).
+ * Characters / 4 needs no tokenizer for whichever model the user runs; it errs high for
+ * code, which is the safe side for a budget.
  */
 const CHARS_PER_TOKEN = 4;
 /** Role markers and separators the chat template adds around every message. */
