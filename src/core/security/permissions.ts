@@ -18,7 +18,6 @@
 import type { PermissionMode } from '../config';
 import { counted } from '../counted';
 import { errorMessage } from '../errors';
-import type { Tool } from '../tools/tool';
 import { refuseWithoutLookup } from './net-policy';
 import { checkShellCommand, resolveInsideProject, type ShellVerdict } from './policy';
 import { OPEN_READ, openProjectFile } from './project-fs';
@@ -28,8 +27,14 @@ export type Decision =
   | { action: 'ask'; label: string; summary: string }
   | { action: 'deny'; label: string };
 
+/**
+ * The kind of action a tool takes. It lives here, below the tools, because the decision
+ * goes by it: each tool declares one (tools/tool.ts) and is judged by it.
+ */
+export type ToolCategory = 'read' | 'plan' | 'write' | 'exec' | 'network' | 'interact';
+
 export interface DecideInput {
-  tool: Pick<Tool, 'name' | 'category'>;
+  tool: { name: string; category: ToolCategory };
   args: unknown;
   mode: PermissionMode;
   projectDir: string;

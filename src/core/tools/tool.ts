@@ -9,9 +9,10 @@
 import type { z } from 'zod';
 import type { PlanState } from '../../shared/types';
 import type { MemoryStore } from '../memory/memory-store';
+import type { ToolCategory } from '../security/permissions';
 import type { SessionStore } from '../store/session-store';
 
-export type ToolCategory = 'read' | 'plan' | 'write' | 'exec' | 'network' | 'interact';
+export type { ToolCategory };
 
 export interface ToolContext {
   /** Real path of the project folder. */
