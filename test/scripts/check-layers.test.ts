@@ -1,0 +1,108 @@
+/**
+ * scripts/check-layers.mjs on small fixture trees: it must fail on a violating import, with
+ * one line naming the file, the import and the rule, and pass a clean tree. Without these,
+ * a checker that stopped looking would pass silently.
+ */
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+
+const SCRIPT = path.resolve(__dirname, '../../scripts/check-layers.mjs');
+let root: string;
+
+afterEach(() => fs.rmSync(root, { recursive: true, force: true }));
+
+/** A tree of files under a fresh root: paths relative to it, each with its source. */
+function tree(files: Record<string, string>): string {
+  root = fs.mkdtempSync(path.join(os.tmpdir(), 'loom-layers-'));
+  for (const [file, text] of Object.entries(files)) {
+    fs.mkdirSync(path.dirname(path.join(root, file)), { recursive: true });
+    fs.writeFileSync(path.join(root, file), text);
+  }
+  return root;
+}
+
+function check(dir: string) {
+  const run = spawnSync(process.execPath, [SCRIPT, dir], { encoding: 'utf8' });
+  return { code: run.status, out: run.stdout, problems: run.stderr.split('\n').slice(1).map((l) => l.trim()).filter(Boolean) };
+}
+
+/** Each module of the order importing the one below it, as the real tree does. */
+const CLEAN = {
+  'src/shared/types.ts': "import { z } from 'zod';\n",
+  'src/core/counted.ts': 'export const counted = 1;\n',
+  'src/core/errors.ts': "import { counted } from './counted';\n",
+  'src/core/security/policy.ts': "import { LoomError } from '../errors';\nimport type { T } from '../../shared/types';\n",
+  'src/core/model/client.ts': "import { redact } from '../security/policy';\n",
+  'src/core/store/session-store.ts': "import { redact } from '../security/policy';\n",
+  'src/core/context/compactor.ts': "import type { ModelClient } from '../model/client';\nimport type { SessionStore } from '../store/session-store';\n",
+  'src/core/tools/index.ts': "import {\n  resolve,\n} from '../security/policy';\nimport { other } from './other';\n",
+  'src/core/tools/other.ts': '',
+  'src/core/agent/loop.ts': "import { ALL_TOOLS } from '../tools/index';\nimport { compact } from '../context/compactor';\n",
+  'src/core/engine.ts': "import { runUserTurn } from './agent/loop';\nimport { LoomError } from './errors.js';\n",
+  'src/cli/main.ts': "import { LoomEngine } from '../core/engine';\n",
+};
+
+describe('check-layers', () => {
+  it('passes a tree that keeps the order', () => {
+    const result = check(tree(CLEAN));
+    expect(result.problems).toEqual([]);
+    expect(result.out.trim()).toBe('layers ok');
+    expect(result.code).toBe(0);
+  });
+
+  it('fails on a lower core module importing a higher one, one line per violation', () => {
+    const result = check(tree({
+      ...CLEAN,
+      'src/core/tools/webfetch.ts': "import { wrapExternalDocument } from '../agent/untrusted';\n",
+      'src/core/model/usage.ts': "import { estimate } from '../context/tokens';\n",
+      'src/core/errors.ts': "import type { Engine } from './engine';\n",
+    }));
+    expect(result.code).toBe(1);
+    expect(result.problems.sort()).toEqual([
+      "src/core/errors.ts: imports './engine' (core/errors.ts is below core/engine.ts and may not import it)",
+      "src/core/model/usage.ts: imports '../context/tokens' (core/model is below core/context and may not import it)",
+      "src/core/tools/webfetch.ts: imports '../agent/untrusted' (core/tools is below core/agent and may not import it)",
+    ]);
+  });
+
+  it('fails on modules of one rank importing each other', () => {
+    const result = check(tree({ ...CLEAN, 'src/core/context/uses-tools.ts': "export { x } from '../tools/index';\n" }));
+    expect(result.code).toBe(1);
+    expect(result.problems).toEqual([
+      "src/core/context/uses-tools.ts: imports '../tools/index' (core/context and core/tools share a rank and may not import each other)",
+    ]);
+  });
+
+  it('fails on a folder or file of src/core that the order does not place', () => {
+    const result = check(tree({
+      ...CLEAN,
+      'src/core/plugins/index.ts': "import { LoomError } from '../errors';\n",
+      'src/core/agent/plugins.ts': "import { load } from '../plugins/index';\n",
+      'src/core/helpers.ts': '',
+    }));
+    expect(result.code).toBe(1);
+    expect(result.problems.sort()).toEqual([
+      "src/core/agent/plugins.ts: imports '../plugins/index' (core/plugins is not placed in CORE_ORDER)",
+      'src/core/helpers.ts: not placed in CORE_ORDER (scripts/check-layers.mjs)',
+      'src/core/plugins: not placed in CORE_ORDER (scripts/check-layers.mjs)',
+    ]);
+  });
+
+  it('still enforces the layers around core', () => {
+    const result = check(tree({
+      ...CLEAN,
+      'src/core/window.ts': "import { BrowserWindow } from 'electron';\n",
+      'src/renderer/App.tsx': "import { LoomEngine } from '../core/engine';\nimport fs from 'node:fs';\n",
+    }));
+    expect(result.code).toBe(1);
+    expect(result.problems.sort()).toEqual([
+      "src/core/window.ts: imports 'electron' (not allowed in core)",
+      'src/core/window.ts: not placed in CORE_ORDER (scripts/check-layers.mjs)',
+      "src/renderer/App.tsx: imports '../core/engine' (renderer may not reach core)",
+      "src/renderer/App.tsx: imports 'node:fs' (not allowed in renderer)",
+    ]);
+  });
+});
