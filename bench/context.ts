@@ -1,5 +1,5 @@
 /**
- * Context budget and compaction (issue 4): the budget's cost per request must stay flat as
+ * Context budget and compaction (docs/DESIGN.md#compaction): the budget's cost per request must stay flat as
  * a session grows, and compacting a 2,000-message session (model call excluded, store
  * write included) must take at most 20 ms.
  */

@@ -1,5 +1,5 @@
 /**
- * Secret redaction (issue 8, guarantee 4): every string of an exported session goes through
+ * Secret redaction (docs/SECURITY.md, guarantee 4): every string of an exported session goes through
  * redactSecrets, so a 10 MB session must be redacted well under a second (target 200 ms).
  * The session is the store bench's realistic corpus (prose, code, tool calls and output)
  * with a few fake credentials of different formats mixed in.

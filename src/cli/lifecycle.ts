@@ -1,5 +1,5 @@
 /**
- * The `loom` lifecycle commands (DESIGN §4) that need no model: list, search, info,
+ * The `loom` lifecycle commands (docs/DESIGN.md#command-line) that need no model: list, search, info,
  * rename, fork, archive/unarchive, export, import and delete. Each one opens the store,
  * does one thing, and returns what to print; refusals are LoomErrors (exit 1).
  */
@@ -93,7 +93,7 @@ async function readStdin(): Promise<string> {
 
 // ---- list and search ------------------------------------------------------------------
 
-/** The stable `--json` shape of a listed session (DESIGN §4). */
+/** The stable `--json` shape of a listed session (docs/DESIGN.md#json-output). */
 function listEntry(meta: SessionMeta) {
   return {
     id: meta.id,

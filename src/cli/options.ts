@@ -1,5 +1,5 @@
 /**
- * The `loom` command line (DESIGN §4): every flag, its validation, and what it asks for —
+ * The `loom` command line (docs/DESIGN.md#command-line): every flag, its validation, and what it asks for —
  * a LoomConfig plus one action (a lifecycle command or a chat). A usage error is a
  * UsageError with one clear sentence; the caller prints it and exits 2.
  */

@@ -1,6 +1,6 @@
 /**
  * Run-time configuration of the engine, whatever front end (CLI, desktop, browser) set it.
- * Defaults follow DESIGN §4.
+ * The defaults and why: docs/DESIGN.md#command-line.
  */
 import type { PermissionMode } from '../shared/settings';
 

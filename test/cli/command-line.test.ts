@@ -12,7 +12,7 @@ beforeEach(() => {
 afterEach(() => removeDir(dir));
 
 describe('loom --help', () => {
-  it('lists every flag of DESIGN §4 with a description', async () => {
+  it('lists every flag of docs/DESIGN.md#command-line with a description', async () => {
     const run = await runLoom(['--help']);
     expect(run).toMatchObject({ code: 0, stderr: '' });
     const flags = [

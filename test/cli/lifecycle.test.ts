@@ -81,7 +81,7 @@ describe('--list-sessions', () => {
     expect(run.stdout).toMatch(new RegExp(`${s.old.id.slice(0, 8)}\\S*\\s+\\[archived\\] Old zebra experiment`));
   });
 
-  it('prints the DESIGN §4 JSON array', async () => {
+  it('prints the JSON array of docs/DESIGN.md#json-output', async () => {
     const s = seed();
     const run = await loom('--list-sessions', '--json');
     expect(run.code).toBe(0);
@@ -151,7 +151,7 @@ describe('--search', () => {
 });
 
 describe('--info', () => {
-  it('prints the DESIGN §4 JSON with cumulative usage', async () => {
+  it('prints the JSON of docs/DESIGN.md#json-output with cumulative usage', async () => {
     const s = seed();
     const run = await loom('--info', s.parser.id, '--json');
     expect(run.code).toBe(0);

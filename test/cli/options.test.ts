@@ -24,7 +24,7 @@ function usageError(args: string[], env: NodeJS.ProcessEnv = ENV): string {
 }
 
 describe('configuration', () => {
-  it('uses the DESIGN defaults with no flags and no environment', () => {
+  it('uses the defaults of docs/DESIGN.md#command-line with no flags and no environment', () => {
     const { config, action } = run([]);
     expect(action).toEqual({ kind: 'chat' });
     expect(config).toEqual({

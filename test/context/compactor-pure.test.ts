@@ -58,7 +58,7 @@ describe('compactableCut', () => {
 });
 
 describe('buildSummaryRequest', () => {
-  it("uses DESIGN §3's system prompt, temperature 0, max_tokens 1024 and the data as one JSON user message", () => {
+  it("uses the system prompt of docs/DESIGN.md#compaction, temperature 0, max_tokens 1024 and the data as one JSON user message", () => {
     const older = [user('Fix the build'), assistant('Done: edited src/a.ts')];
     const request = buildSummaryRequest(older);
     expect(request.messages).toEqual([
@@ -76,7 +76,7 @@ describe('buildSummaryRequest', () => {
 });
 
 describe('the boundary message', () => {
-  it('wraps the summary exactly as DESIGN §3 specifies', () => {
+  it('wraps the summary exactly as docs/DESIGN.md#compaction specifies', () => {
     expect(boundaryMessage('We fixed the parser.')).toEqual({
       role: 'user',
       content:

@@ -20,7 +20,7 @@ function richSession(store: SessionStore): string {
 }
 
 describe('JSON export', () => {
-  it('writes the DESIGN §4 document, pretty-printed', () => {
+  it('writes the document of docs/DESIGN.md#export-format, pretty-printed', () => {
     const store = openStore();
     const id = richSession(store);
     const text = store.exportSession(id);
@@ -36,7 +36,7 @@ describe('JSON export', () => {
     const { message_count, ...record } = store.get(id);
     expect(message_count).toBe(5);
     expect(doc.session).toEqual(record);
-    // DESIGN §4's compaction keys, plus where in the transcript it happened.
+    // The compaction keys of docs/DESIGN.md#export-format, with where in the transcript it happened.
     expect(doc.session.compactions).toEqual([
       { at: '2026-01-02T03:04:05.000Z', before_tokens: 900, after_tokens: 300, summary: 'summary', transcript_index: 5 },
     ]);

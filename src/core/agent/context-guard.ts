@@ -1,7 +1,8 @@
 /**
- * The loop's side of compaction (E's auto-compact does the work): before every regular
- * request compact when over the threshold and refuse to send what cannot fit; on demand
- * (\compact) compact now. Either way the session adopts the new context and it is audited.
+ * The loop's side of compaction (context/auto-compact.ts does the work): before every
+ * regular request compact when over the threshold and refuse to send what cannot fit; on
+ * demand (\compact) compact now. Either way the session adopts the new context and it is
+ * audited.
  */
 import {
   compactSession,

@@ -1,6 +1,7 @@
 /**
- * Whether one tool call may run: the hard policy and the permission mode (D2's decide),
- * --approve-plan before the first action tool, and the user's answer when the mode asks.
+ * Whether one tool call may run: the hard policy and the permission mode (decide, in
+ * security/permissions.ts), --approve-plan before the first action tool, and the user's
+ * answer when the mode asks.
  * Every decision is audited; a refusal comes back as the text the model receives.
  */
 import type { PlanState } from '../../shared/types';

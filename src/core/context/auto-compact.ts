@@ -1,6 +1,7 @@
 /**
  * Compaction as the agent loop uses it: decide, summarise, persist atomically, keep the
- * budget in step, and stop a request that cannot fit the hard budget (DESIGN §3).
+ * budget in step, and stop a request that cannot fit the hard budget
+ * (docs/DESIGN.md#compaction).
  */
 import type { EngineEvent } from '../../shared/engine-events';
 import type { ChatMessage, Compaction } from '../../shared/types';

@@ -3,7 +3,7 @@ import { estimateMessageTokens } from '../model/tokens';
 
 export { estimateTotal } from '../model/tokens';
 
-/** Fraction of the hard budget above which the working context is compacted (DESIGN §3). */
+/** Fraction of the hard budget above which the context is compacted (docs/DESIGN.md#compaction). */
 const DEFAULT_TRIM_THRESHOLD = 0.8;
 
 /**

@@ -1,7 +1,7 @@
 /**
- * Compaction (DESIGN §3): older turns are summarised by the model into one boundary
- * message so the working context fits its budget again. The transcript is not touched
- * here; the caller persists the result.
+ * Compaction (docs/DESIGN.md#compaction): older turns are summarised by the model into one
+ * boundary message so the working context fits its budget again. The transcript is not
+ * touched here; the caller persists the result.
  */
 import type { CallUsage, ChatMessage, Compaction } from '../../shared/types';
 import { LoomError } from '../errors';
