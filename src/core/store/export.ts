@@ -9,7 +9,7 @@ const EXPORT_VERSION = 1;
 export type ExportFormat = 'json' | 'markdown' | 'html';
 export const EXPORT_FORMATS: readonly ExportFormat[] = ['json', 'markdown', 'html'];
 
-// ---- the JSON document (DESIGN §4), validated strictly on import ----
+// ---- the JSON document (docs/DESIGN.md#export-format), validated strictly on import ----
 
 const timestamp = z.iso.datetime({ offset: true });
 const count = z.number().int().nonnegative();

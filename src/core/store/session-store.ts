@@ -315,7 +315,7 @@ export class SessionStore {
     });
   }
 
-  /** JSON (DESIGN §4), Markdown or a self-contained HTML page; secrets redacted. */
+  /** JSON (docs/DESIGN.md#export-format), Markdown or a self-contained HTML page; secrets redacted. */
   exportSession(id: string, format: ExportFormat = 'json'): string {
     if (!EXPORT_FORMATS.includes(format)) {
       throw new LoomError(`Unknown export format "${format}"; use ${EXPORT_FORMATS.join(', ')}.`, 'bad_format');
