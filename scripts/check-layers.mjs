@@ -63,7 +63,7 @@ function coreModule(target) {
 
 /** Why `from` may not import `to` (both core modules), or null when it may. */
 function coreRule(from, to) {
-  if (from === to || !coreRank.has(from)) return null; // an unplaced module is reported once, below
+  if (from === to || !coreRank.has(from)) return null; // an unplaced module is reported once, by name
   if (!coreRank.has(to)) return `core/${to} is not placed in CORE_ORDER`;
   const a = coreRank.get(from);
   const b = coreRank.get(to);
