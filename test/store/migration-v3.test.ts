@@ -41,12 +41,13 @@ describe('migration to version 3 (derived working context)', () => {
   });
 
   it('backs up the version 2 file first, drops the context table and every body only it held, keeps every transcript row', () => {
-    const dataDir = fixtureDataDir();
-    const old = new Database(FIXTURE, { readonly: true });
+    // Counted on a copy: opening the fixture itself would leave WAL files beside it.
+    const old = new Database(databasePath(fixtureDataDir()), { readonly: true });
     const transcriptRows = count(old, 'SELECT count(*) AS n FROM transcript');
     const transcriptBodies = count(old, 'SELECT count(*) AS n FROM messages WHERE in_transcript = 1');
     const contextRows = count(old, 'SELECT count(*) AS n FROM context');
     old.close();
+    const dataDir = fixtureDataDir();
     const store = openStore(dataDir);
     const backup = new Database(backupPath(databasePath(dataDir), 2), { readonly: true });
     expect(readSchemaVersion(backup)).toBe(2);
