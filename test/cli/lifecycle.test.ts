@@ -228,6 +228,35 @@ describe('changing sessions', () => {
     expect(fork).toMatchObject({ parent_id: s.parser.id, message_count: 3, archived: false });
   });
 
+  it('--fork ID --at N shares the first N messages as --export lists them, and prints only the new id', async () => {
+    const s = seed();
+    const exported = JSON.parse((await loom('--export', s.parser.id)).stdout) as { session: { transcript: unknown[] } };
+    const run = await loom('--fork', s.parser.id.slice(0, 8), '--at', '2');
+    expect(run).toMatchObject({ code: 0, stderr: '' });
+    const id = run.stdout.trim();
+    expect(run.stdout).toBe(`${id}\n`);
+    const fork = withStore((store) => store.get(id));
+    expect(fork).toMatchObject({ parent_id: s.parser.id, message_count: 2 });
+    expect(fork.transcript).toEqual(exported.session.transcript.slice(0, 2));
+    // Forked before the compaction was recorded (after message 3): the fork does not inherit it.
+    expect(fork.messages).toEqual(fork.transcript);
+    expect(fork.compactions).toEqual([]);
+    const rows = withStore((store) => (store.db.prepare('SELECT count(*) AS n FROM transcript t JOIN sessions s ON s.pk = t.session_pk WHERE s.id = ?').get(id) as { n: number }).n);
+    expect(rows).toBe(0);
+  });
+
+  it('--fork --at refuses a point outside the transcript or not a number, with one line and nothing created', async () => {
+    const s = seed();
+    for (const [at, message] of [['4', /Cannot fork at message 4: session .* has 3 transcript messages/], ['0', /--at needs a message number from 1/], ['x', /--at needs a message number/]] as const) {
+      const run = await loom('--fork', s.parser.id, '--at', at);
+      expect(run.code).not.toBe(0);
+      expect(expectOneErrorLine(run)).toMatch(message);
+      expect(run.stdout).toBe('');
+    }
+    expect((await loom('--info', s.parser.id, '--at', '2')).stderr).toContain('--at only applies to --fork.');
+    expect(sessionCount()).toBe(3);
+  });
+
   it('--archive hides a session from list and search; --unarchive brings it back', async () => {
     const s = seed();
     expect((await loom('--archive', s.parser.id)).code).toBe(0);
