@@ -87,8 +87,16 @@ function lastSystemSeq(transcript: ChatMessage[], before: number): number | null
 
 const ROLES = new Set(['system', 'user', 'assistant', 'tool']);
 
-/** The message as the store returns it (chat-format fields only); refuses an unknown role. */
+/**
+ * The message as the store returns it: chat-format fields only, and lone surrogates as
+ * U+FFFD, as SQLite's UTF-8 text makes them in transcript bodies (JSON would keep them,
+ * and a model server refuses them). Refuses an unknown role.
+ */
 function normalized(message: ChatMessage): ChatMessage {
   if (!ROLES.has(message.role)) throw new LoomError(`A context message has an unknown role "${String(message.role)}".`, 'bad_message');
-  return fromColumns(toColumns(message));
+  return JSON.parse(JSON.stringify(fromColumns(toColumns(message)), wellFormed)) as ChatMessage;
+}
+
+function wellFormed(_key: string, value: unknown): unknown {
+  return typeof value === 'string' ? value.replace(/\p{Cs}/gu, '\uFFFD') : value;
 }
