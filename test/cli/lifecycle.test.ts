@@ -313,7 +313,7 @@ describe('--export and --import', () => {
     const exported = await loom('--export', s.parser.id.slice(0, 8));
     expect(exported).toMatchObject({ code: 0, stderr: '' });
     const doc = JSON.parse(exported.stdout);
-    expect(doc).toMatchObject({ format: 'loom-session', version: 1, session: { id: s.parser.id, title: 'Parser fix' } });
+    expect(doc).toMatchObject({ format: 'loom-session', version: 2, session: { id: s.parser.id, title: 'Parser fix', fork: null } });
 
     const file = path.join(dir, 'parser.json');
     fs.writeFileSync(file, exported.stdout);
@@ -327,6 +327,14 @@ describe('--export and --import', () => {
     expect(copy.transcript).toEqual(original.transcript);
     expect(copy.messages).toEqual(original.messages);
     expect(copy.compactions).toEqual(original.compactions);
+  });
+
+  it('--export of a fork at a message names its fork point (export version 2)', async () => {
+    const s = seed();
+    const fork = (await loom('--fork', s.parser.id, '--at', '2')).stdout.trim();
+    const doc = JSON.parse((await loom('--export', fork)).stdout);
+    expect(doc.session).toMatchObject({ parent_id: s.parser.id, fork: { parent_id: s.parser.id, at: 2 }, context_start: { kept_from: 0, with_system: true, head: [] } });
+    expect(doc.session.transcript).toHaveLength(2);
   });
 
   it('imports from stdin with -', async () => {

@@ -16,7 +16,7 @@ import {
 } from '../../shared/types';
 import { LoomError } from '../errors';
 import { openDatabase, type OpenOptions } from './db';
-import { EXPORT_FORMATS, parseExport, renderExport, type ExportFormat, type ExportedSession } from './export';
+import { EXPORT_FORMATS, parseExport, renderExport, type ExportFormat, type ExportedSession, type TreeFields } from './export';
 import { LeaseKeeper, defaultOwner, inUseError, type Lease } from './leases';
 import { derive, sameMessages, startFor } from './context-start';
 import { toColumns } from './messages';
@@ -314,7 +314,7 @@ export class SessionStore {
     if (!EXPORT_FORMATS.includes(format)) {
       throw new LoomError(`Unknown export format "${format}"; use ${EXPORT_FORMATS.join(', ')}.`, 'bad_format');
     }
-    return renderExport(this.get(id), format);
+    return this.db.transaction(() => renderExport(this.get(id), this.treeFields(id), format))();
   }
 
   /**
@@ -335,6 +335,16 @@ export class SessionStore {
   }
 
   // ---- internals ----
+
+  /** Export version 2's fork point (the session the first `at` messages are read from) and context start. */
+  private treeFields(id: string): TreeFields {
+    const pk = this.pkOf(id);
+    const fork = this.sql(
+      `SELECT p.id AS parent_id, s.fork_at AS at FROM sessions s JOIN sessions p ON p.pk = s.fork_parent_pk WHERE s.pk = ?`,
+    ).get(pk) as TreeFields['fork'] | undefined;
+    const start = currentStart(this.db, pk);
+    return { fork: fork ?? null, context_start: { kept_from: start.keptFrom, with_system: start.withSystem, head: start.head } };
+  }
 
   private sql(source: string): Database.Statement {
     return prepared(this.db, source);
