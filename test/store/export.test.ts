@@ -104,7 +104,7 @@ describe('import validation', () => {
     ['wrong format', (d) => ({ ...d, format: 'other-app' }), 'Not a Loom session export: "format" must be "loom-session" (got "other-app").'],
     ['no format', (d) => ({ ...d, format: undefined }), 'Not a Loom session export: "format" must be "loom-session" (got nothing).'],
     ['wrong version', (d) => ({ ...d, version: 3 }), 'Unsupported Loom session export version 3; this Loom reads versions 1 and 2.'],
-    ['a context start that does not derive the messages', (d) => { d.session.context_start.kept_from = 0; return d; }, 'Not a valid Loom session export: session.context_start: does not derive session.messages from session.transcript.'],
+    ['a context start past the transcript', (d) => { d.session.context_start.kept_from = 6; return d; }, 'Not a valid Loom session export: session.context_start.kept_from: past the end of the transcript (5 messages).'],
     ['version 1 with version 2 fields', (d) => ({ ...d, version: 1 }), 'Not a valid Loom session export: session: Unrecognized keys: "fork", "context_start"'],
     ['a message with an unknown role', (d) => { d.session.transcript[1].role = 'wizard'; return d; }, 'Not a valid Loom session export: session.transcript.1.role:'],
     ['an extra field', (d) => ({ ...d, session: { ...d.session, extra: 1 } }), 'Not a valid Loom session export: session: Unrecognized key: "extra"'],
