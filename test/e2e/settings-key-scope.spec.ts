@@ -36,7 +36,9 @@ test('changing the server URL forgets the saved API key, and the dialog says so 
     await newSession(page);
     await send(page, 'Hi');
     await expect(page.getByText('Hello from the other server.')).toBeVisible();
-    expect(other.requests.map((r) => r.headers.authorization ?? 'none')).toEqual(['none', 'none']);
+    // The listing summary is asked for after the reply is shown: wait for it, however busy the machine.
+    const requests = await other.waitForRequests(2);
+    expect(requests.map((r) => r.headers.authorization ?? 'none')).toEqual(['none', 'none']);
     expect(loom.model.requests).toEqual([]);
   } finally {
     await other.close();
