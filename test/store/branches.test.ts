@@ -113,3 +113,21 @@ describe('fork at a message', () => {
     expect(store.getContext(id)[0]).toEqual(system());
   });
 });
+
+describe('branches of a point (for edit-and-resend, regenerate and a version switcher)', () => {
+  it('appendBranch forks under message N and appends in one go; branchesAt lists every branch there, from any of them', () => {
+    const store = openStore();
+    const id = longer(store);
+    const edited = store.appendBranch(id, 5, user('and the seal?'));
+    const regenerated = store.fork(id, 6).id;
+    const again = store.appendBranch(edited.id, 5, user('and the otter?'));
+    expect(store.getTranscript(edited.id)).toEqual([...conversation(), user('and the seal?')]);
+    const ids = (list: { id: string }[]) => list.map((s) => s.id);
+    expect(ids(store.branchesAt(id, 5))).toEqual([id, edited.id, again.id]);
+    expect(ids(store.branchesAt(again.id, 5))).toEqual([id, edited.id, again.id]);
+    expect(ids(store.branchesAt(id, 6))).toEqual([id, regenerated]);
+    expect(store.getContext(again.id)).toEqual([...conversation(), user('and the otter?')]);
+    expect(() => store.appendBranch(id, 99, user('x'))).toThrow(/Cannot fork at message 99/);
+    expect(store.list()).toHaveLength(4);
+  });
+});

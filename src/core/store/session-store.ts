@@ -297,6 +297,33 @@ export class SessionStore {
     return this.getMeta(newId);
   }
 
+  /**
+   * A new branch under message `at` of this session: a fork there with `message` appended,
+   * in one transaction (edit-and-resend: the edited message; regenerate: fork at the user
+   * message, then run the model in the fork).
+   */
+  appendBranch(id: string, at: number, message: ChatMessage): SessionMeta {
+    const branch = this.db.transaction(() => {
+      const meta = this.fork(id, at);
+      this.appendMessage(meta.id, message);
+      return meta.id;
+    }).immediate();
+    return this.getMeta(branch);
+  }
+
+  /**
+   * The branches sharing the first `at` messages of this session and going their own way
+   * after them, oldest first (docs/DESIGN.md, "Branches"): the session those messages
+   * belong to if it goes on, and every fork made at that point. A "2 / 3" switcher's list.
+   */
+  branchesAt(id: string, at: number): SessionMeta[] {
+    const owner = forkTarget(this.db, this.pkOf(id), at);
+    const rows = this.sql(
+      `SELECT ${META_COLUMNS} FROM sessions s WHERE (s.pk = ? AND s.message_count > ?) OR (s.fork_parent_pk = ? AND s.fork_at = ?) ORDER BY s.pk`,
+    ).all(owner, at, owner, at) as MetaRow[];
+    return rows.map(metaFromRow);
+  }
+
   /** Removes the session and all its rows; refused while another live process holds its lease. */
   delete(id: string): void {
     this.write(() => {
