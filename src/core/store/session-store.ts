@@ -279,20 +279,7 @@ export class SessionStore {
       if (!Number.isInteger(point) || point < (at === undefined ? 0 : 1) || point > length) {
         throw new LoomError(`Cannot fork at message ${point}: session ${id} has ${length} transcript messages (count from 1).`, 'bad_fork_point');
       }
-      const pk = this.insertFork(newId, source, point);
-      const start = startAtOrBefore(this.db, source, point);
-      if (start) insertStart(this.db, pk, point, start);
-      this.sql(
-        `INSERT INTO compactions (session_pk, at, before_tokens, after_tokens, summary, transcript_index)
-         SELECT ?, at, before_tokens, after_tokens, summary, transcript_index FROM compactions
-          WHERE session_pk = ? AND (transcript_index <= ? OR (transcript_index IS NULL AND ? = ?)) ORDER BY id`,
-      ).run(pk, source, point, point, length);
-      if (point === length) {
-        this.sql(
-          `INSERT INTO usage (session_pk, kind, calls, prompt_tokens, completion_tokens, cost_usd)
-           SELECT ?, kind, calls, prompt_tokens, completion_tokens, cost_usd FROM usage WHERE session_pk = ?`,
-        ).run(pk, source);
-      }
+      this.inheritRecords(this.insertFork(newId, source, point), source, point, length);
     });
     return this.getMeta(newId);
   }
@@ -458,6 +445,23 @@ export class SessionStore {
     const transcript = readTranscript(this.db, pk);
     if (sameMessages(derive(currentStart(this.db, pk), transcript), messages)) return;
     insertStart(this.db, pk, transcript.length, startFor(messages, transcript));
+  }
+
+  /** What a fork at `point` inherits besides the shared rows (docs/DESIGN.md, "Branches"). */
+  private inheritRecords(pk: number, source: number, point: number, length: number): void {
+    const start = startAtOrBefore(this.db, source, point);
+    if (start) insertStart(this.db, pk, point, start);
+    this.sql(
+      `INSERT INTO compactions (session_pk, at, before_tokens, after_tokens, summary, transcript_index)
+       SELECT ?, at, before_tokens, after_tokens, summary, transcript_index FROM compactions
+        WHERE session_pk = ? AND (transcript_index <= ? OR (transcript_index IS NULL AND ? = ?)) ORDER BY id`,
+    ).run(pk, source, point, point, length);
+    // Usage totals cannot be split by position: only a fork of the whole session takes them.
+    if (point < length) return;
+    this.sql(
+      `INSERT INTO usage (session_pk, kind, calls, prompt_tokens, completion_tokens, cost_usd)
+       SELECT ?, kind, calls, prompt_tokens, completion_tokens, cost_usd FROM usage WHERE session_pk = ?`,
+    ).run(pk, source);
   }
 
   private insertFork(id: string, source: number, point: number): number {
