@@ -95,6 +95,21 @@ describe('fork at a message', () => {
     expect(store.db.pragma('foreign_key_check')).toEqual([]);
   });
 
+  it('compacting a fork writes the fork only, and survives the parent\'s deletion; the parent\'s later compaction stays its own', () => {
+    const store = openStore();
+    const id = longer(store);
+    const fork = store.fork(id).id;
+    store.appendMessage(fork, user('fork question'));
+    const compacted = compact(store, fork, 'The fork so far.');
+    const parentContext = store.getContext(id);
+    expect(parentContext).toEqual(store.getTranscript(id));
+    compact(store, id, 'The parent so far.');
+    expect(store.getContext(fork)).toEqual(compacted);
+    store.delete(id);
+    expect(store.getContext(fork)).toEqual(compacted);
+    expect(store.getCompactions(fork)).toHaveLength(1);
+  });
+
   it('search finds a shared message once, in the session it was written in', () => {
     const store = openStore();
     const id = longer(store);
