@@ -4,6 +4,8 @@
  * a denial, a stop while asking or while running, a front end that fails) — so the stored
  * context and the next request are always valid.
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ChatMessage } from '../../src/shared/types';
 import { makeAgentHarness, type AgentHarness } from './harness';
@@ -30,6 +32,14 @@ function expectValidToolPairing(messages: ChatMessage[]): void {
   }
 }
 
+/** Stops the turn once the command has really started, however busy the machine is. */
+async function stopOnceStarted(): Promise<void> {
+  const started = path.join(h.projectDir, 'started');
+  const deadline = Date.now() + 15_000;
+  while (!fs.existsSync(started) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+  h.engine.stop(h.sessionId);
+}
+
 type Answer = 'allow' | 'deny' | 'stop while asking' | 'stop while running' | 'front end fails';
 
 async function runBatch(maxToolCalls: number, answer: Answer): Promise<void> {
@@ -39,14 +49,14 @@ async function runBatch(maxToolCalls: number, answer: Answer): Promise<void> {
   if (answer === 'deny') h.approvals.push(false);
   h.onApproval = () => {
     if (answer === 'stop while asking') h.engine.stop(h.sessionId);
-    if (answer === 'stop while running') setTimeout(() => h.engine.stop(h.sessionId), 30);
+    if (answer === 'stop while running') void stopOnceStarted();
     if (answer === 'front end fails') throw new Error('the window went away');
   };
   h.server.enqueue(
     {
       toolCalls: [
         { id: 'r1', name: 'read_file', arguments: { path: 'a.txt' } },
-        { id: 'b1', name: 'run_bash', arguments: { command: 'sleep 0.15' } },
+        { id: 'b1', name: 'run_bash', arguments: { command: answer === 'stop while running' ? 'touch started && sleep 30' : 'true' } },
         { id: 'r2', name: 'read_file', arguments: { path: 'a.txt' } },
       ],
     },

@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { deriveContexts } from './migration-v3';
 
 /**
  * The schema of loom.db as an ordered list of migrations. Each one runs in its own
@@ -216,6 +217,11 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 2,
     description: 'compactions.transcript_index: the transcript length when each compaction was recorded',
     up: addCompactionTranscriptIndex,
+  },
+  {
+    version: 3,
+    description: 'forks share their parent\'s transcript rows; the working context is derived (context_starts), the context table goes',
+    up: deriveContexts,
   },
 ];
 
