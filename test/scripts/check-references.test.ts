@@ -62,6 +62,14 @@ describe('check-references', () => {
     ]);
   });
 
+  it('fails on a heading cited by its title, which it cannot follow', () => {
+    const result = check(tree({ ...CLEAN, 'src/core/fork.ts': `/** Forks (${DOCS}DESIGN.md, "Branches"). */\n` }));
+    expect(result.code).toBe(1);
+    expect(result.problems).toEqual([
+      `src/core/fork.ts:1: cites '${DOCS}DESIGN.md, "Branches"', a heading by its title, which this check does not follow; cite docs/DESIGN.md#<heading> instead`,
+    ]);
+  });
+
   it('fails on a citation of a missing page or heading', () => {
     const result = check(tree({
       ...CLEAN,
