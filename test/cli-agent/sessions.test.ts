@@ -126,7 +126,7 @@ describe('REPL commands', () => {
     expect(exported.transcript.some((m: any) => m.content?.includes('zebrafish'))).toBe(true);
     expect(exported.compactions).toEqual(saved.compactions);
     const hits = JSON.parse((await runLoom(ctx.ws, ctx.server.baseUrl, ['--search', 'zebrafish', '--json'])).stdout);
-    // Shared with both forks, found once: in the session it was written in (docs/DESIGN.md).
+    // Shared with both forks, found once: in the session it was written in (docs/DESIGN.md#branches).
     expect(hits.map((hit: any) => hit.id)).toEqual([id]);
   });
 

@@ -345,7 +345,7 @@ describe('fork', () => {
     expect(store.getMeta(id).title).toBe('Original');
     expect(store.search('walrus').map((h) => h.id)).toEqual([id]);
     expect(store.search('narwhal').map((h) => h.id)).toEqual([fork]);
-    // A shared message is found once, in the session it was written in (docs/DESIGN.md).
+    // A shared message is found once, in the session it was written in (docs/DESIGN.md#branches).
     expect(store.search('parser').map((h) => h.id)).toEqual([id]);
     store.delete(id);
     expect(store.getTranscript(fork)).toHaveLength(6);

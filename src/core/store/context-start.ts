@@ -3,10 +3,10 @@ import { LoomError } from '../errors';
 import { fromColumns, messageKey, toColumns } from './messages';
 
 /**
- * How a session's working context is derived from its transcript (docs/DESIGN.md, "The
- * working context is derived"). The transcript is the only copy of the messages; a start
- * says where the kept suffix begins and which messages Loom put before it (a compaction's
- * boundary message, a tool result closed on import). The context is
+ * How a session's working context is derived from its transcript
+ * (docs/DESIGN.md#the-working-context-is-derived). The transcript is the only copy of the
+ * messages; a start says where the kept suffix begins and which messages Loom put before it
+ * (a compaction's boundary message, a tool result closed on import). The context is
  *
  *   [the transcript's latest system prompt] + head + the suffix from keptFrom, prompts left out
  *

@@ -5,7 +5,7 @@ import { redactSecrets } from '../security/secrets';
 import { checkContext, ContextRuleError, type CheckedContext } from './context-rules';
 
 const EXPORT_FORMAT = 'loom-session';
-/** Version 2 adds the fork point and the context start (docs/DESIGN.md, "Export version 2"); version 1 is still read. */
+/** Version 2 adds the fork point and the context start (docs/DESIGN.md#export-version-2); version 1 is still read. */
 const EXPORT_VERSION = 2;
 const READ_VERSIONS: readonly unknown[] = [1, 2];
 export type ExportFormat = 'json' | 'markdown' | 'html';

@@ -6,7 +6,7 @@ import { fromColumns } from './messages';
 import { MESSAGE_COLUMNS, insertStart, type StoredMessage } from './transcript-chain';
 
 /**
- * Version 3 (docs/DESIGN.md, "The working context is derived"): forks read their
+ * Version 3 (docs/DESIGN.md#the-working-context-is-derived): forks read their
  * history from their parent, and the working context is derived from the transcript plus
  * context starts instead of being a second list of rows. Every session's old context is
  * turned into a start that derives it exactly (checked here, or the migration fails and

@@ -95,7 +95,7 @@ function copyableTables(db: Database.Database): string[] {
 /**
  * A fork whose parent's session row was on a broken page would go as an orphan, its own
  * messages with it. Instead it takes the lost parent's transcript rows it shared (those
- * still readable) and stands alone (docs/DESIGN.md, "Branches"); what the parent read from
+ * still readable) and stands alone (docs/DESIGN.md#branches); what the parent read from
  * its own parent is lost with the parent's row.
  */
 function adoptRowsOfLostParents(db: Database.Database): void {

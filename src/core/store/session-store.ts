@@ -266,7 +266,7 @@ export class SessionStore {
 
   /**
    * A new session sharing the first `at` transcript messages (default: all) with this one:
-   * it reads them from their owner, so no message row is copied (docs/DESIGN.md, "Branches").
+   * it reads them from their owner, so no message row is copied (docs/DESIGN.md#branches).
    * It inherits the compactions and the context start recorded by then; usage only when it
    * forks the whole session (totals cannot be split by position). Status saved, not archived.
    */
@@ -300,7 +300,7 @@ export class SessionStore {
 
   /**
    * The branches sharing the first `at` messages of this session and going their own way
-   * after them, oldest first (docs/DESIGN.md, "Branches"): the session those messages
+   * after them, oldest first (docs/DESIGN.md#branches): the session those messages
    * belong to if it goes on, and every fork made at that point. A "2 / 3" switcher's list.
    */
   branchesAt(id: string, at: number): SessionMeta[] {
@@ -447,7 +447,7 @@ export class SessionStore {
     insertStart(this.db, pk, transcript.length, startFor(messages, transcript));
   }
 
-  /** What a fork at `point` inherits besides the shared rows (docs/DESIGN.md, "Branches"). */
+  /** What a fork at `point` inherits besides the shared rows (docs/DESIGN.md#branches). */
   private inheritRecords(pk: number, source: number, point: number, length: number): void {
     const start = startAtOrBefore(this.db, source, point);
     if (start) insertStart(this.db, pk, point, start);

@@ -5,7 +5,7 @@ import { fromColumns, type MessageColumns } from './messages';
 import { prepared } from './statements';
 
 /**
- * A session's transcript is a chain of segments (docs/DESIGN.md, "Branches"): a fork owns
+ * A session's transcript is a chain of segments (docs/DESIGN.md#branches): a fork owns
  * the rows from its fork point on and reads the ones before it from the session it was
  * forked from, so forking copies no transcript rows. Seqs are global along the chain.
  */
