@@ -206,11 +206,11 @@ describe('migrations', () => {
     compact(replaced, 'Fixed the cache.', []);
     store.replaceContext(replaced, [system(), user('start over')]);
     // As version 1 wrote it.
-    store.db.exec('ALTER TABLE compactions DROP COLUMN transcript_index; UPDATE schema_version SET version = 1');
+    store.db.exec('ALTER TABLE compactions DROP COLUMN transcript_index; ALTER TABLE messages DROP COLUMN stopped; UPDATE schema_version SET version = 1');
     store.close();
 
     const migrated = openStore(store.dataDir);
-    expect(readSchemaVersion(migrated.db)).toBe(2);
+    expect(readSchemaVersion(migrated.db)).toBe(MIGRATIONS.at(-1)!.version);
     expect(fs.existsSync(backupPath(databasePath(store.dataDir), 1))).toBe(true);
     const positions = (id: string) => migrated.getCompactions(id).map((c) => c.transcript_index);
     expect(positions(continued)).toEqual([5]);
@@ -218,6 +218,24 @@ describe('migrations', () => {
     expect(positions(twice)).toEqual([undefined, 7]);
     expect(positions(replaced)).toEqual([undefined]);
     expect(migrated.getCompactions(replaced)[0]).not.toHaveProperty('transcript_index');
+  });
+
+  it('version 3 keeps the messages of a version 2 database as they were, and records a stopped reply from then on', () => {
+    const store = openStore();
+    const { id } = store.create({ messages: conversation('the parser') });
+    const before = store.getTranscript(id);
+    // As version 2 wrote it.
+    store.db.exec('ALTER TABLE messages DROP COLUMN stopped; UPDATE schema_version SET version = 2');
+    store.close();
+
+    const migrated = openStore(store.dataDir);
+    expect(readSchemaVersion(migrated.db)).toBe(3);
+    expect(migrated.getTranscript(id)).toEqual(before);
+    const stopped: ChatMessage = { role: 'assistant', content: 'Half a repl', stopped: true };
+    migrated.appendMessage(id, user('Go on'));
+    migrated.appendMessage(id, stopped);
+    expect(migrated.getTranscript(id).at(-1)).toEqual(stopped);
+    expect(migrated.getContext(id).at(-1)).toEqual(stopped);
   });
 
   it('leaves the database at its old version when a migration fails', () => {

@@ -217,6 +217,13 @@ export const MIGRATIONS: readonly Migration[] = [
     description: 'compactions.transcript_index: the transcript length when each compaction was recorded',
     up: addCompactionTranscriptIndex,
   },
+  {
+    version: 3,
+    description: 'messages.stopped: 1 for a reply the user stopped, kept with what had streamed',
+    up(db) {
+      db.exec('ALTER TABLE messages ADD COLUMN stopped INTEGER NOT NULL DEFAULT 0');
+    },
+  },
 ];
 
 export const SCHEMA_VERSION_TABLE = 'schema_version';

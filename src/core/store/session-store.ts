@@ -33,8 +33,8 @@ export interface ImportedSession {
 
 const EMPTY_PLAN: PlanState = { todos: [], scratchpad: '' };
 
-type StoredMessage = Pick<MessageColumns, 'role' | 'content' | 'tool_calls' | 'tool_call_id'>;
-const MESSAGE_COLUMNS = 'm.role, m.content, m.tool_calls, m.tool_call_id';
+type StoredMessage = Pick<MessageColumns, 'role' | 'content' | 'tool_calls' | 'tool_call_id' | 'stopped'>;
+const MESSAGE_COLUMNS = 'm.role, m.content, m.tool_calls, m.tool_call_id, m.stopped';
 /** How long after a write the store catches up on search indexing and checkpointing. */
 const MAINTENANCE_DELAY_MS = 2_000;
 
@@ -415,8 +415,8 @@ export class SessionStore {
   private insertBody(message: ChatMessage, inTranscript: boolean): number {
     const c = toColumns(message);
     const result = this.sql(
-      `INSERT INTO messages (role, content, tool_calls, tool_call_id, tool_text, in_transcript) VALUES (?, ?, ?, ?, ?, ?)`,
-    ).run(c.role, c.content, c.tool_calls, c.tool_call_id, c.tool_text, inTranscript ? 1 : 0);
+      `INSERT INTO messages (role, content, tool_calls, tool_call_id, tool_text, stopped, in_transcript) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+    ).run(c.role, c.content, c.tool_calls, c.tool_call_id, c.tool_text, c.stopped, inTranscript ? 1 : 0);
     return Number(result.lastInsertRowid);
   }
 
