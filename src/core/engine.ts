@@ -137,6 +137,14 @@ export class LoomEngine {
     return { error: outcome.error ?? null };
   }
 
+  /**
+   * Resolves once the work a session does after a turn (the listing summary) has ended:
+   * for a caller about to exit, which has no next message that would cancel it.
+   */
+  afterTurnSettled(sessionId: string): Promise<void> {
+    return this.sessions.get(sessionId)?.agent.backgroundSettled() ?? Promise.resolve();
+  }
+
   /** Cancels the request or tool in flight and whatever the session is waiting for. */
   stop(sessionId: string): boolean {
     const agent = this.sessions.get(sessionId)?.agent;
@@ -186,9 +194,11 @@ export class LoomEngine {
     return agent ? agent.budget.estimate() : estimateTotal(this.store.getContext(this.store.resolveId(sessionId)));
   }
 
-  contextState(sessionId: string): { contextTokens: number; maxContextTokens: number; busy: boolean } {
-    const busy = this.sessions.get(sessionId)?.agent.busy ?? false;
-    return { contextTokens: this.contextTokens(sessionId), maxContextTokens: this.config.maxContextTokens, busy };
+  /** With the reply streaming in now, as far as it came: a window that reloaded shows it whole. */
+  contextState(sessionId: string): { contextTokens: number; maxContextTokens: number; busy: boolean; replyInFlight: string } {
+    const agent = this.sessions.get(sessionId)?.agent;
+    const busy = agent?.busy ?? false;
+    return { contextTokens: this.contextTokens(sessionId), maxContextTokens: this.config.maxContextTokens, busy, replyInFlight: busy ? agent!.replyInFlight : '' };
   }
 
   /** Files the session's tools changed since it was opened (absolute paths). */
@@ -223,6 +233,7 @@ export class LoomEngine {
       const open = this.sessions.get(id);
       if (!open) continue;
       this.stop(id);
+      open.agent.cancelBackground();
       this.sessions.delete(id);
       open.agent.audit.write('session_end', { status: 'saved', tool_calls: open.agent.toolCalls, user_turns: open.agent.userTurns });
       this.store.setStatus(id, 'saved');

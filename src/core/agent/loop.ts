@@ -4,7 +4,7 @@
  * reached or the user stops. Every message is committed to the store as it is produced,
  * and every tool call always gets a result, so the context is valid whenever it stops.
  */
-import type { AssistantMessage, ToolCall } from '../../shared/types';
+import type { AssistantMessage, ToolCall, UserMessage } from '../../shared/types';
 import { errorMessage } from '../errors';
 import { reportStop, stopBeforeRequest, stopBeforeTool, type TurnStop } from './caps';
 import { fitContext } from './context-guard';
@@ -27,11 +27,14 @@ export async function runUserTurn(session: AgentSession, text: string): Promise<
   const signal = session.beginTurn();
   session.host.emit({ type: 'turn', sessionId: session.id, phase: 'start' });
   let error: string | undefined;
+  let answered = false;
   try {
     session.userTurns++;
-    session.audit.write('user_message', { text });
-    session.append({ role: 'user', content: wrapUserInput(text) });
-    if ((await runUntilDone(session, signal)) === 'answered') await refreshListingSummary(session, signal);
+    const message: UserMessage = { role: 'user', content: wrapUserInput(text) };
+    const resend = isUnansweredRepeat(session, message);
+    session.audit.write('user_message', { text, ...(resend ? { resend } : {}) });
+    if (!resend) session.append(message);
+    answered = (await runUntilDone(session, signal)) === 'answered';
   } catch (err) {
     if (isAbort(err, signal)) reportStop(session, { event: 'session_abort', reason: STOPPED_REASON });
     else error = errorMessage(err);
@@ -39,7 +42,20 @@ export async function runUserTurn(session: AgentSession, text: string): Promise<
     session.endTurn();
     session.host.emit({ type: 'turn', sessionId: session.id, phase: 'end', ...(error ? { error } : {}) });
   }
+  // The label is written once the turn has ended and never keeps the session busy: the
+  // next message goes through at once and cancels it (it is due again at a later turn).
+  if (answered) session.runInBackground((summarySignal) => refreshListingSummary(session, summarySignal));
   return error ? { error } : {};
+}
+
+/**
+ * True when the context already ends with this very message: a failed request left it
+ * unanswered and the window put its text back, so sending it again is a retry. It is asked
+ * again as it stands, not appended a second time.
+ */
+function isUnansweredRepeat(session: AgentSession, message: UserMessage): boolean {
+  const last = session.messages.at(-1);
+  return last?.role === 'user' && last.content === message.content;
 }
 
 async function runUntilDone(session: AgentSession, signal: AbortSignal): Promise<'answered' | 'stopped'> {
@@ -67,19 +83,40 @@ async function runUntilDone(session: AgentSession, signal: AbortSignal): Promise
 }
 
 async function requestReply(session: AgentSession, signal: AbortSignal): Promise<AssistantMessage> {
-  const result = await callModel(session, 'chat', {
-    messages: [...session.messages],
-    tools: session.toolSpecs,
-    timeoutMs: session.config.llmTimeoutSec * 1000,
-    signal,
-    onText: (delta) => session.host.emit({ type: 'text', sessionId: session.id, delta }),
-    onRetry: (notice) => session.host.emit({ type: 'notice', sessionId: session.id, level: 'info', text: retryNoticeText(notice) }),
-  });
+  session.replyInFlight = '';
+  let result;
+  try {
+    result = await callModel(session, 'chat', {
+      messages: [...session.messages],
+      tools: session.toolSpecs,
+      timeoutMs: session.config.llmTimeoutSec * 1000,
+      signal,
+      onText: (delta) => {
+        session.replyInFlight += delta;
+        session.host.emit({ type: 'text', sessionId: session.id, delta });
+      },
+      onRetry: (notice) => session.host.emit({ type: 'notice', sessionId: session.id, level: 'info', text: retryNoticeText(notice) }),
+    });
+  } catch (err) {
+    if (isAbort(err, signal)) keepStoppedReply(session);
+    throw err;
+  } finally {
+    session.replyInFlight = '';
+  }
   const { content, tool_calls } = result.message;
   // An empty reply is stored as '' (not null without tool calls, which some servers reject).
   const reply: AssistantMessage = tool_calls?.length ? { role: 'assistant', content, tool_calls } : { role: 'assistant', content: content ?? '' };
   session.append(reply);
   return reply;
+}
+
+/**
+ * The user stopped the reply: what streamed is kept, marked as stopped (possibly empty), so
+ * the user can read and continue it, and the context goes on with an assistant message
+ * rather than leaving the user's message unanswered before the next one.
+ */
+function keepStoppedReply(session: AgentSession): void {
+  session.append({ role: 'assistant', content: session.replyInFlight, stopped: true });
 }
 
 /** Runs the calls in order; once a cap or a stop cuts the batch, the rest get "Not run". */
