@@ -50,11 +50,19 @@ export interface ChatSnapshot {
   markers: CompactionMarker[];
   contextTokens: number;
   maxContextTokens: number;
-  notices: { id: number; level: 'info' | 'warning'; text: string }[];
+  notices: Notice[];
   /** The last turn's failure (model down…), shown as a banner. */
   error: string | null;
   /** Files the session's tools changed (relative to its project folder), which can be reverted. */
   changedFiles: string[];
+}
+
+export interface Notice {
+  id: number;
+  level: 'info' | 'warning';
+  text: string;
+  /** Said during a turn (a retry, a stop, a cap): it is about that turn only. */
+  duringTurn: boolean;
 }
 
 /** Tools whose end may have changed a file on disk. */
@@ -135,7 +143,9 @@ export class ChatSession {
         maxContextTokens: context.maxContextTokens,
         busy: context.busy,
         // No turn running: whatever live state this view still shows ended while it was away.
-        ...(context.busy ? this.withPending(pending) : { streaming: '', runningTools: [], approvals: [], questions: [] }),
+        ...(context.busy
+          ? { ...this.withPending(pending), streaming: context.replyInFlight }
+          : { streaming: '', runningTools: [], approvals: [], questions: [] }),
       });
       void this.refreshChanges();
       if (info.message_count > 0) await this.fetchPage(Math.floor((info.message_count - 1) / PAGE_SIZE));
@@ -219,10 +229,16 @@ export class ChatSession {
     this.update({ compacting: false, markers: [...this.snapshot.markers, marker], contextTokens: event.after_tokens ?? this.snapshot.contextTokens });
   }
 
+  /**
+   * A new turn clears what was said about the last one (its error, retries, "Stopped"); a
+   * turn that succeeds clears its own retry notices, which were information while it waited.
+   */
   private onTurn(event: Extract<BridgeEvent, { type: 'turn' }>): void {
-    if (event.phase === 'start') return this.update({ busy: true, error: null, streaming: '' });
+    const notices = this.snapshot.notices;
+    if (event.phase === 'start') return this.update({ busy: true, error: null, streaming: '', notices: notices.filter((n) => !n.duringTurn) });
     void this.refreshChanges();
-    this.update({ busy: false, streaming: '', runningTools: [], approvals: [], questions: [], error: event.error ?? null });
+    const kept = event.error ? notices : notices.filter((n) => !(n.duringTurn && n.level === 'info'));
+    this.update({ busy: false, streaming: '', runningTools: [], approvals: [], questions: [], error: event.error ?? null, notices: kept });
   }
 
   /** The shown prompts plus the pending ones not shown yet (an event may have brought some already). */
@@ -272,7 +288,8 @@ export class ChatSession {
   }
 
   private notify(level: 'info' | 'warning', text: string): void {
-    this.update({ notices: [...this.snapshot.notices.slice(-4), { id: ++this.noticeIds, level, text }] });
+    const notice: Notice = { id: ++this.noticeIds, level, text, duringTurn: this.snapshot.busy };
+    this.update({ notices: [...this.snapshot.notices.slice(-4), notice] });
   }
 
   dismissNotice(id: number): void {
