@@ -92,8 +92,9 @@ async function requestReply(session: AgentSession, signal: AbortSignal): Promise
       timeoutMs: session.config.llmTimeoutSec * 1000,
       signal,
       onText: (delta) => {
+        const at = session.replyInFlight.length;
         session.replyInFlight += delta;
-        session.host.emit({ type: 'text', sessionId: session.id, delta });
+        session.host.emit({ type: 'text', sessionId: session.id, delta, at });
       },
       onRetry: (notice) => session.host.emit({ type: 'notice', sessionId: session.id, level: 'info', text: retryNoticeText(notice) }),
     });

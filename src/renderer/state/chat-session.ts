@@ -77,6 +77,8 @@ export class ChatSession {
   private loading = new Set<number>();
   private listeners = new Set<Listener>();
   private noticeIds = 0;
+  /** Reply pieces that came ahead of what this view holds, while the reply so far is being fetched. */
+  private piecesAhead: { at: number; delta: string }[] = [];
   /** Numbers the chat.changes requests, so that a slow, older answer cannot win. */
   private changesRequests = 0;
   private snapshot: ChatSnapshot = {
@@ -147,6 +149,7 @@ export class ChatSession {
           ? { ...this.withPending(pending), streaming: context.replyInFlight }
           : { streaming: '', runningTools: [], approvals: [], questions: [] }),
       });
+      for (const piece of this.piecesAhead.splice(0)) this.onText(piece);
       void this.refreshChanges();
       if (info.message_count > 0) await this.fetchPage(Math.floor((info.message_count - 1) / PAGE_SIZE));
       this.update({ loaded: true, loadError: null });
@@ -182,7 +185,7 @@ export class ChatSession {
     const s = this.snapshot;
     switch (event.type) {
       case 'text':
-        return this.update({ streaming: s.streaming + event.delta });
+        return this.onText(event);
       case 'message':
         return this.append(event.message);
       case 'tool_start':
@@ -205,6 +208,17 @@ export class ChatSession {
     }
   }
 
+  /**
+   * Adds the part of a reply piece this view lacks: a reloaded window got the reply so far
+   * with its first load, and the events around that answer may repeat or precede it.
+   */
+  private onText({ at, delta }: { at: number; delta: string }): void {
+    const streaming = this.snapshot.streaming;
+    if (at > streaming.length) return void this.piecesAhead.push({ at, delta });
+    if (at + delta.length <= streaming.length) return;
+    this.update({ streaming: streaming + delta.slice(streaming.length - at) });
+  }
+
   private append(message: ChatMessage): void {
     const index = this.snapshot.total;
     const page = Math.floor(index / PAGE_SIZE);
@@ -214,6 +228,7 @@ export class ChatSession {
     else if (!cached && slot === 0 && (index === 0 || this.pages.has(page - 1))) this.pages.set(page, [message]);
     // Otherwise that page was never fetched: it is fetched when it scrolls into view.
     const committedReply = message.role === 'assistant';
+    if (committedReply) this.piecesAhead = [];
     this.update({ total: index + 1, streaming: committedReply ? '' : this.snapshot.streaming });
   }
 
@@ -235,6 +250,7 @@ export class ChatSession {
    */
   private onTurn(event: Extract<BridgeEvent, { type: 'turn' }>): void {
     const notices = this.snapshot.notices;
+    this.piecesAhead = [];
     if (event.phase === 'start') return this.update({ busy: true, error: null, streaming: '', notices: notices.filter((n) => !n.duringTurn) });
     void this.refreshChanges();
     const kept = event.error ? notices : notices.filter((n) => !(n.duringTurn && n.level === 'info'));
