@@ -43,6 +43,29 @@ describe('sending a message again after its request failed', () => {
     expect(userMessagesSaying(h.store.getTranscript(h.sessionId), 'Are you there?')).toBe(1);
     expect(h.context().at(-1)).toEqual({ role: 'assistant', content: 'Here now.' });
   });
+
+  it('after a tool call ran, goes on from its result instead of asking from the start', async () => {
+    h = await makeAgentHarness();
+    h.write('notes.txt', 'hello\n');
+    h.server.enqueue({ toolCalls: [{ id: 'call_read', name: 'read_file', arguments: { path: 'notes.txt' } }] }, ...SERVER_DOWN);
+    expect((await h.send('What is in notes.txt?')).error).toMatch(/500|server/i);
+
+    h.script({ text: 'It says hello.' });
+    expect(await h.send('What is in notes.txt?')).toEqual({ error: null });
+    const retried = chatBodies().at(-1);
+    expect(retried.messages.map((m: { role: string }) => m.role)).toEqual(['system', 'user', 'assistant', 'tool']);
+    expect(strictChatViolations(retried)).toEqual([]);
+    expect(userMessagesSaying(h.store.getTranscript(h.sessionId), 'What is in notes.txt?')).toBe(1);
+  });
+
+  it('is a new message once the first was answered', async () => {
+    h = await makeAgentHarness();
+    h.script({ text: 'Yes.' });
+    await h.send('Are you there?');
+    h.server.enqueue({ text: 'Still here.' });
+    expect(await h.send('Are you there?')).toEqual({ error: null });
+    expect(userMessagesSaying(h.context(), 'Are you there?')).toBe(2);
+  });
 });
 
 describe('the listing summary after a reply', () => {

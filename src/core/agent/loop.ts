@@ -49,13 +49,18 @@ export async function runUserTurn(session: AgentSession, text: string): Promise<
 }
 
 /**
- * True when the context already ends with this very message: a failed request left it
- * unanswered and the window put its text back, so sending it again is a retry. It is asked
- * again as it stands, not appended a second time.
+ * True when this very message is the last one the user sent and no reply answered it yet
+ * (only tool calls and their results, if anything, came after it): a request failed and
+ * the window put the text back, so sending it again is a retry. The context is asked again
+ * as it stands, the message not appended a second time.
  */
 function isUnansweredRepeat(session: AgentSession, message: UserMessage): boolean {
-  const last = session.messages.at(-1);
-  return last?.role === 'user' && last.content === message.content;
+  for (let i = session.messages.length - 1; i >= 0; i--) {
+    const m = session.messages[i];
+    if (m.role === 'user') return m.content === message.content;
+    if (m.role === 'assistant' && !m.tool_calls?.length) return false;
+  }
+  return false;
 }
 
 async function runUntilDone(session: AgentSession, signal: AbortSignal): Promise<'answered' | 'stopped'> {
