@@ -145,10 +145,11 @@ export class LoomEngine {
     return this.sessions.get(sessionId)?.agent.backgroundSettled() ?? Promise.resolve();
   }
 
-  /** Cancels the request or tool in flight and whatever the session is waiting for. */
+  /** Cancels the request or tool in flight, whatever the session is waiting for, and the work after a turn. */
   stop(sessionId: string): boolean {
     const agent = this.sessions.get(sessionId)?.agent;
     this.settlePending(sessionId);
+    agent?.cancelBackground();
     if (!agent?.busy) return false;
     agent.stop();
     return true;
@@ -233,7 +234,6 @@ export class LoomEngine {
       const open = this.sessions.get(id);
       if (!open) continue;
       this.stop(id);
-      open.agent.cancelBackground();
       this.sessions.delete(id);
       open.agent.audit.write('session_end', { status: 'saved', tool_calls: open.agent.toolCalls, user_turns: open.agent.userTurns });
       this.store.setStatus(id, 'saved');
