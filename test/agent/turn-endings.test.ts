@@ -119,6 +119,19 @@ describe('a reply the user stopped', () => {
     expect(usersInARow(continued.messages)).toBe(0);
   });
 
+  it('stopped while a failed request waits for its retry, is kept empty, and the stop is no failure', async () => {
+    h = await makeAgentHarness();
+    h.server.enqueue({ status: 503, error: 'busy', retryAfter: 30 });
+    const turn = h.engine.send(h.sessionId, 'Anyone home?');
+    await expect.poll(() => h.ofType('notice').some((n) => n.text.includes('Retrying'))).toBe(true);
+    h.engine.stop(h.sessionId);
+    expect(await turn).toEqual({ error: null });
+    expect(h.context().slice(-2)).toEqual([
+      { role: 'user', content: '<user_input>\nAnyone home?\n</user_input>' },
+      { role: 'assistant', content: '', stopped: true },
+    ]);
+  });
+
   it('stopped before any text arrived, still leaves no two user messages in a row', async () => {
     h = await makeAgentHarness();
     h.server.enqueue({ hangMs: 60_000 });

@@ -39,6 +39,7 @@ export async function runUserTurn(session: AgentSession, text: string): Promise<
     if (isAbort(err, signal)) reportStop(session, { event: 'session_abort', reason: STOPPED_REASON });
     else error = errorMessage(err);
   } finally {
+    error ??= keepStoppedReply(session, signal);
     session.endTurn();
     session.host.emit({ type: 'turn', sessionId: session.id, phase: 'end', ...(error ? { error } : {}) });
   }
@@ -89,26 +90,20 @@ async function runUntilDone(session: AgentSession, signal: AbortSignal): Promise
 
 async function requestReply(session: AgentSession, signal: AbortSignal): Promise<AssistantMessage> {
   session.replyInFlight = '';
-  let result;
-  try {
-    result = await callModel(session, 'chat', {
-      messages: [...session.messages],
-      tools: session.toolSpecs,
-      timeoutMs: session.config.llmTimeoutSec * 1000,
-      signal,
-      onText: (delta) => {
-        const at = session.replyInFlight.length;
-        session.replyInFlight += delta;
-        session.host.emit({ type: 'text', sessionId: session.id, delta, at });
-      },
-      onRetry: (notice) => session.host.emit({ type: 'notice', sessionId: session.id, level: 'info', text: retryNoticeText(notice) }),
-    });
-  } catch (err) {
-    if (isAbort(err, signal)) keepStoppedReply(session);
-    throw err;
-  } finally {
-    session.replyInFlight = '';
-  }
+  const result = await callModel(session, 'chat', {
+    messages: [...session.messages],
+    tools: session.toolSpecs,
+    timeoutMs: session.config.llmTimeoutSec * 1000,
+    signal,
+    onText: (delta) => {
+      const at = session.replyInFlight.length;
+      session.replyInFlight += delta;
+      session.host.emit({ type: 'text', sessionId: session.id, delta, at });
+    },
+    onRetry: (notice) => session.host.emit({ type: 'notice', sessionId: session.id, level: 'info', text: retryNoticeText(notice) }),
+  });
+  // Kept only while the reply is in flight: the whole reply is committed below.
+  session.replyInFlight = '';
   const { content, tool_calls } = result.message;
   // An empty reply is stored as '' (not null without tool calls, which some servers reject).
   const reply: AssistantMessage = tool_calls?.length ? { role: 'assistant', content, tool_calls } : { role: 'assistant', content: content ?? '' };
@@ -117,12 +112,21 @@ async function requestReply(session: AgentSession, signal: AbortSignal): Promise
 }
 
 /**
- * The user stopped the reply: what streamed is kept, marked as stopped (possibly empty), so
- * the user can read and continue it, and the context goes on with an assistant message
- * rather than leaving the user's message unanswered before the next one.
+ * When the user stopped the turn during a reply, or before any (a compaction, a retry's
+ * wait), what streamed is kept as a reply marked as stopped, possibly empty: the user can
+ * read and continue it, and the next user message never follows theirs unanswered.
+ * Returns why it could not be kept, if it could not.
  */
-function keepStoppedReply(session: AgentSession): void {
-  session.append({ role: 'assistant', content: session.replyInFlight, stopped: true });
+function keepStoppedReply(session: AgentSession, signal: AbortSignal): string | undefined {
+  const streamed = session.replyInFlight;
+  session.replyInFlight = '';
+  if (!signal.aborted || (!streamed && session.messages.at(-1)?.role !== 'user')) return undefined;
+  try {
+    session.append({ role: 'assistant', content: streamed, stopped: true });
+    return undefined;
+  } catch (err) {
+    return errorMessage(err);
+  }
 }
 
 /** Runs the calls in order; once a cap or a stop cuts the batch, the rest get "Not run". */
