@@ -198,8 +198,8 @@ export class LoomEngine {
   /** With the reply streaming in now, as far as it came: a window that reloaded shows it whole. */
   contextState(sessionId: string): { contextTokens: number; maxContextTokens: number; busy: boolean; replyInFlight: string } {
     const agent = this.sessions.get(sessionId)?.agent;
-    const busy = agent?.busy ?? false;
-    return { contextTokens: this.contextTokens(sessionId), maxContextTokens: this.config.maxContextTokens, busy, replyInFlight: busy ? agent!.replyInFlight : '' };
+    const replyInFlight = agent?.busy ? agent.replyInFlight : '';
+    return { contextTokens: this.contextTokens(sessionId), maxContextTokens: this.config.maxContextTokens, busy: agent?.busy ?? false, replyInFlight };
   }
 
   /** Files the session's tools changed since it was opened (absolute paths). */

@@ -12,19 +12,29 @@ import { useModelBackend, type ModelBackend } from '../bridge/model-backend';
 const ctx = useModelBackend();
 
 /**
- * A window's bridge whose calls are answered at once while its events wait until
- * `deliver()`: an event stream slower than the page's requests, as after a reload.
+ * A window's bridge whose events wait until `deliver()`: an event stream slower than the
+ * page's requests, as after a reload. Its chat.context answer, once computed, can be held
+ * back until `answerHeld` settles: a request slower than the event stream.
  */
-function windowWithSlowEvents(backend: ModelBackend) {
+function windowWithSlowEvents(backend: ModelBackend, answerHeld?: Promise<void>) {
   const listeners = new Set<(event: BridgeEvent) => void>();
   const held: BridgeEvent[] = [];
   let holding = true;
+  let contextComputed = () => {};
+  const computed = new Promise<void>((resolve) => (contextComputed = resolve));
   const unsubscribe = backend.backend.subscribe((event) => {
     if (holding) held.push(event);
     else for (const listener of listeners) listener(event);
   });
   const bridge: LoomBridge = {
-    invoke: (method, input) => backend.call(method as MethodName, input),
+    invoke: async (method, input) => {
+      const answer = await backend.call(method as MethodName, input);
+      if (method === 'chat.context') {
+        contextComputed();
+        await answerHeld;
+      }
+      return answer as never;
+    },
     onEvent: (listener) => {
       listeners.add(listener);
       return () => listeners.delete(listener);
@@ -35,7 +45,7 @@ function windowWithSlowEvents(backend: ModelBackend) {
     holding = false;
     for (const event of held.splice(0)) for (const listener of listeners) listener(event);
   };
-  return { bridge, deliver, unsubscribe };
+  return { bridge, deliver, unsubscribe, computed };
 }
 
 function openView(id: string, window: ReturnType<typeof windowWithSlowEvents>): ChatSession {
@@ -45,7 +55,7 @@ function openView(id: string, window: ReturnType<typeof windowWithSlowEvents>): 
 }
 
 describe('a window opened mid-reply', () => {
-  it('shows the reply so far once, whether the pieces around its load come before or after it', async () => {
+  it('shows the reply so far once, whether the pieces around its load come before, after or ahead of it', async () => {
     const session = await ctx.call<SessionMeta>('chat.create', {});
     let resume = () => {};
     const paused = new Promise<void>((resolve) => (resume = resolve));
@@ -56,10 +66,20 @@ describe('a window opened mid-reply', () => {
 
     const late = windowWithSlowEvents(ctx);
     const early = windowWithSlowEvents(ctx);
+    let answer = () => {};
+    const ahead = windowWithSlowEvents(ctx, new Promise<void>((resolve) => (answer = resolve)));
     const lateView = openView(session.id, late);
     const earlyView = openView(session.id, early);
+    const aheadView = openView(session.id, ahead);
+    // This one's answer says "Alpha "; "beta " streams before the answer reaches it.
+    const aheadLoad = aheadView.load();
+    await ahead.computed;
     resume();
     await expect.poll(replySoFar).toBe('Alpha beta ');
+    ahead.deliver();
+    answer();
+    await aheadLoad;
+    expect(aheadView.getSnapshot().streaming).toBe('Alpha beta ');
 
     // "beta " reaches one window after its load answered, the other before.
     await lateView.load();
@@ -71,7 +91,6 @@ describe('a window opened mid-reply', () => {
 
     ctx.backend.engine.stop(session.id);
     await turn;
-    late.unsubscribe();
-    early.unsubscribe();
+    for (const window of [late, early, ahead]) window.unsubscribe();
   });
 });

@@ -146,7 +146,7 @@ export class ChatSession {
         busy: context.busy,
         // No turn running: whatever live state this view still shows ended while it was away.
         ...(context.busy
-          ? { ...this.withPending(pending), streaming: context.replyInFlight }
+          ? { ...this.withPending(pending), streaming: this.replySoFar(context.replyInFlight) }
           : { streaming: '', runningTools: [], approvals: [], questions: [] }),
       });
       for (const piece of this.piecesAhead.splice(0)) this.onText(piece);
@@ -206,6 +206,12 @@ export class ChatSession {
       case 'notice':
         return this.notify(event.level, event.text);
     }
+  }
+
+  /** The engine's reply so far, unless this view already holds more of it (its events ran ahead of the answer). */
+  private replySoFar(fromEngine: string): string {
+    const shown = this.snapshot.streaming;
+    return shown.length > fromEngine.length && shown.startsWith(fromEngine) ? shown : fromEngine;
   }
 
   /**
