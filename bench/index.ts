@@ -3,6 +3,7 @@
  * To add a section, export a BenchSection from bench/<area>.ts and append it below.
  */
 import type { BenchSection } from './harness';
+import { branchesSection } from './branches';
 import { contextSection } from './context';
 import { redactionSection } from './redaction';
 import { storeSection } from './store';
@@ -10,6 +11,7 @@ import { uiSection } from './ui';
 
 const sections: BenchSection[] = [
   storeSection, // the session store vs one-JSON-file-per-session baseline
+  branchesSection, // forks at a message, the derived context, migration to schema 3
   contextSection, // context budget per request and compaction without the model call
   redactionSection, // redacting every string of a 10 MB session, as an export does
   uiSection, // the renderer in Chromium: a 5,000-message session, a 10,000-session sidebar

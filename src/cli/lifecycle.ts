@@ -42,7 +42,7 @@ function perform(store: SessionStore, action: LifecycleAction, importText: strin
       return `Renamed session ${id} to "${action.title}".`;
     }
     case 'fork':
-      return store.fork(store.resolveId(action.id)).id;
+      return store.fork(store.resolveId(action.id), action.at).id;
     case 'archive': {
       const id = store.resolveId(action.id);
       store.setArchived(id, action.archived);

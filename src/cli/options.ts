@@ -16,7 +16,8 @@ export type LifecycleAction =
   | { kind: 'search'; query: string; includeArchived: boolean; json: boolean }
   | { kind: 'info'; id: string; json: boolean }
   | { kind: 'rename'; id: string; title: string }
-  | { kind: 'fork'; id: string }
+  /** at: fork after the at-th transcript message (1 = the system message); all of them when absent. */
+  | { kind: 'fork'; id: string; at?: number }
   | { kind: 'archive'; id: string; archived: boolean }
   | { kind: 'export'; id: string; format: ExportFormat }
   | { kind: 'import'; file: string }
@@ -77,6 +78,7 @@ interface RawOptions {
   info?: string;
   rename?: string[];
   fork?: string;
+  at?: string;
   archive?: string;
   unarchive?: string;
   export?: string;
@@ -167,7 +169,8 @@ function addLifecycleOptions(program: Command): void {
     .option('--search <query>', 'full-text search of titles, summaries and transcripts')
     .option('--info <id>', "show a session's details and usage")
     .option('--rename <id> <title...>', "set a session's title")
-    .option('--fork <id>', 'copy a session into a new independent one; prints the new id')
+    .option('--fork <id>', 'start a new session from this one, sharing its history; prints the new id')
+    .option('--at <n>', 'with --fork: share only the first N transcript messages (as --export lists them)')
     .option('--archive <id>', 'archive a session (hidden from lists and search)')
     .option('--unarchive <id>', 'unarchive a session')
     .option('--export <id>', 'print a session to stdout, as JSON unless --format says otherwise')
@@ -228,6 +231,7 @@ function toAction(raw: RawOptions): CliAction {
   requireCompanion(raw.json, '--json', raw.listSessions || raw.search !== undefined || raw.info !== undefined, '--list-sessions, --search or --info');
   requireCompanion(raw.format, '--format', raw.export !== undefined, '--export');
   requireCompanion(raw.yes, '--yes', raw.delete !== undefined, '--delete');
+  requireCompanion(raw.at, '--at', raw.fork !== undefined, '--fork');
   if (raw.doctor) return { kind: 'doctor' };
   return lifecycle.length ? toLifecycleAction(raw) : toChatAction(raw);
 }
@@ -243,12 +247,18 @@ function toLifecycleAction(raw: RawOptions): LifecycleAction {
   if (raw.search !== undefined) return { kind: 'search', query: nonEmpty(raw.search, '--search', 'a query'), includeArchived, json };
   if (raw.info !== undefined) return { kind: 'info', id: sessionId(raw.info, '--info'), json };
   if (raw.rename !== undefined) return renameAction(raw.rename);
-  if (raw.fork !== undefined) return { kind: 'fork', id: sessionId(raw.fork, '--fork') };
+  if (raw.fork !== undefined) return forkAction(raw.fork, raw.at);
   if (raw.archive !== undefined) return { kind: 'archive', id: sessionId(raw.archive, '--archive'), archived: true };
   if (raw.unarchive !== undefined) return { kind: 'archive', id: sessionId(raw.unarchive, '--unarchive'), archived: false };
   if (raw.export !== undefined) return { kind: 'export', id: sessionId(raw.export, '--export'), format: raw.format ?? 'json' };
   if (raw.import !== undefined) return { kind: 'import', file: nonEmpty(raw.import, '--import', 'a file') };
   return { kind: 'delete', id: sessionId(raw.delete ?? '', '--delete'), yes: raw.yes ?? false };
+}
+
+function forkAction(id: string, at: string | undefined): LifecycleAction {
+  if (at === undefined) return { kind: 'fork', id: sessionId(id, '--fork') };
+  if (!/^\d+$/.test(at.trim()) || Number(at) < 1) throw new UsageError(`--at needs a message number from 1 (the system message), not "${at}".`);
+  return { kind: 'fork', id: sessionId(id, '--fork'), at: Number(at) };
 }
 
 /** `--rename ID TITLE`: the words after the id make the title, so quoting is optional. */

@@ -190,7 +190,7 @@ const HELP_TEXT = [
   '  \\title TEXT    set the session title',
   '  \\info          show the session: id, title, messages, compactions, usage',
   '  \\compact       summarise older turns now to shrink the working context',
-  '  \\fork          copy this session into a new one (you stay in this one)',
+  '  \\fork [N]      a new session sharing this one\'s history (up to message N; you stay in this one)',
   '  \\help          this list',
   'Ctrl-C stops the reply in progress; at the prompt, press it twice to quit.',
 ].join('\n');
@@ -270,7 +270,7 @@ async function runCommand(ctx: ReplContext, text: string): Promise<'exit' | void
       case '\\compact':
         return await compact(ctx);
       case '\\fork':
-        return fork(ctx);
+        return fork(ctx, arg);
       default:
         return ctx.view.line(`Unknown command ${name}; type \\help for the commands.`);
     }
@@ -297,8 +297,10 @@ async function compact(ctx: ReplContext): Promise<void> {
   }
 }
 
-function fork(ctx: ReplContext): void {
-  const forked = ctx.engine.fork(ctx.sessionId);
+/** `\fork N` counts messages as `loom --export` lists the transcript (1 = the system message). */
+function fork(ctx: ReplContext, arg: string): void {
+  if (arg && !/^\d+$/.test(arg)) return ctx.view.line('Usage: \\fork [N], N the message to fork after (1 = the system message)');
+  const forked = ctx.engine.fork(ctx.sessionId, arg ? Number(arg) : undefined);
   ctx.view.line(`Forked as ${forked.id}. You are still in session ${ctx.sessionId}; open the fork with: loom --resume ${forked.id}`);
 }
 

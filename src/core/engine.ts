@@ -170,9 +170,12 @@ export class LoomEngine {
     }
   }
 
-  /** Everything is committed as it happens, so the fork sees the session as it is now. */
-  fork(sessionId: string): SessionMeta {
-    const meta = this.store.fork(this.store.resolveId(sessionId));
+  /**
+   * Everything is committed as it happens, so the fork sees the session as it is now;
+   * `at`: share only the first `at` transcript messages.
+   */
+  fork(sessionId: string, at?: number): SessionMeta {
+    const meta = this.store.fork(this.store.resolveId(sessionId), at);
     this.emit({ type: 'sessions_changed' });
     return meta;
   }

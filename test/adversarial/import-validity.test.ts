@@ -44,7 +44,7 @@ async function importMessages(ws: Workspace, server: ScriptedServer, doc: any, m
 function storeCounts(ws: Workspace): Record<string, number> {
   return inStore(ws, (store) =>
     Object.fromEntries(
-      ['sessions', 'messages', 'transcript', 'context', 'compactions', 'usage'].map((table) => [
+      ['sessions', 'messages', 'transcript', 'context_starts', 'compactions', 'usage'].map((table) => [
         table,
         (store.db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n,
       ]),

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi, type TestContext } from 'vitest';
 import type { BridgeEvent, BridgeResult, MethodName } from '../../src/shared/contract';
 import type { SessionMeta } from '../../src/shared/types';
 import { DISK_FULL_MESSAGE } from '../../src/core/disk-full';
@@ -129,6 +129,19 @@ function trickle(port: number, opening: string): Promise<{ closedAfterMs: number
 }
 
 /** Fills the file system holding `dir` to the last byte; returns the filler file. */
+/** A fresh 3 MiB tmpfs under the test's folder, unmounted after the test; skips without root. */
+function smallDisk(name: string, ctx: TestContext): string {
+  const dataDir = path.join(root, name);
+  fs.mkdirSync(dataDir, { mode: 0o700 });
+  try {
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=3m,mode=0700', 'tmpfs', dataDir], { stdio: 'pipe' });
+  } catch (err) {
+    ctx.skip(`cannot mount a small tmpfs to fill (needs root): ${String(err).split('\n')[0]}`);
+  }
+  cleanups.push(() => void execFileSync('umount', ['-l', dataDir]));
+  return dataDir;
+}
+
 function fillDisk(dir: string): string {
   const filler = path.join(dir, 'filler.bin');
   const fd = fs.openSync(filler, 'w');
@@ -250,14 +263,7 @@ describe('guarantee 12: the browser-mode server is robust', () => {
   });
 
   it('disk full: one clear line, the server keeps running, and what was saved stays readable', async (ctx) => {
-    const dataDir = path.join(root, 'data');
-    fs.mkdirSync(dataDir, { mode: 0o700 });
-    try {
-      execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=3m,mode=0700', 'tmpfs', dataDir], { stdio: 'pipe' });
-    } catch (err) {
-      ctx.skip(`cannot mount a small tmpfs to fill (needs root): ${String(err).split('\n')[0]}`);
-    }
-    cleanups.push(() => void execFileSync('umount', ['-l', dataDir]));
+    const dataDir = smallDisk('data', ctx);
     mode = await startMode(dataDir);
 
     model.enqueue({ text: 'Saved before the disk filled.' }, { text: 'Before' });
@@ -303,14 +309,7 @@ describe('guarantee 12: the browser-mode server is robust', () => {
   });
 
   it('disk full in the command: the same one line, no "unexpected error"', async (ctx) => {
-    const dataDir = path.join(root, 'cli-data');
-    fs.mkdirSync(dataDir, { mode: 0o700 });
-    try {
-      execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=3m,mode=0700', 'tmpfs', dataDir], { stdio: 'pipe' });
-    } catch (err) {
-      ctx.skip(`cannot mount a small tmpfs to fill (needs root): ${String(err).split('\n')[0]}`);
-    }
-    cleanups.push(() => void execFileSync('umount', ['-l', dataDir]));
+    const dataDir = smallDisk('cli-data', ctx);
     await buildLoom();
     mode = await startMode(dataDir);
     model.enqueue({ text: 'Saved before the disk filled.' }, { text: 'Before' });

@@ -228,6 +228,35 @@ describe('changing sessions', () => {
     expect(fork).toMatchObject({ parent_id: s.parser.id, message_count: 3, archived: false });
   });
 
+  it('--fork ID --at N shares the first N messages as --export lists them, and prints only the new id', async () => {
+    const s = seed();
+    const exported = JSON.parse((await loom('--export', s.parser.id)).stdout) as { session: { transcript: unknown[] } };
+    const run = await loom('--fork', s.parser.id.slice(0, 8), '--at', '2');
+    expect(run).toMatchObject({ code: 0, stderr: '' });
+    const id = run.stdout.trim();
+    expect(run.stdout).toBe(`${id}\n`);
+    const fork = withStore((store) => store.get(id));
+    expect(fork).toMatchObject({ parent_id: s.parser.id, message_count: 2 });
+    expect(fork.transcript).toEqual(exported.session.transcript.slice(0, 2));
+    // Forked before the compaction was recorded (after message 3): the fork does not inherit it.
+    expect(fork.messages).toEqual(fork.transcript);
+    expect(fork.compactions).toEqual([]);
+    const rows = withStore((store) => (store.db.prepare('SELECT count(*) AS n FROM transcript t JOIN sessions s ON s.pk = t.session_pk WHERE s.id = ?').get(id) as { n: number }).n);
+    expect(rows).toBe(0);
+  });
+
+  it('--fork --at refuses a point outside the transcript or not a number, with one line and nothing created', async () => {
+    const s = seed();
+    for (const [at, message] of [['4', /Cannot fork at message 4: session .* has 3 transcript messages/], ['0', /--at needs a message number from 1/], ['x', /--at needs a message number/]] as const) {
+      const run = await loom('--fork', s.parser.id, '--at', at);
+      expect(run.code).not.toBe(0);
+      expect(expectOneErrorLine(run)).toMatch(message);
+      expect(run.stdout).toBe('');
+    }
+    expect((await loom('--info', s.parser.id, '--at', '2')).stderr).toContain('--at only applies to --fork.');
+    expect(sessionCount()).toBe(3);
+  });
+
   it('--archive hides a session from list and search; --unarchive brings it back', async () => {
     const s = seed();
     expect((await loom('--archive', s.parser.id)).code).toBe(0);
@@ -284,7 +313,7 @@ describe('--export and --import', () => {
     const exported = await loom('--export', s.parser.id.slice(0, 8));
     expect(exported).toMatchObject({ code: 0, stderr: '' });
     const doc = JSON.parse(exported.stdout);
-    expect(doc).toMatchObject({ format: 'loom-session', version: 1, session: { id: s.parser.id, title: 'Parser fix' } });
+    expect(doc).toMatchObject({ format: 'loom-session', version: 2, session: { id: s.parser.id, title: 'Parser fix', fork: null } });
 
     const file = path.join(dir, 'parser.json');
     fs.writeFileSync(file, exported.stdout);
@@ -298,6 +327,14 @@ describe('--export and --import', () => {
     expect(copy.transcript).toEqual(original.transcript);
     expect(copy.messages).toEqual(original.messages);
     expect(copy.compactions).toEqual(original.compactions);
+  });
+
+  it('--export of a fork at a message names its fork point (export version 2)', async () => {
+    const s = seed();
+    const fork = (await loom('--fork', s.parser.id, '--at', '2')).stdout.trim();
+    const doc = JSON.parse((await loom('--export', fork)).stdout);
+    expect(doc.session).toMatchObject({ parent_id: s.parser.id, fork: { parent_id: s.parser.id, at: 2 }, context_start: { kept_from: 0, with_system: true, head: [] } });
+    expect(doc.session.transcript).toHaveLength(2);
   });
 
   it('imports from stdin with -', async () => {

@@ -99,6 +99,7 @@ describe('actions', () => {
     expect(run(['--rename', 'ab12', 'New title']).action).toEqual({ kind: 'rename', id: 'ab12', title: 'New title' });
     expect(run(['--rename', 'ab12', 'two', 'words']).action).toEqual({ kind: 'rename', id: 'ab12', title: 'two words' });
     expect(run(['--fork', 'ab12']).action).toEqual({ kind: 'fork', id: 'ab12' });
+    expect(run(['--fork', 'ab12', '--at', '7']).action).toEqual({ kind: 'fork', id: 'ab12', at: 7 });
     expect(run(['--archive', 'ab12']).action).toEqual({ kind: 'archive', id: 'ab12', archived: true });
     expect(run(['--unarchive', 'ab12']).action).toEqual({ kind: 'archive', id: 'ab12', archived: false });
     expect(run(['--export', 'ab12']).action).toEqual({ kind: 'export', id: 'ab12', format: 'json' });

@@ -7,9 +7,8 @@ import { LoomError } from '../../src/core/errors';
 import { backupPath, databasePath, openDatabase } from '../../src/core/store/db';
 import { MIGRATIONS, readSchemaVersion, type Migration } from '../../src/core/store/migrations';
 import { SessionStore } from '../../src/core/store/session-store';
-import { boundaryMessage } from '../../src/core/context/compactor';
 import type { ChatMessage } from '../../src/shared/types';
-import { assistant, bytes, conversation, mode, openStore, system, tempDir, user } from './helpers';
+import { bytes, conversation, mode, openStore, tempDir, user } from './helpers';
 
 describe('opening the database', () => {
   it('creates the folder 0700 and the database files 0600', () => {
@@ -181,55 +180,16 @@ describe('migrations', () => {
     }
   });
 
-  it('version 2 places the compactions of a version 1 database where their boundary message shows it, NULL where it cannot', () => {
-    const store = openStore();
-    const compact = (id: string, summary: string, keep: ChatMessage[]) =>
-      store.recordCompaction(id, {
-        messages: [system(), boundaryMessage(summary), ...keep],
-        compaction: { at: '2026-01-02T03:04:05.000Z', before_tokens: 900, after_tokens: 300, summary },
-      });
-    // Compacted after message 5, then the conversation went on; a fork of it went on further.
-    const { id: continued } = store.create({ messages: conversation('the lexer') });
-    compact(continued, 'Fixed the lexer.', [assistant('I fixed the lexer.')]);
-    store.appendMessage(continued, user('Now the tests.'));
-    store.appendMessage(continued, assistant('Tests pass.'));
-    const { id: forked } = store.fork(continued);
-    store.appendMessage(forked, user('And the docs?'));
-    // Compacted twice: the second summary replaced the first one's boundary message.
-    const { id: twice } = store.create({ messages: conversation('the parser') });
-    compact(twice, 'Fixed the parser.', []);
-    store.appendMessage(twice, user('Then the printer.'));
-    store.appendMessage(twice, assistant('Printer done.'));
-    compact(twice, 'Parser and printer fixed.', [assistant('Printer done.')]);
-    // The working context was replaced after the compaction: nothing left to place it by.
-    const { id: replaced } = store.create({ messages: conversation('the cache') });
-    compact(replaced, 'Fixed the cache.', []);
-    store.replaceContext(replaced, [system(), user('start over')]);
-    // As version 1 wrote it.
-    store.db.exec('ALTER TABLE compactions DROP COLUMN transcript_index; ALTER TABLE messages DROP COLUMN stopped; UPDATE schema_version SET version = 1');
-    store.close();
-
-    const migrated = openStore(store.dataDir);
-    expect(readSchemaVersion(migrated.db)).toBe(MIGRATIONS.at(-1)!.version);
-    expect(fs.existsSync(backupPath(databasePath(store.dataDir), 1))).toBe(true);
-    const positions = (id: string) => migrated.getCompactions(id).map((c) => c.transcript_index);
-    expect(positions(continued)).toEqual([5]);
-    expect(positions(forked)).toEqual([5]);
-    expect(positions(twice)).toEqual([undefined, 7]);
-    expect(positions(replaced)).toEqual([undefined]);
-    expect(migrated.getCompactions(replaced)[0]).not.toHaveProperty('transcript_index');
-  });
-
-  it('version 3 keeps the messages of a version 2 database as they were, and records a stopped reply from then on', () => {
+  it('version 4 keeps the messages of a version 3 database as they were, and records a stopped reply from then on', () => {
     const store = openStore();
     const { id } = store.create({ messages: conversation('the parser') });
     const before = store.getTranscript(id);
-    // As version 2 wrote it.
-    store.db.exec('ALTER TABLE messages DROP COLUMN stopped; UPDATE schema_version SET version = 2');
+    // As version 3 wrote it.
+    store.db.exec('ALTER TABLE messages DROP COLUMN stopped; UPDATE schema_version SET version = 3');
     store.close();
 
     const migrated = openStore(store.dataDir);
-    expect(readSchemaVersion(migrated.db)).toBe(3);
+    expect(readSchemaVersion(migrated.db)).toBe(4);
     expect(migrated.getTranscript(id)).toEqual(before);
     const stopped: ChatMessage = { role: 'assistant', content: 'Half a repl', stopped: true };
     migrated.appendMessage(id, user('Go on'));

@@ -20,22 +20,26 @@ function richSession(store: SessionStore): string {
 }
 
 describe('JSON export', () => {
-  it('writes the DESIGN §4 document, pretty-printed', () => {
+  it('writes the version 2 document (DESIGN §4 plus the fork point and the context start), pretty-printed', () => {
     const store = openStore();
     const id = richSession(store);
     const text = store.exportSession(id);
     expect(text).toContain('\n  "format": "loom-session",\n');
     const doc = JSON.parse(text);
     expect(Object.keys(doc)).toEqual(['format', 'version', 'exported_at', 'session']);
-    expect(doc).toMatchObject({ format: 'loom-session', version: 1 });
+    expect(doc).toMatchObject({ format: 'loom-session', version: 2 });
     expect(new Date(doc.exported_at).toISOString()).toBe(doc.exported_at);
     expect(Object.keys(doc.session)).toEqual([
-      'id', 'parent_id', 'title', 'summary', 'status', 'archived', 'created_at', 'updated_at',
-      'model', 'cwd', 'messages', 'transcript', 'compactions', 'plan', 'usage',
+      'id', 'parent_id', 'fork', 'title', 'summary', 'status', 'archived', 'created_at', 'updated_at',
+      'model', 'cwd', 'messages', 'context_start', 'transcript', 'compactions', 'plan', 'usage',
     ]);
     const { message_count, ...record } = store.get(id);
     expect(message_count).toBe(5);
-    expect(doc.session).toEqual(record);
+    const { fork, context_start, ...v1 } = doc.session;
+    expect(v1).toEqual(record);
+    expect(fork).toBeNull();
+    // The compaction kept the last message: the summary is the only message of its own.
+    expect(context_start).toEqual({ kept_from: 4, with_system: true, head: [user('<session_context_data>summary</session_context_data>')] });
     // DESIGN §4's compaction keys, plus where in the transcript it happened.
     expect(doc.session.compactions).toEqual([
       { at: '2026-01-02T03:04:05.000Z', before_tokens: 900, after_tokens: 300, summary: 'summary', transcript_index: 5 },
@@ -69,6 +73,17 @@ describe('JSON export', () => {
     expect(store.getTranscript(imported.id)).toEqual(original.transcript);
   });
 
+  it('still imports version 1 (no fork point, no context start): the context is rebuilt from messages', () => {
+    const store = openStore();
+    const id = richSession(store);
+    const doc = JSON.parse(store.exportSession(id));
+    delete doc.session.fork;
+    delete doc.session.context_start;
+    const { meta } = store.importSession(JSON.stringify({ ...doc, version: 1 }));
+    expect(store.getContext(meta.id)).toEqual(store.getContext(id));
+    expect(store.getTranscript(meta.id)).toEqual(store.getTranscript(id));
+  });
+
   it('imports into another data folder', () => {
     const from = openStore();
     const id = richSession(from);
@@ -88,7 +103,9 @@ describe('import validation', () => {
   const cases: [string, (doc: any) => unknown, string][] = [
     ['wrong format', (d) => ({ ...d, format: 'other-app' }), 'Not a Loom session export: "format" must be "loom-session" (got "other-app").'],
     ['no format', (d) => ({ ...d, format: undefined }), 'Not a Loom session export: "format" must be "loom-session" (got nothing).'],
-    ['wrong version', (d) => ({ ...d, version: 2 }), 'Unsupported Loom session export version 2; this Loom reads version 1.'],
+    ['wrong version', (d) => ({ ...d, version: 3 }), 'Unsupported Loom session export version 3; this Loom reads versions 1 and 2.'],
+    ['a context start past the transcript', (d) => { d.session.context_start.kept_from = 6; return d; }, 'Not a valid Loom session export: session.context_start.kept_from: past the end of the transcript (5 messages).'],
+    ['version 1 with version 2 fields', (d) => ({ ...d, version: 1 }), 'Not a valid Loom session export: session: Unrecognized keys: "fork", "context_start"'],
     ['a message with an unknown role', (d) => { d.session.transcript[1].role = 'wizard'; return d; }, 'Not a valid Loom session export: session.transcript.1.role:'],
     ['an extra field', (d) => ({ ...d, session: { ...d.session, extra: 1 } }), 'Not a valid Loom session export: session: Unrecognized key: "extra"'],
     ['a missing field', (d) => { delete d.session.plan; return d; }, 'Not a valid Loom session export: session.plan:'],

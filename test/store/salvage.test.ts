@@ -73,6 +73,25 @@ describe('salvaging a damaged loom.db', () => {
     store.db.exec(`INSERT INTO messages_fts (messages_fts) VALUES ('integrity-check')`);
   });
 
+  it('keeps a fork whose parent\'s session row is lost: its own messages and the shared ones still readable', () => {
+    const dataDir = path.join(tempDir(), 'data');
+    const ids = fillStore(dataDir, 40);
+    const store = SessionStore.open(dataDir);
+    const fork = store.fork(ids[0], 2).id;
+    store.appendMessage(fork, user('only in the fork'));
+    store.close();
+    const file = databasePath(dataDir);
+    const [firstLeaf, lastLeaf] = [leafPages(file, 'sessions')[0], leafPages(file, 'sessions').at(-1)!];
+    expect(firstLeaf).not.toBe(lastLeaf);
+    smashPage(file, firstLeaf);
+
+    const copy = openCopy(salvageDatabase(file).file!);
+    expect(() => copy.getMeta(ids[0])).toThrow();
+    expect(copy.getTranscript(fork).map((m) => (m.content ?? '').slice(0, 10))).toEqual(['You are Lo', 'Question 0', 'only in th']);
+    expect(copy.getContext(fork)).toEqual(copy.getTranscript(fork));
+    expect(copy.db.pragma('foreign_key_check')).toEqual([]);
+  });
+
   it('steps over a broken page of a WITHOUT ROWID table (the transcript), keeping each session\'s readable start', () => {
     const dataDir = path.join(tempDir(), 'data');
     const store = SessionStore.open(dataDir);

@@ -107,15 +107,18 @@ describe('working context, compactions, usage, plan', () => {
     expect(store.getTranscript(id)).toEqual(conversation());
   });
 
-  it('stores repeated transcript messages once, new ones inline', () => {
+  it('records a replaced context as a start over the transcript: no message body is added', () => {
     const store = openStore();
     const { id } = store.create({ messages: conversation() });
     const bodies = () => (store.db.prepare('SELECT count(*) AS n FROM messages').get() as { n: number }).n;
     const before = bodies();
     store.replaceContext(id, [system(), user('summary'), assistant('I fixed the parser.')]);
-    expect(bodies()).toBe(before + 1);
-    store.replaceContext(id, [system(), user('newer summary')]);
-    expect(bodies()).toBe(before + 1); // the old summary went with its last context row
+    expect(bodies()).toBe(before);
+    expect(store.db.prepare('SELECT at_seq, kept_from, with_system, head FROM context_starts').all()).toEqual([
+      { at_seq: 5, kept_from: 4, with_system: 1, head: JSON.stringify([user('summary')]) },
+    ]);
+    store.appendMessage(id, user('more'));
+    expect(store.getContext(id)).toEqual([system(), user('summary'), assistant('I fixed the parser.'), user('more')]);
   });
 
   it('keeps a failed replacement from changing anything', () => {
@@ -307,7 +310,7 @@ describe('maintenance off the write path', () => {
 });
 
 describe('fork', () => {
-  it('deep-copies everything into a new saved, unarchived session', () => {
+  it('shows the whole record in a new saved, unarchived session', () => {
     const store = openStore();
     const { id } = store.create({ model: 'm', cwd: '/p', title: 'Original', messages: conversation() });
     store.recordCompaction(id, { messages: [system(), user('summary')], compaction: compaction(), usage: { prompt_tokens: 1, completion_tokens: 2, cost_usd: 0 } });
@@ -342,7 +345,8 @@ describe('fork', () => {
     expect(store.getMeta(id).title).toBe('Original');
     expect(store.search('walrus').map((h) => h.id)).toEqual([id]);
     expect(store.search('narwhal').map((h) => h.id)).toEqual([fork]);
-    expect(store.search('parser').map((h) => h.id).sort()).toEqual([id, fork].sort());
+    // A shared message is found once, in the session it was written in (docs/DESIGN.md).
+    expect(store.search('parser').map((h) => h.id)).toEqual([id]);
     store.delete(id);
     expect(store.getTranscript(fork)).toHaveLength(6);
     expect(store.search('parser').map((h) => h.id)).toEqual([fork]);
@@ -365,8 +369,8 @@ describe('delete', () => {
     expect(store.list().map((s) => s.id)).toEqual([keep.id]);
     expect(store.search('zeppelin')).toEqual([]);
     expect(count('transcript')).toBe(keepRows.transcript - 5);
-    expect(count('messages')).toBe(keepRows.messages - 6); // its 5 messages and the summary
-    for (const table of ['context', 'compactions', 'usage', 'leases']) {
+    expect(count('messages')).toBe(keepRows.messages - 5);
+    for (const table of ['context_starts', 'compactions', 'usage', 'leases']) {
       expect((store.db.prepare(`SELECT count(*) AS n FROM ${table} WHERE session_pk NOT IN (SELECT pk FROM sessions)`).get() as { n: number }).n).toBe(0);
     }
     expect(fs.readFileSync(audit, 'utf8')).toBe('{"event":"tool"}\n');

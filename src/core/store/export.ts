@@ -5,7 +5,9 @@ import { redactSecrets } from '../security/secrets';
 import { checkContext, ContextRuleError, type CheckedContext } from './context-rules';
 
 const EXPORT_FORMAT = 'loom-session';
-const EXPORT_VERSION = 1;
+/** Version 2 adds the fork point and the context start (docs/DESIGN.md, "Export version 2"); version 1 is still read. */
+const EXPORT_VERSION = 2;
+const READ_VERSIONS: readonly unknown[] = [1, 2];
 export type ExportFormat = 'json' | 'markdown' | 'html';
 export const EXPORT_FORMATS: readonly ExportFormat[] = ['json', 'markdown', 'html'];
 
@@ -39,7 +41,7 @@ const totalsSchema = z.strictObject({
   cost_usd: z.number().nonnegative(),
 });
 
-const sessionSchema = z.strictObject({
+const sessionFields = {
   id: z.string(),
   parent_id: z.string().nullable(),
   title: z.string().nullable(),
@@ -64,7 +66,15 @@ const sessionSchema = z.strictObject({
   usage: totalsSchema.extend({
     by_kind: z.strictObject(Object.fromEntries(CALL_KINDS.map((k) => [k, totalsSchema])) as Record<(typeof CALL_KINDS)[number], typeof totalsSchema>),
   }),
-}).superRefine((session, ctx) => {
+};
+
+/** Version 2: where a fork's history came from, and how its working context derives from its transcript. */
+const treeFields = {
+  fork: z.strictObject({ parent_id: z.string(), at: count }).nullable(),
+  context_start: z.strictObject({ kept_from: count, with_system: z.boolean(), head: z.array(messageSchema) }),
+};
+
+function placedCompactions(session: z.infer<z.ZodObject<typeof sessionFields>>, ctx: z.RefinementCtx): void {
   session.compactions.forEach((c, i) => {
     if (c.transcript_index !== undefined && c.transcript_index > session.transcript.length) {
       ctx.addIssue({
@@ -74,16 +84,41 @@ const sessionSchema = z.strictObject({
       });
     }
   });
-});
+}
 
-const exportSchema = z.strictObject({
-  format: z.literal(EXPORT_FORMAT),
-  version: z.literal(EXPORT_VERSION),
-  exported_at: timestamp,
-  session: sessionSchema,
-});
+/**
+ * `messages` stays what an import builds the context from (a user may edit it, as in
+ * version 1); the start is there for readers, so it only has to point inside the transcript.
+ */
+function startInsideTranscript(session: z.infer<z.ZodObject<typeof sessionFields & typeof treeFields>>, ctx: z.RefinementCtx): void {
+  if (session.context_start.kept_from > session.transcript.length) {
+    ctx.addIssue({ code: 'custom', path: ['context_start', 'kept_from'], message: `past the end of the transcript (${session.transcript.length} messages)` });
+  }
+}
 
-export type ExportedSession = z.infer<typeof sessionSchema>;
+const exportSchemas = {
+  1: z.strictObject({
+    format: z.literal(EXPORT_FORMAT),
+    version: z.literal(1),
+    exported_at: timestamp,
+    session: z.strictObject(sessionFields).superRefine(placedCompactions),
+  }),
+  2: z.strictObject({
+    format: z.literal(EXPORT_FORMAT),
+    version: z.literal(2),
+    exported_at: timestamp,
+    session: z.strictObject({ ...sessionFields, ...treeFields }).superRefine(placedCompactions).superRefine(startInsideTranscript),
+  }),
+};
+
+/** What an import keeps of either version: the context is rebuilt from `messages`, a fork imports as a session of its own. */
+export type ExportedSession = z.infer<z.ZodObject<typeof sessionFields>>;
+
+/** The version 2 fields, read from the store beside the record. */
+export interface TreeFields {
+  fork: { parent_id: string; at: number } | null;
+  context_start: { kept_from: number; with_system: boolean; head: ChatMessage[] };
+}
 
 export interface ParsedExport {
   /** Its working context obeys the chat rules (context-rules.ts), repaired where it could be. */
@@ -104,16 +139,16 @@ export function parseExport(text: string): ParsedExport {
   if (head.format !== EXPORT_FORMAT) {
     throw new LoomError(`Not a Loom session export: "format" must be "${EXPORT_FORMAT}" (got ${describe(head.format)}).`, 'bad_import');
   }
-  if (head.version !== EXPORT_VERSION) {
-    throw new LoomError(`Unsupported Loom session export version ${describe(head.version)}; this Loom reads version ${EXPORT_VERSION}.`, 'bad_import');
+  if (!READ_VERSIONS.includes(head.version)) {
+    throw new LoomError(`Unsupported Loom session export version ${describe(head.version)}; this Loom reads versions 1 and 2.`, 'bad_import');
   }
-  const parsed = exportSchema.safeParse(doc);
+  const parsed = exportSchemas[head.version as 1 | 2].safeParse(doc);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const where = issue.path.length ? issue.path.join('.') : 'the document';
     throw invalidExport(where, issue.message);
   }
-  const session = parsed.data.session as ExportedSession;
+  const { fork: _fork, context_start: _start, ...session } = parsed.data.session as ExportedSession & Partial<TreeFields>;
   const context = checkedContext(session.messages);
   return { session: { ...session, messages: context.messages }, closedCalls: context.closedCalls };
 }
@@ -137,11 +172,11 @@ function describe(value: unknown): string {
 
 // ---- rendering ----
 
-export function renderExport(record: SessionRecord, format: ExportFormat, now = new Date()): string {
-  const session = redactDeep(record);
+export function renderExport(record: SessionRecord, tree: TreeFields, format: ExportFormat, now = new Date()): string {
+  const { session, tree: redactedTree } = redactDeep({ session: record, tree });
   switch (format) {
     case 'json':
-      return renderJson(session, now);
+      return renderJson(session, redactedTree, now);
     case 'markdown':
       return renderMarkdown(session);
     case 'html':
@@ -172,10 +207,11 @@ function mapStrings<T>(value: T, fn: (text: string) => string): T {
   return copy as T;
 }
 
-function renderJson(s: SessionRecord, now: Date): string {
+function renderJson(s: SessionRecord, tree: TreeFields, now: Date): string {
   const session = {
     id: s.id,
     parent_id: s.parent_id,
+    fork: tree.fork,
     title: s.title,
     summary: s.summary,
     status: s.status,
@@ -185,6 +221,7 @@ function renderJson(s: SessionRecord, now: Date): string {
     model: s.model,
     cwd: s.cwd,
     messages: s.messages,
+    context_start: tree.context_start,
     transcript: s.transcript,
     compactions: s.compactions,
     plan: s.plan,

@@ -29,7 +29,8 @@ export function toColumns(message: ChatMessage): MessageColumns {
   };
 }
 
-export function fromColumns(row: Pick<MessageColumns, 'role' | 'content' | 'tool_calls' | 'tool_call_id' | 'stopped'>): ChatMessage {
+/** `stopped` is absent from rows read before version 4 added it (migration 3). */
+export function fromColumns(row: Pick<MessageColumns, 'role' | 'content' | 'tool_calls' | 'tool_call_id'> & Partial<Pick<MessageColumns, 'stopped'>>): ChatMessage {
   switch (row.role) {
     case 'assistant': {
       const message: ChatMessage = { role: 'assistant', content: row.content };
@@ -66,33 +67,6 @@ function normalizeMessage(message: ChatMessage): ChatMessage {
 }
 
 /** A stable text form of a message, equal for equal messages. */
-function messageKey(message: ChatMessage): string {
+export function messageKey(message: ChatMessage): string {
   return JSON.stringify(normalizeMessage(message));
-}
-
-/** A working-context position: an existing message body by id, or a new message. */
-export type ContextEntry = { id: number; message: null } | { id: null; message: ChatMessage };
-
-/**
- * Maps a new working context onto transcript messages it repeats (after a compaction:
- * the system message and the recent turns), so only new messages such as the summary get
- * new bodies. `known` lists transcript messages in order; equal content means same message.
- */
-export function linkToTranscript(messages: ChatMessage[], known: Iterable<[id: number, message: ChatMessage]>): ContextEntry[] {
-  const idsByKey = new Map<string, number[]>();
-  for (const [id, message] of known) {
-    const key = messageKey(message);
-    const ids = idsByKey.get(key);
-    if (ids) ids.push(id);
-    else idsByKey.set(key, [id]);
-  }
-  const used = new Set<number>();
-  return messages.map((message) => {
-    const ids = idsByKey.get(messageKey(message));
-    if (!ids) return { id: null, message };
-    // Repeated identical messages keep pointing at their own transcript entries.
-    const id = ids.find((i) => !used.has(i)) ?? ids[ids.length - 1];
-    used.add(id);
-    return { id, message: null };
-  });
 }

@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { deriveContexts } from './migration-v3';
 
 /**
  * The schema of loom.db as an ordered list of migrations. Each one runs in its own
@@ -219,6 +220,11 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 3,
+    description: 'forks share their parent\'s transcript rows; the working context is derived (context_starts), the context table goes',
+    up: deriveContexts,
+  },
+  {
+    version: 4,
     description: 'messages.stopped: 1 for a reply the user stopped, kept with what had streamed',
     up(db) {
       db.exec('ALTER TABLE messages ADD COLUMN stopped INTEGER NOT NULL DEFAULT 0');

@@ -76,6 +76,7 @@ function fillFrom(file: string, nativeBinding: string | undefined, target: Datab
   // Before any row is deleted: the message delete trigger keeps the index consistent only
   // for messages it finds queued.
   queueEveryMessageForSearch(target);
+  adoptRowsOfLostParents(target);
   dropOrphans(target, tables);
   return { tables };
 }
@@ -89,6 +90,24 @@ function copyableTables(db: Database.Database): string[] {
   const indexes = rows.filter((r) => /^CREATE VIRTUAL TABLE/i.test(r.sql)).map((r) => r.name);
   const derived = (name: string) => indexes.some((index) => name === index || name.startsWith(`${index}_`));
   return rows.map((r) => r.name).filter((name) => name !== SCHEMA_VERSION_TABLE && !derived(name));
+}
+
+/**
+ * A fork whose parent's session row was on a broken page would go as an orphan, its own
+ * messages with it. Instead it takes the lost parent's transcript rows it shared (those
+ * still readable) and stands alone (docs/DESIGN.md, "Branches"); what the parent read from
+ * its own parent is lost with the parent's row.
+ */
+function adoptRowsOfLostParents(db: Database.Database): void {
+  const forks = db
+    .prepare('SELECT pk, fork_parent_pk AS lost, fork_at FROM sessions WHERE fork_parent_pk IS NOT NULL AND fork_parent_pk NOT IN (SELECT pk FROM sessions)')
+    .all() as { pk: number; lost: number; fork_at: number }[];
+  for (const fork of forks) {
+    db.prepare('INSERT OR IGNORE INTO transcript (session_pk, seq, message_id) SELECT ?, seq, message_id FROM transcript WHERE session_pk = ? AND seq < ?').run(
+      fork.pk, fork.lost, fork.fork_at,
+    );
+    db.prepare('UPDATE sessions SET fork_parent_pk = NULL, fork_at = 0 WHERE pk = ?').run(fork.pk);
+  }
 }
 
 /** Deletes rows whose foreign key points at a row that was not saved, until none are left. */

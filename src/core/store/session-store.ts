@@ -16,12 +16,14 @@ import {
 } from '../../shared/types';
 import { LoomError } from '../errors';
 import { openDatabase, type OpenOptions } from './db';
-import { EXPORT_FORMATS, parseExport, renderExport, type ExportFormat, type ExportedSession } from './export';
+import { EXPORT_FORMATS, parseExport, renderExport, type ExportFormat, type ExportedSession, type TreeFields } from './export';
 import { LeaseKeeper, defaultOwner, inUseError, type Lease } from './leases';
-import { fromColumns, linkToTranscript, toColumns, type ContextEntry, type MessageColumns } from './messages';
+import { derive, sameMessages, startFor } from './context-start';
+import { toColumns } from './messages';
 import { META_COLUMNS, metaFromRow, type MetaRow } from './rows';
 import { searchSessions, updateSearchIndex } from './search';
 import { prepared } from './statements';
+import { currentStart, detachForks, forkTarget, insertStart, readContext, readTranscript, startAtOrBefore } from './transcript-chain';
 
 export type { Lease } from './leases';
 
@@ -33,8 +35,6 @@ export interface ImportedSession {
 
 const EMPTY_PLAN: PlanState = { todos: [], scratchpad: '' };
 
-type StoredMessage = Pick<MessageColumns, 'role' | 'content' | 'tool_calls' | 'tool_call_id' | 'stopped'>;
-const MESSAGE_COLUMNS = 'm.role, m.content, m.tool_calls, m.tool_call_id, m.stopped';
 /** How long after a write the store catches up on search indexing and checkpointing. */
 const MAINTENANCE_DELAY_MS = 2_000;
 
@@ -95,12 +95,12 @@ export class SessionStore {
     return this.getMeta(id);
   }
 
-  /** Adds the message to the transcript and the working context, committed before returning. */
+  /** Adds the message to the transcript (and so to the derived working context), committed before returning. */
   appendMessage(id: string, message: ChatMessage): void {
     this.write(() => this.appendTo(this.pkOf(id), message, this.updateTime()));
   }
 
-  /** Replaces the working context; the transcript is untouched. */
+  /** Replaces the working context (recorded as a context start); the transcript is untouched. */
   replaceContext(id: string, messages: ChatMessage[]): void {
     this.write(() => {
       const pk = this.pkOf(id);
@@ -142,18 +142,14 @@ export class SessionStore {
     this.write(() => {
       const pk = this.pkOf(id);
       this.sql('UPDATE sessions SET cwd = ? WHERE pk = ?').run(project.cwd, pk);
-      const first = this.sql(
-        `SELECT c.position, m.role, m.content FROM context c JOIN messages m ON m.id = c.message_id
-          WHERE c.session_pk = ? ORDER BY c.position LIMIT 1`,
-      ).get(pk) as { position: number; role: ChatMessage['role']; content: string | null } | undefined;
-      if (first?.role === 'system' && first.content === project.systemPrompt) return;
+      const context = readContext(this.db, pk);
+      if (context[0]?.role === 'system' && context[0].content === project.systemPrompt) return;
+      const prompt: ChatMessage = { role: 'system', content: project.systemPrompt };
       const seq = this.messageCount(pk);
-      const promptId = this.insertTranscript(pk, seq, { role: 'system', content: project.systemPrompt });
+      this.insertTranscript(pk, seq, prompt);
       this.sql('UPDATE sessions SET message_count = ? WHERE pk = ?').run(seq + 1, pk);
-      // In place of the old prompt, or just before the first message (positions only order).
-      const position = first?.role === 'system' ? first.position : (first?.position ?? 1) - 1;
-      this.sql('DELETE FROM context WHERE session_pk = ? AND position = ?').run(pk, position);
-      this.sql('INSERT INTO context (session_pk, position, message_id) VALUES (?, ?, ?)').run(pk, position, promptId);
+      // In place of the old prompt, or before the first message.
+      this.writeContext(pk, [prompt, ...(context[0]?.role === 'system' ? context.slice(1) : context)]);
     });
   }
 
@@ -207,21 +203,14 @@ export class SessionStore {
     }))();
   }
 
-  /** The working context sent to the model. */
+  /** The working context sent to the model, derived from the transcript (context-start.ts). */
   getContext(id: string): ChatMessage[] {
-    const rows = this.sql(
-      `SELECT ${MESSAGE_COLUMNS} FROM context c JOIN messages m ON m.id = c.message_id WHERE c.session_pk = ? ORDER BY c.position`,
-    ).all(this.pkOf(id)) as StoredMessage[];
-    return rows.map(fromColumns);
+    return readContext(this.db, this.pkOf(id));
   }
 
-  /** Transcript messages from index `offset`, at most `limit` of them (all by default). */
+  /** Transcript messages from index `offset`, at most `limit` of them (all by default); a fork's include its parent's. */
   getTranscript(id: string, offset = 0, limit = -1): ChatMessage[] {
-    const rows = this.sql(
-      `SELECT ${MESSAGE_COLUMNS} FROM transcript t JOIN messages m ON m.id = t.message_id
-        WHERE t.session_pk = ? AND t.seq >= ? ORDER BY t.seq LIMIT ?`,
-    ).all(this.pkOf(id), Math.max(0, Math.floor(offset)), limit) as StoredMessage[];
-    return rows.map(fromColumns);
+    return readTranscript(this.db, this.pkOf(id), Math.max(0, Math.floor(offset)), limit);
   }
 
   /** In order; `transcript_index` only where it is known (older records may lack it). */
@@ -276,32 +265,50 @@ export class SessionStore {
   // ---- whole-session operations ----
 
   /**
-   * A deep, independent copy: new id, parent_id set, status saved, not archived. Message
-   * bodies are immutable and shared; every row that can change is copied.
+   * A new session sharing the first `at` transcript messages (default: all) with this one:
+   * it reads them from their owner, so no message row is copied (docs/DESIGN.md, "Branches").
+   * It inherits the compactions and the context start recorded by then; usage only when it
+   * forks the whole session (totals cannot be split by position). Status saved, not archived.
    */
-  fork(id: string): SessionMeta {
+  fork(id: string, at?: number): SessionMeta {
     const newId = randomUUID();
     this.write(() => {
       const source = this.pkOf(id);
-      const at = this.updateTime();
-      const pk = Number(
-        this.sql(
-          `INSERT INTO sessions (id, parent_id, title, summary, status, archived, created_at, updated_at, message_count, model, cwd, plan)
-           SELECT ?, id, title, summary, 'saved', 0, ?, ?, message_count, model, cwd, plan FROM sessions WHERE pk = ?`,
-        ).run(newId, at, at, source).lastInsertRowid,
-      );
-      this.sql(`INSERT INTO transcript (session_pk, seq, message_id) SELECT ?, seq, message_id FROM transcript WHERE session_pk = ?`).run(pk, source);
-      this.sql(`INSERT INTO context (session_pk, position, message_id) SELECT ?, position, message_id FROM context WHERE session_pk = ?`).run(pk, source);
-      this.sql(
-        `INSERT INTO compactions (session_pk, at, before_tokens, after_tokens, summary, transcript_index)
-         SELECT ?, at, before_tokens, after_tokens, summary, transcript_index FROM compactions WHERE session_pk = ? ORDER BY id`,
-      ).run(pk, source);
-      this.sql(
-        `INSERT INTO usage (session_pk, kind, calls, prompt_tokens, completion_tokens, cost_usd)
-         SELECT ?, kind, calls, prompt_tokens, completion_tokens, cost_usd FROM usage WHERE session_pk = ?`,
-      ).run(pk, source);
+      const length = this.messageCount(source);
+      const point = at ?? length;
+      if (!Number.isInteger(point) || point < (at === undefined ? 0 : 1) || point > length) {
+        throw new LoomError(`Cannot fork at message ${point}: session ${id} has ${length} transcript messages (count from 1).`, 'bad_fork_point');
+      }
+      this.inheritRecords(this.insertFork(newId, source, point), source, point, length);
     });
     return this.getMeta(newId);
+  }
+
+  /**
+   * A new branch under message `at` of this session: a fork there with `message` appended,
+   * in one transaction (edit-and-resend: the edited message; regenerate: fork at the user
+   * message, then run the model in the fork).
+   */
+  appendBranch(id: string, at: number, message: ChatMessage): SessionMeta {
+    const branch = this.db.transaction(() => {
+      const meta = this.fork(id, at);
+      this.appendMessage(meta.id, message);
+      return meta.id;
+    }).immediate();
+    return this.getMeta(branch);
+  }
+
+  /**
+   * The branches sharing the first `at` messages of this session and going their own way
+   * after them, oldest first (docs/DESIGN.md, "Branches"): the session those messages
+   * belong to if it goes on, and every fork made at that point. A "2 / 3" switcher's list.
+   */
+  branchesAt(id: string, at: number): SessionMeta[] {
+    const owner = forkTarget(this.db, this.pkOf(id), at);
+    const rows = this.sql(
+      `SELECT ${META_COLUMNS} FROM sessions s WHERE (s.pk = ? AND s.message_count > ?) OR (s.fork_parent_pk = ? AND s.fork_at = ?) ORDER BY s.pk`,
+    ).all(owner, at, owner, at) as MetaRow[];
+    return rows.map(metaFromRow);
   }
 
   /** Removes the session and all its rows; refused while another live process holds its lease. */
@@ -310,6 +317,7 @@ export class SessionStore {
       const pk = this.pkOf(id);
       const holder = this.leases.foreignHolder(pk);
       if (holder) throw inUseError(id, holder.pid);
+      detachForks(this.db, pk);
       this.sql('DELETE FROM sessions WHERE pk = ?').run(pk);
       this.leases.forget(pk);
     });
@@ -320,7 +328,7 @@ export class SessionStore {
     if (!EXPORT_FORMATS.includes(format)) {
       throw new LoomError(`Unknown export format "${format}"; use ${EXPORT_FORMATS.join(', ')}.`, 'bad_format');
     }
-    return renderExport(this.get(id), format);
+    return this.db.transaction(() => renderExport(this.get(id), this.treeFields(id), format))();
   }
 
   /**
@@ -341,6 +349,16 @@ export class SessionStore {
   }
 
   // ---- internals ----
+
+  /** Export version 2's fork point (the session the first `at` messages are read from) and context start. */
+  private treeFields(id: string): TreeFields {
+    const pk = this.pkOf(id);
+    const fork = this.sql(
+      `SELECT p.id AS parent_id, s.fork_at AS at FROM sessions s JOIN sessions p ON p.pk = s.fork_parent_pk WHERE s.pk = ?`,
+    ).get(pk) as TreeFields['fork'] | undefined;
+    const start = currentStart(this.db, pk);
+    return { fork: fork ?? null, context_start: { kept_from: start.keptFrom, with_system: start.withSystem, head: start.head } };
+  }
 
   private sql(source: string): Database.Statement {
     return prepared(this.db, source);
@@ -398,45 +416,61 @@ export class SessionStore {
 
   private appendTo(pk: number, message: ChatMessage, at: string): void {
     const seq = this.messageCount(pk);
-    const messageId = this.insertTranscript(pk, seq, message);
-    const { next } = this.sql('SELECT COALESCE(MAX(position) + 1, 0) AS next FROM context WHERE session_pk = ?').get(pk) as { next: number };
-    this.sql('INSERT INTO context (session_pk, position, message_id) VALUES (?, ?, ?)').run(pk, next, messageId);
+    this.insertTranscript(pk, seq, message);
     this.sql('UPDATE sessions SET message_count = ?, updated_at = ? WHERE pk = ?').run(seq + 1, at, pk);
   }
 
   /** A new transcript message, queued for the search index unless it is a system prompt. */
   private insertTranscript(pk: number, seq: number, message: ChatMessage): number {
-    const messageId = this.insertBody(message, true);
+    const messageId = this.insertBody(message);
     this.sql('INSERT INTO transcript (session_pk, seq, message_id) VALUES (?, ?, ?)').run(pk, seq, messageId);
     if (message.role !== 'system') this.sql('INSERT INTO search_backlog (message_id) VALUES (?)').run(messageId);
     return messageId;
   }
 
-  private insertBody(message: ChatMessage, inTranscript: boolean): number {
+  /** in_transcript is always 1 since version 3 (context-only bodies became context starts). */
+  private insertBody(message: ChatMessage): number {
     const c = toColumns(message);
     const result = this.sql(
       `INSERT INTO messages (role, content, tool_calls, tool_call_id, tool_text, stopped, in_transcript) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-    ).run(c.role, c.content, c.tool_calls, c.tool_call_id, c.tool_text, c.stopped, inTranscript ? 1 : 0);
+    ).run(c.role, c.content, c.tool_calls, c.tool_call_id, c.tool_text, c.stopped, 1);
     return Number(result.lastInsertRowid);
   }
 
   /**
-   * Only transcript messages are candidates for reuse: they stay alive through the delete
-   * below, while a context-only body (an old summary) may go with its last context row.
+   * Makes `messages` the working context: records a start that derives it from the
+   * transcript, unless the current one already does (appends need none).
    */
   private writeContext(pk: number, messages: ChatMessage[]): void {
-    const current = this.sql(
-      `SELECT c.message_id AS id, ${MESSAGE_COLUMNS} FROM context c JOIN messages m ON m.id = c.message_id
-        WHERE c.session_pk = ? AND m.in_transcript = 1 ORDER BY c.position`,
-    ).all(pk) as (StoredMessage & { id: number })[];
-    const entries = linkToTranscript(messages, current.map((row) => [row.id, fromColumns(row)]));
-    this.sql('DELETE FROM context WHERE session_pk = ?').run(pk);
-    this.insertContext(pk, entries);
+    const transcript = readTranscript(this.db, pk);
+    if (sameMessages(derive(currentStart(this.db, pk), transcript), messages)) return;
+    insertStart(this.db, pk, transcript.length, startFor(messages, transcript));
   }
 
-  private insertContext(pk: number, entries: ContextEntry[]): void {
-    const insert = this.sql('INSERT INTO context (session_pk, position, message_id) VALUES (?, ?, ?)');
-    entries.forEach((entry, position) => insert.run(pk, position, entry.id ?? this.insertBody(entry.message, false)));
+  /** What a fork at `point` inherits besides the shared rows (docs/DESIGN.md, "Branches"). */
+  private inheritRecords(pk: number, source: number, point: number, length: number): void {
+    const start = startAtOrBefore(this.db, source, point);
+    if (start) insertStart(this.db, pk, point, start);
+    this.sql(
+      `INSERT INTO compactions (session_pk, at, before_tokens, after_tokens, summary, transcript_index)
+       SELECT ?, at, before_tokens, after_tokens, summary, transcript_index FROM compactions
+        WHERE session_pk = ? AND (transcript_index <= ? OR (transcript_index IS NULL AND ? = ?)) ORDER BY id`,
+    ).run(pk, source, point, point, length);
+    // Usage totals cannot be split by position: only a fork of the whole session takes them.
+    if (point < length) return;
+    this.sql(
+      `INSERT INTO usage (session_pk, kind, calls, prompt_tokens, completion_tokens, cost_usd)
+       SELECT ?, kind, calls, prompt_tokens, completion_tokens, cost_usd FROM usage WHERE session_pk = ?`,
+    ).run(pk, source);
+  }
+
+  private insertFork(id: string, source: number, point: number): number {
+    return Number(
+      this.sql(
+        `INSERT INTO sessions (id, parent_id, title, summary, status, archived, created_at, updated_at, message_count, model, cwd, plan, fork_parent_pk, fork_at)
+         SELECT ?, id, title, summary, 'saved', 0, @at, @at, ?, model, cwd, plan, ?, ? FROM sessions WHERE pk = ?`,
+      ).run({ at: this.updateTime() }, id, point, point === 0 ? null : forkTarget(this.db, source, point), point, source).lastInsertRowid,
+    );
   }
 
   /**
@@ -484,9 +518,9 @@ export class SessionStore {
       id, parent_id: s.parent_id, title: s.title, summary: s.summary, status: 'saved', archived: s.archived ? 1 : 0,
       created_at: s.created_at, updated_at: this.updateTime(), model: s.model, cwd: s.cwd, plan: JSON.stringify(s.plan),
     });
-    const ids = s.transcript.map((message, seq) => this.insertTranscript(pk, seq, message));
+    s.transcript.forEach((message, seq) => this.insertTranscript(pk, seq, message));
     this.sql('UPDATE sessions SET message_count = ? WHERE pk = ?').run(s.transcript.length, pk);
-    this.insertContext(pk, linkToTranscript(s.messages, s.transcript.map((m, seq) => [ids[seq], m])));
+    this.writeContext(pk, s.messages);
     for (const c of s.compactions) this.insertCompaction(pk, c);
     for (const kind of CALL_KINDS) {
       const totals = s.usage.by_kind[kind];

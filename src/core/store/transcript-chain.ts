@@ -1,0 +1,126 @@
+import type Database from 'better-sqlite3';
+import type { ChatMessage } from '../../shared/types';
+import { WHOLE_TRANSCRIPT, deriveContext, type ContextStart } from './context-start';
+import { fromColumns, type MessageColumns } from './messages';
+import { prepared } from './statements';
+
+/**
+ * A session's transcript is a chain of segments (docs/DESIGN.md, "Branches"): a fork owns
+ * the rows from its fork point on and reads the ones before it from the session it was
+ * forked from, so forking copies no transcript rows. Seqs are global along the chain.
+ */
+export interface Segment {
+  pk: number;
+  /** First seq this session owns. */
+  from: number;
+  /** First seq read from the next segment (exclusive end). */
+  to: number;
+}
+
+export type StoredMessage = Pick<MessageColumns, 'role' | 'content' | 'tool_calls' | 'tool_call_id' | 'stopped'>;
+export const MESSAGE_COLUMNS = 'm.role, m.content, m.tool_calls, m.tool_call_id, m.stopped';
+const END = Number.MAX_SAFE_INTEGER;
+
+interface ForkRow {
+  fork_parent_pk: number | null;
+  fork_at: number;
+}
+
+function forkRow(db: Database.Database, pk: number): ForkRow {
+  return prepared(db, 'SELECT fork_parent_pk, fork_at FROM sessions WHERE pk = ?').get(pk) as ForkRow;
+}
+
+/** Root first; the last segment is the session's own. */
+export function segmentsOf(db: Database.Database, pk: number): Segment[] {
+  const segments: Segment[] = [];
+  let to = END;
+  for (let current: number | null = pk; current !== null; ) {
+    const row = forkRow(db, current);
+    segments.unshift({ pk: current, from: row.fork_at, to });
+    to = row.fork_at;
+    current = row.fork_parent_pk;
+  }
+  return segments;
+}
+
+/** Transcript messages from seq `offset`, at most `limit` (-1: all). */
+export function readTranscript(db: Database.Database, pk: number, offset = 0, limit = -1): ChatMessage[] {
+  const read = prepared(
+    db,
+    `SELECT ${MESSAGE_COLUMNS} FROM transcript t JOIN messages m ON m.id = t.message_id
+      WHERE t.session_pk = ? AND t.seq >= ? AND t.seq < ? ORDER BY t.seq LIMIT ?`,
+  );
+  const out: ChatMessage[] = [];
+  for (const segment of segmentsOf(db, pk)) {
+    const wanted = limit < 0 ? -1 : limit - out.length;
+    if (wanted === 0) break;
+    const from = Math.max(segment.from, offset);
+    if (from >= segment.to) continue;
+    for (const row of read.all(segment.pk, from, segment.to, wanted) as StoredMessage[]) out.push(fromColumns(row));
+  }
+  return out;
+}
+
+/** The one transcript message at `seq`. */
+function readAt(db: Database.Database, pk: number, seq: number): ChatMessage | undefined {
+  return readTranscript(db, pk, seq, 1)[0];
+}
+
+/** The session's latest start, or the whole transcript when nothing was compacted or replaced. */
+export function currentStart(db: Database.Database, pk: number): ContextStart {
+  return startAtOrBefore(db, pk, END) ?? WHOLE_TRANSCRIPT;
+}
+
+interface StartRow {
+  kept_from: number;
+  with_system: number;
+  head: string;
+  prompt_seq: number | null;
+}
+
+/** The start in effect when the transcript was `length` long: the one a fork at `length` inherits. */
+export function startAtOrBefore(db: Database.Database, pk: number, length: number): ContextStart | undefined {
+  const row = prepared(
+    db,
+    `SELECT kept_from, with_system, head, prompt_seq FROM context_starts WHERE session_pk = ? AND at_seq <= ? ORDER BY id DESC LIMIT 1`,
+  ).get(pk, length) as StartRow | undefined;
+  if (row) return { keptFrom: row.kept_from, withSystem: row.with_system === 1, head: JSON.parse(row.head) as ChatMessage[], promptSeq: row.prompt_seq };
+  const fork = forkRow(db, pk);
+  return fork.fork_parent_pk !== null && length < fork.fork_at ? startAtOrBefore(db, fork.fork_parent_pk, length) : undefined;
+}
+
+export function insertStart(db: Database.Database, pk: number, atSeq: number, start: ContextStart): void {
+  prepared(db, 'INSERT INTO context_starts (session_pk, at_seq, kept_from, with_system, head, prompt_seq) VALUES (?, ?, ?, ?, ?, ?)').run(
+    pk, atSeq, start.keptFrom, start.withSystem ? 1 : 0, JSON.stringify(start.head), start.promptSeq,
+  );
+}
+
+/** The working context: read from the start's suffix on, never the whole transcript. */
+export function readContext(db: Database.Database, pk: number): ChatMessage[] {
+  const start = currentStart(db, pk);
+  const suffix = readTranscript(db, pk, start.keptFrom);
+  const prompt = suffix.findLast((m) => m.role === 'system') ?? (start.promptSeq === null ? undefined : readAt(db, pk, start.promptSeq));
+  return deriveContext(start, { latestSystem: prompt, suffix });
+}
+
+/** The session whose own rows hold the first `length` messages' last one: where a fork at `length` points. */
+export function forkTarget(db: Database.Database, pk: number, length: number): number {
+  const fork = forkRow(db, pk);
+  return fork.fork_parent_pk !== null && length <= fork.fork_at ? forkTarget(db, fork.fork_parent_pk, length) : pk;
+}
+
+/**
+ * Before a session goes, each fork of it takes over the rows it reads from it (bodies
+ * stay shared) and then reads the rest from the session's own parent: deleting a parent
+ * never breaks a child.
+ */
+export function detachForks(db: Database.Database, pk: number): void {
+  const parent = forkRow(db, pk);
+  const forks = prepared(db, 'SELECT pk, fork_at FROM sessions WHERE fork_parent_pk = ?').all(pk) as { pk: number; fork_at: number }[];
+  for (const fork of forks) {
+    prepared(db, 'INSERT INTO transcript (session_pk, seq, message_id) SELECT ?, seq, message_id FROM transcript WHERE session_pk = ? AND seq < ?').run(
+      fork.pk, pk, fork.fork_at,
+    );
+    prepared(db, 'UPDATE sessions SET fork_parent_pk = ?, fork_at = ? WHERE pk = ?').run(parent.fork_parent_pk, parent.fork_at, fork.pk);
+  }
+}
