@@ -9,7 +9,7 @@ import { expect, newSession, openLoom, send, sessionAction, SUMMARY, test, trans
 /** A 500 for the first try and each of the client's 3 retries, with no wait between them. */
 const SERVER_DOWN = Array.from({ length: 4 }, () => ({ status: 500, error: 'upstream exploded', retryAfter: 0 }));
 
-/** A scripted reply part that waits until the test lets it go (released at the latest when the test ends). */
+/** A scripted reply part that waits until the test lets it go (each test also lets it go in a finally). */
 function held(): { resume: Promise<void>; release: () => void } {
   let release = () => {};
   const resume = new Promise<void>((resolve) => (release = resolve));
