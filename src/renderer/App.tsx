@@ -124,7 +124,8 @@ export function App({ bridge, initialSettings, appInfo }: { bridge: LoomBridge; 
           return setDialog({ kind: 'info', id: meta.id });
         case 'fork': {
           const fork = await attempt(() => bridge.invoke('sessions.fork', { id: meta.id }));
-          if (fork) tabs.open(fork.id);
+          // Beside its parent, where the user looks for it, not after every other tab.
+          if (fork) tabs.open(fork.id, meta.id);
           return;
         }
         case 'archive':

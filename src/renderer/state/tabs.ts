@@ -42,8 +42,9 @@ export function useTabs(bridge: LoomBridge, initial: Settings, onClosed: (id: st
     return () => clearTimeout(timer);
   }, [bridge, state]);
 
-  const open = useCallback((id: string) => {
-    setState((s) => ({ ids: s.ids.includes(id) ? s.ids : [...s.ids, id], active: id }));
+  /** Focuses the session's tab, opening it first: right after `after`'s tab (a fork's parent) when that is open, else at the end. */
+  const open = useCallback((id: string, after?: string) => {
+    setState((s) => ({ ids: s.ids.includes(id) ? s.ids : insertAfter(s.ids, id, after), active: id }));
   }, []);
 
   const close = useCallback(
@@ -65,6 +66,11 @@ export function useTabs(bridge: LoomBridge, initial: Settings, onClosed: (id: st
   }, []);
 
   return useMemo(() => ({ ids: state.ids, active: state.active, open, close, focus, cycle }), [state, open, close, focus, cycle]);
+}
+
+function insertAfter(ids: string[], id: string, after: string | undefined): string[] {
+  const at = after === undefined ? -1 : ids.indexOf(after);
+  return at < 0 ? [...ids, id] : [...ids.slice(0, at + 1), id, ...ids.slice(at + 1)];
 }
 
 /** The tab list without `id`; its right-hand neighbour (else the left) becomes active. */
