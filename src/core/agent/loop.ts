@@ -100,3 +100,25 @@ function stopped(session: AgentSession, stop: TurnStop): 'stopped' {
   reportStop(session, stop);
   return 'stopped';
 }
+
+/**
+ * A turn answering the user message the context already ends with (a branch made by edit
+ * or regenerate, docs/DESIGN.md "Branches"): nothing is appended before the request, so
+ * the request ends with that user message.
+ */
+export async function runReplyTurn(session: AgentSession): Promise<TurnOutcome> {
+  const signal = session.beginTurn();
+  session.host.emit({ type: 'turn', sessionId: session.id, phase: 'start' });
+  let error: string | undefined;
+  try {
+    session.userTurns++;
+    if ((await runUntilDone(session, signal)) === 'answered') await refreshListingSummary(session, signal);
+  } catch (err) {
+    if (isAbort(err, signal)) reportStop(session, { event: 'session_abort', reason: STOPPED_REASON });
+    else error = errorMessage(err);
+  } finally {
+    session.endTurn();
+    session.host.emit({ type: 'turn', sessionId: session.id, phase: 'end', ...(error ? { error } : {}) });
+  }
+  return error ? { error } : {};
+}
