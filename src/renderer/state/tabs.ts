@@ -56,6 +56,25 @@ export function useTabs(bridge: LoomBridge, initial: Settings, onClosed: (id: st
 
   const focus = useCallback((id: string) => setState((s) => ({ ...s, active: id })), []);
 
+  /** Opens `id` in a new tab right after `after`'s (focuses it when already open). */
+  const openAfter = useCallback((after: string, id: string) => {
+    setState((s) => {
+      if (s.ids.includes(id)) return { ...s, active: id };
+      const at = s.ids.indexOf(after);
+      const ids = [...s.ids];
+      ids.splice(at < 0 ? ids.length : at + 1, 0, id);
+      return { ids, active: id };
+    });
+  }, []);
+
+  /** Shows `id` in `current`'s tab, in place (a sibling branch); a tab `id` already had goes. */
+  const replace = useCallback((current: string, id: string) => {
+    setState((s) => {
+      const ids = s.ids.filter((x) => x !== id).map((x) => (x === current ? id : x));
+      return { ids: ids.includes(id) ? ids : [...ids, id], active: id };
+    });
+  }, []);
+
   const cycle = useCallback((step: number) => {
     setState((s) => {
       if (s.ids.length === 0) return s;
@@ -64,7 +83,10 @@ export function useTabs(bridge: LoomBridge, initial: Settings, onClosed: (id: st
     });
   }, []);
 
-  return useMemo(() => ({ ids: state.ids, active: state.active, open, close, focus, cycle }), [state, open, close, focus, cycle]);
+  return useMemo(
+    () => ({ ids: state.ids, active: state.active, open, close, focus, cycle, openAfter, replace }),
+    [state, open, close, focus, cycle, openAfter, replace],
+  );
 }
 
 /** The tab list without `id`; its right-hand neighbour (else the left) becomes active. */
