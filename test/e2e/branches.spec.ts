@@ -152,3 +152,25 @@ test('the info dialog links the parent by title and shows the family, each openi
   await dialog.getByRole('region', { name: 'Family' }).getByRole('button', { name: 'Heron notes, copy' }).click();
   await expect(page.getByRole('heading', { level: 1, name: 'Heron notes, copy' })).toBeVisible();
 });
+
+test('switching versions in a long conversation opens the sibling at that message, not at its end', async ({ page, loom }) => {
+  const messages: ChatMessage[] = [{ role: 'system', content: 'You are Loom.' }];
+  for (let k = 0; k < 200; k++) messages.push({ role: 'user', content: `<user_input>\nQuestion ${k}\n</user_input>` }, { role: 'assistant', content: `Answer ${k}` });
+  const parent = loom.store.create({ title: 'Long talk', messages });
+  // A second reply to question 20 (transcript index 41): a sibling at index 42.
+  const branch = loom.store.appendBranch(parent.id, 42, { role: 'assistant', content: 'Another answer 20' });
+  loom.store.rename(branch.id, 'Long talk, other answer');
+  await openLoom(page, loom);
+  await sidebarRow(page, 'Long talk, other answer').getByRole('button', { name: /^Long talk, other answer/ }).first().click();
+  const other = article(page, 'Assistant', 'Another answer 20');
+  await expect(other.getByRole('group', { name: 'Version 2 of 2' })).toBeVisible();
+
+  await other.getByRole('button', { name: 'Previous version' }).click();
+  const answer = article(page, 'Assistant', 'Answer 20');
+  await expect(answer.getByRole('group', { name: 'Version 1 of 2' })).toBeInViewport();
+  await expect(article(page, 'Assistant', 'Answer 199')).toHaveCount(0); // the end is far away, not rendered
+  await expect.poll(() => openTabs(loom)).toEqual([parent.id]);
+
+  await answer.getByRole('button', { name: 'Next version' }).click();
+  await expect(other).toBeInViewport();
+});
