@@ -112,10 +112,12 @@ export function Transcript({ bridge, chat, snap, scrollToMessage }: { bridge: Lo
 
 function MessageSlot({ chat, index }: { chat: ChatSession; index: number; version: number }) {
   const message = chat.message(index);
+  // The same element while the message is the same, so the memoised row is not drawn again on every streamed word.
+  const actions = useMemo(() => (message ? <MessageActions index={index} message={message} /> : null), [index, message]);
   if (!message) return <PlaceholderRow />;
   return (
     <MessageRow message={message} toolName={message.role === 'tool' ? chat.toolNameFor(message.tool_call_id, index) : undefined}>
-      <MessageActions index={index} message={message} />
+      {actions}
     </MessageRow>
   );
 }
