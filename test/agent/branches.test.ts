@@ -111,6 +111,32 @@ describe('branches', () => {
     expect(h.engine.branches(h.sessionId)[0].branches).toHaveLength(3);
   });
 
+  it('branch points along a chain of forks: each level, and which version this session follows', async () => {
+    h = await makeAgentHarness();
+    const say = (role: 'user' | 'assistant', content: string) => ({ role, content }) as const;
+    const root = h.store.create({
+      messages: [{ role: 'system', content: 'S' }, say('user', 'u1'), say('assistant', 'a1'), say('user', 'u2'), say('assistant', 'a2'), say('user', 'u3'), say('assistant', 'a3')],
+    });
+    const b = h.store.appendBranch(root.id, 3, say('user', 'u2 edited'));
+    h.store.appendMessage(b.id, say('assistant', 'a2 again'));
+    h.store.appendMessage(b.id, say('user', 'u3 in b'));
+    h.store.appendMessage(b.id, say('assistant', 'a3 in b'));
+    const d = h.store.appendBranch(b.id, 5, say('user', 'u3 edited in d'));
+    const ids = (point: { branches: { id: string }[] }) => point.branches.map((x) => x.id);
+
+    const fromD = h.store.branchPoints(d.id);
+    expect(fromD.map((p) => p.at)).toEqual([3, 5]);
+    expect(ids(fromD[0])).toEqual([root.id, b.id]);
+    expect(fromD[0].current).toBe(1); // d follows b at message 3
+    expect(ids(fromD[1])).toEqual([b.id, d.id]);
+    expect(fromD[1].current).toBe(1);
+    expect(h.store.branchPoints(b.id)).toEqual([expect.objectContaining({ at: 3, current: 1 }), expect.objectContaining({ at: 5, current: 0 })]);
+    expect(h.store.branchPoints(root.id)).toEqual([expect.objectContaining({ at: 3, current: 0 })]);
+    // A point past the end of this session's transcript is not one of its switchers.
+    const short = h.store.fork(root.id, 2);
+    expect(h.store.branchPoints(short.id)).toEqual([]);
+  });
+
   it('refuses what cannot be branched', async () => {
     h = await makeAgentHarness();
     h.script({ text: 'Reply' });
