@@ -42,6 +42,8 @@ export async function runChat(config: LoomConfig, opts: ChatOptions): Promise<nu
       ? await runRepl({ engine, sessionId, input, view })
       : await runPrompt(engine, sessionId, opts.prompt ?? '', input);
     if (input && interactive) await offerRevert(engine, sessionId, input, view);
+    // No next message will come: let the session's label be written before it is closed.
+    await engine.afterTurnSettled(sessionId);
     engine.close(sessionId);
     view.line(`Session ${sessionId} saved. Resume it with: loom --resume ${sessionId}`);
     return code;

@@ -239,6 +239,9 @@ export async function runRepl(ctx: ReplContext): Promise<number> {
       busy = true;
       try {
         failed = (await engine.send(sessionId, line)).error !== null;
+        // The next line is read once the label is written: with piped or typed-ahead input
+        // it is there at once and would cancel every label (the windows never wait).
+        await engine.afterTurnSettled(sessionId);
       } finally {
         busy = false;
       }

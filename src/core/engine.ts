@@ -138,10 +138,19 @@ export class LoomEngine {
     return { error: outcome.error ?? null };
   }
 
-  /** Cancels the request or tool in flight and whatever the session is waiting for. */
+  /**
+   * Resolves once the work a session does after a turn (the listing summary) has ended:
+   * for a caller about to exit, which has no next message that would cancel it.
+   */
+  afterTurnSettled(sessionId: string): Promise<void> {
+    return this.sessions.get(sessionId)?.agent.backgroundSettled() ?? Promise.resolve();
+  }
+
+  /** Cancels the request or tool in flight, whatever the session is waiting for, and the work after a turn. */
   stop(sessionId: string): boolean {
     const agent = this.sessions.get(sessionId)?.agent;
     this.settlePending(sessionId);
+    agent?.cancelBackground();
     if (!agent?.busy) return false;
     agent.stop();
     return true;
@@ -251,9 +260,11 @@ export class LoomEngine {
     return agent ? agent.budget.estimate() : estimateTotal(this.store.getContext(this.store.resolveId(sessionId)));
   }
 
-  contextState(sessionId: string): { contextTokens: number; maxContextTokens: number; busy: boolean } {
-    const busy = this.sessions.get(sessionId)?.agent.busy ?? false;
-    return { contextTokens: this.contextTokens(sessionId), maxContextTokens: this.config.maxContextTokens, busy };
+  /** With the reply streaming in now, as far as it came: a window that reloaded shows it whole. */
+  contextState(sessionId: string): { contextTokens: number; maxContextTokens: number; busy: boolean; replyInFlight: string } {
+    const agent = this.sessions.get(sessionId)?.agent;
+    const replyInFlight = agent?.busy ? agent.replyInFlight : '';
+    return { contextTokens: this.contextTokens(sessionId), maxContextTokens: this.config.maxContextTokens, busy: agent?.busy ?? false, replyInFlight };
   }
 
   /** Files the session's tools changed since it was opened (absolute paths). */

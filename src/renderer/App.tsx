@@ -149,7 +149,7 @@ export function App({ bridge, initialSettings, appInfo }: { bridge: LoomBridge; 
       },
       forkFrom: async (sessionId, index) => {
         const fork = await attempt(() => bridge.invoke('sessions.fork', { id: sessionId, at: index + 1 }));
-        if (fork) tabs.openAfter(sessionId, fork.id);
+        if (fork) tabs.open(fork.id, sessionId);
       },
       switchTo: (sessionId, siblingId, index) => {
         scrollTargets.current.set(siblingId, index);
@@ -177,7 +177,8 @@ export function App({ bridge, initialSettings, appInfo }: { bridge: LoomBridge; 
           return setDialog({ kind: 'info', id: meta.id });
         case 'fork': {
           const fork = await attempt(() => bridge.invoke('sessions.fork', { id: meta.id }));
-          if (fork) tabs.open(fork.id);
+          // Beside its parent, where the user looks for it, not after every other tab.
+          if (fork) tabs.open(fork.id, meta.id);
           return;
         }
         case 'archive':

@@ -58,6 +58,8 @@ export interface ContextState {
   maxContextTokens: number;
   /** True while a turn of this session is running in this process. */
   busy: boolean;
+  /** The reply streaming in now, as far as it came ('' when none). */
+  replyInFlight: string;
 }
 
 /** Files a session's tools wrote or edited, relative to its project folder, sorted. */

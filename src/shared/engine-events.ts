@@ -5,8 +5,11 @@
 import type { ChatMessage, SessionUsage } from './types';
 
 export type EngineEvent =
-  /** A piece of the assistant reply being streamed. */
-  | { type: 'text'; sessionId: string; delta: string }
+  /**
+   * A piece of the assistant reply being streamed; `at` is where it starts in the reply, so
+   * a window that fetched the reply so far (reloaded) adds only the pieces it lacks.
+   */
+  | { type: 'text'; sessionId: string; delta: string; at: number }
   /** A message committed to the store (user, assistant, tool result). */
   | { type: 'message'; sessionId: string; message: ChatMessage }
   | { type: 'tool_start'; sessionId: string; callId: string; name: string; args: string }

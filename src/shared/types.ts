@@ -11,7 +11,13 @@ export interface ToolCall {
 
 export type SystemMessage = { role: 'system'; content: string };
 export type UserMessage = { role: 'user'; content: string };
-export type AssistantMessage = { role: 'assistant'; content: string | null; tool_calls?: ToolCall[] };
+export type AssistantMessage = {
+  role: 'assistant';
+  content: string | null;
+  tool_calls?: ToolCall[];
+  /** The user stopped this reply: it holds what had streamed. Loom's mark, never sent to a server. */
+  stopped?: true;
+};
 export type ToolMessage = { role: 'tool'; tool_call_id: string; content: string };
 export type ChatMessage = SystemMessage | UserMessage | AssistantMessage | ToolMessage;
 

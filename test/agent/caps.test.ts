@@ -130,7 +130,7 @@ describe('stop', () => {
     expectEveryCallAnswered(h.bodies()[1].messages);
   });
 
-  it('cancels the model request in flight; the user message stays and the session goes on', async () => {
+  it('cancels the model request in flight; what streamed is kept as a stopped reply and the session goes on', async () => {
     h = await makeAgentHarness();
     h.server.enqueue({ text: 'a long reply that never ends', stallAfterChunks: 3, hangMs: 30_000 });
     const turn = h.send('talk');
@@ -145,11 +145,12 @@ describe('stop', () => {
     expect(h.engine.stop(h.sessionId)).toBe(true);
     expect(await turn).toEqual({ error: null });
     expect(h.ofType('notice').at(-1)?.text).toContain('stopped by the user');
-    expect(h.context().map((m) => m.role)).toEqual(['system', 'user']);
+    expect(h.context().map((m) => m.role)).toEqual(['system', 'user', 'assistant']);
+    expect(h.context().at(-1)).toMatchObject({ content: expect.stringMatching(/^a /), stopped: true });
 
     h.script({ text: 'Here.' });
     expect(await h.send('again')).toEqual({ error: null });
-    expect(h.bodies()[1].messages.map((m: any) => m.role)).toEqual(['system', 'user', 'user']);
+    expect(h.bodies()[1].messages.map((m: any) => m.role)).toEqual(['system', 'user', 'assistant', 'user']);
   });
 });
 

@@ -100,7 +100,12 @@ export async function makeAgentHarness(overrides: Partial<LoomConfig> = {}): Pro
   attach(config);
   h.sessionId = h.engine.createSession().id;
 
-  h.send = (text) => h.engine.send(h.sessionId, text);
+  // Tests read the requests after a turn: wait for the listing summary sent after it too.
+  h.send = async (text) => {
+    const outcome = await h.engine.send(h.sessionId, text);
+    await h.engine.afterTurnSettled(h.sessionId);
+    return outcome;
+  };
   h.script = (...replies) => server.enqueue(...replies, { text: SUMMARY_TEXT });
   h.bodies = () => server.requests.map((r) => r.body);
   h.context = () => h.store.getContext(h.sessionId);

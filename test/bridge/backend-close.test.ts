@@ -97,6 +97,8 @@ describe('closing a backend with work in flight', () => {
     const long = ' words'.repeat(300);
     ctx.model.enqueue({ text: `One.${long}` }, { text: 'Summary' }, { text: `Two.${long}` }, { text: 'Never arrives', stallAfterChunks: 1 });
     await ctx.call('chat.send', { sessionId: session.id, text: 'first' });
+    // The listing summary follows the turn in the background; a next message would cancel it.
+    await ctx.backend.engine.afterTurnSettled(session.id);
     await ctx.call('chat.send', { sessionId: session.id, text: 'second' });
     const compaction = dispatch(ctx.backend.handlers, 'chat.compact', { sessionId: session.id }) as Promise<BridgeResult>;
     await ctx.model.waitForRequests(4);

@@ -7,7 +7,8 @@ import { LoomError } from '../../src/core/errors';
 import { backupPath, databasePath, openDatabase } from '../../src/core/store/db';
 import { MIGRATIONS, readSchemaVersion, type Migration } from '../../src/core/store/migrations';
 import { SessionStore } from '../../src/core/store/session-store';
-import { bytes, conversation, mode, openStore, tempDir } from './helpers';
+import type { ChatMessage } from '../../src/shared/types';
+import { bytes, conversation, mode, openStore, tempDir, user } from './helpers';
 
 describe('opening the database', () => {
   it('creates the folder 0700 and the database files 0600', () => {
@@ -177,6 +178,24 @@ describe('migrations', () => {
     } finally {
       copy.close();
     }
+  });
+
+  it('version 4 keeps the messages of a version 3 database as they were, and records a stopped reply from then on', () => {
+    const store = openStore();
+    const { id } = store.create({ messages: conversation('the parser') });
+    const before = store.getTranscript(id);
+    // As version 3 wrote it.
+    store.db.exec('ALTER TABLE messages DROP COLUMN stopped; UPDATE schema_version SET version = 3');
+    store.close();
+
+    const migrated = openStore(store.dataDir);
+    expect(readSchemaVersion(migrated.db)).toBe(4);
+    expect(migrated.getTranscript(id)).toEqual(before);
+    const stopped: ChatMessage = { role: 'assistant', content: 'Half a repl', stopped: true };
+    migrated.appendMessage(id, user('Go on'));
+    migrated.appendMessage(id, stopped);
+    expect(migrated.getTranscript(id).at(-1)).toEqual(stopped);
+    expect(migrated.getContext(id).at(-1)).toEqual(stopped);
   });
 
   it('leaves the database at its old version when a migration fails', () => {

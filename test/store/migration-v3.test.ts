@@ -3,7 +3,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { backupPath, databasePath } from '../../src/core/store/db';
-import { readSchemaVersion } from '../../src/core/store/migrations';
+import { MIGRATIONS, readSchemaVersion } from '../../src/core/store/migrations';
 import { assistant, openStore, tempDir, user } from './helpers';
 
 /** Made by fixtures/make-v2-database.ts with the store code of schema version 2. */
@@ -34,7 +34,7 @@ describe('migration to version 3 (derived working context)', () => {
   it('derives, for every session, the next request the version 2 store would have sent, byte for byte', () => {
     const dataDir = fixtureDataDir();
     const store = openStore(dataDir);
-    expect(readSchemaVersion(store.db)).toBe(3);
+    expect(readSchemaVersion(store.db)).toBe(MIGRATIONS.at(-1)!.version);
     for (const [name, { id, request }] of Object.entries(NEXT_REQUESTS)) {
       expect(JSON.stringify(store.getContext(id)), name).toBe(request);
     }
@@ -82,7 +82,7 @@ describe('migration to version 3 (derived working context)', () => {
   it('from version 1: version 2 places the compactions where their boundary message shows it, NULL where it cannot; then version 3', () => {
     const dataDir = fixtureDataDir((db) => db.exec('ALTER TABLE compactions DROP COLUMN transcript_index; UPDATE schema_version SET version = 1'));
     const store = openStore(dataDir);
-    expect(readSchemaVersion(store.db)).toBe(3);
+    expect(readSchemaVersion(store.db)).toBe(MIGRATIONS.at(-1)!.version);
     expect(fs.existsSync(backupPath(databasePath(dataDir), 1))).toBe(true);
     expect(fs.existsSync(backupPath(databasePath(dataDir), 2))).toBe(true);
     const positions = (name: string) => store.getCompactions(NEXT_REQUESTS[name].id).map((c) => c.transcript_index);

@@ -26,10 +26,11 @@ function summaryDue(session: AgentSession): boolean {
   return session.store.getMeta(session.id).summary === null;
 }
 
+/** Never throws: it runs in the background after a turn (AgentSession.runInBackground). */
 export async function refreshListingSummary(session: AgentSession, signal: AbortSignal): Promise<void> {
-  // Past --max-cost-usd no request is made, not even for a label.
-  if (!summaryDue(session) || costLimitReached(session)) return;
   try {
+    // Past --max-cost-usd no request is made, not even for a label.
+    if (!summaryDue(session) || costLimitReached(session)) return;
     const result = await callModel(session, 'summary', {
       messages: [
         { role: 'system', content: LISTING_SUMMARY_PROMPT },
@@ -45,7 +46,8 @@ export async function refreshListingSummary(session: AgentSession, signal: Abort
     session.store.setSummary(session.id, summary);
     session.host.emit({ type: 'sessions_changed' });
   } catch {
-    // callModel audited the failure (llm_call_error, kind 'summary'); the user is not bothered.
+    // callModel audited a failed request (llm_call_error, kind 'summary'); a store that
+    // closed meanwhile has nothing to label. Either way the user is not bothered.
   }
 }
 

@@ -4,7 +4,7 @@
  * reached or the user stops. Every message is committed to the store as it is produced,
  * and every tool call always gets a result, so the context is valid whenever it stops.
  */
-import type { AssistantMessage, ToolCall } from '../../shared/types';
+import type { AssistantMessage, ToolCall, UserMessage } from '../../shared/types';
 import { errorMessage } from '../errors';
 import { reportStop, stopBeforeRequest, stopBeforeTool, type TurnStop } from './caps';
 import { fitContext } from './context-guard';
@@ -27,19 +27,41 @@ export async function runUserTurn(session: AgentSession, text: string): Promise<
   const signal = session.beginTurn();
   session.host.emit({ type: 'turn', sessionId: session.id, phase: 'start' });
   let error: string | undefined;
+  let answered = false;
   try {
     session.userTurns++;
-    session.audit.write('user_message', { text });
-    session.append({ role: 'user', content: wrapUserInput(text) });
-    if ((await runUntilDone(session, signal)) === 'answered') await refreshListingSummary(session, signal);
+    const message: UserMessage = { role: 'user', content: wrapUserInput(text) };
+    const resend = isUnansweredRepeat(session, message);
+    session.audit.write('user_message', { text, ...(resend ? { resend } : {}) });
+    if (!resend) session.append(message);
+    answered = (await runUntilDone(session, signal)) === 'answered';
   } catch (err) {
     if (isAbort(err, signal)) reportStop(session, { event: 'session_abort', reason: STOPPED_REASON });
     else error = errorMessage(err);
   } finally {
+    error ??= keepStoppedReply(session, signal);
     session.endTurn();
     session.host.emit({ type: 'turn', sessionId: session.id, phase: 'end', ...(error ? { error } : {}) });
   }
+  // The label is written once the turn has ended and never keeps the session busy: the
+  // next message goes through at once and cancels it (it is due again at a later turn).
+  if (answered) session.runInBackground((summarySignal) => refreshListingSummary(session, summarySignal));
   return error ? { error } : {};
+}
+
+/**
+ * True when this very message is the last one the user sent and no reply answered it yet
+ * (only tool calls and their results, if anything, came after it): a request failed and
+ * the window put the text back, so sending it again is a retry. The context is asked again
+ * as it stands, the message not appended a second time.
+ */
+function isUnansweredRepeat(session: AgentSession, message: UserMessage): boolean {
+  for (let i = session.messages.length - 1; i >= 0; i--) {
+    const m = session.messages[i];
+    if (m.role === 'user') return m.content === message.content;
+    if (m.role === 'assistant' && !m.tool_calls?.length) return false;
+  }
+  return false;
 }
 
 async function runUntilDone(session: AgentSession, signal: AbortSignal): Promise<'answered' | 'stopped'> {
@@ -67,19 +89,44 @@ async function runUntilDone(session: AgentSession, signal: AbortSignal): Promise
 }
 
 async function requestReply(session: AgentSession, signal: AbortSignal): Promise<AssistantMessage> {
+  session.replyInFlight = '';
   const result = await callModel(session, 'chat', {
     messages: [...session.messages],
     tools: session.toolSpecs,
     timeoutMs: session.config.llmTimeoutSec * 1000,
     signal,
-    onText: (delta) => session.host.emit({ type: 'text', sessionId: session.id, delta }),
+    onText: (delta) => {
+      const at = session.replyInFlight.length;
+      session.replyInFlight += delta;
+      session.host.emit({ type: 'text', sessionId: session.id, delta, at });
+    },
     onRetry: (notice) => session.host.emit({ type: 'notice', sessionId: session.id, level: 'info', text: retryNoticeText(notice) }),
   });
+  // Kept only while the reply is in flight: the whole reply is committed below.
+  session.replyInFlight = '';
   const { content, tool_calls } = result.message;
   // An empty reply is stored as '' (not null without tool calls, which some servers reject).
   const reply: AssistantMessage = tool_calls?.length ? { role: 'assistant', content, tool_calls } : { role: 'assistant', content: content ?? '' };
   session.append(reply);
   return reply;
+}
+
+/**
+ * When the user stopped the turn during a reply, or before any (a compaction, a retry's
+ * wait), what streamed is kept as a reply marked as stopped, possibly empty: the user can
+ * read and continue it, and the next user message never follows theirs unanswered.
+ * Returns why it could not be kept, if it could not.
+ */
+function keepStoppedReply(session: AgentSession, signal: AbortSignal): string | undefined {
+  const streamed = session.replyInFlight;
+  session.replyInFlight = '';
+  if (!signal.aborted || (!streamed && session.messages.at(-1)?.role !== 'user')) return undefined;
+  try {
+    session.append({ role: 'assistant', content: streamed, stopped: true });
+    return undefined;
+  } catch (err) {
+    return errorMessage(err);
+  }
 }
 
 /** Runs the calls in order; once a cap or a stop cuts the batch, the rest get "Not run". */
@@ -110,15 +157,19 @@ export async function runReplyTurn(session: AgentSession): Promise<TurnOutcome> 
   const signal = session.beginTurn();
   session.host.emit({ type: 'turn', sessionId: session.id, phase: 'start' });
   let error: string | undefined;
+  let answered = false;
   try {
     session.userTurns++;
-    if ((await runUntilDone(session, signal)) === 'answered') await refreshListingSummary(session, signal);
+    answered = (await runUntilDone(session, signal)) === 'answered';
   } catch (err) {
     if (isAbort(err, signal)) reportStop(session, { event: 'session_abort', reason: STOPPED_REASON });
     else error = errorMessage(err);
   } finally {
+    error ??= keepStoppedReply(session, signal);
     session.endTurn();
     session.host.emit({ type: 'turn', sessionId: session.id, phase: 'end', ...(error ? { error } : {}) });
   }
+  // As after a user turn: the label in the background, never keeping the session busy.
+  if (answered) session.runInBackground((summarySignal) => refreshListingSummary(session, summarySignal));
   return error ? { error } : {};
 }

@@ -49,9 +49,13 @@ export class AgentSession {
   toolCalls = 0;
   /** User messages sent since the session was opened: drives the listing summary refresh. */
   userTurns = 0;
+  /** The reply streaming in now, as far as it came: kept if the user stops, shown to a reloaded window. */
+  replyInFlight = '';
   /** --approve-plan: set once the user approved the plan. */
   planApproved = false;
   private turn: AbortController | null = null;
+  /** Work after a turn (the listing summary): never busy, cancelled by the next unit of work. */
+  private background: { controller: AbortController; done: Promise<void> } | null = null;
 
   constructor(opts: AgentSessionOptions) {
     this.id = opts.sessionId;
@@ -108,10 +112,34 @@ export class AgentSession {
     return this.turn !== null;
   }
 
-  /** Starts a unit of work that stop() can cut short; returns its signal. */
+  /**
+   * Starts a unit of work that stop() can cut short; returns its signal. Background work
+   * still running is cancelled first, so its request never interleaves with the turn's.
+   */
   beginTurn(): AbortSignal {
+    this.cancelBackground();
     this.turn = new AbortController();
     return this.turn.signal;
+  }
+
+  /** Runs `work` after a turn without holding the session busy; `work` must not throw. */
+  runInBackground(work: (signal: AbortSignal) => Promise<void>): void {
+    this.cancelBackground();
+    const controller = new AbortController();
+    const done = work(controller.signal).finally(() => {
+      if (this.background?.controller === controller) this.background = null;
+    });
+    this.background = { controller, done };
+  }
+
+  cancelBackground(): void {
+    this.background?.controller.abort();
+    this.background = null;
+  }
+
+  /** Resolves once the background work running now has ended. */
+  backgroundSettled(): Promise<void> {
+    return this.background?.done ?? Promise.resolve();
   }
 
   endTurn(): void {

@@ -174,7 +174,7 @@ export class ModelClient {
   private requestBody(req: ChatRequest): OpenAI.Chat.ChatCompletionCreateParamsStreaming {
     const body: OpenAI.Chat.ChatCompletionCreateParamsStreaming = {
       model: this.settings.model,
-      messages: req.messages as OpenAI.Chat.ChatCompletionMessageParam[],
+      messages: req.messages.map(wireMessage) as OpenAI.Chat.ChatCompletionMessageParam[],
       stream: true,
       stream_options: { include_usage: true },
     };
@@ -193,4 +193,11 @@ class CallerError {
 /** Some servers ignore `stream: true` and send one whole completion as JSON. */
 function isJsonResponse(response: Response): boolean {
   return (response.headers.get('content-type') ?? '').includes('application/json');
+}
+
+/** The chat format only: Loom's own mark on a stopped reply is not for the server. */
+function wireMessage(message: ChatMessage): ChatMessage {
+  if (message.role !== 'assistant' || !message.stopped) return message;
+  const { stopped: _mark, ...wire } = message;
+  return wire;
 }

@@ -25,7 +25,12 @@ const toolCallSchema = z.strictObject({
 const messageSchema = z.discriminatedUnion('role', [
   z.strictObject({ role: z.literal('system'), content: z.string() }),
   z.strictObject({ role: z.literal('user'), content: z.string() }),
-  z.strictObject({ role: z.literal('assistant'), content: z.string().nullable(), tool_calls: z.array(toolCallSchema).min(1).optional() }),
+  z.strictObject({
+    role: z.literal('assistant'),
+    content: z.string().nullable(),
+    tool_calls: z.array(toolCallSchema).min(1).optional(),
+    stopped: z.literal(true).optional(),
+  }),
   z.strictObject({ role: z.literal('tool'), tool_call_id: z.string(), content: z.string() }),
 ]);
 

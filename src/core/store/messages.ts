@@ -12,6 +12,8 @@ export interface MessageColumns {
   tool_call_id: string | null;
   /** Tool names and arguments as searchable text; null when there are no tool calls. */
   tool_text: string | null;
+  /** 1 for a reply the user stopped (AssistantMessage.stopped). */
+  stopped: 0 | 1;
 }
 
 export function toColumns(message: ChatMessage): MessageColumns {
@@ -23,14 +25,17 @@ export function toColumns(message: ChatMessage): MessageColumns {
     tool_calls: calls ? JSON.stringify(calls) : null,
     tool_call_id: m.role === 'tool' ? m.tool_call_id : null,
     tool_text: calls?.length ? calls.map((c) => `${c.function.name} ${c.function.arguments}`).join('\n') : null,
+    stopped: message.role === 'assistant' && message.stopped ? 1 : 0,
   };
 }
 
-export function fromColumns(row: Pick<MessageColumns, 'role' | 'content' | 'tool_calls' | 'tool_call_id'>): ChatMessage {
+/** `stopped` is absent from rows read before version 4 added it (migration 3). */
+export function fromColumns(row: Pick<MessageColumns, 'role' | 'content' | 'tool_calls' | 'tool_call_id'> & Partial<Pick<MessageColumns, 'stopped'>>): ChatMessage {
   switch (row.role) {
     case 'assistant': {
       const message: ChatMessage = { role: 'assistant', content: row.content };
       if (row.tool_calls !== null) message.tool_calls = JSON.parse(row.tool_calls) as ToolCall[];
+      if (row.stopped) message.stopped = true;
       return message;
     }
     case 'tool':

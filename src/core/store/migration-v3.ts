@@ -2,8 +2,12 @@ import type Database from 'better-sqlite3';
 import type { ChatMessage } from '../../shared/types';
 import { LoomError } from '../errors';
 import { WHOLE_TRANSCRIPT, derive, sameMessages, startFor } from './context-start';
-import { fromColumns } from './messages';
-import { MESSAGE_COLUMNS, insertStart, type StoredMessage } from './transcript-chain';
+import { fromColumns, type MessageColumns } from './messages';
+import { insertStart } from './transcript-chain';
+
+/** The message columns of a version 2 database (messages.stopped came with version 4). */
+const MESSAGE_COLUMNS = 'm.role, m.content, m.tool_calls, m.tool_call_id';
+type StoredMessage = Pick<MessageColumns, 'role' | 'content' | 'tool_calls' | 'tool_call_id'>;
 
 /**
  * Version 3 (docs/DESIGN.md, "The working context is derived"): forks read their

@@ -223,6 +223,13 @@ export const MIGRATIONS: readonly Migration[] = [
     description: 'forks share their parent\'s transcript rows; the working context is derived (context_starts), the context table goes',
     up: deriveContexts,
   },
+  {
+    version: 4,
+    description: 'messages.stopped: 1 for a reply the user stopped, kept with what had streamed',
+    up(db) {
+      db.exec('ALTER TABLE messages ADD COLUMN stopped INTEGER NOT NULL DEFAULT 0');
+    },
+  },
 ];
 
 export const SCHEMA_VERSION_TABLE = 'schema_version';

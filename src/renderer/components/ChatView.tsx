@@ -15,6 +15,13 @@ import { BranchActionsContext, type BranchActions } from './MessageActions';
 import type { SessionAction } from './Sidebar';
 import { Transcript } from './Transcript';
 
+/**
+ * What Continue sends: a user message after the stopped reply. Re-asking with the context
+ * ending on an assistant message is not a valid request for every server (some refuse it,
+ * some start a fresh reply), while this keeps user and assistant turns alternating.
+ */
+const CONTINUE_MESSAGE = 'Continue from where you stopped.';
+
 interface ChatViewProps {
   bridge: LoomBridge;
   chat: ChatSession;
@@ -84,6 +91,8 @@ export function ChatView({ bridge, chat, onAction, onShowChanges, branching, scr
   };
 
   const archived = meta?.archived ?? false;
+  const last = snap.total > 0 ? chat.message(snap.total - 1) : undefined;
+  const canContinue = last?.role === 'assistant' && last.stopped === true && !snap.busy && !archived;
   return (
     <section className="chat" aria-label={`Chat: ${label}`}>
       <header className="chat-head">
@@ -128,6 +137,13 @@ export function ChatView({ bridge, chat, onAction, onShowChanges, branching, scr
           <ErrorBanner key={notice.id} level={notice.level} text={notice.text} onDismiss={() => chat.dismissNotice(notice.id)} />
         ))}
         {snap.error && <ErrorBanner text={snap.error} onDismiss={() => chat.setError(null)} />}
+        {canContinue && (
+          <div className="continue-row">
+            <button type="button" onClick={() => void send(CONTINUE_MESSAGE)} title="Ask Loom to go on from where its stopped reply ends">
+              Continue
+            </button>
+          </div>
+        )}
         <Composer
           chat={chat}
           busy={snap.busy}

@@ -1,5 +1,5 @@
 /** One tab per open session; the label follows the session's title as it changes. */
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import type { LoomBridge } from '../../shared/contract';
 import { sessionLabel } from '../lib/format';
 
@@ -14,9 +14,14 @@ interface TabBarProps {
 
 export function TabBar({ bridge, tabs, active, onSelect, onClose, onNew }: TabBarProps) {
   const labels = useTabLabels(bridge, tabs);
+  const list = useRef<HTMLDivElement>(null);
+  // A tab opened or chosen elsewhere (a fork, the sidebar, a shortcut) may lie outside the scrolled strip.
+  useEffect(() => {
+    list.current?.querySelector('[aria-selected="true"]')?.scrollIntoView({ block: 'nearest', inline: 'nearest' });
+  }, [active, tabs]);
   return (
     <div className="tabbar">
-      <div role="tablist" aria-label="Open sessions" className="tabs">
+      <div ref={list} role="tablist" aria-label="Open sessions" className="tabs">
         {tabs.map((id) => {
           const label = labels[id] ?? `Session ${id.slice(0, 8)}`;
           return (

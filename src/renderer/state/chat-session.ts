@@ -50,11 +50,19 @@ export interface ChatSnapshot {
   markers: CompactionMarker[];
   contextTokens: number;
   maxContextTokens: number;
-  notices: { id: number; level: 'info' | 'warning'; text: string }[];
+  notices: Notice[];
   /** The last turn's failure (model down…), shown as a banner. */
   error: string | null;
   /** Files the session's tools changed (relative to its project folder), which can be reverted. */
   changedFiles: string[];
+}
+
+export interface Notice {
+  id: number;
+  level: 'info' | 'warning';
+  text: string;
+  /** Said during a turn (a retry, a stop, a cap): it is about that turn only. */
+  duringTurn: boolean;
 }
 
 /** Tools whose end may have changed a file on disk. */
@@ -69,6 +77,8 @@ export class ChatSession {
   private loading = new Set<number>();
   private listeners = new Set<Listener>();
   private noticeIds = 0;
+  /** Reply pieces that came ahead of what this view holds, while the reply so far is being fetched. */
+  private piecesAhead: { at: number; delta: string }[] = [];
   /** Numbers the chat.changes requests, so that a slow, older answer cannot win. */
   private changesRequests = 0;
   private snapshot: ChatSnapshot = {
@@ -135,8 +145,11 @@ export class ChatSession {
         maxContextTokens: context.maxContextTokens,
         busy: context.busy,
         // No turn running: whatever live state this view still shows ended while it was away.
-        ...(context.busy ? this.withPending(pending) : { streaming: '', runningTools: [], approvals: [], questions: [] }),
+        ...(context.busy
+          ? { ...this.withPending(pending), streaming: this.replySoFar(context.replyInFlight) }
+          : { streaming: '', runningTools: [], approvals: [], questions: [] }),
       });
+      for (const piece of this.piecesAhead.splice(0)) this.onText(piece);
       void this.refreshChanges();
       if (info.message_count > 0) await this.fetchPage(Math.floor((info.message_count - 1) / PAGE_SIZE));
       this.update({ loaded: true, loadError: null });
@@ -172,7 +185,7 @@ export class ChatSession {
     const s = this.snapshot;
     switch (event.type) {
       case 'text':
-        return this.update({ streaming: s.streaming + event.delta });
+        return this.onText(event);
       case 'message':
         return this.append(event.message);
       case 'tool_start':
@@ -195,6 +208,23 @@ export class ChatSession {
     }
   }
 
+  /** The engine's reply so far, unless this view already holds more of it (its events ran ahead of the answer). */
+  private replySoFar(fromEngine: string): string {
+    const shown = this.snapshot.streaming;
+    return shown.length > fromEngine.length && shown.startsWith(fromEngine) ? shown : fromEngine;
+  }
+
+  /**
+   * Adds the part of a reply piece this view lacks: a reloaded window got the reply so far
+   * with its first load, and the events around that answer may repeat or precede it.
+   */
+  private onText({ at, delta }: { at: number; delta: string }): void {
+    const streaming = this.snapshot.streaming;
+    if (at > streaming.length) return void this.piecesAhead.push({ at, delta });
+    if (at + delta.length <= streaming.length) return;
+    this.update({ streaming: streaming + delta.slice(streaming.length - at) });
+  }
+
   private append(message: ChatMessage): void {
     const index = this.snapshot.total;
     const page = Math.floor(index / PAGE_SIZE);
@@ -204,6 +234,7 @@ export class ChatSession {
     else if (!cached && slot === 0 && (index === 0 || this.pages.has(page - 1))) this.pages.set(page, [message]);
     // Otherwise that page was never fetched: it is fetched when it scrolls into view.
     const committedReply = message.role === 'assistant';
+    if (committedReply) this.piecesAhead = [];
     this.update({ total: index + 1, streaming: committedReply ? '' : this.snapshot.streaming });
   }
 
@@ -219,10 +250,17 @@ export class ChatSession {
     this.update({ compacting: false, markers: [...this.snapshot.markers, marker], contextTokens: event.after_tokens ?? this.snapshot.contextTokens });
   }
 
+  /**
+   * A new turn clears what was said about the last one (its error, retries, "Stopped"); a
+   * turn that succeeds clears its own retry notices, which were information while it waited.
+   */
   private onTurn(event: Extract<BridgeEvent, { type: 'turn' }>): void {
-    if (event.phase === 'start') return this.update({ busy: true, error: null, streaming: '' });
+    const notices = this.snapshot.notices;
+    this.piecesAhead = [];
+    if (event.phase === 'start') return this.update({ busy: true, error: null, streaming: '', notices: notices.filter((n) => !n.duringTurn) });
     void this.refreshChanges();
-    this.update({ busy: false, streaming: '', runningTools: [], approvals: [], questions: [], error: event.error ?? null });
+    const kept = event.error ? notices : notices.filter((n) => !(n.duringTurn && n.level === 'info'));
+    this.update({ busy: false, streaming: '', runningTools: [], approvals: [], questions: [], error: event.error ?? null, notices: kept });
   }
 
   /** The shown prompts plus the pending ones not shown yet (an event may have brought some already). */
@@ -272,7 +310,8 @@ export class ChatSession {
   }
 
   private notify(level: 'info' | 'warning', text: string): void {
-    this.update({ notices: [...this.snapshot.notices.slice(-4), { id: ++this.noticeIds, level, text }] });
+    const notice: Notice = { id: ++this.noticeIds, level, text, duringTurn: this.snapshot.busy };
+    this.update({ notices: [...this.snapshot.notices.slice(-4), notice] });
   }
 
   dismissNotice(id: number): void {

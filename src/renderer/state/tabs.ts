@@ -42,8 +42,9 @@ export function useTabs(bridge: LoomBridge, initial: Settings, onClosed: (id: st
     return () => clearTimeout(timer);
   }, [bridge, state]);
 
-  const open = useCallback((id: string) => {
-    setState((s) => ({ ids: s.ids.includes(id) ? s.ids : [...s.ids, id], active: id }));
+  /** Focuses the session's tab, opening it first: right after `after`'s tab (a fork's parent) when that is open, else at the end. */
+  const open = useCallback((id: string, after?: string) => {
+    setState((s) => ({ ids: s.ids.includes(id) ? s.ids : insertAfter(s.ids, id, after), active: id }));
   }, []);
 
   const close = useCallback(
@@ -55,17 +56,6 @@ export function useTabs(bridge: LoomBridge, initial: Settings, onClosed: (id: st
   );
 
   const focus = useCallback((id: string) => setState((s) => ({ ...s, active: id })), []);
-
-  /** Opens `id` in a new tab right after `after`'s (focuses it when already open). */
-  const openAfter = useCallback((after: string, id: string) => {
-    setState((s) => {
-      if (s.ids.includes(id)) return { ...s, active: id };
-      const at = s.ids.indexOf(after);
-      const ids = [...s.ids];
-      ids.splice(at < 0 ? ids.length : at + 1, 0, id);
-      return { ids, active: id };
-    });
-  }, []);
 
   /** Shows `id` in `current`'s tab, in place (a sibling branch); a tab `id` already had goes. */
   const replace = useCallback((current: string, id: string) => {
@@ -84,9 +74,14 @@ export function useTabs(bridge: LoomBridge, initial: Settings, onClosed: (id: st
   }, []);
 
   return useMemo(
-    () => ({ ids: state.ids, active: state.active, open, close, focus, cycle, openAfter, replace }),
-    [state, open, close, focus, cycle, openAfter, replace],
+    () => ({ ids: state.ids, active: state.active, open, close, focus, cycle, replace }),
+    [state, open, close, focus, cycle, replace],
   );
+}
+
+function insertAfter(ids: string[], id: string, after: string | undefined): string[] {
+  const at = after === undefined ? -1 : ids.indexOf(after);
+  return at < 0 ? [...ids, id] : [...ids.slice(0, at + 1), id, ...ids.slice(at + 1)];
 }
 
 /** The tab list without `id`; its right-hand neighbour (else the left) becomes active. */
