@@ -137,6 +137,21 @@ describe('branches', () => {
     expect(h.store.branchPoints(short.id)).toEqual([]);
   });
 
+  it('a regenerated reply the user stops is kept as a stopped reply, as in a user turn', async () => {
+    h = await makeAgentHarness();
+    h.script({ text: 'First answer' });
+    await h.send('hello');
+    const branch = h.engine.regenerate(h.sessionId, 2);
+    h.server.enqueue({ chunks: ['Half an ', 'answer.'], stallAfterChunks: 2 });
+    const turn = h.engine.reply(branch.id);
+    await expect.poll(() => h.engine.contextState(branch.id).replyInFlight).toBe('Half an ');
+    h.engine.stop(branch.id);
+    expect(await turn).toEqual({ error: null });
+    expect(h.store.getTranscript(branch.id).at(-1)).toEqual({ role: 'assistant', content: 'Half an ', stopped: true });
+    // It is a version of its own at message 3, beside the first answer.
+    expect(h.engine.branches(branch.id)).toEqual([expect.objectContaining({ at: 2, current: 1 })]);
+  });
+
   it('refuses what cannot be branched', async () => {
     h = await makeAgentHarness();
     h.script({ text: 'Reply' });

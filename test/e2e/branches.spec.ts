@@ -174,3 +174,23 @@ test('switching versions in a long conversation opens the sibling at that messag
   await answer.getByRole('button', { name: 'Next version' }).click();
   await expect(other).toBeInViewport();
 });
+
+test('a fork whose parent was deleted names the parent by id, and its siblings are still its family', async ({ page, loom }) => {
+  const parent = loom.store.create({ title: 'Gone', messages: HERONS });
+  const fork = loom.store.fork(parent.id, 3);
+  loom.store.rename(fork.id, 'Left behind');
+  const sibling = loom.store.fork(parent.id);
+  loom.store.rename(sibling.id, 'Also left');
+  loom.store.delete(parent.id);
+  await openLoom(page, loom);
+  await sidebarRow(page, 'Left behind').getByRole('button', { name: /^Left behind/ }).first().click();
+  await expect(article(page, 'Assistant', 'First answer')).toBeVisible();
+  await page.getByRole('button', { name: 'Info' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Session info' });
+  await expect(dialog).toContainText(`${parent.id} (deleted)`);
+  const family = dialog.getByRole('region', { name: 'Family' });
+  await expect(family).toContainText('Parent deleted');
+  await family.getByRole('button', { name: 'Also left' }).click();
+  await expect(page.getByRole('heading', { level: 1, name: 'Also left' })).toBeVisible();
+  await expect(article(page, 'Assistant', 'Second answer')).toBeVisible();
+});

@@ -49,7 +49,10 @@ export function FamilyTree({ info, family, onOpen }: { info: SessionInfo; family
         {family.parent ? (
           <FamilyMember meta={family.parent} onOpen={onOpen} nested={withChildren} />
         ) : (
-          <li>{withChildren}</li>
+          <li>
+            {info.parent_id !== null && <span className="family-meta">Parent deleted</span>}
+            {withChildren}
+          </li>
         )}
       </ul>
     </section>
