@@ -96,6 +96,29 @@ test('Edit message makes a new branch with the edited text; the old branch stays
   expect(loom.store.list()).toHaveLength(2);
 });
 
+test('an edited branch whose reply failed gets one with Get a reply, the edited message sent once', async ({ page, loom }) => {
+  loom.model.enqueue({ text: 'A heron.' }, SUMMARY('Naming animals'), { status: 400, error: 'the model is confused' });
+  await openLoom(page, loom);
+  await newSession(page);
+  await send(page, 'Name a bird');
+  await expect(article(page, 'Assistant', 'A heron.')).toBeVisible();
+  await expect(page.getByRole('button', { name: 'Send' })).toBeVisible();
+  const mine = article(page, 'You', 'Name a bird');
+  await mine.getByRole('button', { name: 'Edit message' }).click();
+  await mine.getByRole('textbox', { name: 'Edited message' }).fill('Name a fish');
+  await mine.getByRole('button', { name: 'Submit edit' }).click();
+  await expect(page.getByRole('alert').filter({ hasText: 'the model is confused' })).toBeVisible();
+
+  loom.model.enqueue({ text: 'A trout.' });
+  const edited = article(page, 'You', 'Name a fish');
+  await edited.getByRole('button', { name: 'Get a reply' }).click();
+  await expect(article(page, 'Assistant', 'A trout.')).toBeVisible();
+  await expect(edited.getByRole('button', { name: 'Get a reply' })).toHaveCount(0);
+  const request = lastChatRequest(loom);
+  expect(JSON.stringify(request.messages).split('Name a fish')).toHaveLength(2);
+  expect(request.messages.at(-1).content).toContain('Name a fish');
+});
+
 const HERONS: ChatMessage[] = [
   { role: 'system', content: 'You are Loom.' },
   { role: 'user', content: '<user_input>\nFirst question\n</user_input>' },

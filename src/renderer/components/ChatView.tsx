@@ -57,9 +57,17 @@ export function ChatView({ bridge, chat, onAction, onShowChanges, branching, scr
             regenerate: (index) => branching.regenerate(chat.id, index),
             forkFrom: (index) => branching.forkFrom(chat.id, index),
             switchTo: (id, index) => branching.switchTo(chat.id, id, index),
+            lastIndex: snap.total - 1,
+            reply: () => {
+              chat.setError(null);
+              bridge.invoke('chat.reply', { sessionId: chat.id }).then(
+                ({ error }) => error && chat.setError(error),
+                (err: Error) => chat.setError(err.message),
+              );
+            },
           }
         : null,
-    [branching, snap.busy, points, chat.id],
+    [branching, snap.busy, snap.total, points, chat, bridge],
   );
   const meta = useSessionMeta(bridge, chat.id);
   const label = meta ? sessionLabel(meta) : 'Session';

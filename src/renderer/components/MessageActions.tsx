@@ -19,6 +19,10 @@ export interface BranchActions {
   forkFrom(index: number): void;
   /** Shows the sibling branch `id` in this tab, at message `index`. */
   switchTo(id: string, index: number): void;
+  /** Index of the session's last message: a message of yours there, unanswered, can get a reply. */
+  lastIndex: number;
+  /** Asks the model to answer the user message the session ends with (a branch whose reply failed). */
+  reply(): void;
 }
 
 export const BranchActionsContext = createContext<BranchActions | null>(null);
@@ -45,6 +49,11 @@ export function MessageActions({ index, message }: { index: number; message: Cha
         {message.role === 'user' && !editing && (
           <button type="button" className="small" onClick={() => setEditing(true)} disabled={actions.busy}>
             Edit message
+          </button>
+        )}
+        {message.role === 'user' && index === actions.lastIndex && !actions.busy && !editing && (
+          <button type="button" className="small" onClick={() => actions.reply()} title="Ask the model to answer this message">
+            Get a reply
           </button>
         )}
         {message.role === 'assistant' && (
