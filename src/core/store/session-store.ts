@@ -331,7 +331,7 @@ export class SessionStore {
         for (const { fork_at: at } of ats) {
           const rows = this.sql(
             `SELECT s.pk, ${META_COLUMNS} FROM sessions s
-              WHERE s.message_count > ? AND ((s.pk = ? ) OR (s.fork_parent_pk = ? AND s.fork_at = ?)) ORDER BY s.pk`,
+              WHERE s.message_count > ? AND (s.pk = ? OR (s.fork_parent_pk = ? AND s.fork_at = ?)) ORDER BY s.pk`,
           ).all(at, segment.pk, segment.pk, at) as (MetaRow & { pk: number })[];
           if (rows.length < 2) continue;
           const mine = forkTarget(this.db, pk, at + 1);
