@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Conf from 'conf';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { BridgeResult, MethodName, Settings } from '../../src/shared/contract';
 import type { SessionMeta } from '../../src/shared/types';
 import { DesktopSettingsStore, type SecretCipher } from '../../src/main/adapters/settings-store';
@@ -97,9 +97,9 @@ async function converse(call: Call, server: ScriptedServer): Promise<ReceivedReq
   server.enqueue({ text: 'Hello there.' }, { text: 'Greeting' });
   const session = await call<SessionMeta>('chat.create', {});
   expect(await call('chat.send', { sessionId: session.id, text: 'hi' })).toEqual({ error: null });
-  const received = server.requests.slice(before);
-  expect(received.length).toBeGreaterThan(0);
-  return received;
+  // The listing label is asked for in the background once the turn has ended.
+  await vi.waitFor(() => expect(server.requests.length - before).toBe(2), { timeout: 15_000 });
+  return server.requests.slice(before);
 }
 
 const authorizations = (received: ReceivedRequest[]) => received.map((r) => r.headers.authorization ?? 'none');
