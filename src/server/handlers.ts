@@ -62,7 +62,9 @@ export function createHandlers(deps: HandlerDeps): Handlers {
       store.rename(sessionId, input.title);
       return changed(store.getMeta(sessionId));
     },
-    'sessions.fork': (input) => engine.fork(id(input.id)),
+    'sessions.fork': (input) => engine.fork(id(input.id), input.at),
+    'sessions.branches': (input) => engine.branches(input.id),
+    'sessions.family': (input) => engine.family(input.id),
     'sessions.archive': (input) => {
       const sessionId = id(input.id);
       // An archived session is not worked on: end the work and free its lease first.
@@ -91,6 +93,9 @@ export function createHandlers(deps: HandlerDeps): Handlers {
 
     'chat.create': () => engine.createSession(),
     'chat.send': (input) => engine.send(id(input.sessionId), input.text),
+    'chat.edit': (input) => engine.edit(input.sessionId, input.index, input.text),
+    'chat.regenerate': (input) => engine.regenerate(input.sessionId, input.index),
+    'chat.reply': (input) => engine.reply(id(input.sessionId)),
     'chat.stop': (input) => ({ stopped: engine.stop(id(input.sessionId)) }),
     'chat.compact': (input) => engine.compact(id(input.sessionId)),
     'chat.approve': (input) => {
