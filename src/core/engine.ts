@@ -182,7 +182,7 @@ export class LoomEngine {
   }
 
   /**
-   * Edit and resend (docs/DESIGN.md, "Branches"): a new branch under the user message at
+   * Edit and resend (docs/DESIGN.md#branches-in-the-ui): a new branch under the user message at
    * transcript `index`, with `text` in its place; the session edited stays as it was. The
    * model's answer comes with reply(branch). Returns the branch.
    */

@@ -100,7 +100,7 @@ export interface SearchHit extends SessionMeta {
   snippet: string;
 }
 
-/** A place where branches of a conversation part (docs/DESIGN.md, "Branches"). */
+/** A place where branches of a conversation part (docs/DESIGN.md#branches-in-the-ui). */
 export interface BranchPoint {
   /** Transcript index of the first message that differs between the branches. */
   at: number;

@@ -1,5 +1,5 @@
 /**
- * The UI's branches through the engine (docs/DESIGN.md, "Branches"): edit and resend,
+ * The UI's branches through the engine (docs/DESIGN.md#branches-in-the-ui): edit and resend,
  * regenerate, reply, branch points and family. Checked on the store's rows (a branch copies
  * no transcript row) and on the requests the model receives.
  */

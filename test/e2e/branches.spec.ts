@@ -1,5 +1,5 @@
 /**
- * Branches in the window (docs/DESIGN.md, "Branches"): Regenerate makes a sibling reply and
+ * Branches in the window (docs/DESIGN.md#branches-in-the-ui): Regenerate makes a sibling reply and
  * the "2 / 2" switcher moves between them in place; Edit message makes a new branch with
  * the old one reachable; Fork from here opens the conversation up to a message in a tab
  * right after the current one; the info dialog links the parent and shows the family.

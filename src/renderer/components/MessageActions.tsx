@@ -1,5 +1,5 @@
 /**
- * The branch actions under a message (docs/DESIGN.md, "Branches"): Edit message (yours),
+ * The branch actions under a message (docs/DESIGN.md#branches-in-the-ui): Edit message (yours),
  * Regenerate (a reply), Fork from here (any), and the "2 / 3" version switcher where the
  * conversation has sibling branches at that message. ChatView provides what they act on;
  * without a provider nothing is shown.

@@ -1,5 +1,5 @@
 /**
- * The branch points of one open session (docs/DESIGN.md, "Branches"): where its transcript
+ * The branch points of one open session (docs/DESIGN.md#branches-in-the-ui): where its transcript
  * has sibling branches, by message index, kept current as sessions change. The engine
  * computes them; this only mirrors its answer.
  */
