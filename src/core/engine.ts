@@ -14,7 +14,6 @@ import { AgentSession } from './agent/session';
 import { auditDir } from './audit/audit-log';
 import type { AgentHost } from './agent/host';
 import { runReplyTurn, runUserTurn } from './agent/loop';
-import { wrapUserInput } from './agent/untrusted';
 import { recoverInterruptedCalls } from './agent/recovery';
 import { compactNow } from './agent/context-guard';
 import { buildSystemPrompt } from './agent/system-prompt';
@@ -26,6 +25,7 @@ import { ModelClient } from './model/client';
 import { loadPriceTable, PRICES_FILE, type PriceTable } from './model/pricing';
 import { withheldSecretEnvNames } from './security/tool-env';
 import type { RevertReport } from './security/snapshots';
+import { wrapUserInput } from './security/untrusted';
 import type { Lease, SessionStore } from './store/session-store';
 import { ALL_TOOLS, type Tool } from './tools/index';
 
