@@ -69,6 +69,15 @@ describe('changes made by `loom` in the same data folder', () => {
     expect(deleted.event).toMatchObject({ type: 'session_deleted', sessionId: seeded.id, meta: { title: 'Heron notes', archived: true } });
   });
 
+  it('knows a session this backend created when another process deletes it', async () => {
+    const mine = backend.engine.createSession();
+    backend.engine.close(mine.id);
+    const run = await loom('--delete', mine.id, '--yes');
+    expect(run.code).toBe(0);
+    const deleted = await eventWhere((e) => e.type === 'session_deleted');
+    expect(deleted.event).toMatchObject({ sessionId: mine.id, meta: { id: mine.id, status: 'saved' } });
+  });
+
   it('says nothing while nobody else writes, and nothing twice for the backend\'s own changes', async () => {
     const own = backend.engine.rename(backend.store.create({ title: 'Mine' }).id, 'Still mine');
     await new Promise((resolve) => setTimeout(resolve, 1_000));
