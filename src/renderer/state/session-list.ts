@@ -73,8 +73,11 @@ export function useSessionList(bridge: LoomBridge, query: string, includeArchive
         void fetchNow();
       }, REFRESH_THROTTLE_MS);
     });
+    // Events missed while the stream was down are not replayed: fetch the list again.
+    const offReconnect = bridge.onReconnect(() => void fetchNow());
     return () => {
       off();
+      offReconnect();
       if (timer) clearTimeout(timer);
     };
   }, [bridge, fetchNow, query, includeArchived]);
