@@ -9,11 +9,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { EngineEvent, PendingRequest } from '../shared/engine-events';
-import type { SessionMeta } from '../shared/types';
+import type { BranchPoint, SessionFamily, SessionMeta } from '../shared/types';
 import { AgentSession } from './agent/session';
 import { auditDir } from './audit/audit-log';
 import type { AgentHost } from './agent/host';
-import { runUserTurn } from './agent/loop';
+import { runReplyTurn, runUserTurn } from './agent/loop';
+import { wrapUserInput } from './agent/untrusted';
 import { recoverInterruptedCalls } from './agent/recovery';
 import { compactNow } from './agent/context-guard';
 import { buildSystemPrompt } from './agent/system-prompt';
@@ -241,6 +242,65 @@ export class LoomEngine {
     return this.changed(meta.id);
   }
 
+  /**
+   * Edit and resend (docs/DESIGN.md, "Branches"): a new branch under the user message at
+   * transcript `index`, with `text` in its place; the session edited stays as it was. The
+   * model's answer comes with reply(branch). Returns the branch.
+   */
+  async edit(sessionId: string, index: number, text: string): Promise<SessionMeta> {
+    const id = this.store.resolveId(sessionId);
+    if (this.store.getTranscript(id, index, 1)[0]?.role !== 'user') {
+      throw new LoomError(`Message ${index + 1} is not one you sent; only your own messages can be edited.`, 'bad_branch_point');
+    }
+    const branch = this.store.appendBranch(id, index, { role: 'user', content: wrapUserInput(text) });
+    const agent = await this.agentFor(branch.id);
+    agent.audit.write('user_message', { text, edited_from: id, index });
+    return this.changed(branch.id);
+  }
+
+  /**
+   * Regenerate: a sibling branch for the reply at transcript `index`, forked right after the
+   * user message that reply answers; reply(branch) then asks the model again. The request
+   * ends with that user message (checked here, so a branch that could not is never made).
+   */
+  regenerate(sessionId: string, index: number): SessionMeta {
+    const id = this.store.resolveId(sessionId);
+    if (this.store.getTranscript(id, index, 1)[0]?.role !== 'assistant') {
+      throw new LoomError(`Message ${index + 1} is not a reply; only replies can be regenerated.`, 'bad_branch_point');
+    }
+    const asked = this.userMessageBefore(id, index);
+    if (asked === null) throw new LoomError(`No message of yours comes before reply ${index + 1}; there is nothing to answer again.`, 'bad_branch_point');
+    const branch = this.store.fork(id, asked + 1);
+    if (this.store.getContext(branch.id).at(-1)?.role !== 'user') {
+      this.store.delete(branch.id);
+      throw new LoomError(`The context before reply ${index + 1} does not end with your message; it cannot be regenerated.`, 'bad_branch_point');
+    }
+    return this.changed(branch.id);
+  }
+
+  /**
+   * One turn answering the user message the session's context ends with (a branch made by
+   * edit or regenerate), without appending a new one. Resolves when the turn has ended.
+   */
+  async reply(sessionId: string): Promise<{ error: string | null }> {
+    const agent = await this.agentFor(sessionId);
+    if (agent.busy) throw new LoomError('This session is still busy with the previous message; wait for it or stop it.', 'busy');
+    if (agent.messages.at(-1)?.role !== 'user') throw new LoomError('No message of yours is waiting for a reply in this session.', 'nothing_to_answer');
+    const outcome = await runReplyTurn(agent);
+    this.changedIfThere(sessionId);
+    return { error: outcome.error ?? null };
+  }
+
+  /** Where this session's transcript has sibling branches (the "2 / 3" switchers). */
+  branches(sessionId: string): BranchPoint[] {
+    return this.store.branchPoints(this.store.resolveId(sessionId));
+  }
+
+  /** The session's parent, siblings and forks. */
+  family(sessionId: string): SessionFamily {
+    return this.store.family(this.store.resolveId(sessionId));
+  }
+
   answerApproval(requestId: string, allow: boolean): void {
     this.pending.get(requestId)?.settle(allow);
   }
@@ -387,6 +447,18 @@ export class LoomEngine {
     if (open) return open.agent;
     const meta = await this.openSession(sessionId);
     return this.sessions.get(meta.id)!.agent;
+  }
+
+  /** The transcript index of the last user message before `index`, or null. */
+  private userMessageBefore(id: string, index: number): number | null {
+    const PAGE = 200;
+    for (let end = index; end > 0; end -= PAGE) {
+      const from = Math.max(0, end - PAGE);
+      const page = this.store.getTranscript(id, from, end - from);
+      const at = page.findLastIndex((m) => m.role === 'user');
+      if (at >= 0) return from + at;
+    }
+    return null;
   }
 
   private hostFor(sessionId: string): AgentHost {

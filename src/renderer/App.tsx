@@ -8,7 +8,7 @@ import type { AppInfo, LoomBridge, Settings } from '../shared/contract';
 import type { SessionMeta } from '../shared/types';
 import { Banners, useBanners } from './components/Banners';
 import { ChangesDialog } from './components/ChangesDialog';
-import { ChatView } from './components/ChatView';
+import { ChatView, type BranchHandlers } from './components/ChatView';
 import { DeleteDialog } from './components/DeleteDialog';
 import { InfoDialog } from './components/InfoDialog';
 import { RenameDialog } from './components/RenameDialog';
@@ -122,6 +122,59 @@ export function App({ bridge, initialSettings, appInfo }: { bridge: LoomBridge; 
     [bridge],
   );
 
+  /** Where a tab shown in place opens: session id → message index (read once by its ChatView). */
+  const scrollTargets = useRef(new Map<string, number>());
+  useEffect(() => {
+    if (tabs.active) scrollTargets.current.delete(tabs.active);
+  }, [tabs.active]);
+
+  /**
+   * A new branch (edit, regenerate) takes `from`'s tab once its view has loaded (so it sees
+   * the whole turn), then the model answers it there.
+   */
+  const answerInBranch = useCallback(
+    async (from: string, branchId: string) => {
+      let chat = chats.current.get(branchId);
+      if (!chat) {
+        chat = new ChatSession(branchId, bridge);
+        chats.current.set(branchId, chat);
+        await chat.load();
+      }
+      tabs.replace(from, branchId);
+      try {
+        const { error } = await bridge.invoke('chat.reply', { sessionId: branchId });
+        if (error) chat.setError(error);
+      } catch (err) {
+        chat.setError((err as Error).message);
+      }
+    },
+    [bridge, tabs],
+  );
+
+  const branching = useMemo<BranchHandlers>(
+    () => ({
+      edit: async (sessionId, index, text) => {
+        const branch = await attempt(() => bridge.invoke('chat.edit', { sessionId, index, text }));
+        if (!branch) return false;
+        void answerInBranch(sessionId, branch.id);
+        return true;
+      },
+      regenerate: async (sessionId, index) => {
+        const branch = await attempt(() => bridge.invoke('chat.regenerate', { sessionId, index }));
+        if (branch) await answerInBranch(sessionId, branch.id);
+      },
+      forkFrom: async (sessionId, index) => {
+        const fork = await attempt(() => bridge.invoke('sessions.fork', { id: sessionId, at: index + 1 }));
+        if (fork) tabs.open(fork.id, sessionId);
+      },
+      switchTo: (sessionId, siblingId, index) => {
+        scrollTargets.current.set(siblingId, index);
+        tabs.replace(sessionId, siblingId);
+      },
+    }),
+    [attempt, bridge, tabs, answerInBranch],
+  );
+
   const newSession = useCallback(async () => {
     const meta = await attempt(() => bridge.invoke('chat.create', {}));
     if (meta) tabs.open(meta.id);
@@ -200,6 +253,8 @@ export function App({ bridge, initialSettings, appInfo }: { bridge: LoomBridge; 
             bridge={bridge}
             chat={chatFor(tabs.active)}
             onAction={onAction}
+            branching={branching}
+            scrollToMessage={scrollTargets.current.get(tabs.active)}
             onShowChanges={() => {
               const id = tabs.active!;
               setDialog({ kind: 'changes', id, files: chatFor(id).getSnapshot().changedFiles, closing: false });
@@ -209,7 +264,17 @@ export function App({ bridge, initialSettings, appInfo }: { bridge: LoomBridge; 
           <EmptyState onNew={() => void newSession()} appInfo={appInfo} />
         )}
       </main>
-      {dialog?.kind === 'info' && <InfoDialog bridge={bridge} id={dialog.id} onClose={() => setDialog(null)} />}
+      {dialog?.kind === 'info' && (
+        <InfoDialog
+          bridge={bridge}
+          id={dialog.id}
+          onClose={() => setDialog(null)}
+          onOpen={(id) => {
+            setDialog(null);
+            tabs.open(id);
+          }}
+        />
+      )}
       {dialog?.kind === 'rename' && (
         <RenameDialog
           meta={dialog.meta}

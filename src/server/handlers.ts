@@ -55,7 +55,9 @@ export function createHandlers(deps: HandlerDeps): Handlers {
       return { total, offset: input.offset, messages: store.getTranscript(sessionId, input.offset, input.limit) };
     },
     'sessions.rename': (input) => engine.rename(input.id, input.title),
-    'sessions.fork': (input) => engine.fork(input.id),
+    'sessions.fork': (input) => engine.fork(input.id, input.at),
+    'sessions.branches': (input) => engine.branches(input.id),
+    'sessions.family': (input) => engine.family(input.id),
     'sessions.archive': (input) => engine.setArchived(input.id, true),
     'sessions.unarchive': (input) => engine.setArchived(input.id, false),
     'sessions.export': (input) => exportFile(input.id, input.format),
@@ -69,6 +71,9 @@ export function createHandlers(deps: HandlerDeps): Handlers {
 
     'chat.create': () => engine.createSession(),
     'chat.send': (input) => engine.send(id(input.sessionId), input.text),
+    'chat.edit': (input) => engine.edit(input.sessionId, input.index, input.text),
+    'chat.regenerate': (input) => engine.regenerate(input.sessionId, input.index),
+    'chat.reply': (input) => engine.reply(id(input.sessionId)),
     'chat.stop': (input) => ({ stopped: engine.stop(id(input.sessionId)) }),
     'chat.compact': (input) => engine.compact(id(input.sessionId)),
     'chat.approve': (input) => {

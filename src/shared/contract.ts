@@ -10,9 +10,10 @@
 import { z } from 'zod';
 import type { EngineEvent, PendingRequest } from './engine-events';
 import { ENV_VAR_NAME, PERMISSION_MODES, THEMES, type Settings } from './settings';
-import type { ChatMessage, Compaction, SearchHit, SessionMeta, SessionUsage } from './types';
+import type { BranchPoint, ChatMessage, Compaction, SearchHit, SessionFamily, SessionMeta, SessionUsage } from './types';
 
 export type { PendingRequest } from './engine-events';
+export type { BranchPoint, SessionFamily } from './types';
 export { PERMISSION_MODES, THEMES, type PermissionMode, type Settings, type Theme } from './settings';
 
 export const EXPORT_FORMATS = ['json', 'markdown', 'html'] as const;
@@ -100,6 +101,9 @@ const requestId = z.string().min(1, 'A request id is required.').max(128, 'The r
 const none = z.strictObject({});
 const bySession = z.strictObject({ id: sessionId });
 const includeArchived = z.boolean().optional();
+/** A transcript index (0 is the system prompt); bounded like the store's counts. */
+const messageIndex = z.int().min(0).max(100_000_000);
+const messageText = z.string().max(200_000, 'The message is too long.').refine((t) => t.trim().length > 0, 'Type a message first.');
 
 export const contract = {
   'app.info': method<AppInfo>()(none),
@@ -132,7 +136,12 @@ export const contract = {
       title: z.string().trim().min(1, 'A title cannot be empty.').max(200, 'A title can have at most 200 characters.'),
     }),
   ),
-  'sessions.fork': method<SessionMeta>()(bySession),
+  /** `at`: share only the first `at` transcript messages ("Fork from here"); default all. */
+  'sessions.fork': method<SessionMeta>()(z.strictObject({ id: sessionId, at: z.int().min(1).max(100_000_000).optional() })),
+  /** Where the session's transcript has sibling branches (the "2 / 3" switchers). */
+  'sessions.branches': method<BranchPoint[]>()(bySession),
+  /** The session's parent, siblings and forks. */
+  'sessions.family': method<SessionFamily>()(bySession),
   'sessions.archive': method<SessionMeta>()(bySession),
   'sessions.unarchive': method<SessionMeta>()(bySession),
   'sessions.export': method<ExportFile>()(
@@ -154,6 +163,12 @@ export const contract = {
       text: z.string().max(200_000, 'The message is too long.').refine((t) => t.trim().length > 0, 'Type a message first.'),
     }),
   ),
+  /** A new branch with the user message at `index` replaced by `text`; chat.reply then answers it. */
+  'chat.edit': method<SessionMeta>()(z.strictObject({ sessionId, index: messageIndex, text: messageText })),
+  /** A sibling branch for the reply at `index`, ending with the user message it answers; chat.reply then answers it. */
+  'chat.regenerate': method<SessionMeta>()(z.strictObject({ sessionId, index: messageIndex })),
+  /** Runs a turn answering the user message the context ends with; answers when the turn has ended. */
+  'chat.reply': method<{ error: string | null }>()(z.strictObject({ sessionId })),
   'chat.stop': method<{ stopped: boolean }>()(z.strictObject({ sessionId })),
   'chat.compact': method<{ before_tokens: number; after_tokens: number }>()(z.strictObject({ sessionId })),
   'chat.approve': method<{ ok: true }>()(z.strictObject({ requestId, allow: z.boolean() })),

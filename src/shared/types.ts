@@ -99,3 +99,21 @@ export interface SessionRecord extends SessionMeta {
 export interface SearchHit extends SessionMeta {
   snippet: string;
 }
+
+/** A place where branches of a conversation part (docs/DESIGN.md, "Branches"). */
+export interface BranchPoint {
+  /** Transcript index of the first message that differs between the branches. */
+  at: number;
+  /** The branches with a message at `at`, oldest first. */
+  branches: SessionMeta[];
+  /** Index in `branches` of the one the asking session follows. */
+  current: number;
+}
+
+/** The sessions related to one by forking: its parent, the parent's other forks, its own forks. */
+export interface SessionFamily {
+  /** Null when the session is not a fork or its parent was deleted. */
+  parent: SessionMeta | null;
+  siblings: SessionMeta[];
+  children: SessionMeta[];
+}

@@ -37,7 +37,7 @@ describe('contract input validation', () => {
         'app.info', 'sessions.list', 'sessions.search', 'sessions.info', 'sessions.transcript', 'sessions.rename',
         'sessions.fork', 'sessions.archive', 'sessions.unarchive', 'sessions.export', 'sessions.import',
         'sessions.delete', 'chat.create', 'chat.send', 'chat.stop', 'chat.compact', 'chat.approve', 'chat.answer',
-        'settings.get', 'settings.set',
+        'settings.get', 'settings.set', 'sessions.branches', 'sessions.family', 'chat.edit', 'chat.regenerate', 'chat.reply',
       ]),
     );
   });

@@ -1,5 +1,5 @@
 /**
- * Live everywhere (docs/DESIGN.md §8-§9): the `loom` command run in the same data folder
+ * Live everywhere (docs/DESIGN.md §9-§10): the `loom` command run in the same data folder
  * as an open window. What it renames, archives, imports or deletes shows in the page
  * within a second, without a reload; a tab whose session it deletes closes, saying so;
  * and it cannot change a session the window is working in.

@@ -147,3 +147,29 @@ function stopped(session: AgentSession, stop: TurnStop): 'stopped' {
   reportStop(session, stop);
   return 'stopped';
 }
+
+/**
+ * A turn answering the user message the context already ends with (a branch made by edit
+ * or regenerate, docs/DESIGN.md "Branches"): nothing is appended before the request, so
+ * the request ends with that user message.
+ */
+export async function runReplyTurn(session: AgentSession): Promise<TurnOutcome> {
+  const signal = session.beginTurn();
+  session.host.emit({ type: 'turn', sessionId: session.id, phase: 'start' });
+  let error: string | undefined;
+  let answered = false;
+  try {
+    session.userTurns++;
+    answered = (await runUntilDone(session, signal)) === 'answered';
+  } catch (err) {
+    if (isAbort(err, signal)) reportStop(session, { event: 'session_abort', reason: STOPPED_REASON });
+    else error = errorMessage(err);
+  } finally {
+    error ??= keepStoppedReply(session, signal);
+    session.endTurn();
+    session.host.emit({ type: 'turn', sessionId: session.id, phase: 'end', ...(error ? { error } : {}) });
+  }
+  // As after a user turn: the label in the background, never keeping the session busy.
+  if (answered) session.runInBackground((summarySignal) => refreshListingSummary(session, summarySignal));
+  return error ? { error } : {};
+}

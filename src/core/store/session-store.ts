@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import {
   CALL_KINDS,
+  type BranchPoint,
+  type SessionFamily,
   type CallKind,
   type CallUsage,
   type ChatMessage,
@@ -23,7 +25,7 @@ import { toColumns } from './messages';
 import { META_COLUMNS, metaFromRow, type MetaRow } from './rows';
 import { searchSessions, updateSearchIndex } from './search';
 import { prepared } from './statements';
-import { currentStart, detachForks, forkTarget, insertStart, readContext, readTranscript, startAtOrBefore } from './transcript-chain';
+import { currentStart, detachForks, forkTarget, insertStart, readContext, readTranscript, segmentsOf, startAtOrBefore } from './transcript-chain';
 
 export type { Lease } from './leases';
 
@@ -309,6 +311,52 @@ export class SessionStore {
       `SELECT ${META_COLUMNS} FROM sessions s WHERE (s.pk = ? AND s.message_count > ?) OR (s.fork_parent_pk = ? AND s.fork_at = ?) ORDER BY s.pk`,
     ).all(owner, at, owner, at) as MetaRow[];
     return rows.map(metaFromRow);
+  }
+
+  /**
+   * Every place in this session's transcript where other branches go their own way: `at`,
+   * the index of the first message that differs; the branches with a message there, oldest
+   * first (branchesAt, less forks that stop at `at`); and which of them this session follows.
+   * Read from the chain's segments, so a long transcript costs one query per segment.
+   */
+  branchPoints(id: string): BranchPoint[] {
+    return this.db.transaction(() => {
+      const pk = this.pkOf(id);
+      const length = this.messageCount(pk);
+      const points: BranchPoint[] = [];
+      for (const segment of segmentsOf(this.db, pk)) {
+        const ats = this.sql(
+          `SELECT DISTINCT fork_at FROM sessions WHERE fork_parent_pk = ? AND fork_at > ? AND fork_at <= ? AND fork_at < ? AND message_count > fork_at ORDER BY fork_at`,
+        ).all(segment.pk, segment.from, segment.to, length) as { fork_at: number }[];
+        for (const { fork_at: at } of ats) {
+          const rows = this.sql(
+            `SELECT s.pk, ${META_COLUMNS} FROM sessions s
+              WHERE s.message_count > ? AND (s.pk = ? OR (s.fork_parent_pk = ? AND s.fork_at = ?)) ORDER BY s.pk`,
+          ).all(at, segment.pk, segment.pk, at) as (MetaRow & { pk: number })[];
+          if (rows.length < 2) continue;
+          const mine = forkTarget(this.db, pk, at + 1);
+          points.push({ at, branches: rows.map(metaFromRow), current: Math.max(0, rows.findIndex((row) => row.pk === mine)) });
+        }
+      }
+      return points;
+    })();
+  }
+
+  /**
+   * The sessions related to this one by forking (parent_id): the parent (null when there is
+   * none or it was deleted), the other forks of the same parent, and its own forks; oldest
+   * first, at most `limit` of each.
+   */
+  family(id: string, limit = 200): SessionFamily {
+    const meta = this.getMeta(id);
+    const byParent = (parentId: string) =>
+      (this.sql(`SELECT ${META_COLUMNS} FROM sessions s WHERE s.parent_id = ? AND s.id <> ? ORDER BY s.pk LIMIT ?`).all(parentId, id, limit) as MetaRow[]).map(metaFromRow);
+    const parentRow = meta.parent_id === null ? undefined : (this.sql(`SELECT ${META_COLUMNS} FROM sessions s WHERE s.id = ?`).get(meta.parent_id) as MetaRow | undefined);
+    return {
+      parent: parentRow ? metaFromRow(parentRow) : null,
+      siblings: meta.parent_id === null ? [] : byParent(meta.parent_id),
+      children: byParent(id),
+    };
   }
 
   /** Removes the session and all its rows; refused while another live process holds its lease. */

@@ -2,14 +2,16 @@
  * One open session: header (title, context meter, changed files, Compact now, Fork, Info),
  * the transcript, the turn's error banner and notices, and the message box.
  */
-import { useCallback, useEffect, useState, useSyncExternalStore } from 'react';
+import { useCallback, useEffect, useMemo, useState, useSyncExternalStore } from 'react';
 import type { LoomBridge } from '../../shared/contract';
 import type { SessionMeta } from '../../shared/types';
 import { sessionLabel } from '../lib/format';
+import { useBranchPoints } from '../state/branches';
 import type { ChatSession } from '../state/chat-session';
 import { ErrorBanner } from './Banners';
 import { Composer } from './Composer';
 import { ContextMeter } from './ContextMeter';
+import { BranchActionsContext, type BranchActions } from './MessageActions';
 import type { SessionAction } from './Sidebar';
 import { Transcript } from './Transcript';
 
@@ -26,10 +28,47 @@ interface ChatViewProps {
   onAction: (action: SessionAction, meta: SessionMeta) => void;
   /** Opens the list of files this session changed (with Revert all / Keep). */
   onShowChanges: () => void;
+  /** The branch actions under the messages (App.tsx carries them out). */
+  branching?: BranchHandlers;
+  /** Open at this message instead of at the bottom (a sibling branch shown in place). */
+  scrollToMessage?: number;
 }
 
-export function ChatView({ bridge, chat, onAction, onShowChanges }: ChatViewProps) {
+/** What the branch actions of a session's messages do, by session id and transcript index. */
+export interface BranchHandlers {
+  edit(sessionId: string, index: number, text: string): Promise<boolean>;
+  regenerate(sessionId: string, index: number): void;
+  forkFrom(sessionId: string, index: number): void;
+  switchTo(sessionId: string, siblingId: string, index: number): void;
+}
+
+export function ChatView({ bridge, chat, onAction, onShowChanges, branching, scrollToMessage }: ChatViewProps) {
   const snap = useSyncExternalStore(chat.subscribe, chat.getSnapshot);
+  // Read once: the tab opens there, later renders leave the scrolling to the user.
+  const [openAt] = useState(scrollToMessage);
+  const points = useBranchPoints(bridge, chat.id);
+  const branchActions = useMemo<BranchActions | null>(
+    () =>
+      branching
+        ? {
+            busy: snap.busy,
+            points,
+            edit: (index, text) => branching.edit(chat.id, index, text),
+            regenerate: (index) => branching.regenerate(chat.id, index),
+            forkFrom: (index) => branching.forkFrom(chat.id, index),
+            switchTo: (id, index) => branching.switchTo(chat.id, id, index),
+            lastIndex: snap.total - 1,
+            reply: () => {
+              chat.setError(null);
+              bridge.invoke('chat.reply', { sessionId: chat.id }).then(
+                ({ error }) => error && chat.setError(error),
+                (err: Error) => chat.setError(err.message),
+              );
+            },
+          }
+        : null,
+    [branching, snap.busy, snap.total, points, chat, bridge],
+  );
   const meta = useSessionMeta(bridge, chat.id);
   const label = meta ? sessionLabel(meta) : 'Session';
 
@@ -93,7 +132,9 @@ export function ChatView({ bridge, chat, onAction, onShowChanges }: ChatViewProp
         </div>
       )}
       {snap.loadError && <ErrorBanner text={snap.loadError} onDismiss={() => void chat.load()} />}
-      <Transcript bridge={bridge} chat={chat} snap={snap} />
+      <BranchActionsContext.Provider value={branchActions}>
+        <Transcript bridge={bridge} chat={chat} snap={snap} scrollToMessage={openAt} />
+      </BranchActionsContext.Provider>
       <div className="chat-foot">
         {snap.compacting && (
           <div className="progress" role="status">

@@ -4,23 +4,28 @@
  */
 import { useEffect, useState } from 'react';
 import type { LoomBridge, SessionInfo } from '../../shared/contract';
-import { CALL_KINDS, type UsageTotals } from '../../shared/types';
+import { CALL_KINDS, type SessionFamily, type UsageTotals } from '../../shared/types';
 import { formatCost, formatCount, localTime } from '../lib/format';
 import { Dialog } from './Dialog';
+import { FamilyTree, ParentLink } from './FamilyTree';
 
-export function InfoDialog({ bridge, id, onClose }: { bridge: LoomBridge; id: string; onClose: () => void }) {
+/** `onOpen`: opens a related session (parent, sibling, fork) in a tab. */
+export function InfoDialog({ bridge, id, onClose, onOpen }: { bridge: LoomBridge; id: string; onClose: () => void; onOpen?: (id: string) => void }) {
   const [info, setInfo] = useState<SessionInfo | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const [family, setFamily] = useState<SessionFamily | null>(null);
 
   useEffect(() => {
     bridge.invoke('sessions.info', { id }).then(setInfo, (err: Error) => setError(err.message));
+    bridge.invoke('sessions.family', { id }).then(setFamily, () => {}); // the facts still show
   }, [bridge, id]);
 
   return (
     <Dialog title="Session info" onClose={onClose} className="info">
       {error && <p role="alert">{error}</p>}
       {!info && !error && <p>Loading…</p>}
-      {info && <InfoBody info={info} />}
+      {info && <InfoBody info={info} family={family} onOpen={onOpen} />}
+      {info && family && onOpen && <FamilyTree info={info} family={family} onOpen={onOpen} />}
       <div className="dialog-actions">
         <button type="button" className="primary" onClick={onClose} autoFocus>
           Close
@@ -30,14 +35,23 @@ export function InfoDialog({ bridge, id, onClose }: { bridge: LoomBridge; id: st
   );
 }
 
-function InfoBody({ info }: { info: SessionInfo }) {
+function InfoBody({ info, family, onOpen }: { info: SessionInfo; family: SessionFamily | null; onOpen?: (id: string) => void }) {
   return (
     <>
       <dl className="facts">
         <Fact term="ID" value={info.id} mono />
         <Fact term="Title" value={info.title ?? '—'} />
         <Fact term="Summary" value={info.summary ?? '—'} />
-        <Fact term="Parent" value={info.parent_id ?? '—'} mono />
+        {info.parent_id === null || !family || !onOpen ? (
+          <Fact term="Parent" value={info.parent_id ?? '—'} mono />
+        ) : (
+          <div className="fact">
+            <dt>Parent</dt>
+            <dd>
+              <ParentLink parentId={info.parent_id} parent={family.parent} onOpen={onOpen} />
+            </dd>
+          </div>
+        )}
         <Fact term="Status" value={`${info.status}${info.archived ? ', archived' : ''}`} />
         <Fact term="Created" value={localTime(info.created_at)} />
         <Fact term="Updated" value={localTime(info.updated_at)} />

@@ -3,14 +3,15 @@
  * (raw HTML shown as text), each tool call as a collapsible card with its arguments, each
  * tool result as a collapsible card, the system prompt folded away.
  */
-import { memo, useMemo } from 'react';
+import { memo, useMemo, type ReactNode } from 'react';
 import type { ChatMessage, ToolCall } from '../../shared/types';
 import type { CompactionMarker } from '../state/chat-session';
 import { formatCount, localTime } from '../lib/format';
 import { prettyArguments, toolText, userText } from '../lib/display';
 import { Markdown } from './Markdown';
 
-export const MessageRow = memo(function MessageRow({ message, toolName }: { message: ChatMessage; toolName?: string }) {
+/** `children`: shown at the end of the message (its branch actions, MessageActions.tsx). */
+export const MessageRow = memo(function MessageRow({ message, toolName, children }: { message: ChatMessage; toolName?: string; children?: ReactNode }) {
   switch (message.role) {
     case 'system':
       return (
@@ -24,6 +25,7 @@ export const MessageRow = memo(function MessageRow({ message, toolName }: { mess
         <article className="msg msg-user" aria-label="You">
           <div className="msg-who">You</div>
           <div className="msg-text">{userText(message.content)}</div>
+          {children}
         </article>
       );
     case 'assistant':
@@ -33,10 +35,16 @@ export const MessageRow = memo(function MessageRow({ message, toolName }: { mess
           {message.content ? <Markdown text={message.content} /> : null}
           {message.tool_calls?.map((call) => <ToolCallCard key={call.id} call={call} />)}
           {message.stopped && <div className="msg-stopped">Stopped by you{message.content ? '' : ' before any text arrived'}.</div>}
+          {children}
         </article>
       );
     case 'tool':
-      return <ToolResultCard name={toolName} content={message.content} />;
+      return (
+        <>
+          <ToolResultCard name={toolName} content={message.content} />
+          {children}
+        </>
+      );
   }
 });
 

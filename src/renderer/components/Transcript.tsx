@@ -10,6 +10,7 @@ import { useEffect, useLayoutEffect, useMemo, useRef } from 'react';
 import type { LoomBridge } from '../../shared/contract';
 import type { ChatSession, ChatSnapshot, CompactionMarker } from '../state/chat-session';
 import { LiveRow } from './LiveRow';
+import { MessageActions } from './MessageActions';
 import { MarkerRow, MessageRow, PlaceholderRow } from './MessageRow';
 
 type Row = { kind: 'message'; index: number } | { kind: 'marker'; marker: CompactionMarker; n: number } | { kind: 'live' };
@@ -33,9 +34,10 @@ function rowModel(total: number, markers: CompactionMarker[]) {
 
 const BOTTOM_SLACK_PX = 80;
 
-export function Transcript({ bridge, chat, snap }: { bridge: LoomBridge; chat: ChatSession; snap: ChatSnapshot }) {
+/** `scrollToMessage`: open at this message (a sibling branch shown in place) instead of at the bottom. */
+export function Transcript({ bridge, chat, snap, scrollToMessage }: { bridge: LoomBridge; chat: ChatSession; snap: ChatSnapshot; scrollToMessage?: number }) {
   const scroller = useRef<HTMLDivElement>(null);
-  const atBottom = useRef(true);
+  const atBottom = useRef(scrollToMessage === undefined);
   const model = useMemo(() => rowModel(snap.total, snap.markers), [snap.total, snap.markers]);
 
   const virtualizer = useVirtualizer({
@@ -56,6 +58,14 @@ export function Transcript({ bridge, chat, snap }: { bridge: LoomBridge; chat: C
     if (indices.length) chat.ensureRange(Math.min(...indices), Math.max(...indices));
   }, [items, model, chat]);
 
+  // Open at the message asked for, once loaded (markers before it shift its row).
+  const scrolledTo = useRef(false);
+  useLayoutEffect(() => {
+    if (scrollToMessage === undefined || scrolledTo.current || !snap.loaded) return;
+    scrolledTo.current = true;
+    const markersBefore = snap.markers.filter((m) => m.index <= scrollToMessage).length;
+    virtualizer.scrollToIndex(Math.min(scrollToMessage, snap.total - 1) + markersBefore, { align: 'center' });
+  }, [scrollToMessage, snap.loaded, snap.markers, snap.total, virtualizer]);
   // Follow new content while at the bottom (and open at the bottom)…
   useLayoutEffect(() => {
     if (snap.loaded && atBottom.current) virtualizer.scrollToIndex(model.count - 1, { align: 'end' });
@@ -102,6 +112,12 @@ export function Transcript({ bridge, chat, snap }: { bridge: LoomBridge; chat: C
 
 function MessageSlot({ chat, index }: { chat: ChatSession; index: number; version: number }) {
   const message = chat.message(index);
+  // The same element while the message is the same, so the memoised row is not drawn again on every streamed word.
+  const actions = useMemo(() => (message ? <MessageActions index={index} message={message} /> : null), [index, message]);
   if (!message) return <PlaceholderRow />;
-  return <MessageRow message={message} toolName={message.role === 'tool' ? chat.toolNameFor(message.tool_call_id, index) : undefined} />;
+  return (
+    <MessageRow message={message} toolName={message.role === 'tool' ? chat.toolNameFor(message.tool_call_id, index) : undefined}>
+      {actions}
+    </MessageRow>
+  );
 }

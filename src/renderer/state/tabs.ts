@@ -57,6 +57,14 @@ export function useTabs(bridge: LoomBridge, initial: Settings, onClosed: (id: st
 
   const focus = useCallback((id: string) => setState((s) => ({ ...s, active: id })), []);
 
+  /** Shows `id` in `current`'s tab, in place (a sibling branch); a tab `id` already had goes. */
+  const replace = useCallback((current: string, id: string) => {
+    setState((s) => {
+      const ids = s.ids.filter((x) => x !== id).map((x) => (x === current ? id : x));
+      return { ids: ids.includes(id) ? ids : [...ids, id], active: id };
+    });
+  }, []);
+
   const cycle = useCallback((step: number) => {
     setState((s) => {
       if (s.ids.length === 0) return s;
@@ -65,7 +73,10 @@ export function useTabs(bridge: LoomBridge, initial: Settings, onClosed: (id: st
     });
   }, []);
 
-  return useMemo(() => ({ ids: state.ids, active: state.active, open, close, focus, cycle }), [state, open, close, focus, cycle]);
+  return useMemo(
+    () => ({ ids: state.ids, active: state.active, open, close, focus, cycle, replace }),
+    [state, open, close, focus, cycle, replace],
+  );
 }
 
 function insertAfter(ids: string[], id: string, after: string | undefined): string[] {
