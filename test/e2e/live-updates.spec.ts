@@ -82,6 +82,12 @@ test('a tab whose session is deleted by `loom` closes and says so', async ({ pag
     await sidebarRow(page, title).getByRole('button', { name: new RegExp(title) }).first().click();
     await expect(page.getByRole('heading', { level: 1, name: title })).toBeVisible();
   }
+  // A rename from the terminal reaches the open tab's label and heading too.
+  const egrets = loom.store.list().find((s) => s.title === 'Egrets')!;
+  expect((await terminal(loom, '--rename', egrets.id, 'Egret notes')).code).toBe(0);
+  await expect(page.getByRole('heading', { level: 1, name: 'Egret notes' })).toBeVisible(SHOWS_WITHIN);
+  await expect(tabs(page).filter({ hasText: 'Egret notes' })).toHaveCount(1);
+
   await tabs(page).filter({ hasText: 'Herons' }).click();
   await expect(transcript(page)).toContainText('Herons stand still');
 
@@ -90,8 +96,8 @@ test('a tab whose session is deleted by `loom` closes and says so', async ({ pag
   expect(deleted).toMatchObject({ code: 0, stderr: '' });
   await expect(page.getByRole('alert').filter({ hasText: 'The session "Herons" was deleted elsewhere; its tab was closed.' })).toBeVisible(SHOWS_WITHIN);
   await expect(tabs(page)).toHaveCount(1);
-  await expect(tabs(page).first()).toHaveText('Egrets');
-  await expect(page.getByRole('heading', { level: 1, name: 'Egrets' })).toBeVisible();
+  await expect(tabs(page).first()).toHaveText('Egret notes');
+  await expect(page.getByRole('heading', { level: 1, name: 'Egret notes' })).toBeVisible();
   await expect(sidebarRow(page, 'Herons')).toHaveCount(0);
 });
 
