@@ -5,6 +5,7 @@
 import type { BenchSection } from './harness';
 import { branchesSection } from './branches';
 import { contextSection } from './context';
+import { liveSection } from './live';
 import { redactionSection } from './redaction';
 import { storeSection } from './store';
 import { uiSection } from './ui';
@@ -13,6 +14,7 @@ const sections: BenchSection[] = [
   storeSection, // the session store vs one-JSON-file-per-session baseline
   branchesSection, // forks at a message, the derived context, migration to schema 3
   contextSection, // context budget per request and compaction without the model call
+  liveSection, // other processes' changes reaching a backend's windows (PRAGMA data_version)
   redactionSection, // redacting every string of a 10 MB session, as an export does
   uiSection, // the renderer in Chromium: a 5,000-message session, a 10,000-session sidebar
 ];

@@ -1,11 +1,14 @@
 /**
  * The `loom` lifecycle commands (docs/DESIGN.md#command-line) that need no model: list, search, info,
  * rename, fork, archive/unarchive, export, import and delete. Each one opens the store,
- * does one thing, and returns what to print; refusals are LoomErrors (exit 1).
+ * does one thing, and returns what to print; refusals are LoomErrors (exit 1). Changes go
+ * through LoomEngine, so they obey the same rules as in a window (a session another
+ * process works in is not renamed, archived nor deleted: docs/DESIGN.md#who-may-change-a-session).
  */
 import fs from 'node:fs';
 import type { LoomConfig } from '../core/config';
 import { counted } from '../core/counted';
+import { LoomEngine } from '../core/engine';
 import { LoomError, errorMessage } from '../core/errors';
 import { SessionStore } from '../core/store/session-store';
 import { CALL_KINDS, type SearchHit, type SessionMeta, type SessionUsage, type UsageTotals } from '../shared/types';
@@ -20,7 +23,8 @@ export async function runLifecycle(action: LifecycleAction, config: LoomConfig):
   const store = SessionStore.open(config.dataDir);
   let text: string;
   try {
-    text = perform(store, action, importText);
+    const engine = new LoomEngine({ config, store, projectDir: process.cwd() });
+    text = perform(engine, action, importText);
   } finally {
     store.close();
   }
@@ -28,7 +32,8 @@ export async function runLifecycle(action: LifecycleAction, config: LoomConfig):
   return 0;
 }
 
-function perform(store: SessionStore, action: LifecycleAction, importText: string): string {
+function perform(engine: LoomEngine, action: LifecycleAction, importText: string): string {
+  const store = engine.store;
   switch (action.kind) {
     case 'list':
       return listSessions(store, action.includeArchived, action.json);
@@ -36,41 +41,34 @@ function perform(store: SessionStore, action: LifecycleAction, importText: strin
       return searchSessions(store, action.query, action.includeArchived, action.json);
     case 'info':
       return sessionInfo(store, store.resolveId(action.id), action.json);
-    case 'rename': {
-      const id = store.resolveId(action.id);
-      store.rename(id, action.title);
-      return `Renamed session ${id} to "${action.title}".`;
-    }
+    case 'rename':
+      return `Renamed session ${engine.rename(action.id, action.title).id} to "${action.title}".`;
     case 'fork':
-      return store.fork(store.resolveId(action.id), action.at).id;
-    case 'archive': {
-      const id = store.resolveId(action.id);
-      store.setArchived(id, action.archived);
-      return `${action.archived ? 'Archived' : 'Unarchived'} session ${id}.`;
-    }
+      return engine.fork(action.id, action.at).id;
+    case 'archive':
+      return `${action.archived ? 'Archived' : 'Unarchived'} session ${engine.setArchived(action.id, action.archived).id}.`;
     case 'export':
       return store.exportSession(store.resolveId(action.id), action.format);
     case 'import':
-      return importSession(store, importText);
+      return importSession(engine, importText);
     case 'delete':
-      return deleteSession(store, action.id, action.yes);
+      return deleteSession(engine, action.id, action.yes);
   }
 }
 
 /** The new id on stdout (scripts read it); a repair of the import, if any, on stderr. */
-function importSession(store: SessionStore, text: string): string {
-  const { meta, closedCalls } = store.importSession(text);
+function importSession(engine: LoomEngine, text: string): string {
+  const { meta, closedCalls } = engine.importSession(text);
   if (closedCalls) {
     writeError(`Imported session ${meta.id}: closed ${counted(closedCalls, 'tool call')} that had no result in the export with a result saying so (nothing was run).`);
   }
   return meta.id;
 }
 
-function deleteSession(store: SessionStore, idOrPrefix: string, yes: boolean): string {
-  const id = store.resolveId(idOrPrefix);
+function deleteSession(engine: LoomEngine, idOrPrefix: string, yes: boolean): string {
+  const id = engine.store.resolveId(idOrPrefix);
   if (!yes) throw new LoomError(`Refusing to delete session ${id} without --yes; nothing was deleted. Add --yes to confirm.`);
-  store.delete(id);
-  return `Deleted session ${id}.`;
+  return `Deleted session ${engine.deleteSession(id)}.`;
 }
 
 async function readImportFile(file: string): Promise<string> {

@@ -282,7 +282,7 @@ async function runCommand(ctx: ReplContext, text: string): Promise<'exit' | void
 
 function setTitle(ctx: ReplContext, title: string): void {
   if (!title) return ctx.view.line('Usage: \\title TEXT');
-  ctx.engine.store.rename(ctx.sessionId, title);
+  ctx.engine.rename(ctx.sessionId, title);
   ctx.view.line(`Title set: ${title}`);
 }
 

@@ -26,8 +26,12 @@ import { loadPriceTable, PRICES_FILE, type PriceTable } from './model/pricing';
 import { withheldSecretEnvNames } from './security/tool-env';
 import type { RevertReport } from './security/snapshots';
 import { wrapUserInput } from './security/untrusted';
-import type { Lease, SessionStore } from './store/session-store';
+import { ChangeWatcher } from './store/change-watcher';
+import type { ImportedSession, Lease, SessionStore } from './store/session-store';
 import { ALL_TOOLS, type Tool } from './tools/index';
+
+/** How often windows hear of other processes' changes: well within a second, one pragma per poll when nothing changed. */
+const WATCH_INTERVAL_MS = 300;
 
 export type EngineListener = (event: EngineEvent) => void;
 /** Told when a listener threw (once per listener); the default writes one line to stderr. */
@@ -89,9 +93,32 @@ export class LoomEngine {
     return () => this.listeners.delete(listener);
   }
 
-  /** Tells every listener that sessions changed outside a turn (renamed, forked, deleted…). */
+  /** Tells every listener that sessions changed in a way no session_changed event describes. */
   notifySessionsChanged(): void {
     this.emit({ type: 'sessions_changed' });
+  }
+
+  /**
+   * Tells the listeners, every `intervalMs`, about sessions other processes changed in the
+   * same data folder (ChangeWatcher); returns the function that stops watching.
+   */
+  watchOtherProcesses(intervalMs = WATCH_INTERVAL_MS): () => void {
+    const watcher = new ChangeWatcher(this.store);
+    const timer = setInterval(() => {
+      if (!this.store.db.open) return clearInterval(timer);
+      let changes;
+      try {
+        changes = watcher.poll();
+      } catch {
+        return; // busy or closing: the next poll catches up
+      }
+      for (const change of changes) {
+        if (change.meta) this.emit({ type: 'session_changed', sessionId: change.id, meta: change.meta });
+        else if (change.before) this.emit({ type: 'session_deleted', sessionId: change.id, meta: change.before });
+      }
+    }, intervalMs);
+    timer.unref();
+    return () => clearInterval(timer);
   }
 
   /** A new session in the project folder, opened for work. */
@@ -99,8 +126,44 @@ export class LoomEngine {
     const projectDir = realDir(this.projectDir);
     const meta = this.store.create({ model: this.config.model, cwd: projectDir });
     this.attach(meta.id, projectDir, false);
-    this.emit({ type: 'sessions_changed' });
-    return this.store.getMeta(meta.id);
+    return this.changed(meta.id);
+  }
+
+  // ---- lifecycle: the same rules for every face (docs/DESIGN.md#who-may-change-a-session) ----
+
+  /** Sets the user's title; refused while another process works in the session. */
+  rename(idOrPrefix: string, title: string): SessionMeta {
+    const id = this.store.resolveId(idOrPrefix);
+    this.store.whileFree(id, () => this.store.rename(id, title));
+    return this.changed(id);
+  }
+
+  /**
+   * Archives (ending this engine's work on it first: an archived session is not worked on)
+   * or unarchives; refused while another process works in the session.
+   */
+  setArchived(idOrPrefix: string, archived: boolean): SessionMeta {
+    const id = this.store.resolveId(idOrPrefix);
+    if (archived) this.close(id); // only this engine's own work: another process's lease is refused below
+    this.store.whileFree(id, () => this.store.setArchived(id, archived));
+    return this.changed(id);
+  }
+
+  /** Deletes the session (ending this engine's work on it first); refused while another process works in it. Returns its id. */
+  deleteSession(idOrPrefix: string): string {
+    const id = this.store.resolveId(idOrPrefix);
+    const meta = this.store.getMeta(id);
+    this.close(id); // only this engine's own work: another process's lease is refused below
+    this.store.delete(id); // checks the lease again, in its own transaction
+    this.emit({ type: 'session_deleted', sessionId: id, meta });
+    return id;
+  }
+
+  /** A JSON export as a new session (store.importSession says what is checked and repaired). */
+  importSession(text: string): ImportedSession {
+    const imported = this.store.importSession(text);
+    this.changed(imported.meta.id);
+    return imported;
   }
 
   /**
@@ -121,8 +184,7 @@ export class LoomEngine {
       this.emit({ type: 'notice', sessionId: id, level: 'info', text: `This session was recorded in ${meta.cwd}; working in ${projectDir}.` });
     }
     await recoverInterruptedCalls(agent);
-    this.emit({ type: 'sessions_changed' });
-    return this.store.getMeta(id);
+    return this.changed(id);
   }
 
   isOpen(sessionId: string): boolean {
@@ -134,7 +196,7 @@ export class LoomEngine {
     const agent = await this.agentFor(sessionId);
     if (agent.busy) throw new LoomError('This session is still busy with the previous message; wait for it or stop it.', 'busy');
     const outcome = await runUserTurn(agent, text);
-    this.emit({ type: 'sessions_changed' });
+    this.changedIfThere(sessionId);
     return { error: outcome.error ?? null };
   }
 
@@ -177,8 +239,7 @@ export class LoomEngine {
    */
   fork(sessionId: string, at?: number): SessionMeta {
     const meta = this.store.fork(this.store.resolveId(sessionId), at);
-    this.emit({ type: 'sessions_changed' });
-    return meta;
+    return this.changed(meta.id);
   }
 
   /**
@@ -194,8 +255,7 @@ export class LoomEngine {
     const branch = this.store.appendBranch(id, index, { role: 'user', content: wrapUserInput(text) });
     const agent = await this.agentFor(branch.id);
     agent.audit.write('user_message', { text, edited_from: id, index });
-    this.emit({ type: 'sessions_changed' });
-    return this.store.getMeta(branch.id);
+    return this.changed(branch.id);
   }
 
   /**
@@ -215,8 +275,7 @@ export class LoomEngine {
       this.store.delete(branch.id);
       throw new LoomError(`The context before reply ${index + 1} does not end with your message; it cannot be regenerated.`, 'bad_branch_point');
     }
-    this.emit({ type: 'sessions_changed' });
-    return branch;
+    return this.changed(branch.id);
   }
 
   /**
@@ -228,7 +287,7 @@ export class LoomEngine {
     if (agent.busy) throw new LoomError('This session is still busy with the previous message; wait for it or stop it.', 'busy');
     if (agent.messages.at(-1)?.role !== 'user') throw new LoomError('No message of yours is waiting for a reply in this session.', 'nothing_to_answer');
     const outcome = await runReplyTurn(agent);
-    this.emit({ type: 'sessions_changed' });
+    this.changedIfThere(sessionId);
     return { error: outcome.error ?? null };
   }
 
@@ -272,8 +331,11 @@ export class LoomEngine {
     return (await this.sessions.get(sessionId)?.agent.snapshots.changedFiles()) ?? [];
   }
 
-  /** Puts the changed files back as they were (security/snapshots.ts says when one is left alone). */
+  /** Puts the changed files back as they were (security/snapshots.ts says when one is left alone); refused during a turn. */
   async revertChanges(sessionId: string): Promise<RevertReport> {
+    if (this.sessions.get(sessionId)?.agent.busy) {
+      throw new LoomError('This session is still working; stop it or wait for the turn to end before reverting its changes.', 'busy');
+    }
     return (await this.sessions.get(sessionId)?.agent.snapshots.revert()) ?? { reverted: [], leftAlone: [] };
   }
 
@@ -303,8 +365,8 @@ export class LoomEngine {
       open.agent.audit.write('session_end', { status: 'saved', tool_calls: open.agent.toolCalls, user_turns: open.agent.userTurns });
       this.store.setStatus(id, 'saved');
       open.lease.release();
+      this.changedIfThere(id);
     }
-    if (ids.length) this.emit({ type: 'sessions_changed' });
   }
 
   /**
@@ -362,6 +424,22 @@ export class LoomEngine {
       max_cost_usd: c.maxCostUsd,
       approve_plan: c.approvePlan,
     });
+  }
+
+  /** Tells the listeners how the session is now; returns that. */
+  private changed(id: string): SessionMeta {
+    const meta = this.store.getMeta(id);
+    this.emit({ type: 'session_changed', sessionId: id, meta });
+    return meta;
+  }
+
+  /** The same, for a session that may have been deleted meanwhile (by this process: a window's Delete during a turn). */
+  private changedIfThere(id: string): void {
+    try {
+      if (this.store.db.open) this.changed(id);
+    } catch {
+      // Gone: its session_deleted event said so.
+    }
   }
 
   private async agentFor(sessionId: string): Promise<AgentSession> {

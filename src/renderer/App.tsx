@@ -18,6 +18,7 @@ import { Sidebar, type SessionAction } from './components/Sidebar';
 import { TabBar } from './components/TabBar';
 import { isDesktop } from './bridge';
 import { downloadText } from './lib/download';
+import { sessionLabel } from './lib/format';
 import { useShortcuts } from './lib/shortcuts';
 import { ChatSession } from './state/chat-session';
 import { useTabs } from './state/tabs';
@@ -53,6 +54,21 @@ export function App({ bridge, initialSettings, appInfo }: { bridge: LoomBridge; 
   const tabs = useTabs(bridge, initialSettings, (id) => chats.current.delete(id));
 
   useEffect(() => bridge.onEvent((event) => chats.current.forEach((chat) => chat.handle(event))), [bridge]);
+
+  /** Sessions this window deletes itself: their tabs close without a notice. */
+  const deleting = useRef(new Set<string>());
+  const currentTabs = useRef(tabs);
+  currentTabs.current = tabs;
+  // A session deleted elsewhere (the `loom` command, another window) closes its tab, saying so.
+  useEffect(
+    () =>
+      bridge.onEvent((event) => {
+        if (event.type !== 'session_deleted' || !currentTabs.current.ids.includes(event.sessionId)) return;
+        if (!deleting.current.has(event.sessionId)) banners.show(`The session "${sessionLabel(event.meta)}" was deleted elsewhere; its tab was closed.`);
+        currentTabs.current.close(event.sessionId);
+      }),
+    [bridge, banners.show],
+  );
   // Back after a dropped event stream: each open chat catches up (prompts announced meanwhile too).
   useEffect(() => bridge.onReconnect(() => chats.current.forEach((chat) => void chat.load())), [bridge]);
 
@@ -271,8 +287,14 @@ export function App({ bridge, initialSettings, appInfo }: { bridge: LoomBridge; 
           meta={dialog.meta}
           onClose={() => setDialog(null)}
           onConfirm={async () => {
-            const done = await attempt(() => bridge.invoke('sessions.delete', { id: dialog.meta.id }));
-            if (done) tabs.close(dialog.meta.id);
+            const id = dialog.meta.id;
+            deleting.current.add(id);
+            try {
+              const done = await attempt(() => bridge.invoke('sessions.delete', { id }));
+              if (done) tabs.close(id);
+            } finally {
+              deleting.current.delete(id);
+            }
           }}
         />
       )}

@@ -50,6 +50,8 @@ export function openBackend(options: BackendOptions): Backend {
   const store = (options.openStore ?? SessionStore.open)(options.dataDir);
   const projectDir = options.projectDir ?? process.cwd();
   const engine = new LoomEngine({ config: engineConfig(options.dataDir, settings.engine()), store, projectDir, owner: `loom-${options.shell}` });
+  // Windows hear of what the `loom` command and other windows' processes change, within a second.
+  const stopWatching = engine.watchOtherProcesses();
   const calls = new CallsInFlight();
   const handlers = createHandlers({
     store,
@@ -70,6 +72,7 @@ export function openBackend(options: BackendOptions): Backend {
   let closing: Promise<void> | null = null;
   const shutDown = async () => {
     const drained = calls.drain(CLOSE_WAIT_MS); // refuses new calls from here on
+    stopWatching();
     try {
       engine.close();
       await drained;

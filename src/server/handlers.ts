@@ -1,7 +1,8 @@
 /**
- * The engine-side implementation of every bridge method: thin calls into the session
- * store and LoomEngine (which hold all session logic), shared by the Electron main
- * process and the browser mode. Inputs arrive validated by the contract's schemas.
+ * The engine-side implementation of every bridge method: thin calls into LoomEngine (every
+ * change, with its rules) and the session store (reads), shared by the Electron main
+ * process and the browser mode. No session rule lives here: `loom` and a window get the
+ * same answer. Inputs arrive validated by the contract's schemas.
  */
 import path from 'node:path';
 import type { AppInfo, ExportFile, ExportFormat, Handlers } from '../shared/contract';
@@ -26,10 +27,6 @@ export interface HandlerDeps {
 export function createHandlers(deps: HandlerDeps): Handlers {
   const { store, engine, settings } = deps;
   const id = (raw: string) => store.resolveId(raw);
-  const changed = <T>(value: T): T => {
-    engine.notifySessionsChanged();
-    return value;
-  };
   const projectDirOf = (sessionId: string) => store.getMeta(sessionId).cwd ?? deps.projectDir;
   const exportFile = (raw: string, format: ExportFormat = 'json'): ExportFile => {
     const sessionId = id(raw);
@@ -57,34 +54,15 @@ export function createHandlers(deps: HandlerDeps): Handlers {
       const total = store.getMeta(sessionId).message_count;
       return { total, offset: input.offset, messages: store.getTranscript(sessionId, input.offset, input.limit) };
     },
-    'sessions.rename': (input) => {
-      const sessionId = id(input.id);
-      store.rename(sessionId, input.title);
-      return changed(store.getMeta(sessionId));
-    },
-    'sessions.fork': (input) => engine.fork(id(input.id), input.at),
+    'sessions.rename': (input) => engine.rename(input.id, input.title),
+    'sessions.fork': (input) => engine.fork(input.id, input.at),
     'sessions.branches': (input) => engine.branches(input.id),
     'sessions.family': (input) => engine.family(input.id),
-    'sessions.archive': (input) => {
-      const sessionId = id(input.id);
-      // An archived session is not worked on: end the work and free its lease first.
-      engine.close(sessionId);
-      store.setArchived(sessionId, true);
-      return changed(store.getMeta(sessionId));
-    },
-    'sessions.unarchive': (input) => {
-      const sessionId = id(input.id);
-      store.setArchived(sessionId, false);
-      return changed(store.getMeta(sessionId));
-    },
+    'sessions.archive': (input) => engine.setArchived(input.id, true),
+    'sessions.unarchive': (input) => engine.setArchived(input.id, false),
     'sessions.export': (input) => exportFile(input.id, input.format),
-    'sessions.import': (input) => changed(store.importSession(input.text).meta),
-    'sessions.delete': (input) => {
-      const sessionId = id(input.id);
-      engine.close(sessionId);
-      store.delete(sessionId);
-      return changed({ deleted: sessionId });
-    },
+    'sessions.import': (input) => engine.importSession(input.text).meta,
+    'sessions.delete': (input) => ({ deleted: engine.deleteSession(input.id) }),
     'sessions.startDrag': (input) => {
       if (!deps.startDrag) throw new LoomError('Dragging a file out of the window works in the desktop app; here, use Export.', 'unsupported');
       deps.startDrag(exportFile(input.id));
@@ -114,9 +92,6 @@ export function createHandlers(deps: HandlerDeps): Handlers {
     },
     'chat.revert': async (input) => {
       const sessionId = id(input.sessionId);
-      if (engine.contextState(sessionId).busy) {
-        throw new LoomError('This session is still working; stop it or wait for the turn to end before reverting its changes.', 'busy');
-      }
       const projectDir = projectDirOf(sessionId);
       const { reverted, leftAlone } = await engine.revertChanges(sessionId);
       const leftAloneFiles = relativeTo(projectDir, leftAlone.map((file) => file.path));

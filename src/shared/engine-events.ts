@@ -2,7 +2,7 @@
  * Events the engine (src/core/engine.ts) sends to whatever front end drives it: the REPL,
  * the Electron renderer, the browser mode. Plain data, so they cross IPC and SSE unchanged.
  */
-import type { ChatMessage, SessionUsage } from './types';
+import type { ChatMessage, SessionMeta, SessionUsage } from './types';
 
 export type EngineEvent =
   /**
@@ -34,6 +34,15 @@ export type EngineEvent =
    * stopped the turn, an interrupted tool call found on resume, secret-looking env vars.
    */
   | { type: 'notice'; sessionId: string; level: 'info' | 'warning'; text: string }
+  /**
+   * One session changed, here or in another process on the same data folder (created,
+   * renamed, archived, forked, imported, a turn ended…): `meta` is the session now, so a
+   * window updates its list and tabs without fetching anything.
+   */
+  | { type: 'session_changed'; sessionId: string; meta: SessionMeta }
+  /** A session was deleted, here or by another process; `meta` is how it was last seen. */
+  | { type: 'session_deleted'; sessionId: string; meta: SessionMeta }
+  /** Sessions changed in a way no single session's event describes: a window fetches its list again. */
   | { type: 'sessions_changed' };
 
 export type EngineEventType = EngineEvent['type'];

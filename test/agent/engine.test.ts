@@ -29,7 +29,10 @@ describe('LoomEngine', () => {
     expect(usage).toHaveLength(2);
     expect(usage[1].usage.by_kind.summary.calls).toBe(1);
     expect(usage[1].contextTokens).toBe(h.engine.contextTokens(h.sessionId));
-    expect(h.ofType('sessions_changed').length).toBeGreaterThan(0);
+    // Each change carries the session as it is now: the last one has the label the summary wrote.
+    const changes = h.ofType('session_changed');
+    expect(changes.length).toBeGreaterThan(0);
+    expect(changes.at(-1)!.meta).toEqual(h.store.getMeta(h.sessionId));
   });
 
   it('treats an approval nobody can answer as a denial', async () => {

@@ -70,7 +70,7 @@ describe('event listeners', () => {
     expect(transcript.at(-1)).toEqual({ role: 'assistant', content: 'Both files read.' });
     expect(heard.filter((e) => e.type === 'tool_start').map((e) => (e as { callId: string }).callId)).toEqual(['r1', 'r2']);
     expect(heard.filter((e) => e.type === 'tool_end')).toHaveLength(2);
-    expect(heard.at(-1)).toMatchObject({ type: 'sessions_changed' });
+    expect(heard.at(-1)).toMatchObject({ type: 'session_changed', sessionId, meta: { id: sessionId } });
     expect(heard.filter((e) => e.type === 'turn')).toEqual([
       { type: 'turn', sessionId, phase: 'start' },
       { type: 'turn', sessionId, phase: 'end' },

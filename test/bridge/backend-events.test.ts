@@ -38,13 +38,13 @@ it('a throwing window does not starve the windows after it, and unsubscribing st
     const unsubscribe = backend.subscribe((event) => seen.push(event));
     const created = await dispatch(backend.handlers, 'chat.create', {});
     expect(created.ok).toBe(true);
-    expect(seen.some((event) => event.type === 'sessions_changed')).toBe(true);
+    const [made] = backend.store.list();
+    expect(seen.some((event) => event.type === 'session_changed' && event.sessionId === made.id)).toBe(true);
     expect(reported.join('')).toContain('window gone');
 
     unsubscribe();
     const count = seen.length;
-    const [session] = backend.store.list();
-    await dispatch(backend.handlers, 'sessions.rename', { id: session.id, title: 'Renamed' });
+    await dispatch(backend.handlers, 'sessions.rename', { id: made.id, title: 'Renamed' });
     expect(seen.length).toBe(count);
   } finally {
     process.stderr.write = stderr;

@@ -44,7 +44,7 @@ export async function refreshListingSummary(session: AgentSession, signal: Abort
     const summary = oneLine(result.message.content ?? '');
     if (!summary) return;
     session.store.setSummary(session.id, summary);
-    session.host.emit({ type: 'sessions_changed' });
+    session.host.emit({ type: 'session_changed', sessionId: session.id, meta: session.store.getMeta(session.id) });
   } catch {
     // callModel audited a failed request (llm_call_error, kind 'summary'); a store that
     // closed meanwhile has nothing to label. Either way the user is not bothered.

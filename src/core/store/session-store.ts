@@ -391,6 +391,18 @@ export class SessionStore {
     return { meta: this.getMeta(id), closedCalls };
   }
 
+  /**
+   * Runs `fn` in one write transaction once no other live owner holds the session's lease,
+   * so the check and the change cannot be split by another writer (docs/DESIGN.md#who-may-change-a-session); else the LoomError "Session ID is in use by pid N.".
+   */
+  whileFree<T>(id: string, fn: () => T): T {
+    return this.write(() => {
+      const holder = this.leases.foreignHolder(this.pkOf(id));
+      if (holder) throw inUseError(id, holder.pid);
+      return fn();
+    });
+  }
+
   /** Takes the session's single-writer lease; LoomError while another live owner holds it. */
   acquireLease(id: string, owner: string = defaultOwner()): Lease {
     return this.leases.acquire(this.pkOf(id), id, owner);

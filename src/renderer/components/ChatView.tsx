@@ -164,7 +164,7 @@ export function ChatView({ bridge, chat, onAction, onShowChanges, branching, scr
   );
 }
 
-/** The session's metadata, kept current as sessions change. */
+/** The session's metadata, kept current by its change events. */
 function useSessionMeta(bridge: LoomBridge, id: string): SessionMeta | null {
   const [meta, setMeta] = useState<SessionMeta | null>(null);
   useEffect(() => {
@@ -172,6 +172,7 @@ function useSessionMeta(bridge: LoomBridge, id: string): SessionMeta | null {
     const fetchMeta = () => bridge.invoke('sessions.info', { id }).then(setMeta, () => {});
     fetchMeta();
     const off = bridge.onEvent((event) => {
+      if (event.type === 'session_changed' && event.sessionId === id) return setMeta(event.meta);
       if (event.type !== 'sessions_changed' || timer) return;
       timer = setTimeout(() => {
         timer = null;

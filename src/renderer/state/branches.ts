@@ -20,7 +20,9 @@ export function useBranchPoints(bridge: LoomBridge, id: string): Map<number, Bra
       );
     void fetchPoints();
     const off = bridge.onEvent((event) => {
-      if (event.type !== 'sessions_changed' || timer) return;
+      // Any session's change may add or remove a sibling of this one (a fork, an edit, a deletion).
+      const sessionEvent = event.type === 'sessions_changed' || event.type === 'session_changed' || event.type === 'session_deleted';
+      if (!sessionEvent || timer) return;
       timer = setTimeout(() => {
         timer = null;
         void fetchPoints();

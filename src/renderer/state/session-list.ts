@@ -1,13 +1,16 @@
 /**
  * The sidebar's data: every session (newest first) or, with a query, the full-text hits
- * with their snippets. Refetched when the engine says sessions changed, at most a few
- * times a second, and the newest request always wins over a slower earlier one.
+ * with their snippets. A session's change event (from this window, another one, or the
+ * `loom` command) carries the session as it is now and is applied to the list in place;
+ * only a search, or a change no single session describes, is fetched again (at most a few
+ * times a second, the newest request always winning over a slower earlier one).
  */
 import { useCallback, useEffect, useRef, useState } from 'react';
-import type { LoomBridge } from '../../shared/contract';
+import type { BridgeEvent, LoomBridge } from '../../shared/contract';
 import type { SearchHit, SessionMeta } from '../../shared/types';
 
 export type SidebarItem = SessionMeta & { snippet?: string };
+type SessionEvent = Extract<BridgeEvent, { type: 'session_changed' | 'session_deleted' }>;
 
 const SEARCH_DEBOUNCE_MS = 150;
 const REFRESH_THROTTLE_MS = 250;
@@ -19,12 +22,15 @@ export function useSessionList(bridge: LoomBridge, query: string, includeArchive
   const [loaded, setLoaded] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const requestNo = useRef(0);
+  /** Changes heard since the newest request went out: its answer may predate them. */
+  const heard = useRef<SessionEvent[]>([]);
 
   const fetchNow = useCallback(async () => {
     const mine = ++requestNo.current;
+    heard.current = [];
     const show = (result: SidebarItem[]) => {
       if (mine !== requestNo.current) return false;
-      setItems(result);
+      setItems(heard.current.reduce((list, event) => applyChange(list, event, includeArchived), result));
       setError(null);
       setLoaded(true);
       return true;
@@ -53,18 +59,36 @@ export function useSessionList(bridge: LoomBridge, query: string, includeArchive
 
   useEffect(() => {
     let timer: ReturnType<typeof setTimeout> | null = null;
+    const searching = query.trim().length > 0;
     const off = bridge.onEvent((event) => {
-      if (event.type !== 'sessions_changed' || timer) return;
+      if (event.type !== 'sessions_changed' && event.type !== 'session_changed' && event.type !== 'session_deleted') return;
+      if (event.type !== 'sessions_changed' && !searching) {
+        heard.current.push(event);
+        setItems((items) => applyChange(items, event, includeArchived));
+        return;
+      }
+      if (timer) return;
       timer = setTimeout(() => {
         timer = null;
         void fetchNow();
       }, REFRESH_THROTTLE_MS);
     });
+    // Events missed while the stream was down are not replayed: fetch the list again.
+    const offReconnect = bridge.onReconnect(() => void fetchNow());
     return () => {
       off();
+      offReconnect();
       if (timer) clearTimeout(timer);
     };
-  }, [bridge, fetchNow]);
+  }, [bridge, fetchNow, query, includeArchived]);
 
   return { items, loaded, error, refresh: fetchNow };
+}
+
+/** The list with one session's change applied: gone, or in its place by last update (newest first). */
+export function applyChange(items: SidebarItem[], event: SessionEvent, includeArchived: boolean): SidebarItem[] {
+  const rest = items.filter((item) => item.id !== event.sessionId);
+  if (event.type === 'session_deleted' || (event.meta.archived && !includeArchived)) return rest.length === items.length ? items : rest;
+  const at = rest.findIndex((item) => item.updated_at < event.meta.updated_at);
+  return at < 0 ? [...rest, event.meta] : [...rest.slice(0, at), event.meta, ...rest.slice(at)];
 }

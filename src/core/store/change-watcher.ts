@@ -1,0 +1,78 @@
+/**
+ * Notices what other processes committed to loom.db (docs/DESIGN.md#live-everywhere):
+ * `PRAGMA data_version` on this connection moves only when another connection commits, so
+ * a poll costs one pragma while nothing happens elsewhere. When it moves, SQLite compares
+ * every session's metadata with a copy this connection keeps in a TEMP table (private to
+ * it, in memory): the rows that differ were changed, created or deleted by someone else,
+ * and only those rows are read into JavaScript. This connection's own writes keep the
+ * copy up to date as they happen, through TEMP triggers (which fire for this connection
+ * only): the engine announced them itself, and a session created here and deleted
+ * elsewhere before the next poll must still be missed.
+ */
+import type { SessionMeta } from '../../shared/types';
+import { META_COLUMNS, metaFromRow, type MetaRow } from './rows';
+import type { SessionStore } from './session-store';
+import { prepared } from './statements';
+
+export interface SessionChange {
+  id: string;
+  /** The session now, or null when it is gone. */
+  meta: SessionMeta | null;
+  /** How it was last seen (null for a new one). */
+  before: SessionMeta | null;
+}
+
+const COLUMNS = ['id', 'parent_id', 'title', 'summary', 'status', 'archived', 'created_at', 'updated_at', 'message_count', 'model', 'cwd'];
+const SEEN = 'temp.loom_seen_sessions';
+const DIFFERS = COLUMNS.filter((c) => c !== 'id').map((c) => `t.${c} IS NOT s.${c}`).join(' OR ');
+
+export class ChangeWatcher {
+  private version: number;
+
+  constructor(private readonly store: SessionStore) {
+    const db = store.db;
+    const row = (prefix: string) => COLUMNS.map((c) => `${prefix}.${c}`).join(', ');
+    db.exec(`
+      CREATE TEMP TABLE IF NOT EXISTS loom_seen_sessions (${COLUMNS.map((c) => (c === 'id' ? 'id TEXT PRIMARY KEY' : c)).join(', ')}) WITHOUT ROWID;
+      CREATE TEMP TRIGGER IF NOT EXISTS loom_seen_insert AFTER INSERT ON main.sessions
+        BEGIN INSERT OR REPLACE INTO loom_seen_sessions VALUES (${row('NEW')}); END;
+      CREATE TEMP TRIGGER IF NOT EXISTS loom_seen_update AFTER UPDATE ON main.sessions
+        BEGIN DELETE FROM loom_seen_sessions WHERE id = OLD.id; INSERT OR REPLACE INTO loom_seen_sessions VALUES (${row('NEW')}); END;
+      CREATE TEMP TRIGGER IF NOT EXISTS loom_seen_delete AFTER DELETE ON main.sessions
+        BEGIN DELETE FROM loom_seen_sessions WHERE id = OLD.id; END;
+      DELETE FROM ${SEEN};
+      INSERT INTO ${SEEN} SELECT ${META_COLUMNS} FROM sessions s;
+    `);
+    this.version = this.dataVersion();
+  }
+
+  /** The sessions other connections changed since the last call; [] (one pragma) when none committed. */
+  poll(): SessionChange[] {
+    const version = this.dataVersion();
+    if (version === this.version) return [];
+    this.version = version;
+    return this.store.db.transaction(() => this.catchUp())();
+  }
+
+  /** The differences between the sessions and the copy, the copy brought up to date. */
+  private catchUp(): SessionChange[] {
+    const db = this.store.db;
+    const changed = prepared(db, `SELECT ${META_COLUMNS} FROM sessions s LEFT JOIN ${SEEN} t ON t.id = s.id WHERE t.id IS NULL OR ${DIFFERS}`).all() as MetaRow[];
+    const gone = prepared(db, `SELECT ${COLUMNS.join(', ')} FROM ${SEEN} t WHERE NOT EXISTS (SELECT 1 FROM sessions s WHERE s.id = t.id)`).all() as MetaRow[];
+    const before = prepared(db, `SELECT ${COLUMNS.join(', ')} FROM ${SEEN} WHERE id = ?`);
+    const changes: SessionChange[] = changed.map((row) => {
+      const old = before.get(row.id) as MetaRow | undefined;
+      return { id: row.id, meta: metaFromRow(row), before: old ? metaFromRow(old) : null };
+    });
+    for (const row of gone) changes.push({ id: row.id, meta: null, before: metaFromRow(row) });
+    const upsert = prepared(db, `INSERT OR REPLACE INTO ${SEEN} (${COLUMNS.join(', ')}) VALUES (${COLUMNS.map((c) => `@${c}`).join(', ')})`);
+    for (const row of changed) upsert.run(row);
+    const remove = prepared(db, `DELETE FROM ${SEEN} WHERE id = ?`);
+    for (const row of gone) remove.run(row.id);
+    return changes;
+  }
+
+  private dataVersion(): number {
+    return (prepared(this.store.db, 'PRAGMA data_version').get() as { data_version: number }).data_version;
+  }
+}
