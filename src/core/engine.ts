@@ -93,11 +93,6 @@ export class LoomEngine {
     return () => this.listeners.delete(listener);
   }
 
-  /** Tells every listener that sessions changed in a way no session_changed event describes. */
-  notifySessionsChanged(): void {
-    this.emit({ type: 'sessions_changed' });
-  }
-
   /**
    * Tells the listeners, every `intervalMs`, about sessions other processes changed in the
    * same data folder (ChangeWatcher); returns the function that stops watching.

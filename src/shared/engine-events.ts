@@ -41,9 +41,7 @@ export type EngineEvent =
    */
   | { type: 'session_changed'; sessionId: string; meta: SessionMeta }
   /** A session was deleted, here or by another process; `meta` is how it was last seen. */
-  | { type: 'session_deleted'; sessionId: string; meta: SessionMeta }
-  /** Sessions changed in a way no single session's event describes: a window fetches its list again. */
-  | { type: 'sessions_changed' };
+  | { type: 'session_deleted'; sessionId: string; meta: SessionMeta };
 
 export type EngineEventType = EngineEvent['type'];
 

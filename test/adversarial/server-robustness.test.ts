@@ -253,7 +253,7 @@ describe('guarantee 12: the browser-mode server is robust', () => {
     await new Promise<void>((resolve) => socket.once('data', () => resolve()));
     socket.pause(); // a window that never reads again
     expect(listeners.size).toBe(1);
-    const event = { type: 'sessions_changed', padding: 'x'.repeat(64 * 1024) } as unknown as BridgeEvent;
+    const event = { type: 'notice', sessionId: 's1', level: 'info', text: 'x'.repeat(64 * 1024) } as unknown as BridgeEvent;
     // 64 MiB of events, far more than the kernel's socket buffers can hold.
     for (let i = 0; i < 1024 && listeners.size > 0; i++) {
       for (const listener of [...listeners]) listener(event);

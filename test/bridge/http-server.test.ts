@@ -142,7 +142,7 @@ describe('bridge server access control', () => {
           let text = '';
           res.on('data', (chunk: Buffer) => {
             text += chunk.toString();
-            if (text.includes(': connected')) listeners.forEach((l) => l({ type: 'sessions_changed' }));
+            if (text.includes(': connected')) listeners.forEach((l) => l({ type: 'notice', sessionId: 's1', level: 'info', text: 'hello' }));
             if (text.includes('data: ')) {
               resolve(text);
               req.destroy();
@@ -152,7 +152,7 @@ describe('bridge server access control', () => {
         req.on('error', reject);
       });
     });
-    expect(received).toContain('data: {"type":"sessions_changed"}\n\n');
+    expect(received).toContain('data: {"type":"notice","sessionId":"s1","level":"info","text":"hello"}\n\n');
   });
 
   it('downloads an export as a named file with the token in the query', async () => {

@@ -168,21 +168,10 @@ export function ChatView({ bridge, chat, onAction, onShowChanges, branching, scr
 function useSessionMeta(bridge: LoomBridge, id: string): SessionMeta | null {
   const [meta, setMeta] = useState<SessionMeta | null>(null);
   useEffect(() => {
-    let timer: ReturnType<typeof setTimeout> | null = null;
-    const fetchMeta = () => bridge.invoke('sessions.info', { id }).then(setMeta, () => {});
-    fetchMeta();
-    const off = bridge.onEvent((event) => {
-      if (event.type === 'session_changed' && event.sessionId === id) return setMeta(event.meta);
-      if (event.type !== 'sessions_changed' || timer) return;
-      timer = setTimeout(() => {
-        timer = null;
-        fetchMeta();
-      }, 200);
+    bridge.invoke('sessions.info', { id }).then(setMeta, () => {});
+    return bridge.onEvent((event) => {
+      if (event.type === 'session_changed' && event.sessionId === id) setMeta(event.meta);
     });
-    return () => {
-      off();
-      if (timer) clearTimeout(timer);
-    };
   }, [bridge, id]);
   return meta;
 }

@@ -54,13 +54,11 @@ export function TabBar({ bridge, tabs, active, onSelect, onClose, onNew }: TabBa
 /** Titles of the open sessions: fetched for the tabs, then kept by each session's change event. */
 function useTabLabels(bridge: LoomBridge, tabs: string[]): Record<string, string> {
   const [labels, setLabels] = useState<Record<string, string>>({});
-  const [generation, setGeneration] = useState(0);
 
   useEffect(
     () =>
       bridge.onEvent((event) => {
-        if (event.type === 'sessions_changed') setGeneration((g) => g + 1);
-        else if (event.type === 'session_changed') {
+        if (event.type === 'session_changed') {
           const label = sessionLabel(event.meta);
           setLabels((old) => (event.sessionId in old && old[event.sessionId] !== label ? { ...old, [event.sessionId]: label } : old));
         }
@@ -86,7 +84,7 @@ function useTabLabels(bridge: LoomBridge, tabs: string[]): Record<string, string
       cancelled = true;
       clearTimeout(timer);
     };
-  }, [bridge, tabs, generation]);
+  }, [bridge, tabs]);
 
   return labels;
 }

@@ -21,7 +21,7 @@ export function useBranchPoints(bridge: LoomBridge, id: string): Map<number, Bra
     void fetchPoints();
     const off = bridge.onEvent((event) => {
       // Any session's change may add or remove a sibling of this one (a fork, an edit, a deletion).
-      const sessionEvent = event.type === 'sessions_changed' || event.type === 'session_changed' || event.type === 'session_deleted';
+      const sessionEvent = event.type === 'session_changed' || event.type === 'session_deleted';
       if (!sessionEvent || timer) return;
       timer = setTimeout(() => {
         timer = null;

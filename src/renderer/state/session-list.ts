@@ -61,8 +61,8 @@ export function useSessionList(bridge: LoomBridge, query: string, includeArchive
     let timer: ReturnType<typeof setTimeout> | null = null;
     const searching = query.trim().length > 0;
     const off = bridge.onEvent((event) => {
-      if (event.type !== 'sessions_changed' && event.type !== 'session_changed' && event.type !== 'session_deleted') return;
-      if (event.type !== 'sessions_changed' && !searching) {
+      if (event.type !== 'session_changed' && event.type !== 'session_deleted') return;
+      if (!searching) {
         heard.current.push(event);
         setItems((items) => applyChange(items, event, includeArchived));
         return;
