@@ -34,7 +34,9 @@ export async function runChat(config: LoomConfig, opts: ChatOptions): Promise<nu
     const status = (text: string) => void (interactive ? process.stdout : process.stderr).write(text);
     const view = new TerminalView((text) => void process.stdout.write(text), status, interactive ? 'Assistant: ' : '');
     engine.on(view.handle);
-    engine.on(answerFromInput(engine, view, input));
+    const answer = answerFromInput(engine, view, input);
+    // An engine listener returns nothing: a failed read is said on the terminal, not left as an unhandled rejection.
+    engine.on((event) => void answer(event).catch((err: unknown) => view.line(`Could not read an answer: ${String(err)}`)));
     warnAboutSecrets(engine);
 
     const sessionId = await openChatSession(engine, store, opts, view, interactive ? ' Type \\help for commands.' : '');

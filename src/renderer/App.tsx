@@ -59,15 +59,16 @@ export function App({ bridge, initialSettings, appInfo }: { bridge: LoomBridge; 
   const deleting = useRef(new Set<string>());
   const currentTabs = useRef(tabs);
   currentTabs.current = tabs;
+  const showBanner = banners.show;
   // A session deleted elsewhere (the `loom` command, another window) closes its tab, saying so.
   useEffect(
     () =>
       bridge.onEvent((event) => {
         if (event.type !== 'session_deleted' || !currentTabs.current.ids.includes(event.sessionId)) return;
-        if (!deleting.current.has(event.sessionId)) banners.show(`The session "${sessionLabel(event.meta)}" was deleted elsewhere; its tab was closed.`);
+        if (!deleting.current.has(event.sessionId)) showBanner(`The session "${sessionLabel(event.meta)}" was deleted elsewhere; its tab was closed.`);
         currentTabs.current.close(event.sessionId);
       }),
-    [bridge, banners.show],
+    [bridge, showBanner],
   );
   // Back after a dropped event stream: each open chat catches up (prompts announced meanwhile too).
   useEffect(() => bridge.onReconnect(() => chats.current.forEach((chat) => void chat.load())), [bridge]);
@@ -159,13 +160,18 @@ export function App({ bridge, initialSettings, appInfo }: { bridge: LoomBridge; 
         void answerInBranch(sessionId, branch.id);
         return true;
       },
-      regenerate: async (sessionId, index) => {
-        const branch = await attempt(() => bridge.invoke('chat.regenerate', { sessionId, index }));
-        if (branch) await answerInBranch(sessionId, branch.id);
+      // Fire and forget from a button: attempt() shows any failure as a banner.
+      regenerate: (sessionId, index) => {
+        void attempt(async () => {
+          const branch = await bridge.invoke('chat.regenerate', { sessionId, index });
+          await answerInBranch(sessionId, branch.id);
+        });
       },
-      forkFrom: async (sessionId, index) => {
-        const fork = await attempt(() => bridge.invoke('sessions.fork', { id: sessionId, at: index + 1 }));
-        if (fork) tabs.open(fork.id, sessionId);
+      forkFrom: (sessionId, index) => {
+        void attempt(async () => {
+          const fork = await bridge.invoke('sessions.fork', { id: sessionId, at: index + 1 });
+          tabs.open(fork.id, sessionId);
+        });
       },
       switchTo: (sessionId, siblingId, index) => {
         scrollTargets.current.set(siblingId, index);
@@ -180,6 +186,7 @@ export function App({ bridge, initialSettings, appInfo }: { bridge: LoomBridge; 
     if (meta) tabs.open(meta.id);
   }, [attempt, bridge, tabs]);
 
+  // Handlers fire and forget it: attempt() shows every failure as a banner.
   const onAction = useCallback(
     async (action: SessionAction, meta: SessionMeta) => {
       switch (action) {
@@ -237,7 +244,7 @@ export function App({ bridge, initialSettings, appInfo }: { bridge: LoomBridge; 
         bridge={bridge}
         searchRef={searchBox}
         activeId={tabs.active}
-        onAction={onAction}
+        onAction={(action, meta) => void onAction(action, meta)}
         onNewSession={() => void newSession()}
         onImport={(file) => void importFile(file)}
         onSettings={() => setDialog({ kind: 'settings' })}
@@ -252,7 +259,7 @@ export function App({ bridge, initialSettings, appInfo }: { bridge: LoomBridge; 
             key={tabs.active}
             bridge={bridge}
             chat={chatFor(tabs.active)}
-            onAction={onAction}
+            onAction={(action, meta) => void onAction(action, meta)}
             branching={branching}
             scrollToMessage={scrollTargets.current.get(tabs.active)}
             onShowChanges={() => {

@@ -36,7 +36,7 @@ async function main(argv: string[] = process.argv.slice(2)): Promise<void> {
   });
   console.log(`Loom is running in your browser at:\n\n  ${mode.url}\n\n(data: ${mode.backend.store.dataDir}; press Ctrl+C to stop)`);
   const stop = () => {
-    mode.close().finally(() => process.exit(0));
+    void mode.close().finally(() => process.exit(0));
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);

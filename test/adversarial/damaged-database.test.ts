@@ -73,7 +73,7 @@ describe('guarantee 11: a damaged database is reported, never emptied', () => {
         error: { code: 'db_damaged', message: expect.stringMatching(/^The session database loom\.db is damaged \(database disk image is malformed\)\. Run `loom --doctor` to check it/) },
       });
     } finally {
-      backend.close();
+      await backend.close();
     }
     expect(sha256(file)).toBe(hash);
   });

@@ -136,7 +136,7 @@ describe('bridge server access control', () => {
 
   it('streams events to a token holder', async () => {
     const received = await new Promise<string>((resolve, reject) => {
-      import('node:http').then(({ default: http }) => {
+      void import('node:http').then(({ default: http }) => {
         const req = http.get({ host: '127.0.0.1', port: server.port, path: '/api/events', headers: { host: host(), 'x-loom-token': TOKEN } }, (res) => {
           expect(res.headers['content-type']).toMatch(/^text\/event-stream/);
           let text = '';

@@ -157,7 +157,7 @@ export function ChatView({ bridge, chat, onAction, onShowChanges, branching, scr
           busy={snap.busy}
           disabled={archived || !snap.loaded}
           onSend={send}
-          onStop={() => bridge.invoke('chat.stop', { sessionId: chat.id }).catch((err: Error) => chat.setError(err.message))}
+          onStop={() => void bridge.invoke('chat.stop', { sessionId: chat.id }).catch((err: Error) => chat.setError(err.message))}
         />
       </div>
     </section>

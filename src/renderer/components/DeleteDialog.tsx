@@ -19,10 +19,10 @@ export function DeleteDialog({ meta, onClose, onConfirm }: { meta: SessionMeta; 
           type="button"
           className="danger"
           disabled={busy}
-          onClick={async () => {
+          onClick={() => {
             setBusy(true);
-            await onConfirm();
-            onClose();
+            // onConfirm reports its own failures.
+            void onConfirm().then(onClose);
           }}
         >
           Delete

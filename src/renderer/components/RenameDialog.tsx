@@ -8,9 +8,10 @@ export function RenameDialog({ meta, onClose, onRename }: { meta: SessionMeta; o
   return (
     <Dialog title="Rename session" onClose={onClose}>
       <form
-        onSubmit={async (event) => {
+        onSubmit={(event) => {
           event.preventDefault();
-          if (await onRename(title)) onClose();
+          // onRename reports its own failure and resolves falsy then.
+          void onRename(title).then((renamed) => renamed && onClose());
         }}
       >
         <label className="field">

@@ -68,7 +68,8 @@ function useTabLabels(bridge: LoomBridge, tabs: string[]): Record<string, string
 
   useEffect(() => {
     let cancelled = false;
-    const timer = setTimeout(async () => {
+    // Never rejects: each lookup that fails gives its own label.
+    const loadLabels = async () => {
       const entries = await Promise.all(
         tabs.map(async (id) => {
           try {
@@ -79,7 +80,8 @@ function useTabLabels(bridge: LoomBridge, tabs: string[]): Record<string, string
         }),
       );
       if (!cancelled) setLabels(Object.fromEntries(entries));
-    }, 100);
+    };
+    const timer = setTimeout(() => void loadLabels(), 100);
     return () => {
       cancelled = true;
       clearTimeout(timer);

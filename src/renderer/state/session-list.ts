@@ -7,7 +7,7 @@
  */
 import { useCallback, useEffect, useRef, useState } from 'react';
 import type { BridgeEvent, LoomBridge } from '../../shared/contract';
-import type { SearchHit, SessionMeta } from '../../shared/types';
+import type { SessionMeta } from '../../shared/types';
 
 export type SidebarItem = SessionMeta & { snippet?: string };
 type SessionEvent = Extract<BridgeEvent, { type: 'session_changed' | 'session_deleted' }>;
@@ -38,7 +38,7 @@ export function useSessionList(bridge: LoomBridge, query: string, includeArchive
     try {
       const text = query.trim();
       if (text) {
-        show((await bridge.invoke('sessions.search', { query: text, includeArchived, limit: SEARCH_LIMIT })) as SearchHit[]);
+        show(await bridge.invoke('sessions.search', { query: text, includeArchived, limit: SEARCH_LIMIT }));
         return;
       }
       // The first screenful at once, then the whole list (thousands of rows) behind it.
@@ -53,7 +53,8 @@ export function useSessionList(bridge: LoomBridge, query: string, includeArchive
   }, [bridge, query, includeArchived]);
 
   useEffect(() => {
-    const timer = setTimeout(fetchNow, query.trim() ? SEARCH_DEBOUNCE_MS : 0);
+    // fetchNow reports its own failures in the list's error state.
+    const timer = setTimeout(() => void fetchNow(), query.trim() ? SEARCH_DEBOUNCE_MS : 0);
     return () => clearTimeout(timer);
   }, [fetchNow, query]);
 
