@@ -138,6 +138,14 @@ export class TerminalView {
         this.endReply();
         if (event.error) writeError(event.error);
         break;
+      case 'approval':
+      case 'question':
+        // Asked and answered by answerFromInput.
+        break;
+      case 'usage':
+      case 'session_changed':
+      case 'session_deleted':
+        break;
     }
   };
 

@@ -29,6 +29,9 @@ export function examineDatabase(dataDir: string, nativeBinding?: string): Doctor
       return { kind: 'damaged', file, problems: [orphanedWalError(file, shape.walBytes, shape.empty).message] };
     case 'not-sqlite':
       return { kind: 'damaged', file, problems: [`it cannot be read as a database: ${shape.reason}`] };
+    case 'plausible':
+    case 'truncated':
+      break;
   }
   const problems = shape.kind === 'truncated' ? [shape.reason] : [];
   const check = checkIntegrity(file, nativeBinding);

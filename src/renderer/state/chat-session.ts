@@ -205,6 +205,10 @@ export class ChatSession {
         return this.onTurn(event);
       case 'notice':
         return this.notify(event.level, event.text);
+      case 'session_changed':
+      case 'session_deleted':
+        // The header, the tabs and the session list follow these themselves.
+        return;
     }
   }
 
