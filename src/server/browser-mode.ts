@@ -45,7 +45,7 @@ export async function startBrowserMode(options: BrowserModeOptions): Promise<Bro
   try {
     server = await startBridgeServer({
       handlers: backend.handlers,
-      subscribe: backend.subscribe,
+      subscribe: (listener) => backend.subscribe(listener),
       staticDir: options.staticDir,
       port: options.port,
       token: options.token,

@@ -37,7 +37,7 @@ function peer(command: string, args: string[]): { child: ChildProcess; output: (
   const child = spawn(command, args, { cwd: h.projectDir, stdio: ['ignore', 'pipe', 'ignore'] });
   children.add(child);
   let out = '';
-  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
   return { child, output: () => out };
 }
 

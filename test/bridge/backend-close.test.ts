@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { BridgeEvent, BridgeResult } from '../../src/shared/contract';
+import type { BridgeEvent } from '../../src/shared/contract';
 import type { SessionMeta } from '../../src/shared/types';
 import { SessionStore } from '../../src/core/store/session-store';
 import { dispatch } from '../../src/server/dispatch';
@@ -17,7 +17,10 @@ const ctx = useModelBackend();
 function nextEvent(type: BridgeEvent['type']): Promise<void> {
   return new Promise((resolve) => {
     const off = ctx.backend.subscribe((event) => {
-      if (event.type === type) (off(), resolve());
+      if (event.type === type) {
+        off();
+        resolve();
+      }
     });
   });
 }
@@ -27,7 +30,7 @@ async function collectComplaints(run: () => Promise<void>): Promise<string[]> {
   const complaints: string[] = [];
   const write = process.stderr.write;
   const onRejection = (reason: unknown) => complaints.push(`unhandled: ${String(reason)}`);
-  process.stderr.write = ((line: string) => (complaints.push(String(line)), true)) as typeof process.stderr.write;
+  process.stderr.write = ((line: string) => (complaints.push(String(line)), true));
   process.on('unhandledRejection', onRejection);
   try {
     await run();
@@ -44,7 +47,7 @@ describe('closing a backend with work in flight', () => {
     const session = await ctx.call<SessionMeta>('chat.create', {});
     ctx.model.enqueue({ text: 'A reply that never finishes arriving.', stallAfterChunks: 2 });
     const streaming = nextEvent('text');
-    const turn = dispatch(ctx.backend.handlers, 'chat.send', { sessionId: session.id, text: 'Talk slowly' }) as Promise<BridgeResult>;
+    const turn = dispatch(ctx.backend.handlers, 'chat.send', { sessionId: session.id, text: 'Talk slowly' });
     await streaming;
 
     const complaints = await collectComplaints(async () => {
@@ -69,7 +72,7 @@ describe('closing a backend with work in flight', () => {
     const session = await ctx.call<SessionMeta>('chat.create', {});
     ctx.model.enqueue({ toolCalls: [{ name: 'write_file', arguments: { path: 'never.txt', content: 'x' } }] }, { text: 'Fine.' });
     const asked = nextEvent('approval');
-    const turn = dispatch(ctx.backend.handlers, 'chat.send', { sessionId: session.id, text: 'write never.txt' }) as Promise<BridgeResult>;
+    const turn = dispatch(ctx.backend.handlers, 'chat.send', { sessionId: session.id, text: 'write never.txt' });
     await asked;
     const complaints = await collectComplaints(async () => {
       await ctx.backend.close();
@@ -83,7 +86,7 @@ describe('closing a backend with work in flight', () => {
   it('the listing summary asked for after the first exchange is stopped and nothing complains', async () => {
     const session = await ctx.call<SessionMeta>('chat.create', {});
     ctx.model.enqueue({ text: 'Hello there.' }, { text: 'A summary that never finishes', stallAfterChunks: 1 });
-    const turn = dispatch(ctx.backend.handlers, 'chat.send', { sessionId: session.id, text: 'Hi' }) as Promise<BridgeResult>;
+    const turn = dispatch(ctx.backend.handlers, 'chat.send', { sessionId: session.id, text: 'Hi' });
     await ctx.model.waitForRequests(2);
     const complaints = await collectComplaints(async () => {
       await ctx.backend.close();
@@ -100,7 +103,7 @@ describe('closing a backend with work in flight', () => {
     // The listing summary follows the turn in the background; a next message would cancel it.
     await ctx.backend.engine.afterTurnSettled(session.id);
     await ctx.call('chat.send', { sessionId: session.id, text: 'second' });
-    const compaction = dispatch(ctx.backend.handlers, 'chat.compact', { sessionId: session.id }) as Promise<BridgeResult>;
+    const compaction = dispatch(ctx.backend.handlers, 'chat.compact', { sessionId: session.id });
     await ctx.model.waitForRequests(4);
     const complaints = await collectComplaints(async () => {
       await ctx.backend.close();
@@ -114,7 +117,7 @@ describe('closing a backend with work in flight', () => {
     const session = await ctx.call<SessionMeta>('chat.create', {});
     ctx.model.enqueue({ toolCalls: [{ name: 'run_bash', arguments: { command: 'touch started && sleep 5' } }] }, { text: 'Done.' });
     const asked = nextEvent('approval');
-    const turn = dispatch(ctx.backend.handlers, 'chat.send', { sessionId: session.id, text: 'wait a bit' }) as Promise<BridgeResult>;
+    const turn = dispatch(ctx.backend.handlers, 'chat.send', { sessionId: session.id, text: 'wait a bit' });
     await asked;
     const [pending] = ctx.backend.engine.pendingRequests(session.id);
     ctx.backend.engine.answerApproval(pending.requestId, true);

@@ -44,6 +44,7 @@ export const test = base.extend<{ loom: LoomHarness; pageErrors: void }>({
    * runs even if one before it failed, and closing is idempotent (mode.close stops
    * serving, lets the calls in flight end, then closes the store).
    */
+  // eslint-disable-next-line no-empty-pattern -- Playwright reads a fixture's dependencies from this destructuring: none.
   loom: async ({}, use) => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'loom-e2e-data-'));
     const projectDir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'loom-e2e-project-')));

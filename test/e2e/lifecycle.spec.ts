@@ -99,7 +99,7 @@ test('the exported file equals `loom --export`, by the Export action and by drag
     // Runs in the page (DOM types are not in this Node project's lib).
     const dom = globalThis as unknown as { DataTransfer: new () => { getData(type: string): string }; DragEvent: new (type: string, init: object) => object };
     const data = new dom.DataTransfer();
-    row.dispatchEvent(new dom.DragEvent('dragstart', { dataTransfer: data, bubbles: true }) as never);
+    row.dispatchEvent(new dom.DragEvent('dragstart', { dataTransfer: data, bubbles: true }));
     return data.getData('DownloadURL');
   });
   const [mime, name, ...rest] = dragData.split(':');

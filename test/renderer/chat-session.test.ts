@@ -4,7 +4,7 @@
  * and its first load arrive.
  */
 import { describe, expect, it } from 'vitest';
-import type { BridgeEvent, LoomBridge, MethodName } from '../../src/shared/contract';
+import type { BridgeEvent, LoomBridge } from '../../src/shared/contract';
 import type { SessionMeta } from '../../src/shared/types';
 import { ChatSession } from '../../src/renderer/state/chat-session';
 import { useModelBackend, type ModelBackend } from '../bridge/model-backend';
@@ -28,7 +28,7 @@ function windowWithSlowEvents(backend: ModelBackend, answerHeld?: Promise<void>)
   });
   const bridge: LoomBridge = {
     invoke: async (method, input) => {
-      const answer = await backend.call(method as MethodName, input);
+      const answer = await backend.call(method, input);
       if (method === 'chat.context') {
         contextComputed();
         await answerHeld;

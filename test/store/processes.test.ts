@@ -50,7 +50,7 @@ function spawnFixture(fixture: string, store: SessionStore, sessionId: string): 
   let stderr = '';
   let pending = '';
   const waiters: { test: (l: string[]) => boolean; resolve: () => void }[] = [];
-  child.stdout!.on('data', (chunk: Buffer) => {
+  child.stdout.on('data', (chunk: Buffer) => {
     const parts = (pending + chunk.toString()).split('\n');
     pending = parts.pop()!;
     lines.push(...parts);
@@ -59,7 +59,7 @@ function spawnFixture(fixture: string, store: SessionStore, sessionId: string): 
       w.resolve();
     }
   });
-  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   // Resolves after exit and the end of output, once the kernel has reaped the process.
   const exited = new Promise<void>((resolve) => child.on('close', () => resolve()));
   onCleanup(() => child.kill('SIGKILL'));

@@ -1,3 +1,5 @@
+/* eslint-disable @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-argument, @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-return --
+   this file reads errors of unknown shape (the SDK's APIError<any>, fetch's cause chain) and checks each field's type before use. */
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 import { aborted, badResponse, cutOff, httpFailure, ModelError, streamError, timedOut, unreachable } from './model-error';
 import type { RequestGuard, RequestLimits } from './request-guard';

@@ -125,6 +125,7 @@ export class ModelClient {
       try {
         req.onText?.(text);
       } catch (err) {
+        // eslint-disable-next-line @typescript-eslint/only-throw-error -- a marker caught below to tell the caller's own exceptions from the SDK's.
         throw new CallerError(err);
       }
     };
@@ -174,7 +175,7 @@ export class ModelClient {
   private requestBody(req: ChatRequest): OpenAI.Chat.ChatCompletionCreateParamsStreaming {
     const body: OpenAI.Chat.ChatCompletionCreateParamsStreaming = {
       model: this.settings.model,
-      messages: req.messages.map(wireMessage) as OpenAI.Chat.ChatCompletionMessageParam[],
+      messages: req.messages.map(wireMessage),
       stream: true,
       stream_options: { include_usage: true },
     };

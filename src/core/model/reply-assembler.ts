@@ -155,6 +155,7 @@ function readUsage(usage: Record<string, unknown>): ReportedUsage {
   return { prompt_tokens: count(usage.prompt_tokens), completion_tokens: count(usage.completion_tokens) };
 }
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- callers check each field's type before use.
 function isObject(value: unknown): value is Record<string, any> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

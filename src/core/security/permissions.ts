@@ -144,10 +144,10 @@ function categoryLabel(category: string): string {
  */
 function summarize(name: string, a: Args): string {
   if (name === 'write_file' && typeof a.content === 'string') {
-    return withBody(`write_file ${a.path} (${formatBytes(Buffer.byteLength(a.content))})`, a.content);
+    return withBody(`write_file ${String(a.path)} (${formatBytes(Buffer.byteLength(a.content))})`, a.content);
   }
   if (name === 'edit_file' && typeof a.old_string === 'string' && typeof a.new_string === 'string') {
-    const header = `edit_file ${a.path} (replace ${lineCount(a.old_string)} with ${lineCount(a.new_string)})`;
+    const header = `edit_file ${String(a.path)} (replace ${lineCount(a.old_string)} with ${lineCount(a.new_string)})`;
     return `${header}\n--- replace:\n${a.old_string}\n+++ with:\n${a.new_string}`;
   }
   if (typeof a.command === 'string') return a.command.includes('\n') ? `${name}:\n${a.command}` : `${name}: ${a.command}`;

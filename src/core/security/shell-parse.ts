@@ -418,7 +418,7 @@ function commandOutput(command: SimpleCommand, stdin: string | null): string | n
     case 'base64':
       return stdin !== null && args.some((a) => ['-d', '--decode', '-D', '-di', '-id'].includes(a)) ? Buffer.from(stdin, 'base64').toString('utf8') : null;
     case 'rev':
-      return reading ? stdin!.split('\n').map((l) => [...l].reverse().join('')).join('\n') : null;
+      return reading ? stdin.split('\n').map((l) => [...l].reverse().join('')).join('\n') : null;
     case 'xxd':
       return stdin !== null && args.includes('-r') && args.includes('-p') ? Buffer.from(stdin.replace(/\s+/g, ''), 'hex').toString('utf8') : null;
     default:

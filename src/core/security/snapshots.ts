@@ -182,7 +182,7 @@ async function removeCreated(original: Original): Promise<void> {
   try {
     for (const folder of folders) chain.push(await chain[chain.length - 1].folder(folder));
     const parent = chain[chain.length - 1];
-    const stat = await parent.at(name, (at) => fsp.lstat(at)).catch((err) => (errCode(err) === 'ENOENT' ? null : Promise.reject(err)));
+    const stat = await parent.at(name, (at) => fsp.lstat(at)).catch((err: unknown) => (errCode(err) === 'ENOENT' ? null : Promise.reject(err)));
     if (stat && !stat.isFile()) {
       throw new LoomError(`${parts.join('/')} is now ${kindOf(stat)}, not the file this session wrote; it was left alone.`);
     }

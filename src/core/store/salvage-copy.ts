@@ -118,7 +118,7 @@ function firstReadableFrom(source: Database.Database, shape: TableShape, start: 
   if (first !== 'broken') return first.next;
   // Further and further ahead until a look works...
   let bad = start;
-  let good = MAX_KEY;
+  let good: bigint;
   for (let step = 1n; ; step *= 2n) {
     const at = bad + step >= MAX_KEY ? MAX_KEY : bad + step;
     if (look(at) !== 'broken') {

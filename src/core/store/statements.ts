@@ -8,7 +8,7 @@ const caches = new WeakMap<Database.Database, Map<string, Database.Statement>>()
  */
 export function prepared(db: Database.Database, source: string): Database.Statement {
   let cache = caches.get(db);
-  if (!cache) caches.set(db, (cache = new Map()));
+  if (!cache) caches.set(db, (cache = new Map<string, Database.Statement>()));
   let statement = cache.get(source);
   if (!statement) cache.set(source, (statement = db.prepare(source)));
   return statement;

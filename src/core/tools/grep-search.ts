@@ -83,7 +83,7 @@ function matchBatch(scan: Scan, sandbox: vm.Context, source: string, batch: { re
   Object.assign(sandbox, { source, texts: batch.map((f) => f.text), max: room + 1 });
   let found: [number, number, string][];
   try {
-    found = JSON.parse(MATCH_SCRIPT.runInContext(sandbox, { timeout: Math.max(1, deadline - Date.now()) }) as string);
+    found = JSON.parse(MATCH_SCRIPT.runInContext(sandbox, { timeout: Math.max(1, deadline - Date.now()) }) as string) as [number, number, string][];
   } catch (err) {
     if (!isVmTimeout(err)) throw err;
     return false;

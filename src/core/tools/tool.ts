@@ -31,7 +31,7 @@ export interface ToolContext {
   passEnv?: readonly string[];
 }
 
-// `any` is deliberate: ALL_TOOLS holds tools of different argument types.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- deliberate: ALL_TOOLS holds tools of different argument types.
 export interface Tool<A = any> {
   name: string;
   description: string;
