@@ -1,8 +1,10 @@
 // Fails when a layer reaches where it must not (docs/DESIGN.md#layering). Run by `npm test`.
 //   shared   -> zod only (and itself)
 //   core     -> shared; no electron, no React; inside it, CORE_ORDER below
-//   cli, server -> core, shared; no electron, no React
-//   main     -> core, shared, electron; not the renderer
+//   backend  -> core, shared; no electron, no React (the transport-neutral backend)
+//   server   -> backend, core, shared; no electron, no React (the HTTP adapter, browser mode)
+//   cli      -> backend, core, shared; no electron, no React
+//   main     -> backend, core, shared, electron; not the server, not the renderer
 //   preload  -> shared, electron
 //   renderer -> shared and browser packages; no Node built-ins, no core, no electron
 // Usage: node scripts/check-layers.mjs [root]. The root defaults to this repository; the
@@ -22,9 +24,10 @@ const isReact = (spec) => spec === 'react' || spec.startsWith('react-dom') || sp
 const rules = {
   shared: { layers: ['shared'], pkg: (s) => s === 'zod' },
   core: { layers: ['shared', 'core'], pkg: (s) => s !== 'electron' && !isReact(s) },
-  cli: { layers: ['shared', 'core', 'cli', 'server'], pkg: (s) => s !== 'electron' && !isReact(s) },
-  server: { layers: ['shared', 'core', 'server'], pkg: (s) => s !== 'electron' && !isReact(s) },
-  main: { layers: ['shared', 'core', 'server', 'main'], pkg: (s) => !isReact(s) },
+  backend: { layers: ['shared', 'core', 'backend'], pkg: (s) => s !== 'electron' && !isReact(s) },
+  server: { layers: ['shared', 'core', 'backend', 'server'], pkg: (s) => s !== 'electron' && !isReact(s) },
+  cli: { layers: ['shared', 'core', 'backend', 'cli'], pkg: (s) => s !== 'electron' && !isReact(s) },
+  main: { layers: ['shared', 'core', 'backend', 'main'], pkg: (s) => !isReact(s) },
   preload: { layers: ['shared', 'preload'], pkg: (s) => s === 'electron' },
   renderer: { layers: ['shared', 'renderer'], pkg: (s) => !isBuiltin(s) && s !== 'electron' },
 };

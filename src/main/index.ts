@@ -13,7 +13,7 @@ import type { BridgeEvent, Handlers, Settings } from '../shared/contract';
 import { errorMessage } from '../core/errors';
 import { resolveDataDir } from '../core/paths';
 import { SessionStore } from '../core/store/session-store';
-import { openBackend, type Backend } from '../server/backend';
+import { openBackend, type Backend } from '../backend/backend';
 import { DragFiles, DRAG_ICON_DATA_URL } from './adapters/drag-export';
 import { DesktopSettingsStore, type KeyValueFile } from './adapters/settings-store';
 import { appUrlMatcher, hardenContents, hardenSession } from './adapters/window-security';

@@ -5,7 +5,7 @@
  */
 import { METHOD_NAMES, type BridgeResult, type Handlers } from '../shared/contract';
 import { IPC_INVOKE_PREFIX } from '../shared/ipc-channels';
-import { dispatch, failure } from '../server/dispatch';
+import { dispatch, failure } from '../backend/dispatch';
 
 /** What a request tells about its sender (from Electron's IpcMainInvokeEvent). */
 export interface SenderInfo {

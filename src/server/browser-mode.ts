@@ -3,10 +3,10 @@
  * in <dataDir>/settings.json. `npm run web` and the tests start it through here.
  */
 import { resolveDataDir } from '../core/paths';
-import { openBackend, type Backend } from './backend';
+import { openBackend, type Backend } from '../backend/backend';
 import { startBridgeServer, type BridgeServer, type ReceiveLimits } from './http-server';
-import type { EngineSettings } from './settings-service';
-import { JsonFileSettingsStore } from './settings-store';
+import type { EngineSettings } from '../backend/settings-service';
+import { JsonFileSettingsStore } from '../backend/settings-store';
 
 export interface BrowserModeOptions {
   /** Default: LOOM_HOME, else the desktop app's data folder. */

@@ -26,7 +26,7 @@ import {
   type Handlers,
 } from '../shared/contract';
 import { CONTENT_SECURITY_POLICY_HEADER } from '../shared/security-policy';
-import { dispatch, failure } from './dispatch';
+import { dispatch, failure } from '../backend/dispatch';
 
 export const TOKEN_HEADER = 'x-loom-token';
 

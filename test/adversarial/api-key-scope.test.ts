@@ -14,7 +14,7 @@ import type { BridgeResult, MethodName, Settings } from '../../src/shared/contra
 import type { SessionMeta } from '../../src/shared/types';
 import { DesktopSettingsStore, type SecretCipher } from '../../src/main/adapters/settings-store';
 import { registerBridge } from '../../src/main/ipc';
-import { openBackend, type Backend } from '../../src/server/backend';
+import { openBackend, type Backend } from '../../src/backend/backend';
 import { startBrowserMode, type BrowserMode, type BrowserModeOptions } from '../../src/server/browser-mode';
 import { request } from '../bridge/helpers';
 import { startScriptedServer, type ReceivedRequest, type ScriptedServer } from '../support/scripted-server';

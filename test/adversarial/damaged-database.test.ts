@@ -12,9 +12,9 @@ import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { LoomError } from '../../src/core/errors';
 import { databasePath } from '../../src/core/store/db';
 import { SessionStore } from '../../src/core/store/session-store';
-import { openBackend } from '../../src/server/backend';
-import { dispatch } from '../../src/server/dispatch';
-import { JsonFileSettingsStore } from '../../src/server/settings-store';
+import { openBackend } from '../../src/backend/backend';
+import { dispatch } from '../../src/backend/dispatch';
+import { JsonFileSettingsStore } from '../../src/backend/settings-store';
 import { buildLoom, expectOneErrorLine, makeTempDir, removeDir, runLoom } from '../cli/run-loom';
 import { breakMessagesPage, fillStore, leafPages, listing, sha256, smashPage } from '../store/damage-helpers';
 

@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { runShell, sandboxAvailable } from '../../src/core/security/sandbox';
 import type { AppInfo, Settings } from '../../src/shared/contract';
 import type { SessionMeta } from '../../src/shared/types';
-import { dispatch } from '../../src/server/dispatch';
+import { dispatch } from '../../src/backend/dispatch';
 import { useModelBackend } from '../bridge/model-backend';
 import { announcedId, runLoom, useLoomFixture } from '../cli-agent/support';
 import { expectOneErrorLine, runLoom as runLoomCommand } from '../cli/run-loom';

@@ -1,6 +1,6 @@
 /** The two pure rules behind guarantee 8 (the attacks are in test/adversarial/api-key-scope.test.ts). */
 import { describe, expect, it } from 'vitest';
-import { keyFor, scopeSavedKey } from '../../src/server/api-key-scope';
+import { keyFor, scopeSavedKey } from '../../src/backend/api-key-scope';
 
 const A = 'http://a.example/v1';
 const B = 'http://b.example/v1';

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import type { BridgeEvent } from '../../src/shared/contract';
 import type { SessionMeta } from '../../src/shared/types';
 import { SessionStore } from '../../src/core/store/session-store';
-import { dispatch } from '../../src/server/dispatch';
+import { dispatch } from '../../src/backend/dispatch';
 import { useModelBackend } from './model-backend';
 
 const ctx = useModelBackend();

@@ -7,9 +7,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import type { BridgeEvent } from '../../src/shared/contract';
-import { openBackend, type Backend } from '../../src/server/backend';
-import { dispatch } from '../../src/server/dispatch';
-import { JsonFileSettingsStore } from '../../src/server/settings-store';
+import { openBackend, type Backend } from '../../src/backend/backend';
+import { dispatch } from '../../src/backend/dispatch';
+import { JsonFileSettingsStore } from '../../src/backend/settings-store';
 
 let root: string;
 let backend: Backend;

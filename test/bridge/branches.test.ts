@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import type { BranchPoint, SessionFamily } from '../../src/shared/contract';
 import type { SessionMeta } from '../../src/shared/types';
-import { dispatch } from '../../src/server/dispatch';
+import { dispatch } from '../../src/backend/dispatch';
 import { useModelBackend } from './model-backend';
 
 const ctx = useModelBackend();

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { AppInfo, ChangedFiles, RevertedFiles } from '../../src/shared/contract';
 import type { SessionMeta } from '../../src/shared/types';
-import { dispatch } from '../../src/server/dispatch';
+import { dispatch } from '../../src/backend/dispatch';
 import { useModelBackend } from './model-backend';
 
 const ctx = useModelBackend({ mode: 'acceptEdits' });

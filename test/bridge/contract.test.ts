@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { METHOD_NAMES, contract, type MethodName } from '../../src/shared/contract';
-import { dispatch } from '../../src/server/dispatch';
+import { dispatch } from '../../src/backend/dispatch';
 import { startBridgeServer, type BridgeServer } from '../../src/server/http-server';
 import { recordingHandlers, request } from './helpers';
 

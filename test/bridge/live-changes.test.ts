@@ -6,8 +6,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { openBackend, type Backend } from '../../src/server/backend';
-import { JsonFileSettingsStore } from '../../src/server/settings-store';
+import { openBackend, type Backend } from '../../src/backend/backend';
+import { JsonFileSettingsStore } from '../../src/backend/settings-store';
 import type { BridgeEvent } from '../../src/shared/contract';
 import { buildLoom, makeTempDir, removeDir, runLoom } from '../cli/run-loom';
 

@@ -7,9 +7,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach } from 'vitest';
 import type { BridgeResult, MethodName } from '../../src/shared/contract';
-import { openBackend, type Backend, type BackendOptions } from '../../src/server/backend';
-import { dispatch } from '../../src/server/dispatch';
-import { JsonFileSettingsStore } from '../../src/server/settings-store';
+import { openBackend, type Backend, type BackendOptions } from '../../src/backend/backend';
+import { dispatch } from '../../src/backend/dispatch';
+import { JsonFileSettingsStore } from '../../src/backend/settings-store';
 import { startScriptedServer, type ScriptedServer } from '../support/scripted-server';
 
 export interface ModelBackend {

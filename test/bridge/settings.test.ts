@@ -10,8 +10,8 @@ import Conf from 'conf';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DEFAULTS } from '../../src/core/config';
 import { DesktopSettingsStore, type SecretCipher } from '../../src/main/adapters/settings-store';
-import { SettingsService } from '../../src/server/settings-service';
-import { JsonFileSettingsStore } from '../../src/server/settings-store';
+import { SettingsService } from '../../src/backend/settings-service';
+import { JsonFileSettingsStore } from '../../src/backend/settings-store';
 
 let dir: string;
 beforeEach(() => {

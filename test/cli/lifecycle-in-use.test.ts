@@ -7,9 +7,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { openBackend, type Backend } from '../../src/server/backend';
-import { dispatch } from '../../src/server/dispatch';
-import { JsonFileSettingsStore } from '../../src/server/settings-store';
+import { openBackend, type Backend } from '../../src/backend/backend';
+import { dispatch } from '../../src/backend/dispatch';
+import { JsonFileSettingsStore } from '../../src/backend/settings-store';
 import type { SessionMeta } from '../../src/shared/types';
 import { buildLoom, expectOneErrorLine, makeTempDir, removeDir, runLoom } from './run-loom';
 

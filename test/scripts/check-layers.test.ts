@@ -43,6 +43,9 @@ const CLEAN = {
   'src/core/agent/loop.ts': "import { ALL_TOOLS } from '../tools/index';\nimport { compact } from '../context/compactor';\n",
   'src/core/engine.ts': "import { runUserTurn } from './agent/loop';\nimport { LoomError } from './errors.js';\n",
   'src/cli/main.ts': "import { LoomEngine } from '../core/engine';\n",
+  'src/backend/backend.ts': "import { LoomEngine } from '../core/engine';\nimport type { T } from '../shared/types';\nimport fs from 'node:fs';\n",
+  'src/server/http-server.ts': "import { openBackend } from '../backend/backend';\nimport http from 'node:http';\n",
+  'src/main/index.ts': "import { openBackend } from '../backend/backend';\nimport { app } from 'electron';\n",
 };
 
 describe('check-layers', () => {
@@ -103,6 +106,26 @@ describe('check-layers', () => {
       'src/core/window.ts: not placed in CORE_ORDER (scripts/check-layers.mjs)',
       "src/renderer/App.tsx: imports '../core/engine' (renderer may not reach core)",
       "src/renderer/App.tsx: imports 'node:fs' (not allowed in renderer)",
+    ]);
+  });
+
+  it('keeps the backend transport-neutral, and the HTTP adapter out of main', () => {
+    const result = check(tree({
+      ...CLEAN,
+      'src/backend/handlers.ts': "import { startBridgeServer } from '../server/http-server';\nimport { ipcMain } from 'electron';\n",
+      'src/backend/theme.ts': "import { App } from '../renderer/App';\nimport { createElement } from 'react';\n",
+      'src/server/page.ts': "import { renderToString } from 'react-dom/server';\nimport { BrowserWindow } from 'electron';\n",
+      'src/main/ipc.ts': "import { startBridgeServer } from '../server/http-server';\n",
+    }));
+    expect(result.code).toBe(1);
+    expect(result.problems.sort()).toEqual([
+      "src/backend/handlers.ts: imports '../server/http-server' (backend may not reach server)",
+      "src/backend/handlers.ts: imports 'electron' (not allowed in backend)",
+      "src/backend/theme.ts: imports '../renderer/App' (backend may not reach renderer)",
+      "src/backend/theme.ts: imports 'react' (not allowed in backend)",
+      "src/main/ipc.ts: imports '../server/http-server' (main may not reach server)",
+      "src/server/page.ts: imports 'electron' (not allowed in server)",
+      "src/server/page.ts: imports 'react-dom/server' (not allowed in server)",
     ]);
   });
 });

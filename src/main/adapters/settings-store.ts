@@ -4,7 +4,7 @@
  * against two small interfaces so the logic runs under plain Node in tests.
  */
 import { LoomError } from '../../core/errors';
-import { storedSettingsSchema, type SettingsStore, type StoredSettings } from '../../server/settings-store';
+import { storedSettingsSchema, type SettingsStore, type StoredSettings } from '../../backend/settings-store';
 
 /** The part of electron-store (and of `conf`, which it extends) this uses. */
 export interface KeyValueFile {
