@@ -96,7 +96,13 @@ function reportBudget(rows: BudgetRow[]): void {
   printTable(
     'Budget cost per request (add one message + estimate + threshold check)',
     ['messages in session', 'p50 per request', 'p99 per request', 'vs 100 messages', 'full recount instead (p50)'],
-    rows.map((r) => [r.size.toLocaleString('en-US'), micro(r.perRequest.p50), micro(r.perRequest.p99), formatRatio(r.perRequest.p50 / first), micro(r.recount)]),
+    rows.map((r) => [
+      r.size.toLocaleString('en-US'),
+      micro(r.perRequest.p50),
+      micro(r.perRequest.p99),
+      formatRatio(r.perRequest.p50 / first),
+      micro(r.recount),
+    ]),
   );
   const growth = rows[rows.length - 1].perRequest.p50 / first;
   console.log(`per-request cost flat (10,000 vs 100 within ${FLAT_FACTOR}×): ${growth <= FLAT_FACTOR ? 'yes' : 'NO'} (${formatRatio(growth)})`);
@@ -145,6 +151,15 @@ function reportCompaction({ times, before, after }: { times: number[]; before: n
   printTable(
     `Compacting a ${COMPACT_MESSAGES.toLocaleString('en-US')}-message session (model call excluded; cut, request, new context, store transaction included)`,
     ['runs', 'p50', 'p99', 'target', 'met', 'tokens before → after'],
-    [[String(times.length), formatMs(p50), formatMs(p99), `≤ ${TARGET_COMPACT_MS} ms`, p50 <= TARGET_COMPACT_MS ? 'yes' : 'NO', `${before.toLocaleString('en-US')} → ${after.toLocaleString('en-US')}`]],
+    [
+      [
+        String(times.length),
+        formatMs(p50),
+        formatMs(p99),
+        `≤ ${TARGET_COMPACT_MS} ms`,
+        p50 <= TARGET_COMPACT_MS ? 'yes' : 'NO',
+        `${before.toLocaleString('en-US')} → ${after.toLocaleString('en-US')}`,
+      ],
+    ],
   );
 }

@@ -17,7 +17,7 @@ const RUNS = 20;
 const TARGETS = { quietPollMs: 0.1, changedPollMs: 50, latencyMs: 1000 };
 
 export const liveSection: BenchSection = {
-  name: 'Live updates: other processes\' changes reaching a backend',
+  name: "Live updates: other processes' changes reaching a backend",
   run: runLiveBench,
 };
 
@@ -31,10 +31,14 @@ async function runLiveBench(): Promise<void> {
 
     const watcher = new ChangeWatcher(backendStore);
     const quiet = sample(() => watcher.poll(), 200, 5);
-    const changed = sample((run) => {
-      other.rename(ids[Math.abs(run) % ids.length], `renamed ${run}`);
-      return watcher.poll();
-    }, RUNS, 2);
+    const changed = sample(
+      (run) => {
+        other.rename(ids[Math.abs(run) % ids.length], `renamed ${run}`);
+        return watcher.poll();
+      },
+      RUNS,
+      2,
+    );
 
     const engine = new LoomEngine({ config: { ...DEFAULTS, dataDir, apiKey: '' } as LoomConfig, store: backendStore, projectDir: dataDir });
     const stop = engine.watchOtherProcesses();
@@ -60,12 +64,22 @@ async function runLiveBench(): Promise<void> {
       stop();
     }
     latencies.sort((a, b) => a - b);
-    const row = (name: string, p50: number, p99: number, target: number) => [name, formatMs(p50), formatMs(p99), `< ${formatMs(target)}`, p99 < target ? 'yes' : 'NO'];
-    printTable(`Live updates (${SESSIONS.toLocaleString('en-US')} sessions, poll every 300 ms)`, ['operation', 'p50', 'p99', 'target', 'met'], [
-      row('poll, nothing changed (PRAGMA data_version)', quiet.p50, quiet.p99, TARGETS.quietPollMs),
-      row('poll after another connection renamed one', changed.p50, changed.p99, TARGETS.changedPollMs),
-      row('rename elsewhere -> event to the windows', percentile(latencies, 50), percentile(latencies, 99), TARGETS.latencyMs),
-    ]);
+    const row = (name: string, p50: number, p99: number, target: number) => [
+      name,
+      formatMs(p50),
+      formatMs(p99),
+      `< ${formatMs(target)}`,
+      p99 < target ? 'yes' : 'NO',
+    ];
+    printTable(
+      `Live updates (${SESSIONS.toLocaleString('en-US')} sessions, poll every 300 ms)`,
+      ['operation', 'p50', 'p99', 'target', 'met'],
+      [
+        row('poll, nothing changed (PRAGMA data_version)', quiet.p50, quiet.p99, TARGETS.quietPollMs),
+        row('poll after another connection renamed one', changed.p50, changed.p99, TARGETS.changedPollMs),
+        row('rename elsewhere -> event to the windows', percentile(latencies, 50), percentile(latencies, 99), TARGETS.latencyMs),
+      ],
+    );
   } finally {
     other.close();
     backendStore.close();

@@ -80,7 +80,9 @@ function seed({ store, baseline }: Stores): string {
     if ((start / SEED_BATCH) % 8 === 0) progress(`  seeded ${start + records.length} sessions`);
   }
   const longMessages = corpus.session(LONG_SESSION_MESSAGES);
-  const long = store.db.transaction(() => store.create({ model: 'gemma4', cwd: '/home/user/projects/loom', title: 'A very long session', messages: longMessages }))();
+  const long = store.db.transaction(() =>
+    store.create({ model: 'gemma4', cwd: '/home/user/projects/loom', title: 'A very long session', messages: longMessages }),
+  )();
   baseline.seed(toRecord(long.id, longMessages));
   const indexed = timeOnce(() => store.updateSearchIndex());
   progress(`  indexed for search in ${formatMs(indexed)}`);
@@ -109,12 +111,43 @@ function measure({ store, baseline, longId }: Stores): { results: Result[]; expo
     results.push(r);
   };
   progress('measuring');
-  run({ label: 'list first 50', stat: 'p50', target: TARGETS.list, speedup: true, loom: sample(() => store.list({ limit: 50 }), 50), baseline: sample(() => baseline.list(50), 3, 0) });
-  run({ label: `search "${SEARCH_WORD}", top 20`, stat: 'p50', target: TARGETS.search, speedup: true, loom: sample(() => store.search(SEARCH_WORD, { limit: 20 }), 30), baseline: sample(() => baseline.search(SEARCH_WORD, 20), 3, 0) });
-  run({ label: `open context (${LONG_SESSION_MESSAGES.toLocaleString('en-US')} messages)`, stat: 'p50', target: TARGETS.open, loom: sample(() => store.getContext(longId), 30), baseline: sample(() => baseline.openContext(longId), 10) });
-  run({ label: 'fork that session', stat: 'p50', target: TARGETS.fork, loom: sample(() => store.fork(longId), 10), baseline: sample(() => baseline.fork(longId), 10) });
+  run({
+    label: 'list first 50',
+    stat: 'p50',
+    target: TARGETS.list,
+    speedup: true,
+    loom: sample(() => store.list({ limit: 50 }), 50),
+    baseline: sample(() => baseline.list(50), 3, 0),
+  });
+  run({
+    label: `search "${SEARCH_WORD}", top 20`,
+    stat: 'p50',
+    target: TARGETS.search,
+    speedup: true,
+    loom: sample(() => store.search(SEARCH_WORD, { limit: 20 }), 30),
+    baseline: sample(() => baseline.search(SEARCH_WORD, 20), 3, 0),
+  });
+  run({
+    label: `open context (${LONG_SESSION_MESSAGES.toLocaleString('en-US')} messages)`,
+    stat: 'p50',
+    target: TARGETS.open,
+    loom: sample(() => store.getContext(longId), 30),
+    baseline: sample(() => baseline.openContext(longId), 10),
+  });
+  run({
+    label: 'fork that session',
+    stat: 'p50',
+    target: TARGETS.fork,
+    loom: sample(() => store.fork(longId), 10),
+    baseline: sample(() => baseline.fork(longId), 10),
+  });
   let exportBytes = 0;
-  run({ label: 'export it (JSON)', stat: 'p50', loom: sample(() => (exportBytes = store.exportSession(longId).length), 5), baseline: sample(() => baseline.exportSession(longId), 5) });
+  run({
+    label: 'export it (JSON)',
+    stat: 'p50',
+    loom: sample(() => (exportBytes = store.exportSession(longId).length), 5),
+    baseline: sample(() => baseline.exportSession(longId), 5),
+  });
   const appends = Array.from({ length: APPEND_RUNS + 5 }, () => corpus.answer());
   const append = sample((i) => store.appendMessage(longId, appends[i < 0 ? -i : i + 5]), APPEND_RUNS, 5);
   const baselineAppend = sample((i) => baseline.append(longId, appends[i < 0 ? -i : i + 5]), BASELINE_APPEND_RUNS, 2);
@@ -131,7 +164,14 @@ function report({ store, baseline }: Stores, { results, exportBytes, matches }: 
     const ratio = base / loom;
     const targets = [r.target !== undefined ? `≤ ${r.target} ms` : '', r.speedup ? `≥ ${TARGETS.speedup}×` : ''].filter(Boolean);
     const met = (r.target === undefined || loom <= r.target) && (!r.speedup || ratio >= TARGETS.speedup);
-    return [`${r.label} (${r.stat})`, formatMs(loom), formatMs(base), formatRatio(ratio), targets.join(', ') || '-', targets.length ? (met ? 'yes' : 'NO') : '-'];
+    return [
+      `${r.label} (${r.stat})`,
+      formatMs(loom),
+      formatMs(base),
+      formatRatio(ratio),
+      targets.join(', ') || '-',
+      targets.length ? (met ? 'yes' : 'NO') : '-',
+    ];
   });
   store.db.pragma('wal_checkpoint(TRUNCATE)');
   const dbSize = fs.statSync(databasePath(store.dataDir)).size;

@@ -76,11 +76,16 @@ function coreRule(from, to) {
 }
 
 // An import statement never spans a ';', so a match cannot run on into the next statement.
-const importPattern = /(?:import|export)\s[^'";]*?from\s*['"]([^'"]+)['"]|import\s*\(\s*['"]([^'"]+)['"]\s*\)|import\s+['"]([^'"]+)['"]|require\(\s*['"]([^'"]+)['"]\s*\)/g;
+const importPattern =
+  /(?:import|export)\s[^'";]*?from\s*['"]([^'"]+)['"]|import\s*\(\s*['"]([^'"]+)['"]\s*\)|import\s+['"]([^'"]+)['"]|require\(\s*['"]([^'"]+)['"]\s*\)/g;
 const violations = [];
 
 let coreEntries = [];
-try { coreEntries = readdirSync(core); } catch { /* no src/core in this tree */ }
+try {
+  coreEntries = readdirSync(core);
+} catch {
+  /* no src/core in this tree */
+}
 for (const name of coreEntries) {
   if (!coreRank.has(name) && (statSync(path.join(core, name)).isDirectory() || /\.(ts|tsx|mts)$/.test(name))) {
     violations.push(`${path.relative(root, path.join(core, name))}: not placed in CORE_ORDER (scripts/check-layers.mjs)`);
@@ -90,7 +95,11 @@ for (const name of coreEntries) {
 for (const layer of Object.keys(rules)) {
   const dir = path.join(src, layer);
   let files;
-  try { files = [...walk(dir)]; } catch { continue; }
+  try {
+    files = [...walk(dir)];
+  } catch {
+    continue;
+  }
   for (const file of files) {
     const text = readFileSync(file, 'utf8');
     for (const m of text.matchAll(importPattern)) {

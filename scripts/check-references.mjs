@@ -48,7 +48,10 @@ function anchorsOf(file) {
       if (/^\s*(```|~~~)/.test(line)) inCode = !inCode;
       const heading = !inCode && line.match(/^#{1,6}\s+(.+?)\s*#*\s*$/)?.[1];
       if (!heading) continue;
-      const slug = heading.toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, '').replace(/\s/g, '-');
+      const slug = heading
+        .toLowerCase()
+        .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+        .replace(/\s/g, '-');
       const n = seen.get(slug) ?? 0;
       seen.set(slug, n + 1);
       anchors.add(n ? `${slug}-${n}` : slug);

@@ -35,10 +35,19 @@ async function main() {
     const file = `src/${issue.file}`;
     const severity = issue.severity?.name ?? String(issue.severity);
     const ok = !GATED.has(severity) || explained.some((e) => e.id === issue.id && e.file === file);
-    return { id: issue.id, severity, confidence: issue.confidence?.name ?? String(issue.confidence), file, line: issue.location?.line, description: issue.description, explained: ok };
+    return {
+      id: issue.id,
+      severity,
+      confidence: issue.confidence?.name ?? String(issue.confidence),
+      file,
+      line: issue.location?.line,
+      description: issue.description,
+      explained: ok,
+    };
   });
   if (process.argv.includes('--json')) console.log(JSON.stringify(findings, null, 2));
-  else for (const f of findings) console.log(`${f.explained ? 'ok  ' : 'FAIL'} ${f.severity.padEnd(13)} ${f.id.padEnd(28)} ${f.file}:${f.line}  ${f.description}`);
+  else
+    for (const f of findings) console.log(`${f.explained ? 'ok  ' : 'FAIL'} ${f.severity.padEnd(13)} ${f.id.padEnd(28)} ${f.file}:${f.line}  ${f.description}`);
   const failing = findings.filter((f) => !f.explained);
   console.log(`electronegativity (Electron ${electronVersion}): ${findings.length} findings, ${failing.length} HIGH/MEDIUM not explained in docs/SECURITY.md.`);
   process.exit(failing.length ? 1 : 0);

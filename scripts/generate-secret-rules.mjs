@@ -156,7 +156,7 @@ function requiredWords(source) {
   return alternatives(source).flatMap((branch) => {
     const runs = [''];
     let firstGroup;
-    for (let i = 0; i < branch.length; ) {
+    for (let i = 0; i < branch.length;) {
       const atom = atomAt(branch, i);
       const quantifier = quantifierAt(branch, atom.end);
       i = quantifier.end;

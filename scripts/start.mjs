@@ -70,7 +70,17 @@ function fetchNativeSqlite() {
     fs.copyFileSync(path.join(root, 'node_modules/better-sqlite3/package.json'), path.join(scratch, 'package.json'));
     const result = spawnSync(
       process.execPath,
-      [path.join(root, 'node_modules/prebuild-install/bin.js'), '--runtime', 'electron', '--target', electronVersion, '--arch', process.arch, '--platform', process.platform],
+      [
+        path.join(root, 'node_modules/prebuild-install/bin.js'),
+        '--runtime',
+        'electron',
+        '--target',
+        electronVersion,
+        '--arch',
+        process.arch,
+        '--platform',
+        process.platform,
+      ],
       { cwd: scratch, stdio: 'pipe', timeout: 300_000, env: { ...process.env, npm_config_nodedir: '' } },
     );
     const built = path.join(scratch, 'build/Release/better_sqlite3.node');
@@ -111,8 +121,12 @@ function serveBrowserMode(reason, args) {
 
 function lastLine(result) {
   const text = `${result.stderr ?? ''}`.trim() || `${result.stdout ?? ''}`.trim() || (result.error ? result.error.message : '');
-  const lines = text.split('\n').map((l) => l.trim()).filter(Boolean);
-  const meaningful = lines.find((l) => /^(Error|error|RequestError|HTTPError)\b|ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ETIMEDOUT|404/.test(l)) ?? lines.at(-1) ?? 'no output';
+  const lines = text
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean);
+  const meaningful =
+    lines.find((l) => /^(Error|error|RequestError|HTTPError)\b|ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ETIMEDOUT|404/.test(l)) ?? lines.at(-1) ?? 'no output';
   return meaningful.slice(0, 160);
 }
 

@@ -94,7 +94,10 @@ export function createHandlers(deps: HandlerDeps): Handlers {
       const sessionId = id(input.sessionId);
       const projectDir = projectDirOf(sessionId);
       const { reverted, leftAlone } = await engine.revertChanges(sessionId);
-      const leftAloneFiles = relativeTo(projectDir, leftAlone.map((file) => file.path));
+      const leftAloneFiles = relativeTo(
+        projectDir,
+        leftAlone.map((file) => file.path),
+      );
       return { reverted: relativeTo(projectDir, reverted), leftAlone: leftAlone.map((file, i) => ({ path: leftAloneFiles[i], reason: file.reason })) };
     },
 

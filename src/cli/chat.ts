@@ -40,9 +40,7 @@ export async function runChat(config: LoomConfig, opts: ChatOptions): Promise<nu
     warnAboutSecrets(engine);
 
     const sessionId = await openChatSession(engine, store, opts, view, interactive ? ' Type \\help for commands.' : '');
-    const code = input && interactive
-      ? await runRepl({ engine, sessionId, input, view })
-      : await runPrompt(engine, sessionId, opts.prompt ?? '', input);
+    const code = input && interactive ? await runRepl({ engine, sessionId, input, view }) : await runPrompt(engine, sessionId, opts.prompt ?? '', input);
     if (input && interactive) await offerRevert(engine, sessionId, input, view);
     // No next message will come: let the session's label be written before it is closed.
     await engine.afterTurnSettled(sessionId);
@@ -112,7 +110,9 @@ function warnAboutSecrets(engine: LoomEngine): void {
   const names = engine.secretEnvNames();
   if (!names.length) return;
   process.stderr.write(
-    terminalSafe(`Note: tools do not get the secret-looking environment variables ${names.join(', ')}; they get ${BASE_TOOL_ENV.join(', ')} and what --pass-env names.\n`),
+    terminalSafe(
+      `Note: tools do not get the secret-looking environment variables ${names.join(', ')}; they get ${BASE_TOOL_ENV.join(', ')} and what --pass-env names.\n`,
+    ),
   );
 }
 

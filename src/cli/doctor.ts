@@ -66,8 +66,8 @@ function tableLine(t: TableSalvage): string {
  */
 function switchCommands(file: string, salvaged: string): string[] {
   const aside = path.join(path.dirname(file), path.basename(salvaged).replace('salvaged', 'damaged'));
-  const moves = [[file, aside] as const, [walPath(file), walPath(aside)] as const, [shmPath(file), shmPath(aside)] as const].filter(
-    ([from]) => fs.existsSync(from),
+  const moves = [[file, aside] as const, [walPath(file), walPath(aside)] as const, [shmPath(file), shmPath(aside)] as const].filter(([from]) =>
+    fs.existsSync(from),
   );
   return [...moves, [salvaged, file] as const].map(([from, to]) => `mv ${shellWord(from)} ${shellWord(to)}`);
 }

@@ -60,7 +60,9 @@ function perform(engine: LoomEngine, action: LifecycleAction, importText: string
 function importSession(engine: LoomEngine, text: string): string {
   const { meta, closedCalls } = engine.importSession(text);
   if (closedCalls) {
-    writeError(`Imported session ${meta.id}: closed ${counted(closedCalls, 'tool call')} that had no result in the export with a result saying so (nothing was run).`);
+    writeError(
+      `Imported session ${meta.id}: closed ${counted(closedCalls, 'tool call')} that had no result in the export with a result saying so (nothing was run).`,
+    );
   }
   return meta.id;
 }
@@ -133,12 +135,7 @@ function searchSessions(store: SessionStore, query: string, includeArchived: boo
   return [header, ...rows.flatMap((row, i) => [row, snippet(hits[i])])].join('\n');
 }
 
-const SESSION_COLUMNS: Column[] = [
-  { header: 'ID' },
-  { header: 'TITLE', flex: true },
-  { header: 'UPDATED' },
-  { header: 'MESSAGES', align: 'right' },
-];
+const SESSION_COLUMNS: Column[] = [{ header: 'ID' }, { header: 'TITLE', flex: true }, { header: 'UPDATED' }, { header: 'MESSAGES', align: 'right' }];
 
 /**
  * Header + one line per session: a short id (unambiguous among `all`, every stored
@@ -150,12 +147,7 @@ function sessionTable(sessions: SessionMeta[], all: SessionMeta[]): string[] {
     all.map((s) => s.id),
   );
   const now = new Date();
-  const rows = sessions.map((s) => [
-    short.get(s.id)!,
-    displayTitle(s),
-    relativeTime(s.updated_at, now),
-    formatCount(s.message_count),
-  ]);
+  const rows = sessions.map((s) => [short.get(s.id)!, displayTitle(s), relativeTime(s.updated_at, now), formatCount(s.message_count)]);
   return renderTable(SESSION_COLUMNS, rows, terminalWidth());
 }
 

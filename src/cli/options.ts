@@ -105,8 +105,8 @@ function createProgram(): Command {
     .version('0.1.0', '-V, --version', 'print the version and exit')
     .helpOption('-h, --help', 'show this help and exit')
     .addHelpText(
-    'after',
-    `
+      'after',
+      `
 Data lives in --data-dir, else $LOOM_HOME, else the desktop app's folder, shared with the app.
 Costs (--max-cost-usd, --info) use list prices for known hosted models; local and unknown
 models cost $0. Price your own in <data dir>/prices.json, in USD per million tokens:
@@ -118,7 +118,7 @@ Examples:
   loom --continue                       resume the most recent session
   loom --search "parser bug" --json     find sessions, for scripts
   loom --export 3f2a9c1e > s.json && loom --import s.json`,
-  );
+    );
   return program;
 }
 
@@ -130,18 +130,18 @@ function addModelOptions(program: Command): void {
     .option('--model <name>', `model name (env LOOM_MODEL; default ${DEFAULTS.model})`)
     .option('--api-key <key>', 'API key (env LOOM_API_KEY, then OPENAI_API_KEY)')
     .option('--max-context-tokens <n>', `working-context budget in tokens (default ${DEFAULTS.maxContextTokens})`)
-    .addOption(
-      new Option('--mode <mode>', 'permission mode')
-        .choices(PERMISSION_MODES)
-        .default(DEFAULTS.mode),
-    );
+    .addOption(new Option('--mode <mode>', 'permission mode').choices(PERMISSION_MODES).default(DEFAULTS.mode));
 }
 
 function addLimitOptions(program: Command): void {
   program
     .optionsGroup('Limits:')
     .option('--tools <names>', 'comma-separated tool names offered to the model (default: all)')
-    .option('--pass-env <name>', 'also give tools this environment variable (repeatable; default: PATH, HOME, LANG, LC_*, TERM, TZ, USER, SHELL, TMPDIR only)', (name: string, names: string[] = []) => [...names, name])
+    .option(
+      '--pass-env <name>',
+      'also give tools this environment variable (repeatable; default: PATH, HOME, LANG, LC_*, TERM, TZ, USER, SHELL, TMPDIR only)',
+      (name: string, names: string[] = []) => [...names, name],
+    )
     .option('--tool-timeout <sec>', `seconds one tool call may take (default ${DEFAULTS.toolTimeoutSec})`)
     .option('--llm-timeout <sec>', `seconds one model request may take in all, reply included (default ${DEFAULTS.llmTimeoutSec})`)
     .option('--llm-idle-timeout <sec>', `seconds the model server may stay silent (default ${DEFAULTS.llmIdleTimeoutSec})`)

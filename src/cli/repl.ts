@@ -21,7 +21,10 @@ export class LineInput {
   private waiter: ((line: string | null) => void) | null = null;
   private closed = false;
 
-  constructor(input: NodeJS.ReadStream = process.stdin, private readonly output: NodeJS.WriteStream = process.stdout) {
+  constructor(
+    input: NodeJS.ReadStream = process.stdin,
+    private readonly output: NodeJS.WriteStream = process.stdout,
+  ) {
     this.tty = Boolean(input.isTTY);
     this.rl = readline.createInterface({ input, output: this.tty ? output : undefined, terminal: this.tty });
     this.rl.on('line', (line) => (this.waiter ? this.settle(line) : this.queued.push(line)));
@@ -105,7 +108,11 @@ export class TerminalView {
   private readonly say: Write;
   private readonly status: Write;
 
-  constructor(say: Write, status: Write, private readonly replyPrefix: string) {
+  constructor(
+    say: Write,
+    status: Write,
+    private readonly replyPrefix: string,
+  ) {
     this.say = (text) => say(terminalSafe(text));
     this.status = (text) => status(terminalSafe(text));
   }
@@ -198,7 +205,7 @@ const HELP_TEXT = [
   '  \\title TEXT    set the session title',
   '  \\info          show the session: id, title, messages, compactions, usage',
   '  \\compact       summarise older turns now to shrink the working context',
-  '  \\fork [N]      a new session sharing this one\'s history (up to message N; you stay in this one)',
+  "  \\fork [N]      a new session sharing this one's history (up to message N; you stay in this one)",
   '  \\help          this list',
   'Ctrl-C stops the reply in progress; at the prompt, press it twice to quit.',
 ].join('\n');

@@ -5,7 +5,10 @@
 import { DISK_FULL_MESSAGE, isDiskFull } from './disk-full';
 
 export class LoomError extends Error {
-  constructor(message: string, readonly code: string = 'loom_error') {
+  constructor(
+    message: string,
+    readonly code: string = 'loom_error',
+  ) {
     super(message);
     this.name = 'LoomError';
   }

@@ -251,7 +251,14 @@ export function App({ bridge, initialSettings, appInfo }: { bridge: LoomBridge; 
         onError={banners.show}
       />
       <main className="main">
-        <TabBar bridge={bridge} tabs={tabs.ids} active={tabs.active} onSelect={tabs.focus} onClose={(id) => void closeTab(id)} onNew={() => void newSession()} />
+        <TabBar
+          bridge={bridge}
+          tabs={tabs.ids}
+          active={tabs.active}
+          onSelect={tabs.focus}
+          onClose={(id) => void closeTab(id)}
+          onNew={() => void newSession()}
+        />
         <SecretsNotice names={appInfo.secretEnvNames} />
         <Banners banners={banners.list} onDismiss={banners.dismiss} />
         {tabs.active ? (
@@ -349,9 +356,7 @@ function EmptyState({ onNew, appInfo }: { onNew: () => void; appInfo: AppInfo })
       <button type="button" className="primary" onClick={onNew} aria-keyshortcuts="Alt+N">
         New session
       </button>
-      <p className="hint">
-        Alt+N new session · Alt+W close tab · Alt+] / Alt+[ next / previous tab · Ctrl+K search · Enter send
-      </p>
+      <p className="hint">Alt+N new session · Alt+W close tab · Alt+] / Alt+[ next / previous tab · Ctrl+K search · Enter send</p>
       <p className="hint">
         {isDesktop() ? 'Desktop' : 'Browser mode'} · project {appInfo.projectDir} · data {appInfo.dataDir}
       </p>

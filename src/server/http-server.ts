@@ -17,14 +17,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import path from 'node:path';
-import {
-  DEFAULT_MAX_BODY_BYTES,
-  contract,
-  isMethodName,
-  type BridgeEvent,
-  type BridgeResult,
-  type Handlers,
-} from '../shared/contract';
+import { DEFAULT_MAX_BODY_BYTES, contract, isMethodName, type BridgeEvent, type BridgeResult, type Handlers } from '../shared/contract';
 import { CONTENT_SECURITY_POLICY_HEADER } from '../shared/security-policy';
 import { dispatch, failure } from '../backend/dispatch';
 

@@ -103,7 +103,10 @@ const bySession = z.strictObject({ id: sessionId });
 const includeArchived = z.boolean().optional();
 /** A transcript index (0 is the system prompt); bounded like the store's counts. */
 const messageIndex = z.int().min(0).max(100_000_000);
-const messageText = z.string().max(200_000, 'The message is too long.').refine((t) => t.trim().length > 0, 'Type a message first.');
+const messageText = z
+  .string()
+  .max(200_000, 'The message is too long.')
+  .refine((t) => t.trim().length > 0, 'Type a message first.');
 
 export const contract = {
   'app.info': method<AppInfo>()(none),
@@ -144,9 +147,7 @@ export const contract = {
   'sessions.family': method<SessionFamily>()(bySession),
   'sessions.archive': method<SessionMeta>()(bySession),
   'sessions.unarchive': method<SessionMeta>()(bySession),
-  'sessions.export': method<ExportFile>()(
-    z.strictObject({ id: sessionId, format: z.enum(EXPORT_FORMATS).optional() }),
-  ),
+  'sessions.export': method<ExportFile>()(z.strictObject({ id: sessionId, format: z.enum(EXPORT_FORMATS).optional() })),
   'sessions.import': method<SessionMeta>()(
     z.strictObject({ text: z.string().min(1, 'The file is empty.').max(IMPORT_MAX_BODY_BYTES) }),
     IMPORT_MAX_BODY_BYTES + 1024,
@@ -160,7 +161,10 @@ export const contract = {
   'chat.send': method<{ error: string | null }>()(
     z.strictObject({
       sessionId,
-      text: z.string().max(200_000, 'The message is too long.').refine((t) => t.trim().length > 0, 'Type a message first.'),
+      text: z
+        .string()
+        .max(200_000, 'The message is too long.')
+        .refine((t) => t.trim().length > 0, 'Type a message first.'),
     }),
   ),
   /** A new branch with the user message at `index` replaced by `text`; chat.reply then answers it. */
@@ -172,9 +176,7 @@ export const contract = {
   'chat.stop': method<{ stopped: boolean }>()(z.strictObject({ sessionId })),
   'chat.compact': method<{ before_tokens: number; after_tokens: number }>()(z.strictObject({ sessionId })),
   'chat.approve': method<{ ok: true }>()(z.strictObject({ requestId, allow: z.boolean() })),
-  'chat.answer': method<{ ok: true }>()(
-    z.strictObject({ requestId, answer: z.string().max(20_000, 'The answer is too long.').nullable() }),
-  ),
+  'chat.answer': method<{ ok: true }>()(z.strictObject({ requestId, answer: z.string().max(20_000, 'The answer is too long.').nullable() })),
   'chat.context': method<ContextState>()(z.strictObject({ sessionId })),
   /** The approvals and questions the session waits on: a reloaded window shows them again. */
   'chat.pending': method<PendingRequest[]>()(z.strictObject({ sessionId })),
@@ -186,7 +188,10 @@ export const contract = {
   'settings.get': method<Settings>()(none),
   'settings.set': method<Settings>()(
     z.strictObject({
-      baseUrl: z.url({ protocol: /^https?$/, error: 'The base URL must be an http(s) URL.' }).max(2000).optional(),
+      baseUrl: z
+        .url({ protocol: /^https?$/, error: 'The base URL must be an http(s) URL.' })
+        .max(2000)
+        .optional(),
       model: z.string().trim().min(1, 'A model name is required.').max(200).optional(),
       /** An empty string removes the stored key. */
       apiKey: z.string().max(4000).optional(),
@@ -218,9 +223,7 @@ export function isMethodName(name: unknown): name is MethodName {
 export type BridgeEvent = EngineEvent;
 
 /** Every answer crosses the bridge in this envelope, so errors keep their one-line message. */
-export type BridgeResult<T = unknown> =
-  | { ok: true; value: T }
-  | { ok: false; error: { code: string; message: string } };
+export type BridgeResult<T = unknown> = { ok: true; value: T } | { ok: false; error: { code: string; message: string } };
 
 /**
  * What the renderer sees, whichever transport carries it: `window.loom` in Electron,

@@ -50,5 +50,4 @@ export type EngineEventType = EngineEvent['type'];
  * listed again for a window that reloaded (or reconnected) and so missed the event.
  */
 export type PendingRequest =
-  | { kind: 'approval'; requestId: string; tool: string; summary: string; label: string }
-  | { kind: 'question'; requestId: string; question: string };
+  { kind: 'approval'; requestId: string; tool: string; summary: string; label: string } | { kind: 'question'; requestId: string; question: string };

@@ -105,7 +105,14 @@ async function converse(call: Call, server: ScriptedServer): Promise<ReceivedReq
 const authorizations = (received: ReceivedRequest[]) => received.map((r) => r.headers.authorization ?? 'none');
 
 /** The dialog always sends the whole form: URL, model, budget, mode and theme, plus a key if typed. */
-const dialogSave = (baseUrl: string, apiKey?: string) => ({ baseUrl, model: 'gemma4', maxContextTokens: 24000, mode: 'default', theme: 'system', ...(apiKey ? { apiKey } : {}) });
+const dialogSave = (baseUrl: string, apiKey?: string) => ({
+  baseUrl,
+  model: 'gemma4',
+  maxContextTokens: 24000,
+  mode: 'default',
+  theme: 'system',
+  ...(apiKey ? { apiKey } : {}),
+});
 
 describe('guarantee 8: the API key goes only where the user sent it', () => {
   it('browser mode: a new URL without a key sends no key there, and the old key never comes back', async () => {

@@ -14,7 +14,11 @@ import { runLoom, useLoomFixture } from '../cli-agent/support';
 const ctx = useLoomFixture();
 
 /** The lines the REPL prints for one approval: the action indented, then the question. */
-const prompted = (summary: string) => `${summary.split('\n').map((line) => `  ${line}`).join('\n')}\nAllow this action? [y/n] n\n`;
+const prompted = (summary: string) =>
+  `${summary
+    .split('\n')
+    .map((line) => `  ${line}`)
+    .join('\n')}\nAllow this action? [y/n] n\n`;
 
 describe('guarantee 6: the user sees what they approve (terminal)', () => {
   it('shows every asked action whole: long, padded, multi-line, file bodies, both sides of an edit, escapes visible', async () => {

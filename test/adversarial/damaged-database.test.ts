@@ -40,7 +40,7 @@ function wayOut(): string {
 async function expectRefused(args: string[], expected: RegExp | string): Promise<void> {
   const before = { hash: sha256(file), files: listing(dataDir) };
   const run = await loom(...args);
-  expect(run.code, `${args.join(" ")}: ${run.stderr} ${run.stdout.slice(0, 200)}`).toBe(1);
+  expect(run.code, `${args.join(' ')}: ${run.stderr} ${run.stdout.slice(0, 200)}`).toBe(1);
   const line = expectOneErrorLine(run);
   if (typeof expected === 'string') expect(line).toBe(`loom: ${expected}`);
   else expect(line).toMatch(expected);
@@ -70,7 +70,10 @@ describe('guarantee 11: a damaged database is reported, never emptied', () => {
       const result = await dispatch(backend.handlers, 'sessions.transcript', { id: victim.id, offset: 0, limit: 100 });
       expect(result).toEqual({
         ok: false,
-        error: { code: 'db_damaged', message: expect.stringMatching(/^The session database loom\.db is damaged \(database disk image is malformed\)\. Run `loom --doctor` to check it/) },
+        error: {
+          code: 'db_damaged',
+          message: expect.stringMatching(/^The session database loom\.db is damaged \(database disk image is malformed\)\. Run `loom --doctor` to check it/),
+        },
       });
     } finally {
       await backend.close();
@@ -90,7 +93,10 @@ describe('guarantee 11: a damaged database is reported, never emptied', () => {
     fillStore(dataDir, 10);
     const size = fs.statSync(file).size;
     fs.truncateSync(file, size / 2);
-    await expectRefused(['--list-sessions'], new RegExp(`is damaged \\(it is cut short: ${size / 2} of the ${size} bytes its header describes\\)\\. Run \`loom --doctor`));
+    await expectRefused(
+      ['--list-sessions'],
+      new RegExp(`is damaged \\(it is cut short: ${size / 2} of the ${size} bytes its header describes\\)\\. Run \`loom --doctor`),
+    );
     expect(() => SessionStore.open(dataDir)).toThrow(expect.objectContaining({ code: 'db_damaged' }));
     expect(listing(dataDir)).toEqual(['loom.db']);
   });
@@ -139,7 +145,9 @@ describe('guarantee 11: a damaged database is reported, never emptied', () => {
     foreign.close();
     expect(listing(dataDir)).toEqual(['loom.db']);
     await expectRefused(['--list-sessions'], `${file} is not a Loom session database (it holds other tables); it was left untouched.`);
-    expect(() => SessionStore.open(dataDir)).toThrow(new LoomError(`${file} is not a Loom session database (it holds other tables); it was left untouched.`, 'db_foreign'));
+    expect(() => SessionStore.open(dataDir)).toThrow(
+      new LoomError(`${file} is not a Loom session database (it holds other tables); it was left untouched.`, 'db_foreign'),
+    );
     expect(listing(dataDir)).toEqual(['loom.db']);
   });
 

@@ -38,9 +38,7 @@ async function allRefused(paths: string[]): Promise<void> {
   for (const p of paths) {
     await expect(call(readFileTool, { path: p }, h.ctx), `read ${p}`).rejects.toThrow('outside the project folder');
     await expect(call(writeFileTool, { path: p, content: 'pwned' }, h.ctx), `write ${p}`).rejects.toThrow('outside the project folder');
-    await expect(call(editFileTool, { path: p, old_string: 'SECRET', new_string: 'pwned' }, h.ctx), `edit ${p}`).rejects.toThrow(
-      'outside the project folder',
-    );
+    await expect(call(editFileTool, { path: p, old_string: 'SECRET', new_string: 'pwned' }, h.ctx), `edit ${p}`).rejects.toThrow('outside the project folder');
     await expect(call(grepTool, { pattern: 'SECRET', path: p }, h.ctx), `grep ${p}`).rejects.toThrow('outside the project folder');
   }
   expect(outsideFiles()).toEqual(before);

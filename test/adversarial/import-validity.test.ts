@@ -57,17 +57,20 @@ const REFUSED: { name: string; edit: (m: Messages) => Messages; error: string }[
   {
     name: 'a result without any call (orphan)',
     edit: (m) => [m[0], m[1], result('call_1')],
-    error: 'session.messages.2: a tool result for call "call_1", which is not a call of the assistant message before it (a result must follow its call, before any other message)',
+    error:
+      'session.messages.2: a tool result for call "call_1", which is not a call of the assistant message before it (a result must follow its call, before any other message)',
   },
   {
     name: 'a result for an unknown id after a real call',
     edit: (m) => [...m.slice(0, 4), result('call_9'), m[4]],
-    error: 'session.messages.4: a tool result for call "call_9", which is not a call of the assistant message before it (a result must follow its call, before any other message)',
+    error:
+      'session.messages.4: a tool result for call "call_9", which is not a call of the assistant message before it (a result must follow its call, before any other message)',
   },
   {
     name: 'a call split from its result by a user message',
     edit: (m) => [m[0], m[1], m[2], { role: 'user', content: 'wait' }, m[3], m[4]],
-    error: 'session.messages.4: a tool result for call "call_1", which is not a call of the assistant message before it (a result must follow its call, before any other message)',
+    error:
+      'session.messages.4: a tool result for call "call_1", which is not a call of the assistant message before it (a result must follow its call, before any other message)',
   },
   {
     name: 'two calls with the same id in one message',

@@ -55,7 +55,9 @@ describe('guarantee 9: model requests are bounded', () => {
       const err = await failure(client.chat({ messages: [{ role: 'user', content: 'hi' }], onText: (d) => deltas.push(d) }));
       const elapsed = Date.now() - started;
       expect(err.kind).toBe('timeout');
-      expect(err.message).toBe(`The model server at ${server.baseUrl} did not finish its reply within 2 s. Check that it is not overloaded, or raise --llm-timeout.`);
+      expect(err.message).toBe(
+        `The model server at ${server.baseUrl} did not finish its reply within 2 s. Check that it is not overloaded, or raise --llm-timeout.`,
+      );
       // More chunks arrived than fit in one idle window: only the total could have stopped it.
       expect(deltas.length).toBeGreaterThan(10);
       expect(elapsed).toBeGreaterThanOrEqual(1990);
@@ -147,7 +149,10 @@ describe('guarantee 9: model requests are bounded', () => {
 
       const [, second, third] = chatBodies();
       // The cut reply went back as text only; the refused call got its error as the result.
-      expect(second.messages.filter((m: any) => m.role === 'assistant')[0]).toEqual({ role: 'assistant', content: `${CUT_NOTE}; 1 tool call in it was dropped, not run.]` });
+      expect(second.messages.filter((m: any) => m.role === 'assistant')[0]).toEqual({
+        role: 'assistant',
+        content: `${CUT_NOTE}; 1 tool call in it was dropped, not run.]`,
+      });
       expect(third.messages.at(-1).content).toContain(refusal);
     });
   });

@@ -23,7 +23,11 @@ const SUMMARY = { text: 'Test session' };
 const FULL_POWER = ['--mode', 'dangerouslySkipPermissions'];
 
 /** The chat requests (those offering tools) from the `from`-th request on. */
-const chatBodiesFrom = (server: ScriptedServer, from: number) => server.requests.slice(from).map((r) => r.body).filter((b) => b.tools);
+const chatBodiesFrom = (server: ScriptedServer, from: number) =>
+  server.requests
+    .slice(from)
+    .map((r) => r.body)
+    .filter((b) => b.tools);
 
 /** Records a session with `loom -p` and returns its JSON export, parsed, for editing. */
 async function recordedExport(ws: Workspace, server: ScriptedServer): Promise<any> {

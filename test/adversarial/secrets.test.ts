@@ -37,7 +37,17 @@ const SECRET_ENV: Record<string, string> = {
   /** Starts like a locale variable, but is none. */
   LC_DEPLOY_TOKEN: 'lc-smuggled-9f8e7d',
 };
-const BASE_ENV = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: '/home/loom-test', LANG: 'C.UTF-8', LC_TIME: 'C', TERM: 'dumb', TZ: 'UTC', USER: 'loom', SHELL: '/bin/bash', TMPDIR: '/tmp' };
+const BASE_ENV = {
+  PATH: process.env.PATH ?? '/usr/bin:/bin',
+  HOME: '/home/loom-test',
+  LANG: 'C.UTF-8',
+  LC_TIME: 'C',
+  TERM: 'dumb',
+  TZ: 'UTC',
+  USER: 'loom',
+  SHELL: '/bin/bash',
+  TMPDIR: '/tmp',
+};
 
 function expectNoSecretEnv(output: string, allowed: string[] = []): void {
   for (const [name, value] of Object.entries(SECRET_ENV)) {
@@ -104,7 +114,9 @@ describe('guarantee 4: secrets never reach tools, logs or exports', () => {
     it('a secret passed on purpose reaches the tool and is no longer named as withheld', async () => {
       ctx.server.enqueue({ toolCalls: [{ name: 'run_bash', arguments: { command: 'echo "[$GITHUB_TOKEN]"' } }] }, { text: 'Done.' }, { text: 'Token' });
       const token = fake('GitHub classic token');
-      const run = await runLoom(ctx.ws, ctx.server.baseUrl, ['--mode', 'dangerouslySkipPermissions', '--pass-env', 'GITHUB_TOKEN', '-p', 'use the token'], '', { GITHUB_TOKEN: token });
+      const run = await runLoom(ctx.ws, ctx.server.baseUrl, ['--mode', 'dangerouslySkipPermissions', '--pass-env', 'GITHUB_TOKEN', '-p', 'use the token'], '', {
+        GITHUB_TOKEN: token,
+      });
       expect(run.code).toBe(0);
       // The model sees what the tool printed; the audit log and exports still redact it (below).
       expect(toolOutputs()[0]).toContain(`[${token}]`);
@@ -137,7 +149,10 @@ describe('guarantee 4: secrets never reach tools, logs or exports', () => {
       expect(leaks(toolOutputs()[0], fakes)).toHaveLength(fakes.length);
 
       const auditDir = path.join(ctx.ws.dataDir, 'audit');
-      const audit = fs.readdirSync(auditDir).map((name) => fs.readFileSync(path.join(auditDir, name), 'utf8')).join('\n');
+      const audit = fs
+        .readdirSync(auditDir)
+        .map((name) => fs.readFileSync(path.join(auditDir, name), 'utf8'))
+        .join('\n');
       expect(audit).toContain('tool_result');
       expect(leaks(audit, fakes)).toEqual([]);
 

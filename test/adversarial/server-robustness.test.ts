@@ -51,7 +51,10 @@ beforeEach(async () => {
 afterEach(async () => {
   // Every cleanup runs (a mount must come off even if a close failed); the first failure is reported.
   const failures: unknown[] = [];
-  for (const cleanup of cleanups.splice(0).reverse()) await Promise.resolve().then(cleanup).catch((err) => failures.push(err));
+  for (const cleanup of cleanups.splice(0).reverse())
+    await Promise.resolve()
+      .then(cleanup)
+      .catch((err) => failures.push(err));
   await model.close();
   fs.rmSync(root, { recursive: true, force: true });
   if (failures.length) throw failures[0];
@@ -180,7 +183,10 @@ describe('guarantee 12: the browser-mode server is robust', () => {
       ['scheme-relative API target', `GET //evil/api/app.info HTTP/1.1\r\n${withToken}\r\n`],
       ['empty authority', `GET // HTTP/1.1\r\n${withToken}\r\n`],
       ['absolute-form target', `GET http://evil/ HTTP/1.1\r\n${withToken}\r\n`],
-      ['absolute-form API target naming this server', `POST http://${host()}/api/app.info HTTP/1.1\r\n${withToken}Content-Type: application/json\r\nContent-Length: 2\r\n\r\n{}`],
+      [
+        'absolute-form API target naming this server',
+        `POST http://${host()}/api/app.info HTTP/1.1\r\n${withToken}Content-Type: application/json\r\nContent-Length: 2\r\n\r\n{}`,
+      ],
       ['asterisk-form target', `OPTIONS * HTTP/1.1\r\n${withToken}\r\n`],
       ['foreign Host', `GET / HTTP/1.1\r\nHost: evil.example\r\nConnection: close\r\n\r\n`],
       ['Host with this port on another name', `GET / HTTP/1.1\r\nHost: evil.example:${port}\r\nConnection: close\r\n\r\n`],

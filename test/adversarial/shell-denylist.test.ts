@@ -28,7 +28,7 @@ const BLOCKED: Record<string, string[]> = {
   'computed command names': [
     '$(echo rm) -rf /',
     '`echo rm` -rf /',
-    "$(printf rm) -rf ~",
+    '$(printf rm) -rf ~',
     '$(echo r)m -rf /',
     '"$(which rm)" -rf /',
     '$CMD -rf ~',
@@ -54,7 +54,7 @@ const BLOCKED: Record<string, string[]> = {
     "sh -c 'rm -rf /'",
     'bash -lc "cd / && rm -rf *"',
     `bash -c "$(echo ${b64('rm -rf ~')} | base64 -d)"`,
-    "sh -c \"$(printf 'rm -rf %s' /)\"",
+    'sh -c "$(printf \'rm -rf %s\' /)"',
     'eval "rm -rf ~"',
     'eval $(echo rm -rf /)',
     `eval "$(echo ${b64('rm -rf /')} | base64 -d)"`,
@@ -190,7 +190,10 @@ describe('guarantee 5: destructive shell commands are refused however they are s
     expect((await checkShellCommand('echo "unterminated')).verdict).toBe('block');
     const tooDeep = `${'$(echo '.repeat(2000)}rm${')'.repeat(2000)} -rf /`;
     expect(await checkShellCommand(tooDeep)).toEqual({ verdict: 'block', label: 'a command line nested more than 200 levels deep; write the command plainly' });
-    expect(await checkShellCommand(`rm -rf ${'{a,b}'.repeat(12)}`)).toEqual({ verdict: 'block', label: 'a brace expansion of more than 256 words; write the command plainly' });
+    expect(await checkShellCommand(`rm -rf ${'{a,b}'.repeat(12)}`)).toEqual({
+      verdict: 'block',
+      label: 'a brace expansion of more than 256 words; write the command plainly',
+    });
     expect((await checkShellCommand(`bash -c "${'eval '.repeat(12)}ls"`)).label).toBe('a command nested too deeply to check');
   });
 
@@ -201,4 +204,3 @@ describe('guarantee 5: destructive shell commands are refused however they are s
     expect(fs.readFileSync(path.join(project, 'keep.txt'), 'utf8')).toBe('kept\n');
   });
 });
-

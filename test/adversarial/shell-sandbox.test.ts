@@ -96,7 +96,12 @@ describe.skipIf(!hasBwrap)('guarantee 5: the shell sandbox has no network and no
     expect(unconfined.stdout).toContain('GOT hello from the host');
     accepted.set('home', 0);
 
-    const probes = [['home', homeSocket], ['var', varSocket], ['run', runSocket], ['abstract', abstractSocket]].filter(([name]) => accepted.has(name));
+    const probes = [
+      ['home', homeSocket],
+      ['var', varSocket],
+      ['run', runSocket],
+      ['abstract', abstractSocket],
+    ].filter(([name]) => accepted.has(name));
     for (const [name, address] of probes) {
       const r = await run(nodeConnect(address));
       expect(r.sandboxed).toBe(true);
@@ -107,7 +112,9 @@ describe.skipIf(!hasBwrap)('guarantee 5: the shell sandbox has no network and no
   });
 
   it('cannot reach a TCP server on loopback or on the host address', async () => {
-    const hostAddress = Object.values(os.networkInterfaces()).flat().find((i) => i && i.family === 'IPv4' && !i.internal)?.address;
+    const hostAddress = Object.values(os.networkInterfaces())
+      .flat()
+      .find((i) => i && i.family === 'IPv4' && !i.internal)?.address;
     const external = hostAddress ? await listen('external', { port: 0, host: hostAddress }) : null;
     const attempts = [
       nodeConnect(tcpPort),
@@ -144,7 +151,12 @@ describe.skipIf(!hasBwrap)('guarantee 5: the shell sandbox has no network and no
 
   it('has no capabilities, even when Loom runs as root', async () => {
     const r = await run('id -u; grep -E "^(CapInh|CapPrm|CapEff|CapBnd|CapAmb|NoNewPrivs):" /proc/self/status; capsh --print | grep -i "^Current"');
-    const status = Object.fromEntries(r.stdout.split('\n').filter((l) => l.includes(':\t')).map((l) => l.split(':\t')));
+    const status = Object.fromEntries(
+      r.stdout
+        .split('\n')
+        .filter((l) => l.includes(':\t'))
+        .map((l) => l.split(':\t')),
+    );
     if (process.getuid?.() === 0) expect(r.stdout.split('\n')[0]).toBe('0'); // the root case is the one exercised
     for (const field of ['CapInh', 'CapPrm', 'CapEff', 'CapBnd', 'CapAmb']) expect(status[field], field).toBe('0000000000000000');
     expect(status.NoNewPrivs).toBe('1');

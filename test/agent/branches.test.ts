@@ -13,9 +13,10 @@ afterEach(async () => {
 
 /** Transcript rows each session owns, by session id. */
 function ownRows(): Record<string, number> {
-  const rows = h.store.db
-    .prepare('SELECT s.id AS id, COUNT(t.seq) AS n FROM sessions s LEFT JOIN transcript t ON t.session_pk = s.pk GROUP BY s.pk')
-    .all() as { id: string; n: number }[];
+  const rows = h.store.db.prepare('SELECT s.id AS id, COUNT(t.seq) AS n FROM sessions s LEFT JOIN transcript t ON t.session_pk = s.pk GROUP BY s.pk').all() as {
+    id: string;
+    n: number;
+  }[];
   return Object.fromEntries(rows.map((r) => [r.id, r.n]));
 }
 
@@ -101,7 +102,11 @@ describe('branches', () => {
     const third = h.engine.regenerate(second.id, 2);
     h.server.enqueue({ text: 'three' });
     await h.engine.reply(third.id);
-    for (const [id, current] of [[h.sessionId, 0], [second.id, 1], [third.id, 2]] as const) {
+    for (const [id, current] of [
+      [h.sessionId, 0],
+      [second.id, 1],
+      [third.id, 2],
+    ] as const) {
       const [point] = h.engine.branches(id);
       expect(point.branches.map((b) => b.id)).toEqual([h.sessionId, second.id, third.id]);
       expect(point.current).toBe(current);
@@ -115,7 +120,15 @@ describe('branches', () => {
     h = await makeAgentHarness();
     const say = (role: 'user' | 'assistant', content: string) => ({ role, content }) as const;
     const root = h.store.create({
-      messages: [{ role: 'system', content: 'S' }, say('user', 'u1'), say('assistant', 'a1'), say('user', 'u2'), say('assistant', 'a2'), say('user', 'u3'), say('assistant', 'a3')],
+      messages: [
+        { role: 'system', content: 'S' },
+        say('user', 'u1'),
+        say('assistant', 'a1'),
+        say('user', 'u2'),
+        say('assistant', 'a2'),
+        say('user', 'u3'),
+        say('assistant', 'a3'),
+      ],
     });
     const b = h.store.appendBranch(root.id, 3, say('user', 'u2 edited'));
     h.store.appendMessage(b.id, say('assistant', 'a2 again'));

@@ -78,7 +78,7 @@ describe('--max-cost-usd', () => {
     expect(h.store.getMeta(h.sessionId).summary).toBeNull();
   });
 
-  it("uses the prices in <data dir>/prices.json, for chat and compaction alike", async () => {
+  it('uses the prices in <data dir>/prices.json, for chat and compaction alike', async () => {
     h = await makeAgentHarness({ maxCostUsd: 1 });
     fs.writeFileSync(path.join(h.dataDir, 'prices.json'), JSON.stringify({ gemma4: { input_per_mtok: 2, output_per_mtok: 0 } }));
     h.reopen();
@@ -119,10 +119,7 @@ describe('stop', () => {
     expect(h.bodies()).toHaveLength(1);
     expect(h.read('x.txt')).toBeNull();
     const results = h.context().filter((m) => m.role === 'tool');
-    expect(results.map((m) => m.content)).toEqual([
-      'Not run: the turn was stopped by the user.',
-      'Not run: the turn was stopped by the user.',
-    ]);
+    expect(results.map((m) => m.content)).toEqual(['Not run: the turn was stopped by the user.', 'Not run: the turn was stopped by the user.']);
     expect(h.audit().filter((e) => e.event === 'session_abort')).toHaveLength(1);
 
     h.script({ text: 'Stopped as asked.' });

@@ -112,7 +112,11 @@ export async function makeAgentHarness(overrides: Partial<LoomConfig> = {}): Pro
   h.audit = () => {
     const file = path.join(dataDir, 'audit', `${h.sessionId}.jsonl`);
     if (!fs.existsSync(file)) return [];
-    return fs.readFileSync(file, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line));
+    return fs
+      .readFileSync(file, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line));
   };
   h.write = (rel, content) => {
     const abs = path.join(projectDir, rel);

@@ -90,7 +90,11 @@ describe('event listeners', () => {
 
     expect(await engine.send(sessionId, 'write')).toEqual({ error: null });
     expect(h.read('w.txt')).toBeNull();
-    expect(lastMessage(h.bodies()[1])).toMatchObject({ role: 'tool', tool_call_id: 'w1', content: 'Error: the tool call could not be run: cannot show prompts' });
+    expect(lastMessage(h.bodies()[1])).toMatchObject({
+      role: 'tool',
+      tool_call_id: 'w1',
+      content: 'Error: the tool call could not be run: cannot show prompts',
+    });
     expect(engine.pendingRequests(sessionId)).toEqual([]);
     expect(reports).toEqual([{ error: 'cannot show prompts', event: 'approval' }]);
   });

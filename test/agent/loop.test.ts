@@ -14,10 +14,7 @@ describe('a tool round-trip', () => {
   it('runs the call, ties its result to the tool_call_id and asks again', async () => {
     h = await makeAgentHarness();
     h.write('notes.txt', 'hello from the file\n');
-    h.script(
-      { toolCalls: [{ id: 'call_read', name: 'read_file', arguments: { path: 'notes.txt' } }], split: true },
-      { text: 'The file says hello.' },
-    );
+    h.script({ toolCalls: [{ id: 'call_read', name: 'read_file', arguments: { path: 'notes.txt' } }], split: true }, { text: 'The file says hello.' });
 
     expect(await h.send('What is in notes.txt?')).toEqual({ error: null });
 
@@ -28,15 +25,28 @@ describe('a tool round-trip', () => {
     expect(first.tools.map((t: any) => t.function.name)).toContain('read_file');
 
     expect(second.messages.slice(2)).toEqual([
-      { role: 'assistant', content: null, tool_calls: [{ id: 'call_read', type: 'function', function: { name: 'read_file', arguments: '{"path":"notes.txt"}' } }] },
-      { role: 'tool', tool_call_id: 'call_read', content: expect.stringMatching(/^<tool_result name="read_file">\n[\s\S]*hello from the file[\s\S]*<\/tool_result>$/) },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: 'call_read', type: 'function', function: { name: 'read_file', arguments: '{"path":"notes.txt"}' } }],
+      },
+      {
+        role: 'tool',
+        tool_call_id: 'call_read',
+        content: expect.stringMatching(/^<tool_result name="read_file">\n[\s\S]*hello from the file[\s\S]*<\/tool_result>$/),
+      },
     ]);
     expect(isSummaryRequest(summary)).toBe(true);
 
     const context = h.context();
     expect(context.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'tool', 'assistant']);
     expect(context[4]).toEqual({ role: 'assistant', content: 'The file says hello.' });
-    expect(h.ofType('text').map((e) => e.delta).join('')).toBe('The file says hello.');
+    expect(
+      h
+        .ofType('text')
+        .map((e) => e.delta)
+        .join(''),
+    ).toBe('The file says hello.');
     expect(h.ofType('tool_end')[0]).toMatchObject({ callId: 'call_read', name: 'read_file', result: expect.stringContaining('hello from the file') });
     expect(h.audit().map((e) => e.event)).toEqual(
       expect.arrayContaining(['session_start', 'config', 'user_message', 'llm_request', 'llm_response', 'permission_decision', 'tool_result']),

@@ -70,7 +70,12 @@ async function runBatch(maxToolCalls: number, answer: Answer): Promise<void> {
   expect(await h.send('and now?')).toEqual({ error: null });
   const requests = h.bodies().filter((b) => b.tools);
   for (const body of requests) expectValidToolPairing(body.messages);
-  expect(requests.at(-1).messages.filter((m: any) => m.role === 'tool').map((m: any) => m.tool_call_id)).toEqual(['r1', 'b1', 'r2']);
+  expect(
+    requests
+      .at(-1)
+      .messages.filter((m: any) => m.role === 'tool')
+      .map((m: any) => m.tool_call_id),
+  ).toEqual(['r1', 'b1', 'r2']);
 }
 
 const ANSWERS: Answer[] = ['allow', 'deny', 'stop while asking', 'stop while running', 'front end fails'];

@@ -73,7 +73,12 @@ describe('the listing summary after a reply', () => {
     h = await makeAgentHarness();
     let releaseSummary = () => {};
     const held = new Promise<void>((resolve) => (releaseSummary = resolve));
-    h.server.enqueue({ text: 'First answer.' }, { text: 'A stale label', pauseAfterChunks: 1, resume: held }, { text: 'Second answer.' }, { text: SUMMARY_TEXT });
+    h.server.enqueue(
+      { text: 'First answer.' },
+      { text: 'A stale label', pauseAfterChunks: 1, resume: held },
+      { text: 'Second answer.' },
+      { text: SUMMARY_TEXT },
+    );
     try {
       // engine.send, not h.send: that one waits for the summary too.
       expect(await h.engine.send(h.sessionId, 'hello')).toEqual({ error: null });

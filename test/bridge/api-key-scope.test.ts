@@ -7,13 +7,28 @@ const B = 'http://b.example/v1';
 
 describe('keyFor', () => {
   it('takes the first key given for the URL, skipping keys given for another', () => {
-    expect(keyFor(B, [{ key: 'sk-a', url: A }, { key: 'sk-b', url: B }])).toBe('sk-b');
-    expect(keyFor(A, [{ key: undefined, url: A }, { key: 'sk-a', url: A }])).toBe('sk-a');
+    expect(
+      keyFor(B, [
+        { key: 'sk-a', url: A },
+        { key: 'sk-b', url: B },
+      ]),
+    ).toBe('sk-b');
+    expect(
+      keyFor(A, [
+        { key: undefined, url: A },
+        { key: 'sk-a', url: A },
+      ]),
+    ).toBe('sk-a');
     expect(keyFor(B, [{ key: 'sk-a', url: A }])).toBe('');
   });
 
   it('treats an explicit empty key as "none" that later keys do not override', () => {
-    expect(keyFor(A, [{ key: '', url: A }, { key: 'sk-env', url: A }])).toBe('');
+    expect(
+      keyFor(A, [
+        { key: '', url: A },
+        { key: 'sk-env', url: A },
+      ]),
+    ).toBe('');
   });
 
   it('compares URLs exactly: a trailing slash or another port is another server', () => {

@@ -30,7 +30,7 @@ async function collectComplaints(run: () => Promise<void>): Promise<string[]> {
   const complaints: string[] = [];
   const write = process.stderr.write;
   const onRejection = (reason: unknown) => complaints.push(`unhandled: ${String(reason)}`);
-  process.stderr.write = ((line: string) => (complaints.push(String(line)), true));
+  process.stderr.write = (line: string) => (complaints.push(String(line)), true);
   process.on('unhandledRejection', onRejection);
   try {
     await run();

@@ -29,7 +29,7 @@ afterEach(async () => {
 
 it('a throwing window does not starve the windows after it, and unsubscribing stops delivery', async () => {
   const stderr = process.stderr.write;
-  process.stderr.write = ((line: string) => (reported.push(line), true));
+  process.stderr.write = (line: string) => (reported.push(line), true);
   try {
     const seen: BridgeEvent[] = [];
     backend.subscribe(() => {

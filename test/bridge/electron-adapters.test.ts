@@ -60,7 +60,7 @@ describe('IPC bridge', () => {
 
 describe('window hardening', () => {
   it('sets the CSP on every response, replacing any other', () => {
-    expect(withCsp({ 'content-security-policy': ["default-src *"], 'X-Other': ['1'] })).toEqual({
+    expect(withCsp({ 'content-security-policy': ['default-src *'], 'X-Other': ['1'] })).toEqual({
       'X-Other': ['1'],
       'Content-Security-Policy': [CONTENT_SECURITY_POLICY_HEADER],
     });
@@ -87,10 +87,7 @@ describe('window hardening', () => {
     const listeners = new Map<string, (event: { preventDefault(): void }) => void>();
     let openHandler: ((d: { url: string }) => { action: 'deny' }) | undefined;
     const opened: string[] = [];
-    hardenContents(
-      { on: (name, listener) => listeners.set(name, listener), setWindowOpenHandler: (h) => void (openHandler = h) },
-      (url) => opened.push(url),
-    );
+    hardenContents({ on: (name, listener) => listeners.set(name, listener), setWindowOpenHandler: (h) => void (openHandler = h) }, (url) => opened.push(url));
     for (const name of ['will-navigate', 'will-redirect', 'will-attach-webview']) {
       let prevented = false;
       listeners.get(name)!({ preventDefault: () => (prevented = true) });

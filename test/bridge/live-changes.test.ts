@@ -78,7 +78,7 @@ describe('changes made by `loom` in the same data folder', () => {
     expect(deleted.event).toMatchObject({ sessionId: mine.id, meta: { id: mine.id, status: 'saved' } });
   });
 
-  it('says nothing while nobody else writes, and nothing twice for the backend\'s own changes', async () => {
+  it("says nothing while nobody else writes, and nothing twice for the backend's own changes", async () => {
     const own = backend.engine.rename(backend.store.create({ title: 'Mine' }).id, 'Still mine');
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     expect(events.map((e) => e.event)).toEqual([{ type: 'session_changed', sessionId: own.id, meta: own }]);

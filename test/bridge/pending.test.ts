@@ -48,9 +48,7 @@ describe('chat.pending', () => {
     const turn = call<{ error: string | null }>('chat.send', { sessionId: session.id, text: 'write out.txt' });
     const approval = await asked;
     const pending = await call<PendingRequest[]>('chat.pending', { sessionId: session.id.slice(0, 8) });
-    expect(pending).toEqual([
-      { kind: 'approval', requestId: approval.requestId, tool: 'write_file', summary: approval.summary, label: approval.label },
-    ]);
+    expect(pending).toEqual([{ kind: 'approval', requestId: approval.requestId, tool: 'write_file', summary: approval.summary, label: approval.label }]);
     expect(approval.summary).toContain('out.txt');
 
     await call('chat.approve', { requestId: pending[0].requestId, allow: true });
@@ -67,9 +65,7 @@ describe('chat.pending', () => {
     const asked = nextEvent('question');
     const turn = call('chat.send', { sessionId: session.id, text: 'pick a colour' });
     const question = await asked;
-    expect(await call('chat.pending', { sessionId: session.id })).toEqual([
-      { kind: 'question', requestId: question.requestId, question: 'Which colour?' },
-    ]);
+    expect(await call('chat.pending', { sessionId: session.id })).toEqual([{ kind: 'question', requestId: question.requestId, question: 'Which colour?' }]);
     expect(await call('chat.pending', { sessionId: other.id })).toEqual([]);
 
     await call('chat.answer', { requestId: question.requestId, answer: 'teal' });

@@ -63,7 +63,12 @@ describe('desktop settings store', () => {
   it('drops a key the keychain can no longer decrypt', () => {
     const file = new Conf<Record<string, unknown>>({ cwd: dir, configName: 'desktop-settings', projectName: 'loom-test' });
     file.store = { model: 'x', apiKeyEncrypted: 'AAAA' };
-    const broken: SecretCipher = { ...keychain(), decryptString: () => { throw new Error('bad key'); } };
+    const broken: SecretCipher = {
+      ...keychain(),
+      decryptString: () => {
+        throw new Error('bad key');
+      },
+    };
     expect(new DesktopSettingsStore(file, broken).load()).toEqual({ model: 'x' });
   });
 });

@@ -16,7 +16,11 @@ const read = (id: string) => ({ id, name: 'read_file', arguments: { path: 'a.txt
 
 function auditEvents(id: string): { event: string; [key: string]: any }[] {
   const file = path.join(ctx.ws.dataDir, 'audit', `${id}.jsonl`);
-  return fs.readFileSync(file, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line));
+  return fs
+    .readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line));
 }
 
 describe('caps given on the command line', () => {

@@ -94,10 +94,11 @@ describe('the REPL', () => {
 
   it('warns about secret-looking variables by name and never hands them to tools', async () => {
     ctx.server.enqueue({ toolCalls: [{ name: 'run_bash', arguments: { command: 'echo "key=[$MY_SERVICE_TOKEN]"' } }] }, { text: 'Checked.' }, SUMMARY);
-    const run = await runLoom(ctx.ws, ctx.server.baseUrl, ['--mode', 'dangerouslySkipPermissions'], 'show the token\n', { MY_SERVICE_TOKEN: 'tok-4f9a8b7c6d5e' });
+    const run = await runLoom(ctx.ws, ctx.server.baseUrl, ['--mode', 'dangerouslySkipPermissions'], 'show the token\n', {
+      MY_SERVICE_TOKEN: 'tok-4f9a8b7c6d5e',
+    });
     expect(run.stderr).toContain('MY_SERVICE_TOKEN');
     expect(run.stderr).not.toContain('tok-4f9a8b7c6d5e');
     expect(toolMessages(bodies()[1])[0].content).toContain('key=[]');
   });
 });
-

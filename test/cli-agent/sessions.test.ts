@@ -117,7 +117,11 @@ describe('REPL commands', () => {
     expect(saved.forkContext).toEqual(saved.context);
     expect(saved.forkCompactions).toEqual(saved.compactions);
     expect(saved.compactions).toEqual([
-      expect.objectContaining({ before_tokens: Number(compacted![1]), after_tokens: Number(compacted![2]), summary: 'Earlier the user sent a long line of x.' }),
+      expect.objectContaining({
+        before_tokens: Number(compacted![1]),
+        after_tokens: Number(compacted![2]),
+        summary: 'Earlier the user sent a long line of x.',
+      }),
     ]);
 
     // The compacted turn is gone from the context but kept in the export and found by --search.

@@ -38,7 +38,10 @@ function seed(): Seeded {
     store.recordUsage(parser.id, 'chat', { prompt_tokens: 1200, completion_tokens: 300, cost_usd: 0.5 });
     store.recordUsage(parser.id, 'chat', { prompt_tokens: 800, completion_tokens: 100, cost_usd: 0.25 });
     store.recordCompaction(parser.id, {
-      messages: [{ role: 'system', content: 'You are Loom.' }, { role: 'user', content: 'summary of the tokenizer work' }],
+      messages: [
+        { role: 'system', content: 'You are Loom.' },
+        { role: 'user', content: 'summary of the tokenizer work' },
+      ],
       compaction: { at: new Date().toISOString(), before_tokens: 900, after_tokens: 200, summary: 'tokenizer work' },
       usage: { prompt_tokens: 900, completion_tokens: 50, cost_usd: 0.1 },
     });
@@ -241,13 +244,19 @@ describe('changing sessions', () => {
     // Forked before the compaction was recorded (after message 3): the fork does not inherit it.
     expect(fork.messages).toEqual(fork.transcript);
     expect(fork.compactions).toEqual([]);
-    const rows = withStore((store) => (store.db.prepare('SELECT count(*) AS n FROM transcript t JOIN sessions s ON s.pk = t.session_pk WHERE s.id = ?').get(id) as { n: number }).n);
+    const rows = withStore(
+      (store) => (store.db.prepare('SELECT count(*) AS n FROM transcript t JOIN sessions s ON s.pk = t.session_pk WHERE s.id = ?').get(id) as { n: number }).n,
+    );
     expect(rows).toBe(0);
   });
 
   it('--fork --at refuses a point outside the transcript or not a number, with one line and nothing created', async () => {
     const s = seed();
-    for (const [at, message] of [['4', /Cannot fork at message 4: session .* has 3 transcript messages/], ['0', /--at needs a message number from 1/], ['x', /--at needs a message number/]] as const) {
+    for (const [at, message] of [
+      ['4', /Cannot fork at message 4: session .* has 3 transcript messages/],
+      ['0', /--at needs a message number from 1/],
+      ['x', /--at needs a message number/],
+    ] as const) {
       const run = await loom('--fork', s.parser.id, '--at', at);
       expect(run.code).not.toBe(0);
       expect(expectOneErrorLine(run)).toMatch(message);
@@ -333,7 +342,11 @@ describe('--export and --import', () => {
     const s = seed();
     const fork = (await loom('--fork', s.parser.id, '--at', '2')).stdout.trim();
     const doc = JSON.parse((await loom('--export', fork)).stdout);
-    expect(doc.session).toMatchObject({ parent_id: s.parser.id, fork: { parent_id: s.parser.id, at: 2 }, context_start: { kept_from: 0, with_system: true, head: [] } });
+    expect(doc.session).toMatchObject({
+      parent_id: s.parser.id,
+      fork: { parent_id: s.parser.id, at: 2 },
+      context_start: { kept_from: 0, with_system: true, head: [] },
+    });
     expect(doc.session.transcript).toHaveLength(2);
   });
 
@@ -342,9 +355,7 @@ describe('--export and --import', () => {
     const exported = await loom('--export', s.build.id);
     const imported = await runLoom(['--import', '-', '--data-dir', dir], { input: exported.stdout });
     expect(imported).toMatchObject({ code: 0, stderr: '' });
-    expect(withStore((store) => store.get(imported.stdout.trim()).transcript)).toEqual([
-      { role: 'user', content: 'Make the build faster with esbuild.' },
-    ]);
+    expect(withStore((store) => store.get(imported.stdout.trim()).transcript)).toEqual([{ role: 'user', content: 'Make the build faster with esbuild.' }]);
   });
 
   it('exports Markdown and HTML', async () => {

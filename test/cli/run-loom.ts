@@ -65,10 +65,7 @@ function bundleIsFresh(): boolean {
  * so only what a test passes counts. `input` is piped to stdin; otherwise stdin is empty, or
  * with `holdStdin` a pipe that is never written to nor closed (a command must not wait on it).
  */
-export function runLoom(
-  args: string[],
-  opts: { env?: Record<string, string>; input?: string; cwd?: string; holdStdin?: boolean } = {},
-): Promise<LoomRun> {
+export function runLoom(args: string[], opts: { env?: Record<string, string>; input?: string; cwd?: string; holdStdin?: boolean } = {}): Promise<LoomRun> {
   const env: Record<string, string> = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? os.tmpdir(), ...opts.env };
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], { cwd: opts.cwd ?? ROOT, env, stdio: ['pipe', 'pipe', 'pipe'] });

@@ -19,7 +19,7 @@ describe('terminalSafe', () => {
     expect(split).not.toMatch(/[\x00-\x08\x0b-\x1f\x7f-\x9f]/);
   });
 
-  it('keeps JSON valid and equal: the escape is JSON\'s own', () => {
+  it("keeps JSON valid and equal: the escape is JSON's own", () => {
     const value = { title: 'a\x1b[31mred\x9b\x7f' };
     const shown = terminalSafe(JSON.stringify(value));
     expect(shown).not.toMatch(/[\x00-\x08\x0b-\x1f\x7f-\x9f]/);

@@ -7,12 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  compactSession,
-  ensureContextFits,
-  type CompactionEvent,
-  type CompactSessionOptions,
-} from '../../src/core/context/auto-compact';
+import { compactSession, ensureContextFits, type CompactionEvent, type CompactSessionOptions } from '../../src/core/context/auto-compact';
 import { ContextBudget, estimateTotal } from '../../src/core/context/budget';
 import { findCut } from '../../src/core/context/compactor';
 import { isLoomError } from '../../src/core/errors';
@@ -174,7 +169,12 @@ describe('ensureContextFits', () => {
 
   it('keeps the context when the summariser keeps failing with 500s, after its retries', async () => {
     const retrying = new ModelClient({
-      baseUrl: server.baseUrl, apiKey: '', model: 'gemma4', timeoutMs: 5000, maxRetries: 2, retryBaseMs: 1,
+      baseUrl: server.baseUrl,
+      apiKey: '',
+      model: 'gemma4',
+      timeoutMs: 5000,
+      maxRetries: 2,
+      retryBaseMs: 1,
     });
     const messages = padTo(conversation(5), 1700);
     const opts = { ...sessionWith(messages), client: retrying };

@@ -21,7 +21,9 @@ const CONVERSATION: ChatMessage[] = [
 test('every control has an accessible name', async ({ page, loom }) => {
   loom.store.create({ title: 'Notes', messages: CONVERSATION });
   await openLoom(page, loom);
-  await sidebarRow(page, 'Notes').getByRole('button', { name: /^Notes/ }).click();
+  await sidebarRow(page, 'Notes')
+    .getByRole('button', { name: /^Notes/ })
+    .click();
   await expect(page.getByRole('heading', { level: 1, name: 'Notes' })).toBeVisible();
   expect(await unnamedControls(page)).toEqual([]);
 

@@ -9,7 +9,11 @@ import { expect, openLoom, sidebarRow, test, transcript } from './fixtures';
 function longConversation(count: number): ChatMessage[] {
   const messages: ChatMessage[] = [{ role: 'system', content: 'You are Loom.' }];
   for (let i = 1; i < count; i++) {
-    messages.push(i % 2 ? { role: 'user', content: `<user_input>\nQuestion number ${i}\n</user_input>` } : { role: 'assistant', content: `Answer number ${i}, with *emphasis*.` });
+    messages.push(
+      i % 2
+        ? { role: 'user', content: `<user_input>\nQuestion number ${i}\n</user_input>` }
+        : { role: 'assistant', content: `Answer number ${i}, with *emphasis*.` },
+    );
   }
   return messages;
 }
@@ -17,7 +21,9 @@ function longConversation(count: number): ChatMessage[] {
 test('a 5,000-message session opens at its latest messages and scrolls back to the first', async ({ page, loom }) => {
   loom.store.create({ title: 'Marathon', messages: longConversation(5000), cwd: loom.projectDir });
   await openLoom(page, loom);
-  await sidebarRow(page, 'Marathon').getByRole('button', { name: /^Marathon/ }).click();
+  await sidebarRow(page, 'Marathon')
+    .getByRole('button', { name: /^Marathon/ })
+    .click();
   await expect(transcript(page).getByText('Question number 4999')).toBeVisible();
   await expect(transcript(page).getByText('Answer number 4998, with emphasis.')).toBeVisible();
   expect(await transcript(page).getByRole('article').count()).toBeLessThan(60);

@@ -130,12 +130,18 @@ const HERONS: ChatMessage[] = [
 test('Fork from here opens the history up to that message in a tab right after the current one', async ({ page, loom }) => {
   const parent = loom.store.create({ title: 'Heron notes', messages: HERONS });
   await openLoom(page, loom);
-  await sidebarRow(page, 'Heron notes').getByRole('button', { name: /^Heron notes/ }).first().click();
+  await sidebarRow(page, 'Heron notes')
+    .getByRole('button', { name: /^Heron notes/ })
+    .first()
+    .click();
   await expect(article(page, 'Assistant', 'Second answer')).toBeVisible();
   await page.getByRole('button', { name: 'New tab with a new session' }).click();
   await expect(page.getByRole('textbox', { name: 'Message' })).toBeEnabled();
   const [other] = loom.store.list();
-  await page.getByRole('tablist', { name: 'Open sessions' }).getByRole('tab', { name: /Heron notes/ }).click();
+  await page
+    .getByRole('tablist', { name: 'Open sessions' })
+    .getByRole('tab', { name: /Heron notes/ })
+    .click();
 
   await article(page, 'Assistant', 'First answer').getByRole('button', { name: 'Fork from here' }).click();
   await expect.poll(async () => (await openTabs(loom)).length).toBe(3);
@@ -145,7 +151,9 @@ test('Fork from here opens the history up to that message in a tab right after t
   await expect(article(page, 'Assistant', 'First answer')).toBeVisible();
   await expect(transcript(page).getByText('Second question')).toHaveCount(0);
   // Nothing was copied: the fork owns no transcript row.
-  const own = loom.store.db.prepare('SELECT COUNT(*) AS n FROM transcript t JOIN sessions s ON s.pk = t.session_pk WHERE s.id = ?').get(fork.id) as { n: number };
+  const own = loom.store.db.prepare('SELECT COUNT(*) AS n FROM transcript t JOIN sessions s ON s.pk = t.session_pk WHERE s.id = ?').get(fork.id) as {
+    n: number;
+  };
   expect(own.n).toBe(0);
 });
 
@@ -156,7 +164,10 @@ test('the info dialog links the parent by title and shows the family, each openi
   const sibling = loom.store.fork(parent.id);
   loom.store.rename(sibling.id, 'Heron notes, copy');
   await openLoom(page, loom);
-  await sidebarRow(page, 'Heron notes, first half').getByRole('button', { name: /^Heron notes, first half/ }).first().click();
+  await sidebarRow(page, 'Heron notes, first half')
+    .getByRole('button', { name: /^Heron notes, first half/ })
+    .first()
+    .click();
   await expect(article(page, 'Assistant', 'First answer')).toBeVisible();
 
   await page.getByRole('button', { name: 'Info' }).click();
@@ -178,13 +189,17 @@ test('the info dialog links the parent by title and shows the family, each openi
 
 test('switching versions in a long conversation opens the sibling at that message, not at its end', async ({ page, loom }) => {
   const messages: ChatMessage[] = [{ role: 'system', content: 'You are Loom.' }];
-  for (let k = 0; k < 200; k++) messages.push({ role: 'user', content: `<user_input>\nQuestion ${k}\n</user_input>` }, { role: 'assistant', content: `Answer ${k}` });
+  for (let k = 0; k < 200; k++)
+    messages.push({ role: 'user', content: `<user_input>\nQuestion ${k}\n</user_input>` }, { role: 'assistant', content: `Answer ${k}` });
   const parent = loom.store.create({ title: 'Long talk', messages });
   // A second reply to question 20 (transcript index 41): a sibling at index 42.
   const branch = loom.store.appendBranch(parent.id, 42, { role: 'assistant', content: 'Another answer 20' });
   loom.store.rename(branch.id, 'Long talk, other answer');
   await openLoom(page, loom);
-  await sidebarRow(page, 'Long talk, other answer').getByRole('button', { name: /^Long talk, other answer/ }).first().click();
+  await sidebarRow(page, 'Long talk, other answer')
+    .getByRole('button', { name: /^Long talk, other answer/ })
+    .first()
+    .click();
   const other = article(page, 'Assistant', 'Another answer 20');
   await expect(other.getByRole('group', { name: 'Version 2 of 2' })).toBeVisible();
 
@@ -206,7 +221,10 @@ test('a fork whose parent was deleted names the parent by id, and its siblings a
   loom.store.rename(sibling.id, 'Also left');
   loom.store.delete(parent.id);
   await openLoom(page, loom);
-  await sidebarRow(page, 'Left behind').getByRole('button', { name: /^Left behind/ }).first().click();
+  await sidebarRow(page, 'Left behind')
+    .getByRole('button', { name: /^Left behind/ })
+    .first()
+    .click();
   await expect(article(page, 'Assistant', 'First answer')).toBeVisible();
   await page.getByRole('button', { name: 'Info' }).click();
   const dialog = page.getByRole('dialog', { name: 'Session info' });

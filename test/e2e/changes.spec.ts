@@ -91,7 +91,9 @@ test('closing a tab whose session changed files offers the revert; Escape and Ke
   expect(fs.readFileSync(kept, 'utf8')).toBe('keep me');
 
   // Opened again, the session still offers its changes; Keep keeps them too.
-  await sidebarRow(page, 'Keeping a file').getByRole('button', { name: /^Keeping a file/ }).click();
+  await sidebarRow(page, 'Keeping a file')
+    .getByRole('button', { name: /^Keeping a file/ })
+    .click();
   await expect(changedFilesButton(page)).toHaveText('Changed files (1)');
   await closeTab();
   await dialog.getByRole('button', { name: 'Keep' }).click();

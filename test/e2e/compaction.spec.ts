@@ -72,7 +72,10 @@ test('a forced compaction shows its marker, the info dialog its figures, and sea
   await expect(transcript(page).getByText('Kingfishers dive for them.')).toBeVisible();
   await expectMarkerBetween(page, 'Herons eat them.', 'And kingfishers?');
   await page.reload();
-  await sidebarRow(page, 'Fish and herons').getByRole('button', { name: /Fish and herons/ }).first().click();
+  await sidebarRow(page, 'Fish and herons')
+    .getByRole('button', { name: /Fish and herons/ })
+    .first()
+    .click();
   await expect(transcript(page).getByText('Kingfishers dive for them.')).toBeVisible();
   await expectMarkerBetween(page, 'Herons eat them.', 'And kingfishers?');
 });
@@ -84,13 +87,17 @@ async function expectMarkerBetween(page: Page, above: string, below: string): Pr
   const marker = transcript(page).getByRole('note', { name: 'Compaction 1' });
   await expect(marker).toBeVisible();
   const top = async (l: Locator) => (await l.boundingBox())!.y;
-  await expect.poll(async () => {
-    const order = await Promise.all([message(above), marker, message(below)].map(top));
-    return order[0] < order[1] && order[1] < order[2];
-  }).toBe(true);
+  await expect
+    .poll(async () => {
+      const order = await Promise.all([message(above), marker, message(below)].map(top));
+      return order[0] < order[1] && order[1] < order[2];
+    })
+    .toBe(true);
   // Nothing else between them: the marker is the row right after the message above.
   const labels = await rows.evaluateAll((els) =>
-    els.sort((a, b) => a.getBoundingClientRect().y - b.getBoundingClientRect().y).map((el) => el.getAttribute('aria-label') + ':' + (el.textContent ?? '').slice(0, 40)),
+    els
+      .sort((a, b) => a.getBoundingClientRect().y - b.getBoundingClientRect().y)
+      .map((el) => el.getAttribute('aria-label') + ':' + (el.textContent ?? '').slice(0, 40)),
   );
   const at = labels.findIndex((l) => l.startsWith('Compaction 1:'));
   expect(labels[at - 1]).toContain(above.slice(0, 20));

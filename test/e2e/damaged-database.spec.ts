@@ -19,10 +19,18 @@ test('opening a session on a broken page shows the damaged-database line and lea
     const victim = breakMessagesPage(dataDir, fillStore(dataDir, 30), root);
     const hash = sha256(databasePath(dataDir));
     // No model is needed to read sessions: the base URL points nowhere.
-    mode = await startBrowserMode({ dataDir, projectDir: root, staticDir: STATIC_DIR, overrides: { baseUrl: 'http://127.0.0.1:9/v1', model: 'gemma4', apiKey: '' }, env: {} });
+    mode = await startBrowserMode({
+      dataDir,
+      projectDir: root,
+      staticDir: STATIC_DIR,
+      overrides: { baseUrl: 'http://127.0.0.1:9/v1', model: 'gemma4', apiKey: '' },
+      env: {},
+    });
     await page.goto(mode.url);
     const title = `Session ${victim.index}`;
-    await sidebarRow(page, title).getByRole('button', { name: new RegExp(`^${title} `) }).click();
+    await sidebarRow(page, title)
+      .getByRole('button', { name: new RegExp(`^${title} `) })
+      .click();
 
     const banner = page.getByRole('alert').filter({ hasText: 'is damaged' });
     await expect(banner).toContainText(

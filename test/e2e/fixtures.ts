@@ -107,6 +107,8 @@ export function sidebarRow(page: Page, name: string | RegExp) {
 
 /** Opens a session's action menu in the sidebar and picks an action. */
 export async function sessionAction(page: Page, name: string | RegExp, action: string | RegExp): Promise<void> {
-  await sidebarRow(page, name).getByRole('button', { name: /^Actions for / }).click();
+  await sidebarRow(page, name)
+    .getByRole('button', { name: /^Actions for / })
+    .click();
   await page.getByRole('menu').getByRole('menuitem', { name: action }).click();
 }

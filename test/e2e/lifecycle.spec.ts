@@ -20,7 +20,10 @@ function seed(loom: LoomHarness, title: string, messages = CONVERSATION) {
 }
 
 async function openFromSidebar(page: Page, title: string) {
-  await sidebarRow(page, title).getByRole('button', { name: new RegExp(title) }).first().click();
+  await sidebarRow(page, title)
+    .getByRole('button', { name: new RegExp(title) })
+    .first()
+    .click();
   await expect(page.getByRole('heading', { level: 1, name: title })).toBeVisible();
 }
 

@@ -79,7 +79,10 @@ test('a tab whose session is deleted by `loom` closes and says so', async ({ pag
   seed(loom, 'Egrets');
   await openLoom(page, loom);
   for (const title of ['Herons', 'Egrets']) {
-    await sidebarRow(page, title).getByRole('button', { name: new RegExp(title) }).first().click();
+    await sidebarRow(page, title)
+      .getByRole('button', { name: new RegExp(title) })
+      .first()
+      .click();
     await expect(page.getByRole('heading', { level: 1, name: title })).toBeVisible();
   }
   // A rename from the terminal reaches the open tab's label and heading too.
@@ -110,7 +113,11 @@ test('`loom` cannot rename, archive or delete the session the window is working 
   const [session] = loom.store.list();
   const before = loom.store.getMeta(session.id);
 
-  for (const args of [['--rename', session.id, 'Stolen'], ['--archive', session.id], ['--delete', session.id, '--yes']]) {
+  for (const args of [
+    ['--rename', session.id, 'Stolen'],
+    ['--archive', session.id],
+    ['--delete', session.id, '--yes'],
+  ]) {
     const run = await terminal(loom, ...args);
     expect(run.code).toBe(1);
     expect(run.stderr).toBe(`loom: Session ${session.id} is in use by pid ${process.pid}.\n`);

@@ -21,7 +21,10 @@ test('a session recorded in "/" works in the app\'s folder and the chat says so'
   fs.writeFileSync(path.join(loom.projectDir, 'only-here.txt'), 'x');
 
   await openLoom(page, loom);
-  await sidebarRow(page, 'Recorded at the root').getByRole('button', { name: /Recorded at the root/ }).first().click();
+  await sidebarRow(page, 'Recorded at the root')
+    .getByRole('button', { name: /Recorded at the root/ })
+    .first()
+    .click();
   await send(page, 'What is here?');
 
   await expect(page.getByText(`This session was recorded in /; working in ${loom.projectDir}.`)).toBeVisible();

@@ -26,7 +26,12 @@ test('a message sent again after the model server failed is shown and sent once,
   await newSession(page);
   await send(page, 'Are you there?');
   await expect(page.getByRole('alert').filter({ hasText: /exploded/ })).toBeVisible();
-  await expect(page.getByRole('status').filter({ hasText: /Retrying in/ }).first()).toBeVisible();
+  await expect(
+    page
+      .getByRole('status')
+      .filter({ hasText: /Retrying in/ })
+      .first(),
+  ).toBeVisible();
   const box = page.getByRole('textbox', { name: 'Message' });
   await expect(box).toHaveValue('Are you there?');
 
@@ -41,7 +46,12 @@ test('a message sent again after the model server failed is shown and sent once,
 
 test('the composer is free once the reply shows: the listing summary written after it holds nothing up', async ({ page, loom }) => {
   const summary = held();
-  loom.model.enqueue({ text: 'First answer.' }, { text: 'A late label', pauseAfterChunks: 1, resume: summary.resume }, { text: 'Second answer.' }, SUMMARY('Two questions'));
+  loom.model.enqueue(
+    { text: 'First answer.' },
+    { text: 'A late label', pauseAfterChunks: 1, resume: summary.resume },
+    { text: 'Second answer.' },
+    SUMMARY('Two questions'),
+  );
   try {
     await openLoom(page, loom);
     await newSession(page);

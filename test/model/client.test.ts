@@ -116,9 +116,7 @@ describe('ModelClient replies', () => {
 
     expect(deltas.join('')).toBe('Let me look.');
     expect(result.message.content).toBe('Let me look.');
-    expect(result.message.tool_calls).toEqual([
-      { id: 'call_b', type: 'function', function: { name: 'read_file', arguments: '{"path":"README.md"}' } },
-    ]);
+    expect(result.message.tool_calls).toEqual([{ id: 'call_b', type: 'function', function: { name: 'read_file', arguments: '{"path":"README.md"}' } }]);
   });
 
   it('keeps two parallel tool calls apart, split or whole', async () => {
@@ -194,9 +192,7 @@ describe('ModelClient retries', () => {
     expect(server.requests).toHaveLength(4);
     expect(err.kind).toBe('http');
     expect(err.status).toBe(500);
-    expect(err.message).toBe(
-      `The model server at ${server.baseUrl} answered HTTP 500: CUDA out of memory. The server failed; try again, or check its logs.`,
-    );
+    expect(err.message).toBe(`The model server at ${server.baseUrl} answered HTTP 500: CUDA out of memory. The server failed; try again, or check its logs.`);
   });
 
   it('honours maxRetries', async () => {
@@ -235,9 +231,7 @@ describe('ModelClient retries', () => {
     const err = await failure(client({ baseUrl }).chat({ messages: MESSAGES, onRetry: (n) => notices.push(n) }));
 
     expect(err.kind).toBe('unreachable');
-    expect(err.message).toBe(
-      `Cannot reach the model server at ${baseUrl} (connection refused). Start it (e.g. \`ollama serve\`) or pass --base-url.`,
-    );
+    expect(err.message).toBe(`Cannot reach the model server at ${baseUrl} (connection refused). Start it (e.g. \`ollama serve\`) or pass --base-url.`);
     expect(notices).toHaveLength(3);
   });
 
@@ -351,7 +345,12 @@ describe('ModelClient failures', () => {
     server.enqueue({ text: 'hello world' }, { text: 'not requested' });
     const boom = new Error('terminal closed');
     const err = await client()
-      .chat({ messages: MESSAGES, onText: () => { throw boom; } })
+      .chat({
+        messages: MESSAGES,
+        onText: () => {
+          throw boom;
+        },
+      })
       .catch((e: unknown) => e);
     expect(err).toBe(boom);
     expect(server.requests).toHaveLength(1);

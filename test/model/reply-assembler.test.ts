@@ -33,7 +33,14 @@ describe('ReplyAssembler', () => {
     expect(reply.add('junk')).toBe('');
     expect(reply.add({ usage: { prompt_tokens: 7, completion_tokens: 2 } })).toBe('');
     expect(reply.recognised).toBe(false);
-    expect(reply.add({ choices: [{ index: 1, delta: { content: 'other' } }, { index: 0, delta: { content: 'mine' } }] })).toBe('mine');
+    expect(
+      reply.add({
+        choices: [
+          { index: 1, delta: { content: 'other' } },
+          { index: 0, delta: { content: 'mine' } },
+        ],
+      }),
+    ).toBe('mine');
     expect(reply.message()).toEqual({ role: 'assistant', content: 'mine' });
     expect(reply.usage).toEqual({ prompt_tokens: 7, completion_tokens: 2 });
   });
@@ -66,7 +73,8 @@ describe('ReplyAssembler', () => {
     expect(reply.overflowed).toBe(true);
     expect(reply.message()).toEqual({
       role: 'assistant',
-      content: '[reply cut at 20 characters: the model server sent more than Loom keeps of one reply, and the rest was not read; 2 tool calls in it were dropped, not run.]',
+      content:
+        '[reply cut at 20 characters: the model server sent more than Loom keeps of one reply, and the rest was not read; 2 tool calls in it were dropped, not run.]',
     });
   });
 

@@ -15,7 +15,10 @@ describe('scripted server', () => {
   it('streams text and split tool calls that the openai client reassembles', async () => {
     server.enqueue({ text: 'Hello there friend', toolCalls: [{ name: 'grep', arguments: { pattern: 'x' } }], split: true });
     const stream = await client.chat.completions.create({
-      model: 'gemma4', messages: [{ role: 'user', content: 'hi' }], stream: true, stream_options: { include_usage: true },
+      model: 'gemma4',
+      messages: [{ role: 'user', content: 'hi' }],
+      stream: true,
+      stream_options: { include_usage: true },
     });
     const texts: string[] = [];
     let args = '';

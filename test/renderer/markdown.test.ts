@@ -28,7 +28,9 @@ describe('raw HTML in a reply is shown as text', () => {
   });
 
   it('keeps the words of the markup visible', () => {
-    expect(render('<img src=x onerror="window.pwned=1">')).toBe('<div class="markdown"><p class="raw-html">&lt;img src=x onerror=&quot;window.pwned=1&quot;&gt;</p></div>');
+    expect(render('<img src=x onerror="window.pwned=1">')).toBe(
+      '<div class="markdown"><p class="raw-html">&lt;img src=x onerror=&quot;window.pwned=1&quot;&gt;</p></div>',
+    );
     expect(render('a <b>bold</b> claim')).toBe('<div class="markdown"><p>a &lt;b&gt;bold&lt;/b&gt; claim</p></div>');
   });
 });
@@ -38,7 +40,9 @@ describe('links open outside the app and only for http(s) and mailto', () => {
     expect(render('[docs](https://example.com/a?b=1&amp;c=2 "The docs")')).toBe(
       '<div class="markdown"><p><a href="https://example.com/a?b=1&amp;c=2" title="The docs" target="_blank" rel="noopener noreferrer">docs</a></p></div>',
     );
-    expect(render('see www.example.org or mail a@b.co')).toContain('<a href="http://www.example.org/" target="_blank" rel="noopener noreferrer">www.example.org</a>');
+    expect(render('see www.example.org or mail a@b.co')).toContain(
+      '<a href="http://www.example.org/" target="_blank" rel="noopener noreferrer">www.example.org</a>',
+    );
     expect(render('mail a@b.co')).toContain('<a href="mailto:a@b.co" target="_blank"');
   });
 
@@ -113,7 +117,9 @@ describe('Markdown looks as before', () => {
     expect(html).toContain('<li><span class="task" role="img" aria-label="done">☑ </span>done</li>');
     expect(html).toContain('<li><span class="task" role="img" aria-label="not done">☐ </span>open</li>');
     expect(html).toContain('<ol start="3"><li>three</li><li>four</li></ol>');
-    expect(html).toContain('<table><thead><tr><th align="left">a</th><th align="right">b</th></tr></thead><tbody><tr><td align="left">1</td><td align="right">2</td></tr></tbody></table>');
+    expect(html).toContain(
+      '<table><thead><tr><th align="left">a</th><th align="right">b</th></tr></thead><tbody><tr><td align="left">1</td><td align="right">2</td></tr></tbody></table>',
+    );
     expect(html).toContain('<hr/>');
   });
 

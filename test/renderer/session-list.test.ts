@@ -4,8 +4,18 @@ import { applyChange } from '../../src/renderer/state/session-list';
 import type { SessionMeta } from '../../src/shared/types';
 
 const meta = (id: string, updated_at: string, extra: Partial<SessionMeta> = {}): SessionMeta => ({
-  id, parent_id: null, title: id, summary: null, status: 'saved', archived: false,
-  created_at: updated_at, updated_at, message_count: 0, model: null, cwd: null, ...extra,
+  id,
+  parent_id: null,
+  title: id,
+  summary: null,
+  status: 'saved',
+  archived: false,
+  created_at: updated_at,
+  updated_at,
+  message_count: 0,
+  model: null,
+  cwd: null,
+  ...extra,
 });
 
 const list = [meta('c', '2026-01-03'), meta('b', '2026-01-02'), meta('a', '2026-01-01')];

@@ -26,7 +26,15 @@ function tree(files: Record<string, string>): string {
 
 function check(dir: string) {
   const run = spawnSync(process.execPath, [SCRIPT, dir], { encoding: 'utf8' });
-  return { code: run.status, out: run.stdout, problems: run.stderr.split('\n').slice(1).map((l) => l.trim()).filter(Boolean) };
+  return {
+    code: run.status,
+    out: run.stdout,
+    problems: run.stderr
+      .split('\n')
+      .slice(1)
+      .map((l) => l.trim())
+      .filter(Boolean),
+  };
 }
 
 /** Each module of the order importing the one below it, as the real tree does. */
@@ -57,12 +65,14 @@ describe('check-layers', () => {
   });
 
   it('fails on a lower core module importing a higher one, one line per violation', () => {
-    const result = check(tree({
-      ...CLEAN,
-      'src/core/tools/webfetch.ts': "import { wrapExternalDocument } from '../agent/untrusted';\n",
-      'src/core/model/usage.ts': "import { estimate } from '../context/tokens';\n",
-      'src/core/errors.ts': "import type { Engine } from './engine';\n",
-    }));
+    const result = check(
+      tree({
+        ...CLEAN,
+        'src/core/tools/webfetch.ts': "import { wrapExternalDocument } from '../agent/untrusted';\n",
+        'src/core/model/usage.ts': "import { estimate } from '../context/tokens';\n",
+        'src/core/errors.ts': "import type { Engine } from './engine';\n",
+      }),
+    );
     expect(result.code).toBe(1);
     expect(result.problems.sort()).toEqual([
       "src/core/errors.ts: imports './engine' (core/errors.ts is below core/engine.ts and may not import it)",
@@ -80,12 +90,14 @@ describe('check-layers', () => {
   });
 
   it('fails on a folder or file of src/core that the order does not place', () => {
-    const result = check(tree({
-      ...CLEAN,
-      'src/core/plugins/index.ts': "import { LoomError } from '../errors';\n",
-      'src/core/agent/plugins.ts': "import { load } from '../plugins/index';\n",
-      'src/core/helpers.ts': '',
-    }));
+    const result = check(
+      tree({
+        ...CLEAN,
+        'src/core/plugins/index.ts': "import { LoomError } from '../errors';\n",
+        'src/core/agent/plugins.ts': "import { load } from '../plugins/index';\n",
+        'src/core/helpers.ts': '',
+      }),
+    );
     expect(result.code).toBe(1);
     expect(result.problems.sort()).toEqual([
       "src/core/agent/plugins.ts: imports '../plugins/index' (core/plugins is not placed in CORE_ORDER)",
@@ -95,11 +107,13 @@ describe('check-layers', () => {
   });
 
   it('still enforces the layers around core', () => {
-    const result = check(tree({
-      ...CLEAN,
-      'src/core/window.ts': "import { BrowserWindow } from 'electron';\n",
-      'src/renderer/App.tsx': "import { LoomEngine } from '../core/engine';\nimport fs from 'node:fs';\n",
-    }));
+    const result = check(
+      tree({
+        ...CLEAN,
+        'src/core/window.ts': "import { BrowserWindow } from 'electron';\n",
+        'src/renderer/App.tsx': "import { LoomEngine } from '../core/engine';\nimport fs from 'node:fs';\n",
+      }),
+    );
     expect(result.code).toBe(1);
     expect(result.problems.sort()).toEqual([
       "src/core/window.ts: imports 'electron' (not allowed in core)",
@@ -110,13 +124,15 @@ describe('check-layers', () => {
   });
 
   it('keeps the backend transport-neutral, and the HTTP adapter out of main', () => {
-    const result = check(tree({
-      ...CLEAN,
-      'src/backend/handlers.ts': "import { startBridgeServer } from '../server/http-server';\nimport { ipcMain } from 'electron';\n",
-      'src/backend/theme.ts': "import { App } from '../renderer/App';\nimport { createElement } from 'react';\n",
-      'src/server/page.ts': "import { renderToString } from 'react-dom/server';\nimport { BrowserWindow } from 'electron';\n",
-      'src/main/ipc.ts': "import { startBridgeServer } from '../server/http-server';\n",
-    }));
+    const result = check(
+      tree({
+        ...CLEAN,
+        'src/backend/handlers.ts': "import { startBridgeServer } from '../server/http-server';\nimport { ipcMain } from 'electron';\n",
+        'src/backend/theme.ts': "import { App } from '../renderer/App';\nimport { createElement } from 'react';\n",
+        'src/server/page.ts': "import { renderToString } from 'react-dom/server';\nimport { BrowserWindow } from 'electron';\n",
+        'src/main/ipc.ts': "import { startBridgeServer } from '../server/http-server';\n",
+      }),
+    );
     expect(result.code).toBe(1);
     expect(result.problems.sort()).toEqual([
       "src/backend/handlers.ts: imports '../server/http-server' (backend may not reach server)",

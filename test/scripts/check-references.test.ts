@@ -30,7 +30,15 @@ function tree(files: Record<string, string>): string {
 
 function check(dir: string) {
   const run = spawnSync(process.execPath, [SCRIPT, dir], { encoding: 'utf8' });
-  return { code: run.status, out: run.stdout, problems: run.stderr.split('\n').slice(1).map((l) => l.trim()).filter(Boolean) };
+  return {
+    code: run.status,
+    out: run.stdout,
+    problems: run.stderr
+      .split('\n')
+      .slice(1)
+      .map((l) => l.trim())
+      .filter(Boolean),
+  };
 }
 
 const CLEAN = {
@@ -50,11 +58,13 @@ describe('check-references', () => {
   });
 
   it('fails on citations of the outside design, one line each', () => {
-    const result = check(tree({
-      ...CLEAN,
-      'src/cli/options.ts': `/** The command line (DESIGN ${SECTION_SIGN}4). */\n`,
-      'bench/context.ts': `// The rules: ${OUTSIDE_DESIGN}\n`,
-    }));
+    const result = check(
+      tree({
+        ...CLEAN,
+        'src/cli/options.ts': `/** The command line (DESIGN ${SECTION_SIGN}4). */\n`,
+        'bench/context.ts': `// The rules: ${OUTSIDE_DESIGN}\n`,
+      }),
+    );
     expect(result.code).toBe(1);
     expect(result.problems).toEqual([
       `src/cli/options.ts:1: cites 'DESIGN ${SECTION_SIGN}4', a section of a design outside the repository; cite docs/DESIGN.md#<heading> instead`,
@@ -71,11 +81,13 @@ describe('check-references', () => {
   });
 
   it('fails on a citation of a missing page or heading', () => {
-    const result = check(tree({
-      ...CLEAN,
-      'src/core/store.ts': `// ${DOCS}DESIGN.md#sessions-as-a-tree\n// ${DOCS}STORE.md#leases\n// ${DOCS}DESIGN.md#not-a-heading\n`,
-      'docs/SECURITY.md': '# Security\n\nSee [the budget](DESIGN.md#budget) and [the store](STORE.md).\n',
-    }));
+    const result = check(
+      tree({
+        ...CLEAN,
+        'src/core/store.ts': `// ${DOCS}DESIGN.md#sessions-as-a-tree\n// ${DOCS}STORE.md#leases\n// ${DOCS}DESIGN.md#not-a-heading\n`,
+        'docs/SECURITY.md': '# Security\n\nSee [the budget](DESIGN.md#budget) and [the store](STORE.md).\n',
+      }),
+    );
     expect(result.code).toBe(1);
     expect(result.problems).toEqual([
       `src/core/store.ts:1: cites '${DOCS}DESIGN.md#sessions-as-a-tree', but ${DOCS}DESIGN.md has no heading with the anchor #sessions-as-a-tree`,

@@ -66,7 +66,9 @@ describe('decide: every mode × category', () => {
   test('an ask carries a label and the whole action: header line, then the command, content or edit in full', async () => {
     const content = 'x'.repeat(1200);
     expect(await run('write_file', { path: 'src/a.ts', content }, 'default')).toEqual({
-      action: 'ask', label: 'file change (default mode)', summary: `write_file src/a.ts (1.2 kB)\n${content}`,
+      action: 'ask',
+      label: 'file change (default mode)',
+      summary: `write_file src/a.ts (1.2 kB)\n${content}`,
     });
     const bash = await run('run_bash', { command: 'npm test\nnpm run lint' }, 'default');
     expect(bash).toMatchObject({ action: 'ask', summary: 'run_bash:\nnpm test\nnpm run lint' });
@@ -132,7 +134,8 @@ describe('decide: always-ask cases', () => {
 
   test('an edit that leaves a non-empty file empty is asked even in acceptEdits', async () => {
     expect(await run('edit_file', { path: 'full.txt', old_string: 'some content', new_string: '' }, 'acceptEdits')).toMatchObject({
-      action: 'ask', label: 'an edit that empties a non-empty file (always asked)',
+      action: 'ask',
+      label: 'an edit that empties a non-empty file (always asked)',
     });
     expect((await run('edit_file', { path: 'full.txt', old_string: 'some', new_string: '' }, 'acceptEdits')).action).toBe('allow');
   });

@@ -31,7 +31,10 @@ describe('openProjectFile', () => {
   test('opens a regular file by its real path and says whether it existed; makes folders when asked', async () => {
     const read = await openProjectFile(project, 'src/../src/a.ts', OPEN_READ);
     expect({ abs: read.abs, shown: read.shown, existed: read.existed, size: read.stat.size }).toEqual({
-      abs: at('src', 'a.ts'), shown: 'src/a.ts', existed: true, size: 1,
+      abs: at('src', 'a.ts'),
+      shown: 'src/a.ts',
+      existed: true,
+      size: 1,
     });
     await read.handle.close();
     const created = await openProjectFile(project, 'new/deep/b.txt', OPEN_CREATE_OR_TRUNCATE, { createFolders: true });
@@ -70,7 +73,10 @@ describe('openProjectFolder and HeldFolder', () => {
     const folder = await HeldFolder.openRoot(project);
     try {
       for (const name of ['', '.', '..', 'src/a.ts', 'a\0b']) {
-        await expect(folder.at(name, (p) => fsp.lstat(p)), JSON.stringify(name)).rejects.toThrow('is not a single file name');
+        await expect(
+          folder.at(name, (p) => fsp.lstat(p)),
+          JSON.stringify(name),
+        ).rejects.toThrow('is not a single file name');
       }
     } finally {
       await folder.close();

@@ -35,13 +35,17 @@ const base = () => ({ cwd: project, timeoutMs: 20_000 });
 
 /** Live processes whose command line contains `marker` (zombies have an empty one). */
 function processesWith(marker: string): number[] {
-  return fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d)).filter((pid) => {
-    try {
-      return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(marker);
-    } catch {
-      return false;
-    }
-  }).map(Number);
+  return fs
+    .readdirSync('/proc')
+    .filter((d) => /^\d+$/.test(d))
+    .filter((pid) => {
+      try {
+        return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(marker);
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
 }
 
 async function eventuallyNone(marker: string): Promise<number[]> {
@@ -67,7 +71,13 @@ describe.each([
   });
 
   test.skipIf(skip)('only the allowlisted and passed variables are in the environment', async () => {
-    const env = { ...process.env, OPENAI_API_KEY: 'sk-test-abcdefghijklmnopqrstuvwxyz', GITHUB_TOKEN: 'ghp_x', PLAIN_SETTING: 'visible', OTHER_SETTING: 'hidden' };
+    const env = {
+      ...process.env,
+      OPENAI_API_KEY: 'sk-test-abcdefghijklmnopqrstuvwxyz',
+      GITHUB_TOKEN: 'ghp_x',
+      PLAIN_SETTING: 'visible',
+      OTHER_SETTING: 'hidden',
+    };
     const r = await runShell('env', { ...base(), sandbox, env, passEnv: ['PLAIN_SETTING'] });
     expect(r.stdout).toContain('PLAIN_SETTING=visible');
     expect(r.stdout).not.toContain('OTHER_SETTING');

@@ -35,7 +35,17 @@ describe('noSetIdFilter', () => {
 
   test('x86_64: set-id modes refused on every chmod and file creation, others allowed', () => {
     // chmod(path, 04755), fchmod(fd, 02755), fchmodat(dirfd, path, 06755), fchmodat2, open, openat, creat, mknod, mknodat
-    for (const [nr, modeArg] of [[90, 1], [91, 1], [268, 2], [452, 2], [2, 2], [257, 3], [85, 1], [133, 1], [259, 2]]) {
+    for (const [nr, modeArg] of [
+      [90, 1],
+      [91, 1],
+      [268, 2],
+      [452, 2],
+      [2, 2],
+      [257, 3],
+      [85, 1],
+      [133, 1],
+      [259, 2],
+    ]) {
       const withMode = (mode: number) => Object.assign(new Array(4).fill(0), { [modeArg]: mode });
       expect(decide(x64, AUDIT.x64, nr, withMode(0o4755)), `nr ${nr}`).toBe(EPERM);
       expect(decide(x64, AUDIT.x64, nr, withMode(0o2755)), `nr ${nr}`).toBe(EPERM);

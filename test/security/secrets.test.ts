@@ -48,34 +48,76 @@ describe('secrets inside JSON inside JSON', () => {
 
 describe('secret environment variables', () => {
   const env = {
-    OPENAI_API_KEY: 'sk-x', GITHUB_TOKEN: 'ghp_x', DB_PASSWORD: 'p', AWS_SECRET_ACCESS_KEY: 's',
-    SSH_AUTH_SOCK: '/tmp/agent', EMPTY_TOKEN: '', PATH: '/usr/bin', HOME: '/home/u', LANG: 'C',
-    GPG_KEY: 'k', KEYBOARD_LAYOUT: 'us', MONKEY: 'banana', PATTERN: 'x', DATABASE_URL: 'postgres://app:pw-value@db/x',
+    OPENAI_API_KEY: 'sk-x',
+    GITHUB_TOKEN: 'ghp_x',
+    DB_PASSWORD: 'p',
+    AWS_SECRET_ACCESS_KEY: 's',
+    SSH_AUTH_SOCK: '/tmp/agent',
+    EMPTY_TOKEN: '',
+    PATH: '/usr/bin',
+    HOME: '/home/u',
+    LANG: 'C',
+    GPG_KEY: 'k',
+    KEYBOARD_LAYOUT: 'us',
+    MONKEY: 'banana',
+    PATTERN: 'x',
+    DATABASE_URL: 'postgres://app:pw-value@db/x',
     SOME_VALUE: 'sk-abcdefghijklmnopqrstuvwxyz',
   };
 
   test('secretEnvNames lists names only, sorted, skipping empty values', () => {
     expect(secretEnvNames(env)).toEqual([
-      'AWS_SECRET_ACCESS_KEY', 'DATABASE_URL', 'DB_PASSWORD', 'GITHUB_TOKEN', 'GPG_KEY', 'OPENAI_API_KEY', 'SOME_VALUE', 'SSH_AUTH_SOCK',
+      'AWS_SECRET_ACCESS_KEY',
+      'DATABASE_URL',
+      'DB_PASSWORD',
+      'GITHUB_TOKEN',
+      'GPG_KEY',
+      'OPENAI_API_KEY',
+      'SOME_VALUE',
+      'SSH_AUTH_SOCK',
     ]);
   });
 
-  test('names cookies, MySQL passwords, DSNs and Stripe keys by name, not the shell\'s PWD', () => {
+  test("names cookies, MySQL passwords, DSNs and Stripe keys by name, not the shell's PWD", () => {
     expect(secretEnvNames({ COOKIE: 'a=b', MYSQL_PWD: 'x', SENTRY_DSN: 'y', STRIPE_SK: 'z', PWD: '/home/u', OLDPWD: '/tmp' })).toEqual([
-      'COOKIE', 'MYSQL_PWD', 'SENTRY_DSN', 'STRIPE_SK',
+      'COOKIE',
+      'MYSQL_PWD',
+      'SENTRY_DSN',
+      'STRIPE_SK',
     ]);
   });
 });
 
 describe('toolEnv: the allowlist tools get', () => {
   const env = {
-    PATH: '/usr/bin', HOME: '/home/u', LANG: 'C.UTF-8', LC_ALL: 'C', LC_TIME: 'en_GB', TERM: 'xterm', TZ: 'UTC', USER: 'u',
-    SHELL: '/bin/bash', TMPDIR: '/tmp', FOO: 'bar', LC_SECRET_TOKEN: 'smuggled', OPENAI_API_KEY: 'sk-x', EDITOR: 'vim',
+    PATH: '/usr/bin',
+    HOME: '/home/u',
+    LANG: 'C.UTF-8',
+    LC_ALL: 'C',
+    LC_TIME: 'en_GB',
+    TERM: 'xterm',
+    TZ: 'UTC',
+    USER: 'u',
+    SHELL: '/bin/bash',
+    TMPDIR: '/tmp',
+    FOO: 'bar',
+    LC_SECRET_TOKEN: 'smuggled',
+    OPENAI_API_KEY: 'sk-x',
+    EDITOR: 'vim',
   };
 
   test('keeps the base variables and the locale categories, nothing else', () => {
     expect(toolEnv(env)).toEqual({
-      PATH: '/usr/bin', HOME: '/home/u', LANG: 'C.UTF-8', LC_ALL: 'C', LC_TIME: 'en_GB', TERM: 'xterm', TZ: 'UTC', USER: 'u', SHELL: '/bin/bash', TMPDIR: '/tmp',
+      PATH: '/usr/bin',
+      HOME: '/home/u',
+      LANG: 'C.UTF-8',
+      LC_ALL: 'C',
+      LC_TIME: 'en_GB',
+      TERM: 'xterm',
+      TZ: 'UTC',
+      USER: 'u',
+      SHELL: '/bin/bash',
+      TMPDIR: '/tmp',
     });
   });
 

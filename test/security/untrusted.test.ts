@@ -1,7 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import {
-  escapeAttribute, UNTRUSTED_CONTENT_POLICY, wrapExternalDocument, wrapToolResult, wrapUserInput,
-} from '../../src/core/security/untrusted';
+import { escapeAttribute, UNTRUSTED_CONTENT_POLICY, wrapExternalDocument, wrapToolResult, wrapUserInput } from '../../src/core/security/untrusted';
 
 /** How many real (not defused) closing tags of `tag` the wrapped text has. */
 const closings = (text: string, tag: string) => text.match(new RegExp(`<\\s*/\\s*${tag}\\s*>`, 'gi'))?.length ?? 0;

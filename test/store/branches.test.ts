@@ -95,7 +95,7 @@ describe('fork at a message', () => {
     expect(store.db.pragma('foreign_key_check')).toEqual([]);
   });
 
-  it('compacting a fork writes the fork only, and survives the parent\'s deletion; the parent\'s later compaction stays its own', () => {
+  it("compacting a fork writes the fork only, and survives the parent's deletion; the parent's later compaction stays its own", () => {
     const store = openStore();
     const id = longer(store);
     const fork = store.fork(id).id;
@@ -116,7 +116,12 @@ describe('fork at a message', () => {
     const fork = store.fork(id, 7).id;
     store.appendMessage(fork, user('the walrus again'));
     expect(store.search('narwhal').map((h) => h.id)).toEqual([id]);
-    expect(store.search('walrus').map((h) => h.id).sort()).toEqual([id, fork].sort());
+    expect(
+      store
+        .search('walrus')
+        .map((h) => h.id)
+        .sort(),
+    ).toEqual([id, fork].sort());
   });
 
   it('a new system prompt in the fork replaces the shared one in its context only', () => {

@@ -66,7 +66,10 @@ export function listing(dir: string): string[] {
  */
 export function rowidsByLeaf(file: string, table: string): Map<number, number[]> {
   return withReadOnlyView(file, undefined, (db) => {
-    const leaves = db.prepare(`SELECT pageno, ncell FROM dbstat WHERE name = ? AND pagetype = 'leaf' ORDER BY path`).all(table) as { pageno: number; ncell: number }[];
+    const leaves = db.prepare(`SELECT pageno, ncell FROM dbstat WHERE name = ? AND pagetype = 'leaf' ORDER BY path`).all(table) as {
+      pageno: number;
+      ncell: number;
+    }[];
     const rowids = db.prepare(`SELECT rowid FROM "${table}" ORDER BY rowid`).pluck().all() as number[];
     let next = 0;
     return new Map(leaves.map(({ pageno, ncell }) => [pageno, rowids.slice(next, (next += ncell))]));

@@ -118,7 +118,7 @@ describe('files that are not a Loom database', () => {
     expect(fs.readdirSync(store.dataDir)).toEqual(['loom.db']);
   });
 
-  it('refuses another program\'s SQLite database and leaves it unchanged', () => {
+  it("refuses another program's SQLite database and leaves it unchanged", () => {
     const dataDir = tempDir();
     const file = databasePath(dataDir);
     const foreign = new Database(file);

@@ -30,8 +30,23 @@ describe('JSON export', () => {
     expect(doc).toMatchObject({ format: 'loom-session', version: 2 });
     expect(new Date(doc.exported_at).toISOString()).toBe(doc.exported_at);
     expect(Object.keys(doc.session)).toEqual([
-      'id', 'parent_id', 'fork', 'title', 'summary', 'status', 'archived', 'created_at', 'updated_at',
-      'model', 'cwd', 'messages', 'context_start', 'transcript', 'compactions', 'plan', 'usage',
+      'id',
+      'parent_id',
+      'fork',
+      'title',
+      'summary',
+      'status',
+      'archived',
+      'created_at',
+      'updated_at',
+      'model',
+      'cwd',
+      'messages',
+      'context_start',
+      'transcript',
+      'compactions',
+      'plan',
+      'usage',
     ]);
     const { message_count, ...record } = store.get(id);
     expect(message_count).toBe(5);
@@ -62,7 +77,17 @@ describe('JSON export', () => {
     const original = store.get(fork.id);
     const imported = store.importSession(store.exportSession(fork.id)).meta;
     expect(imported.id).not.toBe(fork.id);
-    expect(imported).toMatchObject({ status: 'saved', parent_id: id, title: 'Parser work', summary: 'Fixed the parser', archived: false, created_at: original.created_at, model: 'gemma4', cwd: '/home/me/project', message_count: 5 });
+    expect(imported).toMatchObject({
+      status: 'saved',
+      parent_id: id,
+      title: 'Parser work',
+      summary: 'Fixed the parser',
+      archived: false,
+      created_at: original.created_at,
+      model: 'gemma4',
+      cwd: '/home/me/project',
+      message_count: 5,
+    });
     const copy = store.get(imported.id);
     for (const key of ['messages', 'transcript', 'compactions', 'plan', 'usage'] as const) expect(copy[key]).toEqual(original[key]);
     // The archived flag is kept as exported.
@@ -104,15 +129,64 @@ describe('import validation', () => {
     ['wrong format', (d) => ({ ...d, format: 'other-app' }), 'Not a Loom session export: "format" must be "loom-session" (got "other-app").'],
     ['no format', (d) => ({ ...d, format: undefined }), 'Not a Loom session export: "format" must be "loom-session" (got nothing).'],
     ['wrong version', (d) => ({ ...d, version: 3 }), 'Unsupported Loom session export version 3; this Loom reads versions 1 and 2.'],
-    ['a context start past the transcript', (d) => { d.session.context_start.kept_from = 6; return d; }, 'Not a valid Loom session export: session.context_start.kept_from: past the end of the transcript (5 messages).'],
+    [
+      'a context start past the transcript',
+      (d) => {
+        d.session.context_start.kept_from = 6;
+        return d;
+      },
+      'Not a valid Loom session export: session.context_start.kept_from: past the end of the transcript (5 messages).',
+    ],
     ['version 1 with version 2 fields', (d) => ({ ...d, version: 1 }), 'Not a valid Loom session export: session: Unrecognized keys: "fork", "context_start"'],
-    ['a message with an unknown role', (d) => { d.session.transcript[1].role = 'wizard'; return d; }, 'Not a valid Loom session export: session.transcript.1.role:'],
+    [
+      'a message with an unknown role',
+      (d) => {
+        d.session.transcript[1].role = 'wizard';
+        return d;
+      },
+      'Not a valid Loom session export: session.transcript.1.role:',
+    ],
     ['an extra field', (d) => ({ ...d, session: { ...d.session, extra: 1 } }), 'Not a valid Loom session export: session: Unrecognized key: "extra"'],
-    ['a missing field', (d) => { delete d.session.plan; return d; }, 'Not a valid Loom session export: session.plan:'],
-    ['a bad timestamp', (d) => { d.session.created_at = 'yesterday'; return d; }, 'Not a valid Loom session export: session.created_at:'],
-    ['negative tokens', (d) => { d.session.usage.prompt_tokens = -1; return d; }, 'Not a valid Loom session export: session.usage.prompt_tokens:'],
-    ['a compaction past the transcript', (d) => { d.session.compactions[0].transcript_index = 6; return d; }, 'Not a valid Loom session export: session.compactions.0.transcript_index: 6 is past the end of the transcript (5 messages).'],
-    ['a fractional compaction position', (d) => { d.session.compactions[0].transcript_index = 2.5; return d; }, 'Not a valid Loom session export: session.compactions.0.transcript_index:'],
+    [
+      'a missing field',
+      (d) => {
+        delete d.session.plan;
+        return d;
+      },
+      'Not a valid Loom session export: session.plan:',
+    ],
+    [
+      'a bad timestamp',
+      (d) => {
+        d.session.created_at = 'yesterday';
+        return d;
+      },
+      'Not a valid Loom session export: session.created_at:',
+    ],
+    [
+      'negative tokens',
+      (d) => {
+        d.session.usage.prompt_tokens = -1;
+        return d;
+      },
+      'Not a valid Loom session export: session.usage.prompt_tokens:',
+    ],
+    [
+      'a compaction past the transcript',
+      (d) => {
+        d.session.compactions[0].transcript_index = 6;
+        return d;
+      },
+      'Not a valid Loom session export: session.compactions.0.transcript_index: 6 is past the end of the transcript (5 messages).',
+    ],
+    [
+      'a fractional compaction position',
+      (d) => {
+        d.session.compactions[0].transcript_index = 2.5;
+        return d;
+      },
+      'Not a valid Loom session export: session.compactions.0.transcript_index:',
+    ],
     ['an array', () => [], 'Not a Loom session export: "format" must be "loom-session" (got nothing).'],
   ];
 
@@ -172,7 +246,28 @@ describe('Markdown and HTML exports', () => {
     expect(html.startsWith('<!DOCTYPE html>')).toBe(true);
     expect(html).toContain(`<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">`);
     const tags = new Set([...html.matchAll(/<\/?([a-zA-Z!][a-zA-Z0-9]*)/g)].map((m) => m[1].toLowerCase()));
-    const allowed = ['!doctype', 'html', 'head', 'meta', 'title', 'style', 'body', 'h1', 'h2', 'h3', 'p', 'dl', 'dt', 'dd', 'section', 'div', 'pre', 'code', 'ul', 'li'];
+    const allowed = [
+      '!doctype',
+      'html',
+      'head',
+      'meta',
+      'title',
+      'style',
+      'body',
+      'h1',
+      'h2',
+      'h3',
+      'p',
+      'dl',
+      'dt',
+      'dd',
+      'section',
+      'div',
+      'pre',
+      'code',
+      'ul',
+      'li',
+    ];
     expect([...tags].filter((t) => !allowed.includes(t))).toEqual([]);
     expect(html).toContain('&lt;script&gt;alert(1)&lt;/script&gt;&lt;img src=x onerror=&quot;alert(2)&quot;&gt;');
     expect(html).not.toMatch(/@import|url\(/i);
@@ -184,7 +279,11 @@ describe('secret redaction', () => {
     const store = openStore();
     const { id } = store.create({
       title: `key ${SECRET}`,
-      messages: [user(`my key is ${SECRET}`), assistant(null, [{ id: 'c1', name: 'shell', args: `{"command":"export API_KEY=supersecretvalue1"}` }]), tool('c1', `token=${SECRET}`)],
+      messages: [
+        user(`my key is ${SECRET}`),
+        assistant(null, [{ id: 'c1', name: 'shell', args: `{"command":"export API_KEY=supersecretvalue1"}` }]),
+        tool('c1', `token=${SECRET}`),
+      ],
     });
     for (const format of ['json', 'markdown', 'html'] as const) {
       const text = store.exportSession(id, format);
@@ -216,11 +315,7 @@ describe('secret redaction', () => {
     const filler = 'The parser reads one line at a time and keeps the indentation. '.repeat(400);
     const { id } = store.create({
       title: `notes ${text}`,
-      messages: [
-        user(`${filler}${text} ${filler}`),
-        assistant(null, [{ id: 'c1', name: 'shell', args: `echo ${text}` }]),
-        tool('c1', `${filler}\n${text}\n`),
-      ],
+      messages: [user(`${filler}${text} ${filler}`), assistant(null, [{ id: 'c1', name: 'shell', args: `echo ${text}` }]), tool('c1', `${filler}\n${text}\n`)],
     });
     store.savePlan(id, { todos: [{ id: 1, text: `rotate ${text}`, status: 'pending', retries: 0 }], scratchpad: text });
     for (const format of ['json', 'markdown', 'html'] as const) {

@@ -16,8 +16,10 @@ import { fillStore, leafPages, listing, rowidsByLeaf, sha256, smashPage } from '
 import { openStore, tempDir, user } from './helpers';
 
 function messageRows(file: string): Map<number, string> {
-  return withReadOnlyView(file, undefined, (db) =>
-    new Map((db.prepare('SELECT id, content FROM messages').all() as { id: number; content: string }[]).map((r) => [r.id, r.content])),
+  return withReadOnlyView(
+    file,
+    undefined,
+    (db) => new Map((db.prepare('SELECT id, content FROM messages').all() as { id: number; content: string }[]).map((r) => [r.id, r.content])),
   );
 }
 
@@ -65,7 +67,12 @@ describe('salvaging a damaged loom.db', () => {
     const store = openCopy(result.file!);
     expect(store.db.pragma('integrity_check', { simple: true })).toBe('ok');
     expect(store.db.pragma('foreign_key_check')).toEqual([]);
-    expect(store.list().map((s) => s.id).sort()).toEqual([...ids].sort());
+    expect(
+      store
+        .list()
+        .map((s) => s.id)
+        .sort(),
+    ).toEqual([...ids].sort());
     // Every transcript reads, and the full-text index finds what was saved, even after a delete.
     for (const id of ids) store.getTranscript(id);
     for (const id of ids.slice(0, 10)) store.delete(id);
@@ -73,7 +80,7 @@ describe('salvaging a damaged loom.db', () => {
     store.db.exec(`INSERT INTO messages_fts (messages_fts) VALUES ('integrity-check')`);
   });
 
-  it('keeps a fork whose parent\'s session row is lost: its own messages and the shared ones still readable', () => {
+  it("keeps a fork whose parent's session row is lost: its own messages and the shared ones still readable", () => {
     const dataDir = path.join(tempDir(), 'data');
     const ids = fillStore(dataDir, 40);
     const store = SessionStore.open(dataDir);
@@ -92,7 +99,7 @@ describe('salvaging a damaged loom.db', () => {
     expect(copy.db.pragma('foreign_key_check')).toEqual([]);
   });
 
-  it('steps over a broken page of a WITHOUT ROWID table (the transcript), keeping each session\'s readable start', () => {
+  it("steps over a broken page of a WITHOUT ROWID table (the transcript), keeping each session's readable start", () => {
     const dataDir = path.join(tempDir(), 'data');
     const store = SessionStore.open(dataDir);
     const ids = Array.from({ length: 12 }, (_, i) => store.create({ messages: Array.from({ length: 150 }, (_, n) => user(`s${i} m${n}`)) }).id);
@@ -125,7 +132,11 @@ describe('salvaging a damaged loom.db', () => {
     for (const id of ids) store.appendMessage(id, user('long '.repeat(1000)));
     store.close();
     const file = databasePath(dataDir);
-    const lastMessagePage = withReadOnlyView(file, undefined, (db) => db.prepare(`SELECT max(pageno) FROM dbstat WHERE name = 'messages'`).pluck().get() as number);
+    const lastMessagePage = withReadOnlyView(
+      file,
+      undefined,
+      (db) => db.prepare(`SELECT max(pageno) FROM dbstat WHERE name = 'messages'`).pluck().get() as number,
+    );
     fs.truncateSync(file, (lastMessagePage - 1) * 4096);
 
     const report = examineDatabase(dataDir);
@@ -136,7 +147,12 @@ describe('salvaging a damaged loom.db', () => {
     expect(messages.saved).toBeLessThan(20);
     expect(messages.unreadable.length).toBeGreaterThan(0);
     const copy = openCopy(salvage!.file!);
-    expect(copy.list().map((s) => s.id).sort()).toEqual([...ids].sort());
+    expect(
+      copy
+        .list()
+        .map((s) => s.id)
+        .sort(),
+    ).toEqual([...ids].sort());
   });
 });
 

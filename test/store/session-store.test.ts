@@ -17,7 +17,16 @@ describe('creating and reading sessions', () => {
   it('creates a session with metadata, an empty plan and zero usage', () => {
     const store = openStore();
     const meta = store.create({ model: 'gemma4', cwd: '/home/me/project', title: 'Parser work' });
-    expect(meta).toMatchObject({ parent_id: null, title: 'Parser work', summary: null, status: 'active', archived: false, message_count: 0, model: 'gemma4', cwd: '/home/me/project' });
+    expect(meta).toMatchObject({
+      parent_id: null,
+      title: 'Parser work',
+      summary: null,
+      status: 'active',
+      archived: false,
+      message_count: 0,
+      model: 'gemma4',
+      cwd: '/home/me/project',
+    });
     expect(meta.id).toMatch(/^[0-9a-f-]{36}$/);
     expect(new Date(meta.created_at).toISOString()).toBe(meta.created_at);
     expect(store.getPlan(meta.id)).toEqual({ todos: [], scratchpad: '' });
@@ -205,7 +214,9 @@ describe('search', () => {
   it('finds transcript text, ranked, one hit per session, with marked snippets', () => {
     const store = openStore();
     const strong = store.create({ messages: [system(), user('The tokenizer tokenizer tokenizer breaks on emoji.'), assistant('Fixed the tokenizer.')] });
-    const weak = store.create({ messages: [system(), user('A long note about many things, among them one tokenizer, and the build, the docs, the release and the changelog.')] });
+    const weak = store.create({
+      messages: [system(), user('A long note about many things, among them one tokenizer, and the build, the docs, the release and the changelog.')],
+    });
     store.create({ messages: [system(), user('Nothing relevant here.')] });
     const hits = store.search('tokenizer');
     expect(hits.map((h) => h.id)).toEqual([strong.id, weak.id]);
@@ -313,7 +324,11 @@ describe('fork', () => {
   it('shows the whole record in a new saved, unarchived session', () => {
     const store = openStore();
     const { id } = store.create({ model: 'm', cwd: '/p', title: 'Original', messages: conversation() });
-    store.recordCompaction(id, { messages: [system(), user('summary')], compaction: compaction(), usage: { prompt_tokens: 1, completion_tokens: 2, cost_usd: 0 } });
+    store.recordCompaction(id, {
+      messages: [system(), user('summary')],
+      compaction: compaction(),
+      usage: { prompt_tokens: 1, completion_tokens: 2, cost_usd: 0 },
+    });
     store.recordUsage(id, 'chat', { prompt_tokens: 10, completion_tokens: 20, cost_usd: 0.1 });
     store.savePlan(id, { todos: [{ id: 1, text: 't', status: 'pending', retries: 0 }], scratchpad: 's' });
     store.setArchived(id, true);
@@ -358,7 +373,11 @@ describe('delete', () => {
     const store = openStore();
     const keep = store.create({ messages: conversation('the lexer') });
     const { id } = store.create({ messages: conversation('the zeppelin') });
-    store.recordCompaction(id, { messages: [system(), user('summary')], compaction: compaction(), usage: { prompt_tokens: 1, completion_tokens: 1, cost_usd: 0 } });
+    store.recordCompaction(id, {
+      messages: [system(), user('summary')],
+      compaction: compaction(),
+      usage: { prompt_tokens: 1, completion_tokens: 1, cost_usd: 0 },
+    });
     const audit = path.join(store.dataDir, 'audit', `${id}.jsonl`);
     fs.mkdirSync(path.dirname(audit), { recursive: true });
     fs.writeFileSync(audit, '{"event":"tool"}\n');

@@ -33,8 +33,7 @@ const URL_SAFE = `${ALNUM}_-`;
 export function fakeSecrets(seed = 20261130): FakeSecret[] {
   const random = seeded(seed);
   const chars = (alphabet: string, n: number) => Array.from({ length: n }, () => alphabet[Math.floor(random() * alphabet.length)]).join('');
-  const pem = (magic: string) =>
-    Array.from({ length: 6 }, (_, i) => (i === 0 ? magic : '') + chars(BASE64, i === 0 ? 64 - magic.length : 64)).join('\n');
+  const pem = (magic: string) => Array.from({ length: 6 }, (_, i) => (i === 0 ? magic : '') + chars(BASE64, i === 0 ? 64 - magic.length : 64)).join('\n');
   const jwtPart = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
   const password = () => chars(ALNUM, 14) + '-_' + chars(DIGITS, 2);
 
@@ -50,14 +49,22 @@ export function fakeSecrets(seed = 20261130): FakeSecret[] {
     ['Stripe webhook secret', 'whsec' + '_' + chars(ALNUM, 32), (s) => `webhook signing ${s}`],
     ['Hugging Face token', 'hf' + '_' + chars(UPPER + LOWER, 34), (s) => `huggingface-cli login --token ${s}`],
     ['GitLab token', 'glpat' + '-' + chars(URL_SAFE, 20), (s) => `git clone with ${s}`],
-    ['Azure storage AccountKey', chars(BASE64, 86) + '==', (s) => `DefaultEndpointsProtocol=https;AccountName=acme;AccountKey=${s};EndpointSuffix=core.windows.net`],
+    [
+      'Azure storage AccountKey',
+      chars(BASE64, 86) + '==',
+      (s) => `DefaultEndpointsProtocol=https;AccountName=acme;AccountKey=${s};EndpointSuffix=core.windows.net`,
+    ],
     ['Azure SAS signature', chars(ALNUM, 43) + '%3D', (s) => `https://acme.blob.core.windows.net/c?sv=2022-11-02&sp=rl&sig=${s}`],
     ['AWS access key id', 'AK' + 'IA' + chars(UPPER + DIGITS, 16), (s) => `aws configure set aws_access_key_id ${s}`],
     ['AWS secret access key', chars(ALNUM + '/+', 40), (s) => `aws_secret_access_key = ${s}`],
     ['GitHub classic token', 'ghp' + '_' + chars(ALNUM, 36), (s) => `export GH_AUTH=${s}`],
     ['GitHub fine-grained token', 'github' + '_pat_' + '11' + chars(UPPER + DIGITS, 20) + '_' + chars(ALNUM, 59), (s) => `gh auth login --with-token <<< ${s}`],
     ['Slack bot token', 'xo' + 'xb-' + chars(DIGITS, 12) + '-' + chars(DIGITS, 13) + '-' + chars(ALNUM, 24), (s) => `slack client ${s}`],
-    ['Slack webhook URL', 'https://hooks.slack.com/services/' + 'T' + chars(UPPER + DIGITS, 10) + '/B' + chars(UPPER + DIGITS, 10) + '/' + chars(ALNUM, 24), (s) => `curl -X POST ${s}`],
+    [
+      'Slack webhook URL',
+      'https://hooks.slack.com/services/' + 'T' + chars(UPPER + DIGITS, 10) + '/B' + chars(UPPER + DIGITS, 10) + '/' + chars(ALNUM, 24),
+      (s) => `curl -X POST ${s}`,
+    ],
     ['Discord webhook token', chars(URL_SAFE, 68), (s) => `https://discord.com/api/webhooks/${chars(DIGITS, 18)}/${s}`],
     ['Google API key', 'AI' + 'za' + chars(URL_SAFE, 35), (s) => `maps?key=${s}`],
     ['Google OAuth client secret', 'GOCSPX' + '-' + chars(URL_SAFE, 28), (s) => `client secret ${s}`],

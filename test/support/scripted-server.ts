@@ -341,8 +341,7 @@ function textChunk(body: any, content: string): string {
 /** The SSE `data:` payloads of a streamed reply, [DONE] included, in order. */
 function sseEvents(reply: ScriptedReply, body: any): string[] {
   const base = chunkBase(body);
-  const chunk = (delta: object, finish: string | null = null) =>
-    JSON.stringify({ ...base, choices: [{ index: 0, delta, finish_reason: finish }] });
+  const chunk = (delta: object, finish: string | null = null) => JSON.stringify({ ...base, choices: [{ index: 0, delta, finish_reason: finish }] });
 
   const events: string[] = [chunk({ role: 'assistant', content: reply.content === null ? null : '' })];
   for (const piece of textPieces(reply)) events.push(chunk({ content: piece }));

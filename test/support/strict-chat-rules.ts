@@ -40,7 +40,8 @@ export function strictChatViolations(body: any): string[] {
     if (stringsOf(m).some((text) => LONE_SURROGATE.test(text))) problems.push(`${at}: a string with a lone surrogate`);
 
     if (m.role === 'tool') {
-      if (!open.includes(m.tool_call_id)) problems.push(`${at}: tool result for "${m.tool_call_id}", which no pending call of the assistant message at ${openedAt} made`);
+      if (!open.includes(m.tool_call_id))
+        problems.push(`${at}: tool result for "${m.tool_call_id}", which no pending call of the assistant message at ${openedAt} made`);
       open = open.filter((id) => id !== m.tool_call_id);
       return;
     }
@@ -68,8 +69,13 @@ function callIds(m: any, at: string, problems: string[]): string[] {
   }
   const ids: string[] = [];
   for (const call of m.tool_calls) {
-    const ok = typeof call?.id === 'string' && call.id !== '' && call.type === 'function' &&
-      typeof call.function?.name === 'string' && call.function.name !== '' && typeof call.function.arguments === 'string';
+    const ok =
+      typeof call?.id === 'string' &&
+      call.id !== '' &&
+      call.type === 'function' &&
+      typeof call.function?.name === 'string' &&
+      call.function.name !== '' &&
+      typeof call.function.arguments === 'string';
     if (!ok) problems.push(`${at}: a malformed tool call ${JSON.stringify(call)}`);
     else if (ids.includes(call.id)) problems.push(`${at}: tool call id "${call.id}" used twice`);
     else ids.push(call.id);

@@ -49,9 +49,7 @@ describe('read_file', () => {
     h.write('three.txt', lines(3));
     fs.mkdirSync(path.join(h.projectDir, 'dir'));
     expect(await call(readFileTool, { path: 'empty.txt' }, h.ctx)).toBe('empty.txt is empty.');
-    await expect(call(readFileTool, { path: 'three.txt', offset: 9 }, h.ctx)).rejects.toThrow(
-      'three.txt has 3 lines; offset 9 is past the end.',
-    );
+    await expect(call(readFileTool, { path: 'three.txt', offset: 9 }, h.ctx)).rejects.toThrow('three.txt has 3 lines; offset 9 is past the end.');
     await expect(call(readFileTool, { path: 'dir' }, h.ctx)).rejects.toThrow('dir is a directory, not a file.');
     await expect(call(readFileTool, { path: 'nope.txt' }, h.ctx)).rejects.toThrow('File not found: nope.txt.');
   });
@@ -104,9 +102,7 @@ describe('glob_files', () => {
   });
 
   it('lists matching files sorted, relative to the project, skipping node_modules and .git', async () => {
-    expect(await call(globFilesTool, { pattern: '**/*.ts' }, h.ctx)).toBe(
-      ['.github/ci.ts', 'src/a.ts', 'src/b.ts', 'src/deep/c.ts'].join('\n'),
-    );
+    expect(await call(globFilesTool, { pattern: '**/*.ts' }, h.ctx)).toBe(['.github/ci.ts', 'src/a.ts', 'src/b.ts', 'src/deep/c.ts'].join('\n'));
   });
 
   it('searches node_modules when the pattern names it', async () => {
@@ -141,20 +137,14 @@ describe('grep', () => {
     h.write('src/a.ts', 'const x = 1;\nfunction hello() {}\n');
     h.write('src/b.js', 'hello();\n');
     h.write('notes.md', 'say hello\n');
-    expect(await call(grepTool, { pattern: 'hel+o' }, h.ctx)).toBe(
-      'notes.md:1: say hello\nsrc/a.ts:2: function hello() {}\nsrc/b.js:1: hello();',
-    );
-    expect(await call(grepTool, { pattern: 'hello', include: '*.{ts,md}' }, h.ctx)).toBe(
-      'notes.md:1: say hello\nsrc/a.ts:2: function hello() {}',
-    );
+    expect(await call(grepTool, { pattern: 'hel+o' }, h.ctx)).toBe('notes.md:1: say hello\nsrc/a.ts:2: function hello() {}\nsrc/b.js:1: hello();');
+    expect(await call(grepTool, { pattern: 'hello', include: '*.{ts,md}' }, h.ctx)).toBe('notes.md:1: say hello\nsrc/a.ts:2: function hello() {}');
     expect(await call(grepTool, { pattern: 'hello', path: 'src/b.js' }, h.ctx)).toBe('src/b.js:1: hello();');
     expect(await call(grepTool, { pattern: 'absent' }, h.ctx)).toBe('No matches for /absent/ in ..');
   });
 
   it('rejects an invalid regular expression with a clear message', async () => {
-    await expect(call(grepTool, { pattern: 'foo(' }, h.ctx)).rejects.toThrow(
-      'pattern is not a valid JavaScript regular expression',
-    );
+    await expect(call(grepTool, { pattern: 'foo(' }, h.ctx)).rejects.toThrow('pattern is not a valid JavaScript regular expression');
   });
 
   it('skips binary and huge files and says so', async () => {
@@ -193,9 +183,7 @@ describe('grep', () => {
 
 describe('write_file', () => {
   it('creates missing folders, then overwrites', async () => {
-    expect(await call(writeFileTool, { path: 'a/b/c.txt', content: 'one\ntwo\n' }, h.ctx)).toBe(
-      'Created a/b/c.txt (2 lines, 8 bytes).',
-    );
+    expect(await call(writeFileTool, { path: 'a/b/c.txt', content: 'one\ntwo\n' }, h.ctx)).toBe('Created a/b/c.txt (2 lines, 8 bytes).');
     expect(fs.readFileSync(path.join(h.projectDir, 'a/b/c.txt'), 'utf8')).toBe('one\ntwo\n');
     expect(await call(writeFileTool, { path: 'a/b/c.txt', content: 'é' }, h.ctx)).toBe('Overwrote a/b/c.txt (1 line, 2 bytes).');
     expect(fs.readFileSync(path.join(h.projectDir, 'a/b/c.txt'), 'utf8')).toBe('é');
@@ -237,9 +225,7 @@ describe('edit_file', () => {
 
   it('explains a missing file, a missing string and a no-op edit, changing nothing', async () => {
     h.write('a.txt', 'alpha\n');
-    await expect(call(editFileTool, { path: 'b.txt', old_string: 'x', new_string: 'y' }, h.ctx)).rejects.toThrow(
-      'File not found: b.txt.',
-    );
+    await expect(call(editFileTool, { path: 'b.txt', old_string: 'x', new_string: 'y' }, h.ctx)).rejects.toThrow('File not found: b.txt.');
     await expect(call(editFileTool, { path: 'a.txt', old_string: 'Alpha', new_string: 'y' }, h.ctx)).rejects.toThrow(
       'old_string was not found in a.txt. Read the file and copy the exact text',
     );
@@ -253,13 +239,9 @@ describe('edit_file', () => {
 
   it('refuses binary files and paths outside the project', async () => {
     h.write('b.bin', Buffer.from([1, 0, 2]));
-    await expect(call(editFileTool, { path: 'b.bin', old_string: 'a', new_string: 'b' }, h.ctx)).rejects.toThrow(
-      'looks like a binary file',
-    );
+    await expect(call(editFileTool, { path: 'b.bin', old_string: 'a', new_string: 'b' }, h.ctx)).rejects.toThrow('looks like a binary file');
     fs.symlinkSync(path.join(outside, 'secret.txt'), path.join(h.projectDir, 'link.txt'));
-    await expect(
-      call(editFileTool, { path: 'link.txt', old_string: 'SECRET', new_string: 'pwned' }, h.ctx),
-    ).rejects.toThrow('outside the project folder');
+    await expect(call(editFileTool, { path: 'link.txt', old_string: 'SECRET', new_string: 'pwned' }, h.ctx)).rejects.toThrow('outside the project folder');
     expect(fs.readFileSync(path.join(outside, 'secret.txt'), 'utf8')).toBe('SECRET outside the project\n');
   });
 });

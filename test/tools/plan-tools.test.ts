@@ -1,13 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseToolArguments } from '../../src/core/tools/arguments';
-import {
-  MAX_RETRIES,
-  readScratchpadTool,
-  todoAppendTool,
-  todoListTool,
-  todoUpdateTool,
-  writeScratchpadTool,
-} from '../../src/core/tools/plan-tools';
+import { MAX_RETRIES, readScratchpadTool, todoAppendTool, todoListTool, todoUpdateTool, writeScratchpadTool } from '../../src/core/tools/plan-tools';
 import { SessionStore } from '../../src/core/store/session-store';
 import { call, makeHarness, type Harness } from './support';
 
@@ -22,9 +15,7 @@ describe('todo tools', () => {
     expect(await call(todoListTool, {}, h.ctx)).toBe('The todo list is empty.');
     expect(await call(todoAppendTool, { text: 'write tests' }, h.ctx)).toBe('Added #1.\n#1 [pending] write tests');
     await call(todoAppendTool, { text: '  fix bug  ' }, h.ctx);
-    expect(await call(todoUpdateTool, { id: 1, status: 'done' }, h.ctx)).toBe(
-      '#1 is now done.\n#1 [done] write tests\n#2 [pending] fix bug',
-    );
+    expect(await call(todoUpdateTool, { id: 1, status: 'done' }, h.ctx)).toBe('#1 is now done.\n#1 [done] write tests\n#2 [pending] fix bug');
     expect(await call(todoListTool, {}, h.ctx)).toBe('#1 [done] write tests\n#2 [pending] fix bug');
     expect(h.savedPlans).toHaveLength(3);
 
@@ -64,8 +55,7 @@ describe('todo tools', () => {
   });
 
   it('validates statuses, ids and text', () => {
-    const bad = (tool: typeof todoUpdateTool | typeof todoAppendTool, args: object) =>
-      parseToolArguments(tool, JSON.stringify(args));
+    const bad = (tool: typeof todoUpdateTool | typeof todoAppendTool, args: object) => parseToolArguments(tool, JSON.stringify(args));
     expect(bad(todoUpdateTool, { id: 1, status: 'finished' })).toMatchObject({ ok: false, error: expect.stringContaining('status:') });
     expect(bad(todoUpdateTool, { id: 1.5, status: 'done' })).toMatchObject({ ok: false, error: expect.stringContaining('id:') });
     expect(bad(todoAppendTool, { text: '   ' })).toMatchObject({ ok: false, error: expect.stringContaining('text:') });
@@ -81,9 +71,7 @@ describe('scratchpad tools', () => {
   it('writes and reads the scratchpad, keeping the todos', async () => {
     await call(todoAppendTool, { text: 'keep me' }, h.ctx);
     expect(await call(readScratchpadTool, {}, h.ctx)).toBe('The scratchpad is empty.');
-    expect(await call(writeScratchpadTool, { content: 'Plan:\n1. read\n2. edit' }, h.ctx)).toBe(
-      'Scratchpad saved (21 characters).',
-    );
+    expect(await call(writeScratchpadTool, { content: 'Plan:\n1. read\n2. edit' }, h.ctx)).toBe('Scratchpad saved (21 characters).');
     expect(await call(readScratchpadTool, {}, h.ctx)).toBe('Plan:\n1. read\n2. edit');
     expect(h.store.getPlan(h.ctx.sessionId)).toEqual({
       todos: [{ id: 1, text: 'keep me', status: 'pending', retries: 0 }],

@@ -48,7 +48,14 @@ describe('matchingFiles', () => {
   });
 
   it('opens what it lists as regular files, read-only', async () => {
-    for await (const file of matchingFiles({ projectDir: h.projectDir, root: h.projectDir, parts: [], pattern: 'a.ts', skipFolders: [], signal: h.ctx.signal })) {
+    for await (const file of matchingFiles({
+      projectDir: h.projectDir,
+      root: h.projectDir,
+      parts: [],
+      pattern: 'a.ts',
+      skipFolders: [],
+      signal: h.ctx.signal,
+    })) {
       const { handle, stat } = await file.open();
       expect(stat.isFile()).toBe(true);
       expect(await handle.readFile('utf8')).toBe('a.ts');

@@ -19,7 +19,11 @@ function sessionWith(messages: ChatMessage[], title?: string): string {
 const conversation: ChatMessage[] = [
   { role: 'system', content: 'You are Loom.' },
   { role: 'user', content: 'Please migrate the flamingo database.' },
-  { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'run_bash', arguments: '{"command":"make migrate"}' } }] },
+  {
+    role: 'assistant',
+    content: null,
+    tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'run_bash', arguments: '{"command":"make migrate"}' } }],
+  },
   { role: 'tool', tool_call_id: 'call_1', content: 'migrated 3 tables' },
   { role: 'assistant', content: 'Done: the flamingo database is migrated.' },
   { role: 'user', content: 'Now deploy it.' },

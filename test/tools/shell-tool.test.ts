@@ -16,9 +16,7 @@ afterEach(() => h.cleanup());
 describe('run_bash', () => {
   it('reports exit code, stdout and stderr, running in the project folder', async () => {
     const out = await call(runBashTool, { command: 'pwd; echo oops >&2; exit 3' }, h.ctx);
-    expect(out).toMatch(
-      new RegExp(`^Exit code: 3\\n--- stdout ---\\n${h.projectDir}\\n--- stderr ---\\noops\\n\\[Sandbox: .+\\]$`),
-    );
+    expect(out).toMatch(new RegExp(`^Exit code: 3\\n--- stdout ---\\n${h.projectDir}\\n--- stderr ---\\noops\\n\\[Sandbox: .+\\]$`));
   });
 
   it('says when there was no output', async () => {
@@ -50,7 +48,9 @@ describe('run_bash', () => {
     const outside = fs.mkdtempSync(path.join(os.homedir(), '.loom-bash-outside-'));
     try {
       const out = await call(runBashTool, { command: `touch inside.txt; touch ${outside}/evil.txt; touch /usr/loom-evil.txt` }, h.ctx);
-      expect(out).toContain('[Sandbox: only the project folder keeps what is written; the home folder (but for toolchains on PATH), /tmp, /var and /run are private and start empty; network off.]');
+      expect(out).toContain(
+        '[Sandbox: only the project folder keeps what is written; the home folder (but for toolchains on PATH), /tmp, /var and /run are private and start empty; network off.]',
+      );
       expect(fs.existsSync(path.join(h.projectDir, 'inside.txt'))).toBe(true);
       expect(fs.existsSync(path.join(outside, 'evil.txt'))).toBe(false);
       expect(fs.existsSync('/usr/loom-evil.txt')).toBe(false);

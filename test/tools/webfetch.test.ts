@@ -11,13 +11,7 @@ import zlib from 'node:zlib';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { resolvePublicAddress } from '../../src/core/security/net-policy';
 import { parseToolArguments } from '../../src/core/tools/arguments';
-import {
-  WEBFETCH_MAX_BYTES,
-  fetchPage,
-  formatPage,
-  webfetchTool,
-  type AddressResolver,
-} from '../../src/core/tools/webfetch';
+import { WEBFETCH_MAX_BYTES, fetchPage, formatPage, webfetchTool, type AddressResolver } from '../../src/core/tools/webfetch';
 import { call, makeHarness, type Harness } from './support';
 
 type Handler = (req: http.IncomingMessage, res: http.ServerResponse) => void;
@@ -84,9 +78,7 @@ describe('webfetch policy (the real tool)', () => {
   });
 
   it('fetches only http and https URLs without credentials', async () => {
-    await expect(call(webfetchTool, { url: 'ftp://example.com/x' }, h.ctx)).rejects.toThrow(
-      'webfetch fetches only http and https URLs, not ftp',
-    );
+    await expect(call(webfetchTool, { url: 'ftp://example.com/x' }, h.ctx)).rejects.toThrow('webfetch fetches only http and https URLs, not ftp');
     await expect(call(webfetchTool, { url: 'file:///etc/passwd' }, h.ctx)).rejects.toThrow('not file');
     await expect(call(webfetchTool, { url: 'not a url' }, h.ctx)).rejects.toThrow('Not a valid URL: not a url');
     await expect(call(webfetchTool, { url: 'https://user:pw@example.com/' }, h.ctx)).rejects.toThrow(

@@ -4,13 +4,7 @@
  * demand (\compact) compact now. Either way the session adopts the new context and it is
  * audited.
  */
-import {
-  compactSession,
-  ensureContextFits,
-  type CompactionOutcome,
-  type CompactSessionOptions,
-  type ForcedCompactionOutcome,
-} from '../context/auto-compact';
+import { compactSession, ensureContextFits, type CompactionOutcome, type CompactSessionOptions, type ForcedCompactionOutcome } from '../context/auto-compact';
 import { auditedClient } from './model-call';
 import type { AgentSession } from './session';
 

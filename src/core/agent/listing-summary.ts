@@ -59,6 +59,10 @@ function recentExchange(messages: readonly ChatMessage[]): { role: string; conte
 }
 
 function oneLine(text: string): string {
-  const line = text.trim().split('\n')[0].trim().replace(/^["'`]+|["'`]+$/g, '');
+  const line = text
+    .trim()
+    .split('\n')[0]
+    .trim()
+    .replace(/^["'`]+|["'`]+$/g, '');
   return line.length > MAX_SUMMARY_CHARS ? `${line.slice(0, MAX_SUMMARY_CHARS - 1)}…` : line;
 }

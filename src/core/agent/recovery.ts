@@ -8,8 +8,7 @@ import type { ChatMessage, ToolCall } from '../../shared/types';
 import type { AgentSession } from './session';
 import { answerToolCall, plainOutcome, runToolCall } from './tool-runner';
 
-export const INTERRUPTED_RESULT =
-  'Interrupted: this tool call did not complete (the session was interrupted). It was not re-run.';
+export const INTERRUPTED_RESULT = 'Interrupted: this tool call did not complete (the session was interrupted). It was not re-run.';
 
 /**
  * The calls of the last assistant message that have no result. Only the tail of the
@@ -47,8 +46,15 @@ async function recoverCall(session: AgentSession, call: ToolCall, signal: AbortS
     level: 'warning',
     text: `Interrupted tool call from the last run: ${name} ${args}`,
   });
-  const again = !signal.aborted && (await session.host.approve({ tool: name, summary: `Run the interrupted call again: ${name} ${args}`, label: 'interrupted tool call' }));
-  session.audit.write('permission_decision', { tool: name, decision: again ? 'allow' : 'deny', by: 'user', label: 'recover interrupted call', call_id: call.id });
+  const again =
+    !signal.aborted && (await session.host.approve({ tool: name, summary: `Run the interrupted call again: ${name} ${args}`, label: 'interrupted tool call' }));
+  session.audit.write('permission_decision', {
+    tool: name,
+    decision: again ? 'allow' : 'deny',
+    by: 'user',
+    label: 'recover interrupted call',
+    call_id: call.id,
+  });
   await answerToolCall(session, call, () => {
     if (!again) return plainOutcome(INTERRUPTED_RESULT);
     session.toolCalls++;

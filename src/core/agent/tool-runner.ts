@@ -26,12 +26,7 @@ export interface ToolOutcome {
  */
 const OUTER_TIMEOUT_GRACE_MS = 5_000;
 
-export async function runToolCall(
-  session: AgentSession,
-  call: ToolCall,
-  signal: AbortSignal,
-  opts: { preApproved?: boolean } = {},
-): Promise<ToolOutcome> {
+export async function runToolCall(session: AgentSession, call: ToolCall, signal: AbortSignal, opts: { preApproved?: boolean } = {}): Promise<ToolOutcome> {
   try {
     return await checkAndRun(session, call, signal, opts);
   } catch (err) {

@@ -16,9 +16,21 @@ import { ensurePrivateDir } from '../paths';
 import { redactSecrets } from '../security/secrets';
 
 export const AUDIT_EVENTS = [
-  'session_start', 'config', 'user_message', 'llm_request', 'llm_response', 'permission_decision',
-  'validation_error', 'tool_result', 'tool_timeout', 'context_compacted', 'iteration_cap_hit',
-  'cost_limit_hit', 'llm_call_error', 'session_abort', 'session_end',
+  'session_start',
+  'config',
+  'user_message',
+  'llm_request',
+  'llm_response',
+  'permission_decision',
+  'validation_error',
+  'tool_result',
+  'tool_timeout',
+  'context_compacted',
+  'iteration_cap_hit',
+  'cost_limit_hit',
+  'llm_call_error',
+  'session_abort',
+  'session_end',
 ] as const;
 export type AuditEvent = (typeof AUDIT_EVENTS)[number];
 
@@ -43,7 +55,11 @@ export class AuditLog {
   private failed = false;
   private readonly onError: (err: unknown) => void;
 
-  constructor(dir: string, readonly sessionId: string, opts: { onError?: (err: unknown) => void } = {}) {
+  constructor(
+    dir: string,
+    readonly sessionId: string,
+    opts: { onError?: (err: unknown) => void } = {},
+  ) {
     this.file = path.join(dir, `${sessionId.replace(/[^A-Za-z0-9_-]/g, '_')}.jsonl`);
     this.onError = opts.onError ?? ((err) => process.stderr.write(`Warning: the audit log ${this.file} cannot be written: ${errorMessage(err)}\n`));
     this.attempt(() => ensurePrivateDir(dir));

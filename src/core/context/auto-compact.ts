@@ -8,14 +8,7 @@ import type { ChatMessage, Compaction } from '../../shared/types';
 import { LoomError, errorMessage } from '../errors';
 import type { SessionStore } from '../store/session-store';
 import { estimateTotal, type ContextBudget } from './budget';
-import {
-  CompactionRejectedError,
-  NOTHING_TO_COMPACT_MESSAGE,
-  compactContext,
-  compactableCut,
-  type CompactionUsage,
-  type SummaryClient,
-} from './compactor';
+import { CompactionRejectedError, NOTHING_TO_COMPACT_MESSAGE, compactContext, compactableCut, type CompactionUsage, type SummaryClient } from './compactor';
 
 export type CompactionEvent = Extract<EngineEvent, { type: 'compaction' }>;
 
@@ -75,9 +68,7 @@ export async function compactSession(opts: CompactSessionOptions): Promise<Force
  * the request. The session itself stays saved and resumable.
  */
 export async function ensureContextFits(opts: CompactSessionOptions): Promise<CompactionOutcome> {
-  const outcome: CompactionOutcome = opts.budget.overThreshold()
-    ? await compactSession(opts)
-    : { status: 'not_needed', messages: opts.messages };
+  const outcome: CompactionOutcome = opts.budget.overThreshold() ? await compactSession(opts) : { status: 'not_needed', messages: opts.messages };
   if (!opts.budget.fits()) throw hardStop(opts.budget, outcome);
   return outcome;
 }

@@ -14,7 +14,6 @@ const DEFAULT_TRIM_THRESHOLD = 0.8;
  */
 const MIN_PLAUSIBLE_SERVER_RATIO = 0.5;
 
-
 /**
  * The working context's size in tokens, kept up to date as messages are appended so that
  * a long session is never re-counted before each request: add() and estimate() are O(1).

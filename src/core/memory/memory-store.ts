@@ -93,9 +93,7 @@ export class MemoryStore {
     const result =
       project === undefined
         ? this.db.prepare('DELETE FROM memories WHERE id = ?').run(id)
-        : this.db
-            .prepare(`DELETE FROM memories WHERE id = ? AND (scope = 'global' OR project = ?)`)
-            .run(id, projectKey(project));
+        : this.db.prepare(`DELETE FROM memories WHERE id = ? AND (scope = 'global' OR project = ?)`).run(id, projectKey(project));
     return result.changes > 0;
   }
 }

@@ -48,10 +48,7 @@ const NETWORK_REASONS: Record<string, string> = {
 
 export function unreachable(baseUrl: string, code: string | undefined): ModelError {
   const reason = (code && NETWORK_REASONS[code]) ?? (code ? `network error ${code}` : 'network error');
-  return new ModelError(
-    `Cannot reach the model server at ${baseUrl} (${reason}). Start it (e.g. \`ollama serve\`) or pass --base-url.`,
-    'unreachable',
-  );
+  return new ModelError(`Cannot reach the model server at ${baseUrl} (${reason}). Start it (e.g. \`ollama serve\`) or pass --base-url.`, 'unreachable');
 }
 
 /** `total`: the request took --llm-timeout in all; `idle`: the server was silent for --llm-idle-timeout. */
@@ -91,10 +88,7 @@ export function badResponse(baseUrl: string): ModelError {
 }
 
 export function cutOff(baseUrl: string): ModelError {
-  return new ModelError(
-    `The model server at ${baseUrl} cut the reply off midway (the connection closed). Try again.`,
-    'bad_response',
-  );
+  return new ModelError(`The model server at ${baseUrl} cut the reply off midway (the connection closed). Try again.`, 'bad_response');
 }
 
 export function streamError(baseUrl: string, serverMessage: string): ModelError {

@@ -23,25 +23,18 @@ export const DEFAULT_PRICES: PriceTable = {
   'gpt-5': { input_per_mtok: 1.25, output_per_mtok: 10 },
   'gpt-5-mini': { input_per_mtok: 0.25, output_per_mtok: 2 },
   'gpt-5-nano': { input_per_mtok: 0.05, output_per_mtok: 0.4 },
-  'o3': { input_per_mtok: 2, output_per_mtok: 8 },
+  o3: { input_per_mtok: 2, output_per_mtok: 8 },
   'o4-mini': { input_per_mtok: 1.1, output_per_mtok: 4.4 },
 };
 
-export function costUsd(
-  model: string,
-  usage: { prompt_tokens: number; completion_tokens: number },
-  prices: PriceTable = DEFAULT_PRICES,
-): number {
+export function costUsd(model: string, usage: { prompt_tokens: number; completion_tokens: number }, prices: PriceTable = DEFAULT_PRICES): number {
   const price = priceFor(model, prices);
   if (!price) return 0;
   return (usage.prompt_tokens * price.input_per_mtok + usage.completion_tokens * price.output_per_mtok) / 1_000_000;
 }
 
 /** A call's usage as the session is charged for it: its tokens and what they cost. */
-export function chargedUsage(
-  settings: { model: string; prices?: PriceTable },
-  usage: { prompt_tokens: number; completion_tokens: number },
-): CallUsage {
+export function chargedUsage(settings: { model: string; prices?: PriceTable }, usage: { prompt_tokens: number; completion_tokens: number }): CallUsage {
   return {
     prompt_tokens: usage.prompt_tokens,
     completion_tokens: usage.completion_tokens,
@@ -92,10 +85,7 @@ export function loadPriceTable(file: string): PriceTable {
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const where = issue.path.length ? ` at ${issue.path.join('.')}` : '';
-    throw new LoomError(
-      `The price table ${file} is invalid${where}: ${issue.message}. Write it like ${PRICE_EXAMPLE} (USD per million tokens).`,
-      'bad_prices',
-    );
+    throw new LoomError(`The price table ${file} is invalid${where}: ${issue.message}. Write it like ${PRICE_EXAMPLE} (USD per million tokens).`, 'bad_prices');
   }
   return { ...DEFAULT_PRICES, ...parsed.data };
 }

@@ -52,9 +52,13 @@ export function bwrapArgs(view: SandboxView): string[] {
   const home = usableHome(view.home);
   const hidden = hiddenFolders(home);
   return [
-    '--ro-bind', '/', '/',
-    '--dev', '/dev',
-    '--proc', '/proc',
+    '--ro-bind',
+    '/',
+    '/',
+    '--dev',
+    '/dev',
+    '--proc',
+    '/proc',
     ...PROC_KNOBS.flatMap((knob) => ['--ro-bind-try', knob, knob]),
     ...hidden.flatMap((folder) => ['--tmpfs', folder]),
     ...readOnlyExceptions(view, home, hidden).flatMap((p) => ['--ro-bind-try', p, p]),
@@ -62,7 +66,8 @@ export function bwrapArgs(view: SandboxView): string[] {
     '--unshare-all',
     ...(view.userNamespace ? ['--unshare-user', '--disable-userns'] : []),
     ...(view.network ? ['--share-net'] : []),
-    '--cap-drop', 'ALL',
+    '--cap-drop',
+    'ALL',
     ...(view.seccompFd === undefined ? [] : ['--seccomp', String(view.seccompFd)]),
     '--die-with-parent',
     '--new-session',

@@ -16,9 +16,7 @@ export interface PublicAddress {
   family: 4 | 6;
 }
 
-const METADATA_NAMES = new Set([
-  'metadata.google.internal', 'metadata.goog', 'metadata', 'instance-data', 'instance-data.ec2.internal',
-]);
+const METADATA_NAMES = new Set(['metadata.google.internal', 'metadata.goog', 'metadata', 'instance-data', 'instance-data.ec2.internal']);
 
 type Range = { base: bigint; bits: number; width: 32 | 128; reason: string; embedsV4?: (ip: bigint) => bigint };
 
@@ -109,7 +107,11 @@ function reasonFor(value: bigint, width: 32 | 128): string | null {
  * `0x7f.1` and `017700000001` into `127.0.0.1` and compresses IPv6.
  */
 function canonicalHost(hostname: string): string {
-  let host = hostname.trim().replace(/^\[|\]$/g, '').replace(/\.$/, '').toLowerCase();
+  let host = hostname
+    .trim()
+    .replace(/^\[|\]$/g, '')
+    .replace(/\.$/, '')
+    .toLowerCase();
   if (host.includes(':')) host = `[${host.replace(/%.*$/, '')}]`;
   try {
     return new URL(`http://${host}/`).hostname.replace(/^\[|\]$/g, '');

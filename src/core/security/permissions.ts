@@ -22,10 +22,7 @@ import { refuseWithoutLookup } from './net-policy';
 import { checkShellCommand, resolveInsideProject, type ShellVerdict } from './policy';
 import { OPEN_READ, openProjectFile } from './project-fs';
 
-export type Decision =
-  | { action: 'allow' }
-  | { action: 'ask'; label: string; summary: string }
-  | { action: 'deny'; label: string };
+export type Decision = { action: 'allow' } | { action: 'ask'; label: string; summary: string } | { action: 'deny'; label: string };
 
 /**
  * The kind of action a tool takes. It lives here, below the tools, because the decision

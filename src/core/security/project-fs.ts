@@ -37,7 +37,11 @@ export const OPEN_CREATE_OR_TRUNCATE = C.O_WRONLY | C.O_CREAT | C.O_TRUNC;
 /** Where Linux names the process's open files; a folder's entry there resolves from its handle. */
 const FD_DIR = '/proc/self/fd';
 let anchoring: Promise<boolean> | undefined;
-const canAnchor = () => (anchoring ??= fsp.access(FD_DIR).then(() => true, () => false));
+const canAnchor = () =>
+  (anchoring ??= fsp.access(FD_DIR).then(
+    () => true,
+    () => false,
+  ));
 
 const errCode = (err: unknown) => (err as NodeJS.ErrnoException)?.code;
 
@@ -187,10 +191,12 @@ export interface OpenedFile {
  * false when it is missing, a LoomError when it is anything but a regular file.
  */
 export async function isRegularOrMissing(folder: HeldFolder, name: string): Promise<boolean> {
-  const stat = await folder.at(name, (at) => fsp.lstat(at)).catch((err) => {
-    if (errCode(err) === 'ENOENT') return null;
-    throw explainFsError(err, folder.relOf(name));
-  });
+  const stat = await folder
+    .at(name, (at) => fsp.lstat(at))
+    .catch((err) => {
+      if (errCode(err) === 'ENOENT') return null;
+      throw explainFsError(err, folder.relOf(name));
+    });
   if (stat) refuseUnlessRegular(stat, folder.relOf(name));
   return stat !== null;
 }

@@ -100,7 +100,11 @@ async function sandboxView(options: ShellOptions, env: NodeJS.ProcessEnv, userNa
   const network = options.network ?? false;
   const [home, searchPath] = await Promise.all([existingFolder(env.HOME), enterableFolders(env.PATH)]);
   return {
-    project: options.cwd, network, userNamespace, home, searchPath,
+    project: options.cwd,
+    network,
+    userNamespace,
+    home,
+    searchPath,
     ...(network ? { resolverDir: resolverFolder() } : {}),
   };
 }
@@ -113,7 +117,14 @@ async function existingFolder(folder: string | undefined): Promise<string | unde
 
 async function enterableFolders(searchPath: string | undefined): Promise<string> {
   const entries = (searchPath ?? '').split(':').filter(Boolean);
-  const enterable = await Promise.all(entries.map((entry) => fs.promises.access(entry, fs.constants.X_OK).then(() => true, () => false)));
+  const enterable = await Promise.all(
+    entries.map((entry) =>
+      fs.promises.access(entry, fs.constants.X_OK).then(
+        () => true,
+        () => false,
+      ),
+    ),
+  );
   return entries.filter((_, i) => enterable[i]).join(':');
 }
 

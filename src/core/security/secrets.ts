@@ -23,11 +23,20 @@ const LOOM_FORMATS: SecretPattern[] = [
   // lengths); a key cut short in a tool's output still gives most of it away.
   { rule: 'loom/sk-key', pattern: /\bsk-[A-Za-z0-9_-]{20,}/, keywords: ['sk-'] },
   { rule: 'loom/stripe', pattern: /\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{10,}|\bwhsec_[A-Za-z0-9]{20,}/, keywords: ['k_live_', 'k_test_', 'whsec_'] },
-  { rule: 'loom/github-token', pattern: /\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{40,})/, keywords: ['ghp_', 'gho_', 'ghu_', 'ghs_', 'ghr_', 'github_pat_'] },
+  {
+    rule: 'loom/github-token',
+    pattern: /\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{40,})/,
+    keywords: ['ghp_', 'gho_', 'ghu_', 'ghs_', 'ghr_', 'github_pat_'],
+  },
   { rule: 'loom/google-api-key', pattern: /\bAIza[0-9A-Za-z_-]{35}/, keywords: ['aiza'] },
   { rule: 'loom/google-oauth-secret', pattern: /\bGOCSPX-[A-Za-z0-9_-]{28}/, keywords: ['gocspx-'] },
   { rule: 'loom/jwt', pattern: /\beyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}/, keywords: ['eyj'] },
-  { rule: 'loom/azure-key', pattern: /\b(?:AccountKey|SharedAccessKey)=(?<secret>[A-Za-z0-9+/=]{20,})/i, keywords: ['accountkey=', 'sharedaccesskey='], secretGroup: 'secret' },
+  {
+    rule: 'loom/azure-key',
+    pattern: /\b(?:AccountKey|SharedAccessKey)=(?<secret>[A-Za-z0-9+/=]{20,})/i,
+    keywords: ['accountkey=', 'sharedaccesskey='],
+    secretGroup: 'secret',
+  },
   { rule: 'loom/sas-signature', pattern: /[?&]sig=(?<secret>[A-Za-z0-9%+/=]{20,})/i, keywords: ['sig='], secretGroup: 'secret' },
   { rule: 'loom/twilio-key', pattern: /\bSK[0-9a-fA-F]{32}\b/, keywords: ['sk'] },
   { rule: 'loom/pypi', pattern: /\bpypi-[A-Za-z0-9_-]{50,}/, keywords: ['pypi-'] },
@@ -50,10 +59,7 @@ const SECRET_WORDS = ['api_key', 'api-key', 'apikey', 'secret', 'token', 'passwo
  */
 const ASSIGNMENT: SecretPattern = {
   rule: 'loom/assignment',
-  pattern: new RegExp(
-    String.raw`(?:${SECRET_WORDS.join('|')})[A-Za-z0-9_]*\\*["']?\s*[:=]\s*\\*["']?(?<secret>[^\s"',;\\]{8,})`,
-    'i',
-  ),
+  pattern: new RegExp(String.raw`(?:${SECRET_WORDS.join('|')})[A-Za-z0-9_]*\\*["']?\s*[:=]\s*\\*["']?(?<secret>[^\s"',;\\]{8,})`, 'i'),
   keywords: SECRET_WORDS,
   secretGroup: 'secret',
 };

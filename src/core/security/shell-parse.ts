@@ -147,7 +147,7 @@ class ShellReader {
   }
 
   private command(node: Node, heredoc: string | null): SimpleCommand {
-    const inner = node.type === 'negated_command' ? node.namedChildren.find(isCommand) ?? node : node;
+    const inner = node.type === 'negated_command' ? (node.namedChildren.find(isCommand) ?? node) : node;
     const known = this.commands.get(inner.id);
     if (known) return known;
     const command = this.readCommand(inner, heredoc);
@@ -418,7 +418,12 @@ function commandOutput(command: SimpleCommand, stdin: string | null): string | n
     case 'base64':
       return stdin !== null && args.some((a) => ['-d', '--decode', '-D', '-di', '-id'].includes(a)) ? Buffer.from(stdin, 'base64').toString('utf8') : null;
     case 'rev':
-      return reading ? stdin.split('\n').map((l) => [...l].reverse().join('')).join('\n') : null;
+      return reading
+        ? stdin
+            .split('\n')
+            .map((l) => [...l].reverse().join(''))
+            .join('\n')
+        : null;
     case 'xxd':
       return stdin !== null && args.includes('-r') && args.includes('-p') ? Buffer.from(stdin.replace(/\s+/g, ''), 'hex').toString('utf8') : null;
     default:

@@ -35,8 +35,30 @@ const KEYWORDS = new Set(['!', '{', '}', 'then', 'do', 'else', 'elif', 'if', 'wh
 
 /** Top-level folders whose direct children are still system-wide (`/usr/lib`, `/home/ann`). */
 const SYSTEM_DIRS = new Set([
-  'bin', 'boot', 'dev', 'etc', 'home', 'lib', 'lib32', 'lib64', 'libx32', 'opt', 'proc', 'root',
-  'run', 'sbin', 'srv', 'sys', 'usr', 'var', 'snap', 'mnt', 'media', 'Users', 'System', 'Library',
+  'bin',
+  'boot',
+  'dev',
+  'etc',
+  'home',
+  'lib',
+  'lib32',
+  'lib64',
+  'libx32',
+  'opt',
+  'proc',
+  'root',
+  'run',
+  'sbin',
+  'srv',
+  'sys',
+  'usr',
+  'var',
+  'snap',
+  'mnt',
+  'media',
+  'Users',
+  'System',
+  'Library',
 ]);
 const BLOCK_DEVICE = /^\/dev\/(sd|hd|vd|xvd|nvme|mmcblk|loop|dm-|md|sr|disk\/|mapper\/|mem$|kmem$|port$)/;
 
@@ -290,7 +312,10 @@ function killsEverything(args: string[]): boolean {
   if (args[0] === '-s' || args[0] === '-n') i = 2;
   else if (args[0]?.startsWith('-') && args[0] !== '--' && args[0] !== '-1') i = 1;
   else if (args[0] === '-1' && args.length > 1) i = 1; // `kill -1 PID` sends SIGHUP to PID
-  return args.slice(i).filter((a) => a !== '--').includes('-1');
+  return args
+    .slice(i)
+    .filter((a) => a !== '--')
+    .includes('-1');
 }
 
 /** Options (short clusters and long names) and operands, split at `--`. */
@@ -368,9 +393,25 @@ function checkDd(name: string, args: string[]): Finding[] {
 
 /** Commands that change the files they name, and which operands they change. */
 const WRITE_OPERANDS: Record<string, 'all' | 'last'> = {
-  tee: 'all', touch: 'all', truncate: 'all', rm: 'all', rmdir: 'all', unlink: 'all', shred: 'all',
-  mkdir: 'all', chmod: 'all', chown: 'all', chgrp: 'all', chattr: 'all', setfacl: 'all', mv: 'all',
-  cp: 'last', install: 'last', rsync: 'last', ln: 'last', scp: 'last',
+  tee: 'all',
+  touch: 'all',
+  truncate: 'all',
+  rm: 'all',
+  rmdir: 'all',
+  unlink: 'all',
+  shred: 'all',
+  mkdir: 'all',
+  chmod: 'all',
+  chown: 'all',
+  chgrp: 'all',
+  chattr: 'all',
+  setfacl: 'all',
+  mv: 'all',
+  cp: 'last',
+  install: 'last',
+  rsync: 'last',
+  ln: 'last',
+  scp: 'last',
 };
 
 function checkWrites(name: string, args: string[]): Finding[] {
@@ -403,9 +444,7 @@ function checkGitPush(name: string, args: string[]): Finding[] {
   if (args[i] !== 'push') return [];
   const rest = args.slice(i + 1);
   const force = rest.some(
-    (a) =>
-      a === '--force' || a.startsWith('--force-with-lease') || a === '--mirror' ||
-      /^-[^-]*f/.test(a) || (a.startsWith('+') && a.length > 1),
+    (a) => a === '--force' || a.startsWith('--force-with-lease') || a === '--mirror' || /^-[^-]*f/.test(a) || (a.startsWith('+') && a.length > 1),
   );
   return force ? [ask('force push (git push --force)')] : [];
 }

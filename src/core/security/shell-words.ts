@@ -15,7 +15,21 @@ export class TooManyWords extends Error {
 
 /** The value of the body of a `$'…'` string. */
 export function decodeAnsiC(body: string): string {
-  const simple: Record<string, string> = { n: '\n', t: '\t', r: '\r', a: '\x07', b: '\b', e: '\x1b', E: '\x1b', f: '\f', v: '\v', '\\': '\\', "'": "'", '"': '"', '?': '?' };
+  const simple: Record<string, string> = {
+    n: '\n',
+    t: '\t',
+    r: '\r',
+    a: '\x07',
+    b: '\b',
+    e: '\x1b',
+    E: '\x1b',
+    f: '\f',
+    v: '\v',
+    '\\': '\\',
+    "'": "'",
+    '"': '"',
+    '?': '?',
+  };
   return body.replace(/\\(x[0-9a-fA-F]{1,2}|u[0-9a-fA-F]{1,4}|U[0-9a-fA-F]{1,8}|[0-7]{1,3}|c.|.)/gs, (whole, code: string) => {
     if (/^[xuU]/.test(code)) return String.fromCodePoint(parseInt(code.slice(1), 16));
     if (/^[0-7]/.test(code)) return String.fromCharCode(parseInt(code, 8) & 0xff);

@@ -23,16 +23,7 @@
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { errorMessage, LoomError } from '../errors';
-import {
-  HeldFolder,
-  isRegularOrMissing,
-  kindOf,
-  OPEN_CREATE_OR_TRUNCATE,
-  OPEN_READ,
-  openProjectFolder,
-  openRegularFile,
-  partsOf,
-} from './project-fs';
+import { HeldFolder, isRegularOrMissing, kindOf, OPEN_CREATE_OR_TRUNCATE, OPEN_READ, openProjectFolder, openRegularFile, partsOf } from './project-fs';
 
 interface Original {
   /** The project folder's real path, and the file's components below it. */
@@ -188,7 +179,12 @@ async function removeCreated(original: Original): Promise<void> {
     }
     if (stat) await parent.at(name, (at) => fsp.unlink(at));
     for (let i = folders.length - 1; i >= original.foldersThatExisted; i--) {
-      const removed = await chain[i].at(folders[i], (at) => fsp.rmdir(at)).then(() => true, () => false);
+      const removed = await chain[i]
+        .at(folders[i], (at) => fsp.rmdir(at))
+        .then(
+          () => true,
+          () => false,
+        );
       if (!removed) break; // not empty: keep it and all above
     }
   } finally {

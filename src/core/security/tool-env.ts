@@ -12,7 +12,21 @@ import { secretEnvNames } from './secrets';
  * `LC_*` means the locale categories, not any name that starts so: common ssh setups forward
  * every `LC_` variable, which makes the prefix a known way to carry other data.
  */
-const LOCALE_VARIABLES = ['LC_ALL', 'LC_CTYPE', 'LC_COLLATE', 'LC_MESSAGES', 'LC_MONETARY', 'LC_NUMERIC', 'LC_TIME', 'LC_ADDRESS', 'LC_IDENTIFICATION', 'LC_MEASUREMENT', 'LC_NAME', 'LC_PAPER', 'LC_TELEPHONE'];
+const LOCALE_VARIABLES = [
+  'LC_ALL',
+  'LC_CTYPE',
+  'LC_COLLATE',
+  'LC_MESSAGES',
+  'LC_MONETARY',
+  'LC_NUMERIC',
+  'LC_TIME',
+  'LC_ADDRESS',
+  'LC_IDENTIFICATION',
+  'LC_MEASUREMENT',
+  'LC_NAME',
+  'LC_PAPER',
+  'LC_TELEPHONE',
+];
 
 const BASE_VARIABLES = new Set<string>([...BASE_TOOL_ENV.filter((name) => name !== 'LC_*'), ...LOCALE_VARIABLES]);
 

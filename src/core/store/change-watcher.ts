@@ -24,7 +24,9 @@ export interface SessionChange {
 
 const COLUMNS = ['id', 'parent_id', 'title', 'summary', 'status', 'archived', 'created_at', 'updated_at', 'message_count', 'model', 'cwd'];
 const SEEN = 'temp.loom_seen_sessions';
-const DIFFERS = COLUMNS.filter((c) => c !== 'id').map((c) => `t.${c} IS NOT s.${c}`).join(' OR ');
+const DIFFERS = COLUMNS.filter((c) => c !== 'id')
+  .map((c) => `t.${c} IS NOT s.${c}`)
+  .join(' OR ');
 
 export class ChangeWatcher {
   private version: number;
@@ -57,7 +59,10 @@ export class ChangeWatcher {
   /** The differences between the sessions and the copy, the copy brought up to date. */
   private catchUp(): SessionChange[] {
     const db = this.store.db;
-    const changed = prepared(db, `SELECT ${META_COLUMNS} FROM sessions s LEFT JOIN ${SEEN} t ON t.id = s.id WHERE t.id IS NULL OR ${DIFFERS}`).all() as MetaRow[];
+    const changed = prepared(
+      db,
+      `SELECT ${META_COLUMNS} FROM sessions s LEFT JOIN ${SEEN} t ON t.id = s.id WHERE t.id IS NULL OR ${DIFFERS}`,
+    ).all() as MetaRow[];
     const gone = prepared(db, `SELECT ${COLUMNS.join(', ')} FROM ${SEEN} t WHERE NOT EXISTS (SELECT 1 FROM sessions s WHERE s.id = t.id)`).all() as MetaRow[];
     const before = prepared(db, `SELECT ${COLUMNS.join(', ')} FROM ${SEEN} WHERE id = ?`);
     const changes: SessionChange[] = changed.map((row) => {

@@ -17,8 +17,7 @@
  */
 import type { AssistantMessage, ChatMessage, ToolCall } from '../../shared/types';
 
-export const NO_RESULT_ON_IMPORT =
-  'No result: this tool call had no result in the imported session, so Loom closed it on import. It was not run.';
+export const NO_RESULT_ON_IMPORT = 'No result: this tool call had no result in the imported session, so Loom closed it on import. It was not run.';
 
 /** One context message that breaks the rules: its index and what is wrong. */
 export class ContextRuleError extends Error {

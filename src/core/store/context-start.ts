@@ -50,10 +50,7 @@ export function startFor(context: ChatMessage[], transcript: ChatMessage[]): Con
   const head = context.map(normalized);
   const latestSystem = lastSystem(transcript);
   const leadsWithPrompt = latestSystem !== undefined && head[0] !== undefined && messageKey(head[0]) === messageKey(latestSystem);
-  const candidates = [
-    ...(leadsWithPrompt ? [matchSuffix(head.slice(1), transcript, true)] : []),
-    matchSuffix(head, transcript, false),
-  ];
+  const candidates = [...(leadsWithPrompt ? [matchSuffix(head.slice(1), transcript, true)] : []), matchSuffix(head, transcript, false)];
   const fits = candidates.find((start) => sameMessages(derive(start, transcript), head));
   const start = fits ?? { keptFrom: transcript.length, withSystem: false, head, promptSeq: null };
   return { ...start, promptSeq: lastSystemSeq(transcript, start.keptFrom) };

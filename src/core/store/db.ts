@@ -56,7 +56,9 @@ export function openDatabase(dataDir: string, options: OpenOptions = {}): Databa
   } catch (err) {
     db.close();
     if (err instanceof LoomError) throw err;
-    throw isDamageError(err) ? damagedDatabaseError(file, errorMessage(err)) : new LoomError(`Could not prepare the session database ${file}: ${errorMessage(err)}`);
+    throw isDamageError(err)
+      ? damagedDatabaseError(file, errorMessage(err))
+      : new LoomError(`Could not prepare the session database ${file}: ${errorMessage(err)}`);
   }
 }
 
@@ -135,7 +137,10 @@ export function identityProblem(file: string, identity: DatabaseIdentity, latest
     return new LoomError(`${file} is not a Loom session database (it holds other tables); it was left untouched.`, 'db_foreign');
   }
   if (identity.version > latest) {
-    return new LoomError(`The session database ${file} was written by a newer Loom (schema ${identity.version}, this one knows ${latest}); update Loom.`, 'db_newer');
+    return new LoomError(
+      `The session database ${file} was written by a newer Loom (schema ${identity.version}, this one knows ${latest}); update Loom.`,
+      'db_newer',
+    );
   }
   return undefined;
 }

@@ -53,12 +53,14 @@ const sessionFields = {
   model: z.string().nullable(),
   // Information only (a resumed session works in the folder it is resumed in), but shown
   // to the user, so it must not carry terminal control characters.
-  cwd: z.string().max(4096).regex(/^\P{Cc}*$/u, 'contains control characters').nullable(),
+  cwd: z
+    .string()
+    .max(4096)
+    .regex(/^\P{Cc}*$/u, 'contains control characters')
+    .nullable(),
   messages: z.array(messageSchema),
   transcript: z.array(messageSchema),
-  compactions: z.array(
-    z.strictObject({ at: timestamp, before_tokens: count, after_tokens: count, summary: z.string(), transcript_index: count.optional() }),
-  ),
+  compactions: z.array(z.strictObject({ at: timestamp, before_tokens: count, after_tokens: count, summary: z.string(), transcript_index: count.optional() })),
   plan: z.strictObject({
     todos: z.array(z.strictObject({ id: z.number().int(), text: z.string(), status: z.enum(TODO_STATUSES), retries: count })),
     scratchpad: z.string(),
@@ -107,7 +109,10 @@ const exportSchemas = {
     format: z.literal(EXPORT_FORMAT),
     version: z.literal(2),
     exported_at: timestamp,
-    session: z.strictObject({ ...sessionFields, ...treeFields }).superRefine(placedCompactions).superRefine(startInsideTranscript),
+    session: z
+      .strictObject({ ...sessionFields, ...treeFields })
+      .superRefine(placedCompactions)
+      .superRefine(startInsideTranscript),
   }),
 };
 
@@ -304,12 +309,7 @@ function markdownMessage(m: ChatMessage): string[] {
 }
 
 function escapeHtml(text: string): string {
-  return text
-    .replaceAll('&', '&amp;')
-    .replaceAll('<', '&lt;')
-    .replaceAll('>', '&gt;')
-    .replaceAll('"', '&quot;')
-    .replaceAll("'", '&#39;');
+  return text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;').replaceAll('"', '&quot;').replaceAll("'", '&#39;');
 }
 
 const HTML_STYLE = `
@@ -325,14 +325,17 @@ const HTML_STYLE = `
 `;
 
 function renderHtml(s: SessionRecord): string {
-  const details = detailLines(s).map(([k, v]) => `<dt>${escapeHtml(k)}</dt><dd>${escapeHtml(v)}</dd>`).join('');
+  const details = detailLines(s)
+    .map(([k, v]) => `<dt>${escapeHtml(k)}</dt><dd>${escapeHtml(v)}</dd>`)
+    .join('');
   const messages = s.transcript.map(htmlMessage).join('\n');
   const compactions = s.compactions.length
     ? `<h2>Compactions</h2>${s.compactions.map((c) => `<p>${escapeHtml(compactionHeading(c))}</p><pre>${escapeHtml(c.summary)}</pre>`).join('')}`
     : '';
-  const plan = s.plan.todos.length || s.plan.scratchpad
-    ? `<h2>Plan</h2><ul>${s.plan.todos.map((t) => `<li>${escapeHtml(`[${t.status}] ${t.text}`)}</li>`).join('')}</ul>${s.plan.scratchpad ? `<pre>${escapeHtml(s.plan.scratchpad)}</pre>` : ''}`
-    : '';
+  const plan =
+    s.plan.todos.length || s.plan.scratchpad
+      ? `<h2>Plan</h2><ul>${s.plan.todos.map((t) => `<li>${escapeHtml(`[${t.status}] ${t.text}`)}</li>`).join('')}</ul>${s.plan.scratchpad ? `<pre>${escapeHtml(s.plan.scratchpad)}</pre>` : ''}`
+      : '';
   return `<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -358,8 +361,11 @@ ${plan}
 function htmlMessage(m: ChatMessage): string {
   const label = m.role === 'tool' ? `${ROLE_LABELS.tool} (${m.tool_call_id})` : ROLE_LABELS[m.role];
   const body = m.role === 'tool' ? `<pre>${escapeHtml(m.content)}</pre>` : m.content ? `<div class="text">${escapeHtml(m.content)}</div>` : '';
-  const calls = m.role === 'assistant'
-    ? (m.tool_calls ?? []).map((c) => `<p>Tool call <code>${escapeHtml(c.function.name)}</code> (${escapeHtml(c.id)})</p><pre>${escapeHtml(c.function.arguments)}</pre>`).join('')
-    : '';
+  const calls =
+    m.role === 'assistant'
+      ? (m.tool_calls ?? [])
+          .map((c) => `<p>Tool call <code>${escapeHtml(c.function.name)}</code> (${escapeHtml(c.id)})</p><pre>${escapeHtml(c.function.arguments)}</pre>`)
+          .join('')
+      : '';
   return `<section class="msg ${m.role}"><h3>${escapeHtml(label)}</h3>${body}${calls}</section>`;
 }

@@ -53,7 +53,11 @@ export class LeaseKeeper {
       const row = this.liveRow(sessionPk);
       if (row && row.owner !== owner) throw inUseError(sessionId, row.pid);
       prepared(this.db, `INSERT OR REPLACE INTO leases (session_pk, owner, pid, hostname, heartbeat_at) VALUES (?, ?, ?, ?, ?)`).run(
-        sessionPk, owner, process.pid, os.hostname(), new Date().toISOString(),
+        sessionPk,
+        owner,
+        process.pid,
+        os.hostname(),
+        new Date().toISOString(),
       );
     });
     take.immediate();

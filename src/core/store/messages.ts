@@ -30,7 +30,9 @@ export function toColumns(message: ChatMessage): MessageColumns {
 }
 
 /** `stopped` is absent from rows read before version 4 added it (migration 3). */
-export function fromColumns(row: Pick<MessageColumns, 'role' | 'content' | 'tool_calls' | 'tool_call_id'> & Partial<Pick<MessageColumns, 'stopped'>>): ChatMessage {
+export function fromColumns(
+  row: Pick<MessageColumns, 'role' | 'content' | 'tool_calls' | 'tool_call_id'> & Partial<Pick<MessageColumns, 'stopped'>>,
+): ChatMessage {
   switch (row.role) {
     case 'assistant': {
       const message: ChatMessage = { role: 'assistant', content: row.content };

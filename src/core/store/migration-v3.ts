@@ -73,8 +73,7 @@ function recordStart(db: Database.Database, pk: number): void {
  */
 function compactedAt(db: Database.Database, pk: number): number | null {
   const row = db.prepare('SELECT transcript_index FROM compactions WHERE session_pk = ? ORDER BY id DESC LIMIT 1').get(pk) as
-    | { transcript_index: number | null }
-    | undefined;
+    { transcript_index: number | null } | undefined;
   return row?.transcript_index ?? null;
 }
 

@@ -220,7 +220,7 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 3,
-    description: 'forks share their parent\'s transcript rows; the working context is derived (context_starts), the context table goes',
+    description: "forks share their parent's transcript rows; the working context is derived (context_starts), the context table goes",
     up: deriveContexts,
   },
   {
@@ -236,9 +236,7 @@ export const SCHEMA_VERSION_TABLE = 'schema_version';
 
 /** The version recorded in the database; 0 for a database Loom has never written. */
 export function readSchemaVersion(db: Database.Database): number {
-  const table = db
-    .prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?`)
-    .get(SCHEMA_VERSION_TABLE);
+  const table = db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?`).get(SCHEMA_VERSION_TABLE);
   if (!table) return 0;
   const row = db.prepare(`SELECT version FROM ${SCHEMA_VERSION_TABLE}`).get() as { version: number } | undefined;
   return row?.version ?? 0;
@@ -253,11 +251,7 @@ export function latestVersion(migrations: readonly Migration[]): number {
  * re-reads the version, so two processes opening the same old database migrate it once.
  * `beforeEach(version)` runs outside any transaction (VACUUM INTO cannot run inside one).
  */
-export function applyMigrations(
-  db: Database.Database,
-  migrations: readonly Migration[],
-  beforeEach: (currentVersion: number) => void,
-): void {
+export function applyMigrations(db: Database.Database, migrations: readonly Migration[], beforeEach: (currentVersion: number) => void): void {
   for (const migration of migrations) {
     if (readSchemaVersion(db) >= migration.version) continue;
     beforeEach(readSchemaVersion(db));

@@ -1,8 +1,7 @@
 import type { SessionMeta, SessionStatus } from '../../shared/types';
 
 /** The sessions columns a SessionMeta is read from (table aliased `s`). */
-export const META_COLUMNS =
-  's.id, s.parent_id, s.title, s.summary, s.status, s.archived, s.created_at, s.updated_at, s.message_count, s.model, s.cwd';
+export const META_COLUMNS = 's.id, s.parent_id, s.title, s.summary, s.status, s.archived, s.created_at, s.updated_at, s.message_count, s.model, s.cwd';
 
 export interface MetaRow {
   id: string;

@@ -58,7 +58,9 @@ function tableShape(source: Database.Database, target: Database.Database, table:
   const info = (db: Database.Database) => db.prepare('SELECT name, type, pk FROM pragma_table_info(?)').all(table) as Column[];
   const sourceColumns = info(source);
   const wanted = new Set(sourceColumns.map((c) => c.name));
-  const columns = info(target).map((c) => c.name).filter((name) => wanted.has(name));
+  const columns = info(target)
+    .map((c) => c.name)
+    .filter((name) => wanted.has(name));
   const sql = (source.prepare(`SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?`).get(table) as { sql: string }).sql;
   if (!/WITHOUT\s+ROWID\s*$/i.test(sql.trim())) return { table, columns, key: ['rowid'], integerKey: true };
   const primary = sourceColumns.filter((c) => c.pk > 0).sort((a, b) => a.pk - b.pk);

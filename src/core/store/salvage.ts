@@ -104,7 +104,9 @@ function adoptRowsOfLostParents(db: Database.Database): void {
     .all() as { pk: number; lost: number; fork_at: number }[];
   for (const fork of forks) {
     db.prepare('INSERT OR IGNORE INTO transcript (session_pk, seq, message_id) SELECT ?, seq, message_id FROM transcript WHERE session_pk = ? AND seq < ?').run(
-      fork.pk, fork.lost, fork.fork_at,
+      fork.pk,
+      fork.lost,
+      fork.fork_at,
     );
     db.prepare('UPDATE sessions SET fork_parent_pk = NULL, fork_at = 0 WHERE pk = ?').run(fork.pk);
   }
@@ -112,7 +114,7 @@ function adoptRowsOfLostParents(db: Database.Database): void {
 
 /** Deletes rows whose foreign key points at a row that was not saved, until none are left. */
 function dropOrphans(db: Database.Database, tables: TableSalvage[]): void {
-  for (let removed = 1; removed > 0; ) {
+  for (let removed = 1; removed > 0;) {
     removed = 0;
     for (const entry of tables) {
       const keys = db.prepare(`SELECT "table" AS parent, "from" AS child, "to" AS parentKey FROM pragma_foreign_key_list(?)`).all(entry.table) as {
@@ -134,7 +136,10 @@ function dropOrphans(db: Database.Database, tables: TableSalvage[]): void {
 
 /** Moves the finished copy next to the damaged file under a name no other file has. */
 function moveBeside(copy: string, damaged: string): string {
-  const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+  const stamp = new Date()
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z');
   for (let n = 1; ; n++) {
     const target = path.join(path.dirname(damaged), `loom.salvaged-${stamp}${n > 1 ? `-${n}` : ''}.db`);
     try {

@@ -48,11 +48,7 @@ export function updateSearchIndex(db: Database.Database): number {
  * this]. The transcript is indexed, not the working context, so compacted-away turns are
  * found too; a message shared by forks is a hit in each of them.
  */
-export function searchSessions(
-  db: Database.Database,
-  query: string,
-  opts: { includeArchived?: boolean; limit?: number } = {},
-): SearchHit[] {
+export function searchSessions(db: Database.Database, query: string, opts: { includeArchived?: boolean; limit?: number } = {}): SearchHit[] {
   const match = toMatchQuery(query);
   if (!match) return [];
   updateSearchIndex(db);
@@ -100,8 +96,5 @@ function snippetFor(db: Database.Database, match: string, hit: BestHit): string 
  * copied rows (a salvage) starts with an empty full-text index.
  */
 export function queueEveryMessageForSearch(db: Database.Database): void {
-  prepared(
-    db,
-    `INSERT OR IGNORE INTO search_backlog (message_id) SELECT id FROM messages WHERE in_transcript = 1 AND role <> 'system'`,
-  ).run();
+  prepared(db, `INSERT OR IGNORE INTO search_backlog (message_id) SELECT id FROM messages WHERE in_transcript = 1 AND role <> 'system'`).run();
 }

@@ -89,8 +89,17 @@ export class SessionStore {
     this.write(() => {
       const at = this.updateTime();
       const pk = this.insertSession({
-        id, parent_id: null, title: init.title ?? null, summary: null, status: 'active', archived: 0,
-        created_at: at, updated_at: at, model: init.model ?? null, cwd: init.cwd ?? null, plan: JSON.stringify(EMPTY_PLAN),
+        id,
+        parent_id: null,
+        title: init.title ?? null,
+        summary: null,
+        status: 'active',
+        archived: 0,
+        created_at: at,
+        updated_at: at,
+        model: init.model ?? null,
+        cwd: init.cwd ?? null,
+        plan: JSON.stringify(EMPTY_PLAN),
       });
       for (const message of init.messages ?? []) this.appendTo(pk, message, at);
     });
@@ -217,9 +226,9 @@ export class SessionStore {
 
   /** In order; `transcript_index` only where it is known (older records may lack it). */
   getCompactions(id: string): Compaction[] {
-    const rows = this.sql(
-      `SELECT at, before_tokens, after_tokens, summary, transcript_index FROM compactions WHERE session_pk = ? ORDER BY id`,
-    ).all(this.pkOf(id)) as (Omit<Compaction, 'transcript_index'> & { transcript_index: number | null })[];
+    const rows = this.sql(`SELECT at, before_tokens, after_tokens, summary, transcript_index FROM compactions WHERE session_pk = ? ORDER BY id`).all(
+      this.pkOf(id),
+    ) as (Omit<Compaction, 'transcript_index'> & { transcript_index: number | null })[];
     return rows.map(({ transcript_index, ...c }) => (transcript_index === null ? c : { ...c, transcript_index }));
   }
 
@@ -248,9 +257,10 @@ export class SessionStore {
   /** Newest updated first; archived sessions only when asked for. */
   list(opts: { includeArchived?: boolean; limit?: number; offset?: number } = {}): SessionMeta[] {
     const where = opts.includeArchived ? '' : 'WHERE s.archived = 0';
-    const rows = this.sql(
-      `SELECT ${META_COLUMNS} FROM sessions s ${where} ORDER BY s.updated_at DESC, s.pk DESC LIMIT ? OFFSET ?`,
-    ).all(opts.limit ?? -1, Math.max(0, opts.offset ?? 0)) as MetaRow[];
+    const rows = this.sql(`SELECT ${META_COLUMNS} FROM sessions s ${where} ORDER BY s.updated_at DESC, s.pk DESC LIMIT ? OFFSET ?`).all(
+      opts.limit ?? -1,
+      Math.max(0, opts.offset ?? 0),
+    ) as MetaRow[];
     return rows.map(metaFromRow);
   }
 
@@ -292,11 +302,13 @@ export class SessionStore {
    * message, then run the model in the fork).
    */
   appendBranch(id: string, at: number, message: ChatMessage): SessionMeta {
-    const branch = this.db.transaction(() => {
-      const meta = this.fork(id, at);
-      this.appendMessage(meta.id, message);
-      return meta.id;
-    }).immediate();
+    const branch = this.db
+      .transaction(() => {
+        const meta = this.fork(id, at);
+        this.appendMessage(meta.id, message);
+        return meta.id;
+      })
+      .immediate();
     return this.getMeta(branch);
   }
 
@@ -335,7 +347,14 @@ export class SessionStore {
           ).all(at, segment.pk, segment.pk, at) as (MetaRow & { pk: number })[];
           if (rows.length < 2) continue;
           const mine = forkTarget(this.db, pk, at + 1);
-          points.push({ at, branches: rows.map(metaFromRow), current: Math.max(0, rows.findIndex((row) => row.pk === mine)) });
+          points.push({
+            at,
+            branches: rows.map(metaFromRow),
+            current: Math.max(
+              0,
+              rows.findIndex((row) => row.pk === mine),
+            ),
+          });
         }
       }
       return points;
@@ -350,8 +369,11 @@ export class SessionStore {
   family(id: string, limit = 200): SessionFamily {
     const meta = this.getMeta(id);
     const byParent = (parentId: string) =>
-      (this.sql(`SELECT ${META_COLUMNS} FROM sessions s WHERE s.parent_id = ? AND s.id <> ? ORDER BY s.pk LIMIT ?`).all(parentId, id, limit) as MetaRow[]).map(metaFromRow);
-    const parentRow = meta.parent_id === null ? undefined : (this.sql(`SELECT ${META_COLUMNS} FROM sessions s WHERE s.id = ?`).get(meta.parent_id) as MetaRow | undefined);
+      (this.sql(`SELECT ${META_COLUMNS} FROM sessions s WHERE s.parent_id = ? AND s.id <> ? ORDER BY s.pk LIMIT ?`).all(parentId, id, limit) as MetaRow[]).map(
+        metaFromRow,
+      );
+    const parentRow =
+      meta.parent_id === null ? undefined : (this.sql(`SELECT ${META_COLUMNS} FROM sessions s WHERE s.id = ?`).get(meta.parent_id) as MetaRow | undefined);
     return {
       parent: parentRow ? metaFromRow(parentRow) : null,
       siblings: meta.parent_id === null ? [] : byParent(meta.parent_id),
@@ -413,9 +435,8 @@ export class SessionStore {
   /** Export version 2's fork point (the session the first `at` messages are read from) and context start. */
   private treeFields(id: string): TreeFields {
     const pk = this.pkOf(id);
-    const fork = this.sql(
-      `SELECT p.id AS parent_id, s.fork_at AS at FROM sessions s JOIN sessions p ON p.pk = s.fork_parent_pk WHERE s.pk = ?`,
-    ).get(pk) as TreeFields['fork'] | undefined;
+    const fork = this.sql(`SELECT p.id AS parent_id, s.fork_at AS at FROM sessions s JOIN sessions p ON p.pk = s.fork_parent_pk WHERE s.pk = ?`).get(pk) as
+      TreeFields['fork'] | undefined;
     const start = currentStart(this.db, pk);
     return { fork: fork ?? null, context_start: { kept_from: start.keptFrom, with_system: start.withSystem, head: start.head } };
   }
@@ -441,7 +462,9 @@ export class SessionStore {
   private update(id: string, values: Record<string, string | number | null>, touch: boolean): void {
     this.write(() => {
       const all = touch ? { ...values, updated_at: this.updateTime() } : values;
-      const assignments = Object.keys(all).map((column) => `${column} = @${column}`).join(', ');
+      const assignments = Object.keys(all)
+        .map((column) => `${column} = @${column}`)
+        .join(', ');
       const { changes } = this.sql(`UPDATE sessions SET ${assignments} WHERE id = @id`).run({ ...all, id });
       if (changes === 0) throw unknownSession(id);
     });
@@ -557,9 +580,14 @@ export class SessionStore {
   }
 
   private insertCompaction(pk: number, c: Compaction): void {
-    this.sql(
-      `INSERT INTO compactions (session_pk, at, before_tokens, after_tokens, summary, transcript_index) VALUES (?, ?, ?, ?, ?, ?)`,
-    ).run(pk, c.at, c.before_tokens, c.after_tokens, c.summary, c.transcript_index ?? null);
+    this.sql(`INSERT INTO compactions (session_pk, at, before_tokens, after_tokens, summary, transcript_index) VALUES (?, ?, ?, ?, ?, ?)`).run(
+      pk,
+      c.at,
+      c.before_tokens,
+      c.after_tokens,
+      c.summary,
+      c.transcript_index ?? null,
+    );
   }
 
   private addUsage(pk: number, kind: CallKind, usage: CallUsage, calls: number): void {
@@ -575,8 +603,17 @@ export class SessionStore {
 
   private insertImported(id: string, s: ExportedSession): void {
     const pk = this.insertSession({
-      id, parent_id: s.parent_id, title: s.title, summary: s.summary, status: 'saved', archived: s.archived ? 1 : 0,
-      created_at: s.created_at, updated_at: this.updateTime(), model: s.model, cwd: s.cwd, plan: JSON.stringify(s.plan),
+      id,
+      parent_id: s.parent_id,
+      title: s.title,
+      summary: s.summary,
+      status: 'saved',
+      archived: s.archived ? 1 : 0,
+      created_at: s.created_at,
+      updated_at: this.updateTime(),
+      model: s.model,
+      cwd: s.cwd,
+      plan: JSON.stringify(s.plan),
     });
     s.transcript.forEach((message, seq) => this.insertTranscript(pk, seq, message));
     this.sql('UPDATE sessions SET message_count = ? WHERE pk = ?').run(s.transcript.length, pk);

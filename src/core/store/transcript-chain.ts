@@ -34,7 +34,7 @@ function forkRow(db: Database.Database, pk: number): ForkRow {
 export function segmentsOf(db: Database.Database, pk: number): Segment[] {
   const segments: Segment[] = [];
   let to = END;
-  for (let current: number | null = pk; current !== null; ) {
+  for (let current: number | null = pk; current !== null;) {
     const row = forkRow(db, current);
     segments.unshift({ pk: current, from: row.fork_at, to });
     to = row.fork_at;
@@ -91,7 +91,12 @@ export function startAtOrBefore(db: Database.Database, pk: number, length: numbe
 
 export function insertStart(db: Database.Database, pk: number, atSeq: number, start: ContextStart): void {
   prepared(db, 'INSERT INTO context_starts (session_pk, at_seq, kept_from, with_system, head, prompt_seq) VALUES (?, ?, ?, ?, ?, ?)').run(
-    pk, atSeq, start.keptFrom, start.withSystem ? 1 : 0, JSON.stringify(start.head), start.promptSeq,
+    pk,
+    atSeq,
+    start.keptFrom,
+    start.withSystem ? 1 : 0,
+    JSON.stringify(start.head),
+    start.promptSeq,
   );
 }
 
@@ -119,7 +124,9 @@ export function detachForks(db: Database.Database, pk: number): void {
   const forks = prepared(db, 'SELECT pk, fork_at FROM sessions WHERE fork_parent_pk = ?').all(pk) as { pk: number; fork_at: number }[];
   for (const fork of forks) {
     prepared(db, 'INSERT INTO transcript (session_pk, seq, message_id) SELECT ?, seq, message_id FROM transcript WHERE session_pk = ? AND seq < ?').run(
-      fork.pk, pk, fork.fork_at,
+      fork.pk,
+      pk,
+      fork.fork_at,
     );
     prepared(db, 'UPDATE sessions SET fork_parent_pk = ?, fork_at = ? WHERE pk = ?').run(parent.fork_parent_pk, parent.fork_at, fork.pk);
   }

@@ -30,10 +30,7 @@ function allowedFields(tool: Tool): string {
  * Parses a tool call's JSON arguments against the tool's schema. An empty string counts
  * as {} (some servers send it for tools without parameters).
  */
-export function parseToolArguments(
-  tool: Tool,
-  raw: string,
-): { ok: true; args: unknown } | { ok: false; error: string } {
+export function parseToolArguments(tool: Tool, raw: string): { ok: true; args: unknown } | { ok: false; error: string } {
   if (raw.length > MAX_TOOL_ARGUMENT_CHARS) {
     const size = `${raw.length.toLocaleString('en-US')} characters, over the limit of ${MAX_TOOL_ARGUMENT_CHARS.toLocaleString('en-US')}`;
     return { ok: false, error: `Refused: the arguments of this ${tool.name} call are ${size}; it was not run. Split the work into smaller calls.` };

@@ -103,9 +103,7 @@ export const readFileTool = defineTool({
         throw new LoomError(`${shown} has ${window.count} lines; offset ${offset} is past the end.`);
       }
       const last = offset + window.shown.length - 1;
-      const note = window.more
-        ? `\n[Lines ${offset}-${last} shown; more lines follow. Continue with offset=${last + 1}.]`
-        : '';
+      const note = window.more ? `\n[Lines ${offset}-${last} shown; more lines follow. Continue with offset=${last + 1}.]` : '';
       return window.shown.join('\n') + note;
     });
   },
@@ -158,10 +156,7 @@ export const globFilesTool = defineTool({
     const files = await findFiles(ctx, dir, pattern);
     if (files.length === 0) return `No files match ${pattern} in ${dir.shown}.`;
     if (files.length <= MAX_GLOB_RESULTS) return files.join('\n');
-    return (
-      files.slice(0, MAX_GLOB_RESULTS).join('\n') +
-      `\n[Showing ${MAX_GLOB_RESULTS} of ${files.length} files; narrow the pattern or path.]`
-    );
+    return files.slice(0, MAX_GLOB_RESULTS).join('\n') + `\n[Showing ${MAX_GLOB_RESULTS} of ${files.length} files; narrow the pattern or path.]`;
   },
 });
 
@@ -198,8 +193,7 @@ async function* oneFile(file: ProjectFile): AsyncGenerator<MatchedFile> {
 
 export const writeFileTool = defineTool({
   name: 'write_file',
-  description:
-    'Create or overwrite a file in the project folder with the given content. Missing folders are created.',
+  description: 'Create or overwrite a file in the project folder with the given content. Missing folders are created.',
   category: 'write',
   schema: z.strictObject({
     path: pathField('File path, relative to the project folder.'),
@@ -254,9 +248,7 @@ async function replaceFirst({ handle, shown, stat }: ProjectFile, old_string: st
   const text = buf.toString('utf8');
   const at = text.indexOf(old_string);
   if (at === -1) {
-    throw new LoomError(
-      `old_string was not found in ${shown}. Read the file and copy the exact text, including whitespace and indentation.`,
-    );
+    throw new LoomError(`old_string was not found in ${shown}. Read the file and copy the exact text, including whitespace and indentation.`);
   }
   if (old_string === new_string) throw new LoomError('old_string and new_string are identical; nothing to change.');
   const occurrences = countOccurrences(text, old_string);

@@ -137,9 +137,7 @@ function notes(scan: Scan, timeoutMs: number): string[] {
   const out: string[] = [];
   if (scan.capped) out.push(`[Stopped at ${MAX_GREP_MATCHES} matches; narrow the pattern, path or include.]`);
   if (scan.timedOut) {
-    out.push(
-      `[grep stopped after ${Math.ceil(timeoutMs / 1000)} s; results are partial. Simplify the regular expression or narrow path/include.]`,
-    );
+    out.push(`[grep stopped after ${Math.ceil(timeoutMs / 1000)} s; results are partial. Simplify the regular expression or narrow path/include.]`);
   }
   if (scan.skippedLarge) out.push(`[Skipped ${scan.skippedLarge} file(s) over ${MAX_GREP_FILE_BYTES / 1024 / 1024} MB.]`);
   if (scan.skippedBinary) out.push(`[Skipped ${scan.skippedBinary} binary file(s).]`);

@@ -17,15 +17,7 @@ export type { Tool, ToolCategory, ToolContext } from './tool';
 export { parseToolArguments } from './arguments';
 export { MAX_TOOL_RESULT_CHARS, truncateToolResult } from './result';
 
-export const ALL_TOOLS: Tool[] = [
-  ...FS_TOOLS,
-  runBashTool,
-  webfetchTool,
-  ...PLAN_TOOLS,
-  askQuestionTool,
-  ...MEMORY_TOOLS,
-  ...SESSION_TOOLS,
-];
+export const ALL_TOOLS: Tool[] = [...FS_TOOLS, runBashTool, webfetchTool, ...PLAN_TOOLS, askQuestionTool, ...MEMORY_TOOLS, ...SESSION_TOOLS];
 
 /** OpenAI function specs; `io: 'input'` keeps fields with defaults optional. */
 export function toolSpecs(tools: Tool[]): ToolSpec[] {

@@ -31,8 +31,7 @@ export const memorySaveTool = defineTool({
 export const memorySearchTool = defineTool({
   name: 'memory_search',
   description:
-    'Search long-term memory (global notes and notes of this project) by words; best matches first. ' +
-    'An empty or wordless query lists the newest notes.',
+    'Search long-term memory (global notes and notes of this project) by words; best matches first. ' + 'An empty or wordless query lists the newest notes.',
   category: 'read',
   schema: z.strictObject({
     query: z.string().max(500).describe('Words to look for.'),

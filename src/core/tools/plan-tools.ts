@@ -14,9 +14,7 @@ const MAX_SCRATCHPAD_CHARS = 100_000;
 
 function formatTodos(todos: TodoItem[]): string {
   if (todos.length === 0) return 'The todo list is empty.';
-  return todos
-    .map((t) => `#${t.id} [${t.status}] ${t.text}${t.retries > 0 ? ` (retries: ${t.retries}/${MAX_RETRIES})` : ''}`)
-    .join('\n');
+  return todos.map((t) => `#${t.id} [${t.status}] ${t.text}${t.retries > 0 ? ` (retries: ${t.retries}/${MAX_RETRIES})` : ''}`).join('\n');
 }
 
 export const todoAppendTool = defineTool({
@@ -40,7 +38,7 @@ export const todoAppendTool = defineTool({
 
 export const todoListTool = defineTool({
   name: 'todo_list',
-  description: 'Show the todo list of this session with each item\'s id and status.',
+  description: "Show the todo list of this session with each item's id and status.",
   category: 'read',
   schema: z.strictObject({}),
   async run(_args, ctx) {
@@ -82,10 +80,7 @@ export const todoUpdateTool = defineTool({
     const todos = plan.todos.map((t) => (t.id === id ? updated : t));
     ctx.plan.set({ ...plan, todos });
     const left = MAX_RETRIES - updated.retries;
-    const retryNote =
-      updated.retries > item.retries
-        ? ` Retry ${updated.retries} of ${MAX_RETRIES}${left === 0 ? ': the last one allowed' : ''}.`
-        : '';
+    const retryNote = updated.retries > item.retries ? ` Retry ${updated.retries} of ${MAX_RETRIES}${left === 0 ? ': the last one allowed' : ''}.` : '';
     return `#${id} is now ${status}.${retryNote}\n${formatTodos(todos)}`;
   },
 });

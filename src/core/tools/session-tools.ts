@@ -25,8 +25,7 @@ function hitLine(hit: SearchHit): string {
 export const searchSessionsTool = defineTool({
   name: 'search_sessions',
   description:
-    'Full-text search over earlier sessions (titles, summaries and whole transcripts). ' +
-    'Returns session ids with a snippet; read one with read_session.',
+    'Full-text search over earlier sessions (titles, summaries and whole transcripts). ' + 'Returns session ids with a snippet; read one with read_session.',
   category: 'read',
   schema: z.strictObject({
     query: z.string().trim().min(1).max(500).describe('Words to look for.'),

@@ -100,7 +100,9 @@ function requestPinned(url: URL, pinned: PublicAddress, signal: AbortSignal): Pr
 }
 
 function decodedStream(hop: Hop): Readable {
-  const encoding = String(hop.headers['content-encoding'] ?? '').trim().toLowerCase();
+  const encoding = String(hop.headers['content-encoding'] ?? '')
+    .trim()
+    .toLowerCase();
   if (encoding === 'gzip' || encoding === 'x-gzip') return hop.response.pipe(zlib.createGunzip());
   if (encoding === 'deflate') return hop.response.pipe(zlib.createInflate());
   if (encoding === 'br') return hop.response.pipe(zlib.createBrotliDecompress());
@@ -179,9 +181,7 @@ function absoluteHref(href: string, base: string): string {
 function assertTextType(contentType: string, pageUrl: string): void {
   const type = mediaType(contentType);
   if (!TEXT_TYPES.some((re) => re.test(type))) {
-    throw new LoomError(
-      `webfetch reads only text, HTML and JSON; ${pageUrl} is ${type || 'of an unknown type (no Content-Type)'}.`,
-    );
+    throw new LoomError(`webfetch reads only text, HTML and JSON; ${pageUrl} is ${type || 'of an unknown type (no Content-Type)'}.`);
   }
 }
 

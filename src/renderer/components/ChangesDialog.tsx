@@ -42,9 +42,7 @@ export function ChangesDialog({ files, intro, onKeep, onRevert }: ChangesDialogP
       {error && <p role="alert">{error}</p>}
       {confirming ? (
         <>
-          <p>
-            Revert {plural(files.length, 'file')}? Files this session created are deleted; edited files get their earlier content back.
-          </p>
+          <p>Revert {plural(files.length, 'file')}? Files this session created are deleted; edited files get their earlier content back.</p>
           <div className="dialog-actions">
             <button type="button" onClick={() => setConfirming(false)} autoFocus>
               Cancel

@@ -166,7 +166,9 @@ function renderCode(code: Tokens.Code, key: number): ReactNode {
 
 function renderHighlighted(nodes: Highlighted[]): ReactNode[] {
   return nodes.map((node, key) =>
-    typeof node === 'string' ? node : (
+    typeof node === 'string' ? (
+      node
+    ) : (
       <span key={key} className={node.className}>
         {renderHighlighted(node.children)}
       </span>

@@ -79,7 +79,13 @@ function VersionSwitcher({ point, onSwitch }: { point: BranchPoint; onSwitch: (i
       <span className="versions-count">
         {current + 1} / {branches.length}
       </span>
-      <button type="button" className="small" aria-label="Next version" disabled={current === branches.length - 1} onClick={() => onSwitch(branches[current + 1].id)}>
+      <button
+        type="button"
+        className="small"
+        aria-label="Next version"
+        disabled={current === branches.length - 1}
+        onClick={() => onSwitch(branches[current + 1].id)}
+      >
         ›
       </button>
     </span>
@@ -124,7 +130,12 @@ function EditBox({ initial, busy, onCancel, onSubmit }: { initial: string; busy:
         <button type="button" onClick={onCancel}>
           Cancel edit
         </button>
-        <button type="submit" className="primary" disabled={!text.trim() || busy || sending} title="A new branch from here with this message; the old one stays reachable">
+        <button
+          type="submit"
+          className="primary"
+          disabled={!text.trim() || busy || sending}
+          title="A new branch from here with this message; the old one stays reachable"
+        >
           Submit edit
         </button>
       </div>

@@ -33,7 +33,9 @@ export const MessageRow = memo(function MessageRow({ message, toolName, children
         <article className="msg msg-assistant" aria-label={message.stopped ? 'Assistant (stopped)' : 'Assistant'}>
           <div className="msg-who">Loom</div>
           {message.content ? <Markdown text={message.content} /> : null}
-          {message.tool_calls?.map((call) => <ToolCallCard key={call.id} call={call} />)}
+          {message.tool_calls?.map((call) => (
+            <ToolCallCard key={call.id} call={call} />
+          ))}
           {message.stopped && <div className="msg-stopped">Stopped by you{message.content ? '' : ' before any text arrived'}.</div>}
           {children}
         </article>

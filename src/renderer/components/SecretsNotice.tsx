@@ -13,8 +13,8 @@ export function SecretsNotice({ names }: { names: string[] }) {
     <div className="banners">
       <div className="banner banner-warning" role="status" aria-label="Secret environment variables">
         <span className="banner-text">
-          Tools do not get these secret-looking environment variables: <span className="mono">{names.join(', ')}</span>. They get{' '}
-          {BASE_TOOL_ENV.join(', ')} and the variables you name in Settings.
+          Tools do not get these secret-looking environment variables: <span className="mono">{names.join(', ')}</span>. They get {BASE_TOOL_ENV.join(', ')} and
+          the variables you name in Settings.
         </span>
         <button type="button" className="icon" aria-label="Dismiss the notice about secret variables" onClick={() => setDismissed(true)}>
           ×

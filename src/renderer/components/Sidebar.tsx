@@ -93,9 +93,7 @@ export function Sidebar(props: SidebarProps) {
           {list.error}
         </p>
       )}
-      {list.loaded && list.items.length === 0 && !list.error && (
-        <p className="sidebar-note">{searching ? 'No session matches.' : 'No sessions yet.'}</p>
-      )}
+      {list.loaded && list.items.length === 0 && !list.error && <p className="sidebar-note">{searching ? 'No session matches.' : 'No sessions yet.'}</p>}
       <div ref={scroller} className="session-scroller">
         <ul className="session-list" aria-label={searching ? 'Search results' : 'Session list'} style={{ height: virtualizer.getTotalSize() }}>
           {virtualizer.getVirtualItems().map((row) => {

@@ -3,9 +3,7 @@ export function Snippet({ text }: { text: string }) {
   const parts = text.split(/(\[[^\]]*\])/g).filter(Boolean);
   return (
     <span className="snippet">
-      {parts.map((part, i) =>
-        part.startsWith('[') && part.endsWith(']') ? <mark key={i}>{part.slice(1, -1)}</mark> : <span key={i}>{part}</span>,
-      )}
+      {parts.map((part, i) => (part.startsWith('[') && part.endsWith(']') ? <mark key={i}>{part.slice(1, -1)}</mark> : <span key={i}>{part}</span>))}
     </span>
   );
 }

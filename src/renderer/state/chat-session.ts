@@ -273,7 +273,10 @@ export class ChatSession {
     const shown = new Set([...approvals, ...questions].map((r) => r.requestId));
     const missing = pending.filter((r) => !shown.has(r.requestId));
     return {
-      approvals: [...approvals, ...missing.flatMap((r) => (r.kind === 'approval' ? [{ requestId: r.requestId, tool: r.tool, summary: r.summary, label: r.label }] : []))],
+      approvals: [
+        ...approvals,
+        ...missing.flatMap((r) => (r.kind === 'approval' ? [{ requestId: r.requestId, tool: r.tool, summary: r.summary, label: r.label }] : [])),
+      ],
       questions: [...questions, ...missing.flatMap((r) => (r.kind === 'question' ? [{ requestId: r.requestId, question: r.question }] : []))],
     };
   }

@@ -73,10 +73,7 @@ export function useTabs(bridge: LoomBridge, initial: Settings, onClosed: (id: st
     });
   }, []);
 
-  return useMemo(
-    () => ({ ids: state.ids, active: state.active, open, close, focus, cycle, replace }),
-    [state, open, close, focus, cycle, replace],
-  );
+  return useMemo(() => ({ ids: state.ids, active: state.active, open, close, focus, cycle, replace }), [state, open, close, focus, cycle, replace]);
 }
 
 function insertAfter(ids: string[], id: string, after: string | undefined): string[] {
