@@ -7,7 +7,7 @@ import { CONTENT_SECURITY_POLICY } from '../../src/shared/security-policy';
 describe('page policy', () => {
   it('index.html carries the same CSP as the response headers', () => {
     const html = fs.readFileSync('src/renderer/index.html', 'utf8');
-    const meta = /<meta http-equiv="Content-Security-Policy" content="([^"]*)"/.exec(html);
+    const meta = /<meta\s+http-equiv="Content-Security-Policy"\s+content="([^"]*)"/.exec(html);
     expect(meta?.[1]).toBe(CONTENT_SECURITY_POLICY);
     expect(html).not.toMatch(/<script(?![^>]*\bsrc=)/);
   });
