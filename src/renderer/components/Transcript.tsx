@@ -58,14 +58,18 @@ export function Transcript({ bridge, chat, snap, scrollToMessage }: { bridge: Lo
     if (indices.length) chat.ensureRange(Math.min(...indices), Math.max(...indices));
   }, [items, model, chat]);
 
-  // Open at the message asked for, once loaded (markers before it shift its row).
+  // Open at the message asked for, once loaded (markers before it shift its row), and keep
+  // it there while the rows around it load and are measured, until the user scrolls.
   const scrolledTo = useRef(false);
+  const pinnedRow = useRef<number | null>(null);
   useLayoutEffect(() => {
     if (scrollToMessage === undefined || scrolledTo.current || !snap.loaded) return;
     scrolledTo.current = true;
     const markersBefore = snap.markers.filter((m) => m.index <= scrollToMessage).length;
-    virtualizer.scrollToIndex(Math.min(scrollToMessage, snap.total - 1) + markersBefore, { align: 'center' });
+    pinnedRow.current = Math.min(scrollToMessage, snap.total - 1) + markersBefore;
+    virtualizer.scrollToIndex(pinnedRow.current, { align: 'center' });
   }, [scrollToMessage, snap.loaded, snap.markers, snap.total, virtualizer]);
+  const unpin = () => (pinnedRow.current = null);
   // Follow new content while at the bottom (and open at the bottom)…
   useLayoutEffect(() => {
     if (snap.loaded && atBottom.current) virtualizer.scrollToIndex(model.count - 1, { align: 'end' });
@@ -74,8 +78,9 @@ export function Transcript({ bridge, chat, snap, scrollToMessage }: { bridge: Lo
   const totalSize = virtualizer.getTotalSize();
   useLayoutEffect(() => {
     const el = scroller.current;
-    if (el && snap.loaded && atBottom.current) el.scrollTop = el.scrollHeight;
-  }, [totalSize, snap.loaded]);
+    if (pinnedRow.current !== null) virtualizer.scrollToIndex(pinnedRow.current, { align: 'center' });
+    else if (el && snap.loaded && atBottom.current) el.scrollTop = el.scrollHeight;
+  }, [totalSize, snap.loaded, virtualizer]);
 
   return (
     <div
@@ -85,6 +90,9 @@ export function Transcript({ bridge, chat, snap, scrollToMessage }: { bridge: Lo
       aria-label="Transcript"
       aria-busy={!snap.loaded}
       tabIndex={0}
+      onWheel={unpin}
+      onPointerDown={unpin}
+      onKeyDown={unpin}
       onScroll={(event) => {
         const el = event.currentTarget;
         atBottom.current = el.scrollHeight - el.scrollTop - el.clientHeight < BOTTOM_SLACK_PX;
