@@ -23,17 +23,30 @@ export interface TurnOutcome {
   error?: string;
 }
 
-export async function runUserTurn(session: AgentSession, text: string): Promise<TurnOutcome> {
+export function runUserTurn(session: AgentSession, text: string): Promise<TurnOutcome> {
+  return runTurn(session, () => {
+    const message: UserMessage = { role: 'user', content: wrapUserInput(text) };
+    const resend = isUnansweredRepeat(session, message);
+    session.audit.write('user_message', { text, ...(resend ? { resend } : {}) });
+    if (!resend) session.append(message);
+  });
+}
+
+/**
+ * One turn: `prepare` puts the user's message in place (or nothing, for a reply turn), then
+ * the model and tools run until the turn is answered, stopped or fails. The turn's end is
+ * emitted before the listing label is written, in the background, so the label never keeps
+ * the session busy: the next message goes through at once and cancels it (it is due again
+ * at a later turn).
+ */
+async function runTurn(session: AgentSession, prepare: () => void): Promise<TurnOutcome> {
   const signal = session.beginTurn();
   session.host.emit({ type: 'turn', sessionId: session.id, phase: 'start' });
   let error: string | undefined;
   let answered = false;
   try {
     session.userTurns++;
-    const message: UserMessage = { role: 'user', content: wrapUserInput(text) };
-    const resend = isUnansweredRepeat(session, message);
-    session.audit.write('user_message', { text, ...(resend ? { resend } : {}) });
-    if (!resend) session.append(message);
+    prepare();
     answered = (await runUntilDone(session, signal)) === 'answered';
   } catch (err) {
     if (isAbort(err, signal)) reportStop(session, { event: 'session_abort', reason: STOPPED_REASON });
@@ -43,8 +56,6 @@ export async function runUserTurn(session: AgentSession, text: string): Promise<
     session.endTurn();
     session.host.emit({ type: 'turn', sessionId: session.id, phase: 'end', ...(error ? { error } : {}) });
   }
-  // The label is written once the turn has ended and never keeps the session busy: the
-  // next message goes through at once and cancels it (it is due again at a later turn).
   if (answered) session.runInBackground((summarySignal) => refreshListingSummary(session, summarySignal));
   return error ? { error } : {};
 }
@@ -150,26 +161,9 @@ function stopped(session: AgentSession, stop: TurnStop): 'stopped' {
 
 /**
  * A turn answering the user message the context already ends with (a branch made by edit
- * or regenerate, docs/DESIGN.md "Branches"): nothing is appended before the request, so
+ * or regenerate, docs/DESIGN.md#branches-in-the-ui): nothing is appended before the request, so
  * the request ends with that user message.
  */
-export async function runReplyTurn(session: AgentSession): Promise<TurnOutcome> {
-  const signal = session.beginTurn();
-  session.host.emit({ type: 'turn', sessionId: session.id, phase: 'start' });
-  let error: string | undefined;
-  let answered = false;
-  try {
-    session.userTurns++;
-    answered = (await runUntilDone(session, signal)) === 'answered';
-  } catch (err) {
-    if (isAbort(err, signal)) reportStop(session, { event: 'session_abort', reason: STOPPED_REASON });
-    else error = errorMessage(err);
-  } finally {
-    error ??= keepStoppedReply(session, signal);
-    session.endTurn();
-    session.host.emit({ type: 'turn', sessionId: session.id, phase: 'end', ...(error ? { error } : {}) });
-  }
-  // As after a user turn: the label in the background, never keeping the session busy.
-  if (answered) session.runInBackground((summarySignal) => refreshListingSummary(session, summarySignal));
-  return error ? { error } : {};
+export function runReplyTurn(session: AgentSession): Promise<TurnOutcome> {
+  return runTurn(session, () => {});
 }
