@@ -3,39 +3,22 @@
  * one line naming the file, the import and the rule, and pass a clean tree. Without these,
  * a checker that stopped looking would pass silently.
  */
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { runCheck, writeTree } from './fixture-tree';
 
 const SCRIPT = path.resolve(__dirname, '../../scripts/check-layers.mjs');
 let root: string;
 
 afterEach(() => fs.rmSync(root, { recursive: true, force: true }));
 
-/** A tree of files under a fresh root: paths relative to it, each with its source. */
 function tree(files: Record<string, string>): string {
-  root = fs.mkdtempSync(path.join(os.tmpdir(), 'loom-layers-'));
-  for (const [file, text] of Object.entries(files)) {
-    fs.mkdirSync(path.dirname(path.join(root, file)), { recursive: true });
-    fs.writeFileSync(path.join(root, file), text);
-  }
+  root = writeTree('loom-layers-', files);
   return root;
 }
 
-function check(dir: string) {
-  const run = spawnSync(process.execPath, [SCRIPT, dir], { encoding: 'utf8' });
-  return {
-    code: run.status,
-    out: run.stdout,
-    problems: run.stderr
-      .split('\n')
-      .slice(1)
-      .map((l) => l.trim())
-      .filter(Boolean),
-  };
-}
+const check = (dir: string) => runCheck(SCRIPT, dir);
 
 /** Each module of the order importing the one below it, as the real tree does. */
 const CLEAN = {

@@ -3,11 +3,10 @@
  * a missing docs page or of a missing heading fails with one line each; a tree whose
  * citations all lead into it passes.
  */
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { runCheck, writeTree } from './fixture-tree';
 
 const SCRIPT = path.resolve(__dirname, '../../scripts/check-references.mjs');
 // Spelled out of parts, so that the check, which reads this file too, finds in it no
@@ -20,26 +19,11 @@ let root: string;
 afterEach(() => fs.rmSync(root, { recursive: true, force: true }));
 
 function tree(files: Record<string, string>): string {
-  root = fs.mkdtempSync(path.join(os.tmpdir(), 'loom-refs-'));
-  for (const [file, text] of Object.entries(files)) {
-    fs.mkdirSync(path.dirname(path.join(root, file)), { recursive: true });
-    fs.writeFileSync(path.join(root, file), text);
-  }
+  root = writeTree('loom-refs-', files);
   return root;
 }
 
-function check(dir: string) {
-  const run = spawnSync(process.execPath, [SCRIPT, dir], { encoding: 'utf8' });
-  return {
-    code: run.status,
-    out: run.stdout,
-    problems: run.stderr
-      .split('\n')
-      .slice(1)
-      .map((l) => l.trim())
-      .filter(Boolean),
-  };
-}
+const check = (dir: string) => runCheck(SCRIPT, dir);
 
 const CLEAN = {
   'docs/DESIGN.md': '# Design\n\n## Compaction\n\n### Token estimates\n\n## Export format\n\n```sh\n# not a heading\n```\n',
