@@ -115,6 +115,7 @@ const instantSummariser: SummaryClient = {
     message: { role: 'assistant', content: SUMMARY },
     finishReason: 'stop',
     usage: { prompt_tokens: 0, completion_tokens: 0, estimated: true },
+    timing: { latencyMs: 0, generationMs: 0 },
   }),
 };
 

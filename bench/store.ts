@@ -62,6 +62,8 @@ function seed({ store, baseline }: Stores): string {
     compactions: [],
     plan: store.getPlan(id),
     usage: store.getUsage(id),
+    transcript_facts: store.getTranscriptFacts(id),
+    model_changes: [],
   });
   for (let start = 0; start < SESSIONS; start += SEED_BATCH) {
     const records = store.db.transaction(() => {

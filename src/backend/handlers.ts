@@ -9,6 +9,7 @@ import type { AppInfo, ExportFile, ExportFormat, Handlers } from '../shared/cont
 import { exportFileName } from '../shared/export-name';
 import type { LoomEngine } from '../core/engine';
 import { LoomError } from '../core/errors';
+import { listModels, testConnection } from '../core/model/model-list';
 import type { SessionStore } from '../core/store/session-store';
 import type { SettingsService } from './settings-service';
 
@@ -22,6 +23,8 @@ export interface HandlerDeps {
   projectDir: string;
   /** Desktop only: drags this export out of the window as a file. */
   startDrag?: (file: ExportFile) => void;
+  /** Bound on listing a server's models (default model-list.ts's); tests make it short. */
+  modelListTimeoutMs?: number;
 }
 
 export function createHandlers(deps: HandlerDeps): Handlers {
@@ -47,12 +50,18 @@ export function createHandlers(deps: HandlerDeps): Handlers {
     'sessions.search': (input) => store.search(input.query, { includeArchived: input.includeArchived, limit: input.limit }),
     'sessions.info': (input) => {
       const sessionId = id(input.id);
-      return { ...store.getMeta(sessionId), compactions: store.getCompactions(sessionId), usage: store.getUsage(sessionId) };
+      return {
+        ...store.getMeta(sessionId),
+        compactions: store.getCompactions(sessionId),
+        usage: store.getUsage(sessionId),
+        model_changes: store.getModelChanges(sessionId),
+      };
     },
     'sessions.transcript': (input) => {
       const sessionId = id(input.id);
       const total = store.getMeta(sessionId).message_count;
-      return { total, offset: input.offset, messages: store.getTranscript(sessionId, input.offset, input.limit) };
+      const messages = store.getTranscript(sessionId, input.offset, input.limit);
+      return { total, offset: input.offset, messages, facts: store.getTranscriptFacts(sessionId, input.offset, input.limit) };
     },
     'sessions.rename': (input) => engine.rename(input.id, input.title),
     'sessions.fork': (input) => engine.fork(input.id, input.at),
@@ -63,6 +72,7 @@ export function createHandlers(deps: HandlerDeps): Handlers {
     'sessions.export': (input) => exportFile(input.id, input.format),
     'sessions.import': (input) => engine.importSession(input.text).meta,
     'sessions.delete': (input) => ({ deleted: engine.deleteSession(input.id) }),
+    'sessions.setModel': (input) => engine.setSessionModel(input.id, input.model),
     'sessions.startDrag': (input) => {
       if (!deps.startDrag) throw new LoomError('Dragging a file out of the window works in the desktop app; here, use Export.', 'unsupported');
       deps.startDrag(exportFile(input.id));
@@ -100,6 +110,9 @@ export function createHandlers(deps: HandlerDeps): Handlers {
       );
       return { reverted: relativeTo(projectDir, reverted), leftAlone: leftAlone.map((file, i) => ({ path: leftAloneFiles[i], reason: file.reason })) };
     },
+
+    'models.list': async (input) => ({ models: await listModels({ ...settings.serverFor(input), timeoutMs: deps.modelListTimeoutMs }) }),
+    'models.test': (input) => testConnection({ ...settings.serverFor(input), timeoutMs: deps.modelListTimeoutMs }, input.model),
 
     'settings.get': () => settings.view(),
     'settings.set': (input) => {

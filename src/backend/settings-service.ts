@@ -34,15 +34,21 @@ export class SettingsService {
     return {
       baseUrl,
       model: this.overrides.model ?? this.saved.model ?? nonEmpty(env.LOOM_MODEL) ?? DEFAULTS.model,
-      apiKey: keyFor(baseUrl, [
-        { key: this.overrides.apiKey, url: this.launchUrl },
-        { key: this.saved.apiKey, url: this.saved.baseUrl ?? this.environmentUrl() },
-        { key: nonEmpty(env.LOOM_API_KEY) ?? nonEmpty(env.OPENAI_API_KEY), url: this.launchUrl },
-      ]),
+      apiKey: this.keyFor(baseUrl),
       maxContextTokens: this.overrides.maxContextTokens ?? this.saved.maxContextTokens ?? DEFAULTS.maxContextTokens,
       mode: this.overrides.mode ?? this.saved.mode ?? DEFAULTS.mode,
       passEnv: this.overrides.passEnv ?? this.saved.passEnv ?? [],
     };
+  }
+
+  /**
+   * The server a connection test or model list asks, and the key it may send there: the
+   * key typed for it, else the one Loom holds for that very URL (api-key-scope.ts), so a
+   * URL typed in the dialog never gets another server's key.
+   */
+  serverFor(probe: { baseUrl?: string; apiKey?: string }): { baseUrl: string; apiKey: string } {
+    const baseUrl = probe.baseUrl ?? this.engine().baseUrl;
+    return { baseUrl, apiKey: probe.apiKey ?? this.keyFor(baseUrl) };
   }
 
   /** What the settings dialog shows: never the key itself. */
@@ -77,6 +83,14 @@ export class SettingsService {
     // A value the user sets now wins over this run's override of it.
     for (const key of given) delete (this.overrides as Record<string, unknown>)[key];
     return this.view();
+  }
+
+  private keyFor(baseUrl: string): string {
+    return keyFor(baseUrl, [
+      { key: this.overrides.apiKey, url: this.launchUrl },
+      { key: this.saved.apiKey, url: this.saved.baseUrl ?? this.environmentUrl() },
+      { key: nonEmpty(this.env.LOOM_API_KEY) ?? nonEmpty(this.env.OPENAI_API_KEY), url: this.launchUrl },
+    ]);
   }
 
   private baseUrl(saved: StoredSettings): string {

@@ -17,6 +17,8 @@ export interface ChatOptions {
   prompt?: string;
   resume?: string;
   continueLast?: boolean;
+  /** --model: a resumed session changes to it (a new one starts with it anyway). */
+  model?: string;
 }
 
 /** Exit code when -p was stopped with Ctrl-C (the shell convention for SIGINT). */
@@ -59,11 +61,13 @@ async function openChatSession(engine: LoomEngine, store: SessionStore, opts: Ch
   if (opts.resume !== undefined || opts.continueLast) {
     const id = store.resolveId(opts.resume ?? mostRecentId(store));
     view.line(`Resuming session ${id}.`);
-    const meta = await engine.openSession(id).catch((err) => {
+    const opened = await engine.openSession(id).catch((err) => {
       throw withInUseAdvice(err, id);
     });
+    const meta = opts.model === undefined || opts.model === opened.model ? opened : engine.setSessionModel(id, opts.model);
     const name = meta.title ?? meta.summary;
-    view.line(`Session ${meta.id}${name ? ` (${name})` : ''}: ${meta.message_count} messages so far.${hint}`);
+    const model = meta === opened ? `model ${meta.model ?? '-'}` : `model changed from ${opened.model ?? '-'} to ${meta.model ?? '-'}`;
+    view.line(`Session ${meta.id}${name ? ` (${name})` : ''}: ${meta.message_count} messages so far, ${model}.${hint}`);
     return meta.id;
   }
   const meta = engine.createSession();

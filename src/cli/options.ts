@@ -29,6 +29,8 @@ export interface ChatAction {
   prompt?: string;
   resume?: string;
   continueLast?: boolean;
+  /** --model given on the command line: a resumed session takes it as its own model (recorded). */
+  model?: string;
 }
 
 /** `--doctor`: check loom.db and salvage a damaged one; it must not open the store. */
@@ -127,7 +129,7 @@ function addModelOptions(program: Command): void {
     .optionsGroup('Model and data:')
     .option('--data-dir <dir>', 'data directory (overrides $LOOM_HOME)')
     .option('--base-url <url>', `OpenAI-compatible server (env LOOM_BASE_URL; default ${DEFAULTS.baseUrl})`)
-    .option('--model <name>', `model name (env LOOM_MODEL; default ${DEFAULTS.model})`)
+    .option('--model <name>', `model name (env LOOM_MODEL; default ${DEFAULTS.model}); with --resume/--continue, that session's model from now on`)
     .option('--api-key <key>', 'API key (env LOOM_API_KEY, then OPENAI_API_KEY)')
     .option('--max-context-tokens <n>', `working-context budget in tokens (default ${DEFAULTS.maxContextTokens})`)
     .addOption(new Option('--mode <mode>', 'permission mode').choices(PERMISSION_MODES).default(DEFAULTS.mode));
@@ -274,6 +276,7 @@ function toChatAction(raw: RawOptions): ChatAction {
   if (raw.prompt !== undefined) action.prompt = nonEmpty(raw.prompt, '-p/--prompt', 'a prompt');
   if (raw.resume !== undefined) action.resume = sessionId(raw.resume, '--resume');
   if (raw.continue) action.continueLast = true;
+  if (raw.model !== undefined) action.model = nonEmpty(raw.model, '--model', 'a model name');
   return action;
 }
 

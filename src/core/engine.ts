@@ -53,7 +53,6 @@ interface PendingAnswer {
 export class LoomEngine {
   readonly store: SessionStore;
   private config: LoomConfig;
-  private client: ModelClient;
   private readonly memory: MemoryStore;
   /**
    * The lease owner: the caller's label plus host and pid, so that two processes never
@@ -84,7 +83,6 @@ export class LoomEngine {
     this.owner = `${opts.owner ?? 'loom'}@${os.hostname()}:${process.pid}`;
     this.tools = selectTools(opts.config.tools);
     this.prices = loadPriceTable(path.join(opts.store.dataDir, PRICES_FILE));
-    this.client = clientFor(opts.config, this.prices);
     this.memory = new MemoryStore(opts.store.db);
   }
 
@@ -345,8 +343,26 @@ export class LoomEngine {
    */
   updateConfig(patch: Partial<Pick<LoomConfig, 'baseUrl' | 'model' | 'apiKey' | 'maxContextTokens' | 'mode' | 'passEnv'>>): void {
     this.config = { ...this.config, ...patch };
-    this.client = clientFor(this.config, this.prices);
-    for (const { agent } of this.sessions.values()) agent.reconfigure(this.config, this.client);
+    for (const [id, { agent }] of this.sessions) agent.reconfigure(this.config, this.clientFor(id));
+  }
+
+  /**
+   * Makes `model` the session's model from its next turn on (docs/DESIGN.md#session-model),
+   * recorded with when and from what; the setting stays the default for new sessions.
+   * Refused while another process works in the session.
+   */
+  setSessionModel(idOrPrefix: string, model: string): SessionMeta {
+    const id = this.store.resolveId(idOrPrefix);
+    const name = model.trim();
+    if (!name) throw new LoomError('A model name is required.', 'usage');
+    const before = this.store.getMeta(id).model;
+    const changed = this.store.whileFree(id, () => this.store.setModel(id, name));
+    const agent = this.sessions.get(id)?.agent;
+    if (changed && agent) {
+      agent.audit.write('model_change', { from: before, to: name });
+      agent.reconfigure(this.config, this.clientFor(id));
+    }
+    return this.changed(id);
   }
 
   /** Ends work on one session (or all): stops it, marks it saved, releases its lease. */
@@ -379,7 +395,7 @@ export class LoomEngine {
         projectDir,
         config: this.config,
         store: this.store,
-        client: this.client,
+        client: this.clientFor(id),
         memory: this.memory,
         host: this.hostFor(id),
         tools: this.tools,
@@ -406,7 +422,7 @@ export class LoomEngine {
     });
     agent.audit.write('config', {
       base_url: c.baseUrl,
-      model: c.model,
+      model: agent.client.settings.model,
       mode: c.mode,
       tools: this.tools.map((t) => t.name),
       pass_env: c.passEnv ?? [],
@@ -419,6 +435,12 @@ export class LoomEngine {
       max_cost_usd: c.maxCostUsd,
       approve_plan: c.approvePlan,
     });
+  }
+
+  /** A client for the session's own model (the default for a session that records none). */
+  private clientFor(sessionId: string): ModelClient {
+    const model = this.store.getMeta(sessionId).model ?? this.config.model;
+    return clientFor({ ...this.config, model }, this.prices);
   }
 
   /** Tells the listeners how the session is now; returns that. */

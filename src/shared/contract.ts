@@ -10,10 +10,21 @@
 import { z } from 'zod';
 import type { EngineEvent, PendingRequest } from './engine-events';
 import { ENV_VAR_NAME, PERMISSION_MODES, THEMES, type Settings } from './settings';
-import type { BranchPoint, ChatMessage, Compaction, SearchHit, SessionFamily, SessionMeta, SessionUsage } from './types';
+import type {
+  BranchPoint,
+  ChatMessage,
+  Compaction,
+  ConnectionReport,
+  MessageFacts,
+  ModelChange,
+  SearchHit,
+  SessionFamily,
+  SessionMeta,
+  SessionUsage,
+} from './types';
 
 export type { PendingRequest } from './engine-events';
-export type { BranchPoint, SessionFamily } from './types';
+export type { BranchPoint, ConnectionReport, MessageFacts, ModelChange, SessionFamily } from './types';
 export { PERMISSION_MODES, THEMES, type PermissionMode, type Settings, type Theme } from './settings';
 
 export const EXPORT_FORMATS = ['json', 'markdown', 'html'] as const;
@@ -44,6 +55,8 @@ export interface AppInfo {
 export interface SessionInfo extends SessionMeta {
   compactions: Compaction[];
   usage: SessionUsage;
+  /** Each change of the session's model, oldest first. */
+  model_changes: ModelChange[];
 }
 
 export interface TranscriptPage {
@@ -51,6 +64,13 @@ export interface TranscriptPage {
   total: number;
   offset: number;
   messages: ChatMessage[];
+  /** Aligned with `messages`: each one's facts, null where none were recorded. */
+  facts: (MessageFacts | null)[];
+}
+
+/** The model server's models, sorted by name. */
+export interface ModelList {
+  models: string[];
 }
 
 export interface ContextState {
@@ -103,6 +123,13 @@ const bySession = z.strictObject({ id: sessionId });
 const includeArchived = z.boolean().optional();
 /** A transcript index (0 is the system prompt); bounded like the store's counts. */
 const messageIndex = z.int().min(0).max(100_000_000);
+const modelName = z.string().trim().min(1, 'A model name is required.').max(200, 'A model name can have at most 200 characters.');
+const baseUrl = z.url({ protocol: /^https?$/, error: 'The base URL must be an http(s) URL.' }).max(2000);
+/**
+ * A server to ask about its models: the dialog's URL (default: the one in use) and the key
+ * typed for it (none given: the stored key, only when it belongs to that URL; '': no key).
+ */
+const modelServer = { baseUrl: baseUrl.optional(), apiKey: z.string().max(4000).optional() };
 const messageText = z
   .string()
   .max(200_000, 'The message is too long.')
@@ -153,6 +180,8 @@ export const contract = {
     IMPORT_MAX_BODY_BYTES + 1024,
   ),
   'sessions.delete': method<{ deleted: string }>()(bySession),
+  /** The session's model from its next turn on; recorded (sessions.info's model_changes). */
+  'sessions.setModel': method<SessionMeta>()(z.strictObject({ id: sessionId, model: modelName })),
   /** Desktop only: drags the JSON export out of the window as a file. */
   'sessions.startDrag': method<{ started: boolean }>()(bySession),
 
@@ -185,14 +214,16 @@ export const contract = {
   /** Puts every changed file back as it was (created files removed); refused during a turn. */
   'chat.revert': method<RevertedFiles>()(z.strictObject({ sessionId })),
 
+  /** The server's models (GET /models), time-bounded; an error says what is wrong. */
+  'models.list': method<ModelList>()(z.strictObject(modelServer)),
+  /** The connection test: lists the models and checks the model is among them; a failure is an answer, not an error. */
+  'models.test': method<ConnectionReport>()(z.strictObject({ ...modelServer, model: modelName })),
+
   'settings.get': method<Settings>()(none),
   'settings.set': method<Settings>()(
     z.strictObject({
-      baseUrl: z
-        .url({ protocol: /^https?$/, error: 'The base URL must be an http(s) URL.' })
-        .max(2000)
-        .optional(),
-      model: z.string().trim().min(1, 'A model name is required.').max(200).optional(),
+      baseUrl: baseUrl.optional(),
+      model: modelName.optional(),
       /** An empty string removes the stored key. */
       apiKey: z.string().max(4000).optional(),
       maxContextTokens: z.int().min(1000, 'Use at least 1000 context tokens.').max(10_000_000).optional(),

@@ -2,7 +2,7 @@
  * Events the engine (src/core/engine.ts) sends to whatever front end drives it: the REPL,
  * the Electron renderer, the browser mode. Plain data, so they cross IPC and SSE unchanged.
  */
-import type { ChatMessage, SessionMeta, SessionUsage } from './types';
+import type { ChatMessage, MessageFacts, SessionMeta, SessionUsage } from './types';
 
 export type EngineEvent =
   /**
@@ -10,8 +10,8 @@ export type EngineEvent =
    * a window that fetched the reply so far (reloaded) adds only the pieces it lacks.
    */
   | { type: 'text'; sessionId: string; delta: string; at: number }
-  /** A message committed to the store (user, assistant, tool result). */
-  | { type: 'message'; sessionId: string; message: ChatMessage }
+  /** A message committed to the store (user, assistant, tool result), with the facts recorded with it. */
+  | { type: 'message'; sessionId: string; message: ChatMessage; facts: MessageFacts }
   | { type: 'tool_start'; sessionId: string; callId: string; name: string; args: string }
   | { type: 'tool_end'; sessionId: string; callId: string; name: string; result: string }
   /** The engine waits for answerApproval(requestId, allow). */

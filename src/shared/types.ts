@@ -52,6 +52,50 @@ export interface Compaction {
   transcript_index?: number;
 }
 
+/**
+ * What Loom knows about one transcript message beside its content (docs/DESIGN.md#per-message-facts):
+ * when it was appended and, for a model's reply, the request that produced it. Messages
+ * stored before Loom recorded facts have none.
+ */
+export interface MessageFacts {
+  /** When the message was appended (ISO time). */
+  at: string;
+  /** The reply's model. */
+  model?: string;
+  prompt_tokens?: number;
+  completion_tokens?: number;
+  cost_usd?: number;
+  /** From sending the request to the first token of the reply. */
+  latency_ms?: number;
+  /** Reply tokens per second, from the first token to the last; absent when too quick to measure. */
+  tokens_per_second?: number;
+  /** True when the token counts are Loom's estimate (the server reported no usage). */
+  estimated?: boolean;
+}
+
+/** A session's model changed (docs/DESIGN.md#session-model): when, from what, to what, and where in the transcript. */
+export interface ModelChange {
+  at: string;
+  /** Null when the session had no model recorded. */
+  from: string | null;
+  to: string;
+  /** The transcript length at the change: it applies from the message at that index on. */
+  transcript_index: number;
+}
+
+/** What can stop Loom from using a model server, as the connection test names it. */
+export const CONNECTION_PROBLEMS = ['unreachable', 'refused', 'timeout', 'http', 'bad_response', 'missing_model'] as const;
+export type ConnectionProblem = (typeof CONNECTION_PROBLEMS)[number];
+
+/** The settings dialog's connection test (docs/DESIGN.md#model-picker): one sentence, and the server's models when it listed them. */
+export interface ConnectionReport {
+  ok: boolean;
+  /** What is wrong, when something is. */
+  problem?: ConnectionProblem;
+  message: string;
+  models: string[];
+}
+
 export const TODO_STATUSES = ['pending', 'in_progress', 'done', 'cancelled', 'failed'] as const;
 export type TodoStatus = (typeof TODO_STATUSES)[number];
 
@@ -94,6 +138,9 @@ export interface SessionRecord extends SessionMeta {
   compactions: Compaction[];
   plan: PlanState;
   usage: SessionUsage;
+  /** Aligned with `transcript`: each message's facts, null where none were recorded. */
+  transcript_facts: (MessageFacts | null)[];
+  model_changes: ModelChange[];
 }
 
 export interface SearchHit extends SessionMeta {

@@ -124,7 +124,7 @@ describe('AuditLog', () => {
   });
 
   test('the event list and the default folder', () => {
-    expect(AUDIT_EVENTS).toHaveLength(15);
+    expect(AUDIT_EVENTS).toHaveLength(16);
     expect(auditDir('/data')).toBe(path.join('/data', 'audit'));
     expect(auditDir('/data', '/logs/loom')).toBe('/logs/loom');
   });

@@ -44,11 +44,30 @@ describe('--resume and --continue', () => {
     ctx.server.enqueue({ text: 'Second answer.' });
     const run = await runLoom(ctx.ws, ctx.server.baseUrl, ['--resume', id.slice(0, 8)], 'second question\n');
     expect(run.code).toBe(0);
-    expect(run.stdout).toContain(`Session ${id} (Test session): 3 messages so far.`);
+    expect(run.stdout).toContain(`Session ${id} (Test session): 3 messages so far, model gemma4.`);
     expect(run.stdout).toContain('Assistant: Second answer.');
     const sent = chatBodies()[1].messages;
     expect(sent.map((m: any) => m.role)).toEqual(['system', 'user', 'assistant', 'user']);
     expect(sent[2].content).toBe('First answer.');
+  });
+
+  it("--model with --resume makes that the session's model from now on, recorded; a later resume keeps it", async () => {
+    ctx.server.enqueue({ text: 'First answer.' }, SUMMARY);
+    const id = announcedId((await runLoom(ctx.ws, ctx.server.baseUrl, ['-p', 'first question'])).stderr);
+
+    ctx.server.enqueue({ text: 'Second answer.' });
+    const run = await runLoom(ctx.ws, ctx.server.baseUrl, ['--resume', id, '--model', 'scripted-model'], 'second question\n');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain(`Session ${id} (Test session): 3 messages so far, model changed from gemma4 to scripted-model.`);
+    expect(chatBodies().map((b) => b.model)).toEqual(['gemma4', 'scripted-model']);
+    const recorded = inStore(ctx.ws, (store) => ({ model: store.getMeta(id).model, changes: store.getModelChanges(id) }));
+    expect(recorded.model).toBe('scripted-model');
+    expect(recorded.changes).toEqual([{ at: expect.any(String), from: 'gemma4', to: 'scripted-model', transcript_index: 3 }]);
+
+    // Without --model the session keeps its own model, whatever the default is.
+    ctx.server.enqueue({ text: 'Third answer.' });
+    await runLoom(ctx.ws, ctx.server.baseUrl, ['--resume', id], 'third question\n');
+    expect(chatBodies().at(-1).model).toBe('scripted-model');
   });
 
   it('--continue picks the most recently updated session', async () => {

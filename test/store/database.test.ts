@@ -184,12 +184,14 @@ describe('migrations', () => {
     const store = openStore();
     const { id } = store.create({ messages: conversation('the parser') });
     const before = store.getTranscript(id);
-    // As version 3 wrote it.
-    store.db.exec('ALTER TABLE messages DROP COLUMN stopped; UPDATE schema_version SET version = 3');
+    // As version 3 wrote it (without version 4's column and version 5's facts and model changes).
+    store.db.exec(
+      'ALTER TABLE messages DROP COLUMN stopped; ALTER TABLE messages DROP COLUMN facts; DROP TABLE model_changes; UPDATE schema_version SET version = 3',
+    );
     store.close();
 
     const migrated = openStore(store.dataDir);
-    expect(readSchemaVersion(migrated.db)).toBe(4);
+    expect(readSchemaVersion(migrated.db)).toBe(MIGRATIONS.at(-1)!.version);
     expect(migrated.getTranscript(id)).toEqual(before);
     const stopped: ChatMessage = { role: 'assistant', content: 'Half a repl', stopped: true };
     migrated.appendMessage(id, user('Go on'));

@@ -47,6 +47,8 @@ describe('JSON export', () => {
       'compactions',
       'plan',
       'usage',
+      'transcript_facts',
+      'model_changes',
     ]);
     const { message_count, ...record } = store.get(id);
     expect(message_count).toBe(5);

@@ -11,7 +11,8 @@
  *
  * Each POST /v1/chat/completions takes the next queued reply; with none queued it answers
  * 500 "scripted server: no reply queued" so a test that under-scripts fails loudly.
- * Only chat-completion requests are recorded in `requests` (GET /v1/models is not).
+ * Only chat-completion requests are recorded in `requests`; GET /v1/models requests go to
+ * `modelRequests`, and `models` says how that route answers (the list, an error status, a hang).
  */
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
@@ -87,10 +88,23 @@ export interface ReceivedRequest {
   streamed?: { bytes: number; completed: boolean };
 }
 
+/** How GET /v1/models answers: these ids (default gemma4, scripted-model), or an error status, or never. */
+export interface ScriptedModels {
+  ids: string[];
+  /** Answer with this HTTP error status instead (401: the key was refused). */
+  status?: number;
+  /** Accept the request and answer only after this long (the socket is destroyed then). */
+  hangMs?: number;
+}
+
 export interface ScriptedServer {
   /** e.g. http://127.0.0.1:40123/v1 */
   readonly baseUrl: string;
   readonly requests: ReceivedRequest[];
+  /** GET /v1/models requests, in order. */
+  readonly modelRequests: ReceivedRequest[];
+  /** Change it to make the models route answer otherwise. */
+  models: ScriptedModels;
   enqueue(...replies: ScriptedReply[]): void;
   /** Replies still queued. */
   pending(): number;
@@ -105,6 +119,7 @@ const MODEL_IDS = ['gemma4', 'scripted-model'];
 export async function startScriptedServer(): Promise<ScriptedServer> {
   const queue: ScriptedReply[] = [];
   const requests: ReceivedRequest[] = [];
+  const modelRequests: ReceivedRequest[] = [];
   const sockets = new Set<Socket>();
   const timers = new Set<NodeJS.Timeout>();
   const waiters = new Set<() => void>();
@@ -129,9 +144,7 @@ export async function startScriptedServer(): Promise<ScriptedServer> {
   async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const path = (req.url ?? '').split('?')[0];
     const raw = await readBody(req);
-    if (req.method === 'GET' && path === '/v1/models') {
-      return sendJson(res, 200, { object: 'list', data: MODEL_IDS.map((id) => ({ id, object: 'model', owned_by: 'scripted' })) });
-    }
+    if (req.method === 'GET' && path === '/v1/models') return answerModels(req, res);
     if (req.method !== 'POST' || path !== '/v1/chat/completions') {
       return sendError(res, 404, `scripted server: no route ${req.method} ${path}`);
     }
@@ -149,6 +162,18 @@ export async function startScriptedServer(): Promise<ScriptedServer> {
     if (!reply) return sendError(res, 500, 'scripted server: no reply queued');
     if (reply.respond) reply = await reply.respond(body, received);
     await answer(reply, received, res);
+  }
+
+  async function answerModels(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    modelRequests.push({ method: 'GET', path: '/v1/models', headers: req.headers, body: null, at: Date.now() });
+    const { ids, status, hangMs } = scripted.models;
+    if (hangMs !== undefined) {
+      await sleep(hangMs);
+      res.destroy();
+      return;
+    }
+    if (status !== undefined) return sendError(res, status, `scripted models error ${status}`);
+    sendJson(res, 200, { object: 'list', data: ids.map((id) => ({ id, object: 'model', owned_by: 'scripted' })) });
   }
 
   async function answer(reply: ScriptedReply, received: ReceivedRequest, res: http.ServerResponse): Promise<void> {
@@ -221,9 +246,11 @@ export async function startScriptedServer(): Promise<ScriptedServer> {
   });
   const { port } = server.address() as AddressInfo;
 
-  return {
+  const scripted: ScriptedServer = {
     baseUrl: `http://127.0.0.1:${port}/v1`,
     requests,
+    modelRequests,
+    models: { ids: [...MODEL_IDS] },
     enqueue: (...replies) => void queue.push(...replies),
     pending: () => queue.length,
     waitForRequests(count, timeoutMs = 10_000) {
@@ -252,6 +279,7 @@ export async function startScriptedServer(): Promise<ScriptedServer> {
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+  return scripted;
 }
 
 // --- reply builders ----------------------------------------------------------------------

@@ -6,6 +6,7 @@
  */
 import type { AssistantMessage, ToolCall, UserMessage } from '../../shared/types';
 import { errorMessage } from '../errors';
+import { replyFacts } from '../model/reply-facts';
 import { wrapUserInput } from '../security/untrusted';
 import { reportStop, stopBeforeRequest, stopBeforeTool, type TurnStop } from './caps';
 import { fitContext } from './context-guard';
@@ -101,6 +102,7 @@ async function runUntilDone(session: AgentSession, signal: AbortSignal): Promise
 
 async function requestReply(session: AgentSession, signal: AbortSignal): Promise<AssistantMessage> {
   session.replyInFlight = '';
+  const model = session.client.settings.model;
   const result = await callModel(session, 'chat', {
     messages: [...session.messages],
     tools: session.toolSpecs,
@@ -118,7 +120,7 @@ async function requestReply(session: AgentSession, signal: AbortSignal): Promise
   const { content, tool_calls } = result.message;
   // An empty reply is stored as '' (not null without tool calls, which some servers reject).
   const reply: AssistantMessage = tool_calls?.length ? { role: 'assistant', content, tool_calls } : { role: 'assistant', content: content ?? '' };
-  session.append(reply);
+  session.append(reply, replyFacts(model, result.usage, result.charged.cost_usd, result.timing));
   return reply;
 }
 
@@ -133,7 +135,7 @@ function keepStoppedReply(session: AgentSession, signal: AbortSignal): string | 
   session.replyInFlight = '';
   if (!signal.aborted || (!streamed && session.messages.at(-1)?.role !== 'user')) return undefined;
   try {
-    session.append({ role: 'assistant', content: streamed, stopped: true });
+    session.append({ role: 'assistant', content: streamed, stopped: true }, { model: session.client.settings.model });
     return undefined;
   } catch (err) {
     return errorMessage(err);

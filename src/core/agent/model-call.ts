@@ -4,7 +4,7 @@
  * --max-cost-usd and \info see it at once, with the server's prompt_tokens fed back into
  * the context budget.
  */
-import type { CallKind } from '../../shared/types';
+import type { CallKind, CallUsage } from '../../shared/types';
 import type { SummaryClient } from '../context/compactor';
 import { errorMessage } from '../errors';
 import type { ChatRequest, ChatResult, RetryNotice } from '../model/client';
@@ -43,15 +43,17 @@ export function auditedClient(session: AgentSession, kind: CallKind): SummaryCli
   };
 }
 
-/** A chat or summary request whose usage is charged to the session. */
-export async function callModel(session: AgentSession, kind: CallKind, request: ChatRequest): Promise<ChatResult> {
+/** A chat or summary request whose usage is charged to the session; the answer says what was charged. */
+export async function callModel(session: AgentSession, kind: CallKind, request: ChatRequest): Promise<ChatResult & { charged: CallUsage }> {
+  const { settings } = session.client;
   const result = await auditedClient(session, kind).chat(request);
-  session.store.recordUsage(session.id, kind, chargedUsage(session.client.settings, result.usage));
+  const charged = chargedUsage(settings, result.usage);
+  session.store.recordUsage(session.id, kind, charged);
   if (kind === 'chat' && !result.usage.estimated) {
     session.budget.recordServerPromptTokens(result.usage.prompt_tokens, request.messages.length);
   }
   session.emitUsage();
-  return result;
+  return { ...result, charged };
 }
 
 /** True when the error is the user's stop, not a failure. */

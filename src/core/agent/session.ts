@@ -10,7 +10,7 @@ import { ContextBudget } from '../context/budget';
 import type { MemoryStore } from '../memory/memory-store';
 import type { ModelClient, ToolSpec } from '../model/client';
 import { FileSnapshots } from '../security/snapshots';
-import type { SessionStore } from '../store/session-store';
+import type { AppendFacts, SessionStore } from '../store/session-store';
 import { toolSpecs } from '../tools/index';
 import type { Tool } from '../tools/tool';
 import type { AgentHost } from './host';
@@ -54,6 +54,8 @@ export class AgentSession {
   /** --approve-plan: set once the user approved the plan. */
   planApproved = false;
   private turn: AbortController | null = null;
+  /** Settings given during a turn: they take effect when it ends (the next turn's requests use them). */
+  private nextSettings: { config: LoomConfig; client: ModelClient } | null = null;
   /** Work after a turn (the listing summary): never busy, cancelled by the next unit of work. */
   private background: { controller: AbortController; done: Promise<void> } | null = null;
 
@@ -73,12 +75,12 @@ export class AgentSession {
     this.budget = budgetFor(opts.config.maxContextTokens, this.messages);
   }
 
-  /** Commits a message to the store first, then to memory and the listeners. */
-  append(message: ChatMessage): void {
-    this.store.appendMessage(this.id, message);
+  /** Commits a message (and its facts) to the store first, then to memory and the listeners. */
+  append(message: ChatMessage, facts: AppendFacts = {}): void {
+    const recorded = this.store.appendMessage(this.id, message, facts);
     this.messages.push(message);
     this.budget.add(message);
-    this.host.emit({ type: 'message', sessionId: this.id, message });
+    this.host.emit({ type: 'message', sessionId: this.id, message, facts: recorded });
   }
 
   /** After a compaction: the store already holds the new context. */
@@ -86,8 +88,15 @@ export class AgentSession {
     this.messages = [...messages];
   }
 
-  /** New settings (the desktop settings dialog) for the next request. */
+  /**
+   * New settings (the settings dialog) or a new model for this session: at once between
+   * turns, else when the turn running now ends, so a turn never changes model midway.
+   */
   reconfigure(config: LoomConfig, client: ModelClient): void {
+    if (this.busy) {
+      this.nextSettings = { config, client };
+      return;
+    }
     this.config = config;
     this.client = client;
     if (config.maxContextTokens !== this.budget.maxTokens) this.budget = budgetFor(config.maxContextTokens, this.messages);
@@ -144,6 +153,9 @@ export class AgentSession {
 
   endTurn(): void {
     this.turn = null;
+    const next = this.nextSettings;
+    this.nextSettings = null;
+    if (next) this.reconfigure(next.config, next.client);
   }
 
   /** Aborts the model request or tool in flight; the loop stops before the next step. */

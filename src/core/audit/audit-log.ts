@@ -18,6 +18,7 @@ import { redactSecrets } from '../security/secrets';
 export const AUDIT_EVENTS = [
   'session_start',
   'config',
+  'model_change',
   'user_message',
   'llm_request',
   'llm_response',

@@ -55,7 +55,7 @@ function final(error: ModelError): AttemptFailure {
 }
 
 /** The first errno-style code down the cause chain (fetch wraps the socket error). */
-function networkCode(err: unknown): string | undefined {
+export function networkCode(err: unknown): string | undefined {
   for (let e: any = err, depth = 0; e && depth < 5; e = e.cause, depth++) {
     if (typeof e.code === 'string') return e.code;
     if (typeof e.message === 'string' && /socket hang up/i.test(e.message)) return 'ECONNRESET';
@@ -66,7 +66,7 @@ function networkCode(err: unknown): string | undefined {
 }
 
 /** The server's own words: the JSON error's message, else the raw body the SDK kept. */
-function serverMessage(err: APIError): string {
+export function serverMessage(err: APIError): string {
   const body: any = err.error;
   if (typeof body?.message === 'string') return body.message;
   if (typeof body === 'string') return body;

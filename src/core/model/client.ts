@@ -64,10 +64,19 @@ export interface ChatRequest {
   onRetry?: (notice: RetryNotice) => void;
 }
 
+/** How long the answered attempt took: to its first token, and from that token to the end. */
+export interface ReplyTiming {
+  /** From sending the request to the first reply text or tool-call data; null when the reply had none. */
+  latencyMs: number | null;
+  /** From the first token to the end of the reply. */
+  generationMs: number;
+}
+
 export interface ChatResult {
   message: AssistantMessage;
   finishReason: string | null;
   usage: ReplyUsage;
+  timing: ReplyTiming;
 }
 
 const DEFAULT_MAX_RETRIES = 3;
@@ -79,20 +88,7 @@ export class ModelClient {
   private readonly retryTiming: RetryTiming;
 
   constructor(readonly settings: ModelSettings) {
-    this.openai = new OpenAI({
-      baseURL: settings.baseUrl,
-      // Local servers need no key, but the SDK refuses to start without one.
-      apiKey: settings.apiKey || 'no-key',
-      // ...and without a key nothing is sent: no placeholder `Authorization` header at all.
-      defaultHeaders: settings.apiKey ? undefined : { Authorization: null },
-      // Never forward OPENAI_ORG_ID / OPENAI_PROJECT_ID from the environment to any server.
-      organization: null,
-      project: null,
-      maxRetries: 0,
-      timeout: settings.timeoutMs,
-      // The SDK would print unparsable chunks to the console; the error says it instead.
-      logLevel: 'off',
-    });
+    this.openai = openaiFor(settings);
     this.retryTiming = {
       baseMs: settings.retryBaseMs ?? DEFAULT_RETRY_TIMING.baseMs,
       maxDelayMs: settings.retryMaxDelayMs ?? DEFAULT_RETRY_TIMING.maxDelayMs,
@@ -117,9 +113,15 @@ export class ModelClient {
     const limits = this.limitsFor(req);
     const guard = new RequestGuard(req.signal, limits);
     const reply = new ReplyAssembler();
+    const startedAt = performance.now();
+    let firstTokenAt: number | null = null;
     let answering = false;
     let emitted = false;
+    const noteFirstToken = () => {
+      if (firstTokenAt === null && reply.started) firstTokenAt = performance.now();
+    };
     const emit = (text: string) => {
+      noteFirstToken();
       if (!text) return;
       emitted = true;
       try {
@@ -150,9 +152,11 @@ export class ModelClient {
       if (guard.signal.aborted) return { ok: false, emitted, ...classifyFailure(undefined, this.context(guard, limits, answering)) };
       if (!reply.recognised) return { ok: false, emitted, error: badResponse(this.settings.baseUrl), retryable: false };
       const message = reply.message();
+      const endedAt = performance.now();
+      const timing = { latencyMs: firstTokenAt === null ? null : firstTokenAt - startedAt, generationMs: endedAt - (firstTokenAt ?? endedAt) };
       return {
         ok: true,
-        result: { message, finishReason: reply.finishReason, usage: resolveUsage(reply.usage, req, message) },
+        result: { message, finishReason: reply.finishReason, usage: resolveUsage(reply.usage, req, message), timing },
       };
     } catch (err) {
       if (err instanceof CallerError) throw err.cause;
@@ -184,6 +188,24 @@ export class ModelClient {
     if (req.maxTokens !== undefined) body.max_tokens = req.maxTokens;
     return body;
   }
+}
+
+/** The SDK's client for one server, with only what Loom means to send: the key (if any), nothing from the environment. */
+export function openaiFor(server: { baseUrl: string; apiKey: string; timeoutMs: number }): OpenAI {
+  return new OpenAI({
+    baseURL: server.baseUrl,
+    // Local servers need no key, but the SDK refuses to start without one.
+    apiKey: server.apiKey || 'no-key',
+    // ...and without a key nothing is sent: no placeholder `Authorization` header at all.
+    defaultHeaders: server.apiKey ? undefined : { Authorization: null },
+    // Never forward OPENAI_ORG_ID / OPENAI_PROJECT_ID from the environment to any server.
+    organization: null,
+    project: null,
+    maxRetries: 0,
+    timeout: server.timeoutMs,
+    // The SDK would print unparsable chunks to the console; the error says it instead.
+    logLevel: 'off',
+  });
 }
 
 /** An exception from the caller's onText: passed through untouched, never retried. */

@@ -23,7 +23,7 @@ const MAX_SERVER_TEXT = 300;
  * Text the server chose to send is untrusted: no control characters (no terminal escapes),
  * one line, bounded, no secrets echoed back.
  */
-function cleanServerText(text: string): string {
+export function cleanServerText(text: string): string {
   const oneLine = text
     .replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ')
     .replace(/\s+/g, ' ')
@@ -46,8 +46,13 @@ const NETWORK_REASONS: Record<string, string> = {
   BAD_PORT: 'fetch refuses that port as unsafe; use another one',
 };
 
+/** A network error code in words: "connection refused". */
+export function networkReason(code: string | undefined): string {
+  return (code && NETWORK_REASONS[code]) ?? (code ? `network error ${code}` : 'network error');
+}
+
 export function unreachable(baseUrl: string, code: string | undefined): ModelError {
-  const reason = (code && NETWORK_REASONS[code]) ?? (code ? `network error ${code}` : 'network error');
+  const reason = networkReason(code);
   return new ModelError(`Cannot reach the model server at ${baseUrl} (${reason}). Start it (e.g. \`ollama serve\`) or pass --base-url.`, 'unreachable');
 }
 

@@ -44,6 +44,11 @@ export class ReplyAssembler {
 
   constructor(private readonly maxChars = MAX_REPLY_CHARS) {}
 
+  /** True once any reply text or tool-call data arrived: the first token's moment. */
+  get started(): boolean {
+    return this.size > 0;
+  }
+
   /**
    * Takes one streamed chunk (or a whole completion, from a server that ignores
    * `stream: true`); returns the text it adds, if any.

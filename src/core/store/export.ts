@@ -1,5 +1,14 @@
 import { z } from 'zod';
-import { CALL_KINDS, SESSION_STATUSES, TODO_STATUSES, type ChatMessage, type Compaction, type SessionRecord } from '../../shared/types';
+import {
+  CALL_KINDS,
+  SESSION_STATUSES,
+  TODO_STATUSES,
+  type ChatMessage,
+  type Compaction,
+  type MessageFacts,
+  type ModelChange,
+  type SessionRecord,
+} from '../../shared/types';
 import { LoomError } from '../errors';
 import { redactSecrets } from '../security/secrets';
 import { checkContext, ContextRuleError, type CheckedContext } from './context-rules';
@@ -41,6 +50,21 @@ const totalsSchema = z.strictObject({
   cost_usd: z.number().nonnegative(),
 });
 
+const tokens = count.optional();
+/** MessageFacts, checked like everything else an import takes (docs/DESIGN.md#per-message-facts). */
+const factsSchema = z.strictObject({
+  at: timestamp,
+  model: z.string().max(200).optional(),
+  prompt_tokens: tokens,
+  completion_tokens: tokens,
+  cost_usd: z.number().nonnegative().optional(),
+  latency_ms: z.number().nonnegative().optional(),
+  tokens_per_second: z.number().nonnegative().optional(),
+  estimated: z.boolean().optional(),
+});
+
+const modelChangeSchema = z.strictObject({ at: timestamp, from: z.string().max(200).nullable(), to: z.string().min(1).max(200), transcript_index: count });
+
 const sessionFields = {
   id: z.string(),
   parent_id: z.string().nullable(),
@@ -68,6 +92,9 @@ const sessionFields = {
   usage: totalsSchema.extend({
     by_kind: z.strictObject(Object.fromEntries(CALL_KINDS.map((k) => [k, totalsSchema])) as Record<(typeof CALL_KINDS)[number], typeof totalsSchema>),
   }),
+  // Optional: exports made before Loom recorded them have neither.
+  transcript_facts: z.array(factsSchema.nullable()).optional(),
+  model_changes: z.array(modelChangeSchema).optional(),
 };
 
 /** Version 2: where a fork's history came from, and how its working context derives from its transcript. */
@@ -77,6 +104,19 @@ const treeFields = {
 };
 
 function placedCompactions(session: z.infer<z.ZodObject<typeof sessionFields>>, ctx: z.RefinementCtx): void {
+  const length = session.transcript.length;
+  if (session.transcript_facts && session.transcript_facts.length !== length) {
+    ctx.addIssue({ code: 'custom', path: ['transcript_facts'], message: `has ${session.transcript_facts.length} entries for ${length} transcript messages` });
+  }
+  session.model_changes?.forEach((c, i) => {
+    if (c.transcript_index > length) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['model_changes', i, 'transcript_index'],
+        message: `${c.transcript_index} is past the end of the transcript (${length} messages)`,
+      });
+    }
+  });
   session.compactions.forEach((c, i) => {
     if (c.transcript_index !== undefined && c.transcript_index > session.transcript.length) {
       ctx.addIssue({
@@ -232,6 +272,8 @@ function renderJson(s: SessionRecord, tree: TreeFields, now: Date): string {
     compactions: s.compactions,
     plan: s.plan,
     usage: s.usage,
+    transcript_facts: s.transcript_facts,
+    model_changes: s.model_changes,
   };
   return `${JSON.stringify({ format: EXPORT_FORMAT, version: EXPORT_VERSION, exported_at: now.toISOString(), session }, null, 2)}\n`;
 }
@@ -263,6 +305,24 @@ function detailLines(s: SessionRecord): [string, string][] {
   ];
 }
 
+/** A message's facts in one short line, as Markdown and HTML both show them; '' when there are none. */
+function factsLine(facts: MessageFacts | null | undefined): string {
+  if (!facts) return '';
+  const parts = [facts.at];
+  if (facts.model) parts.push(facts.model);
+  if (facts.prompt_tokens !== undefined && facts.completion_tokens !== undefined) {
+    parts.push(`${facts.estimated ? '~' : ''}${facts.prompt_tokens} in / ${facts.completion_tokens} out tokens`);
+  }
+  if (facts.cost_usd) parts.push(`$${facts.cost_usd.toFixed(4)}`);
+  if (facts.latency_ms !== undefined) parts.push(`first token after ${Math.round(facts.latency_ms)} ms`);
+  if (facts.tokens_per_second !== undefined) parts.push(`${facts.tokens_per_second.toFixed(1)} tokens/s`);
+  return parts.join(' · ');
+}
+
+function modelChangeLine(c: ModelChange): string {
+  return `${c.at}: model changed from ${c.from ?? 'none'} to ${c.to} (from message ${c.transcript_index + 1})`;
+}
+
 /** When a compaction happened and what it saved, as Markdown and HTML both show it. */
 function compactionHeading(c: Compaction): string {
   return `${c.at}: ${c.before_tokens} → ${c.after_tokens} tokens`;
@@ -280,7 +340,12 @@ function renderMarkdown(s: SessionRecord): string {
   if (s.title && s.summary) out.push(`> ${s.summary}`, '');
   for (const [label, value] of detailLines(s)) out.push(`- **${label}:** ${value}`);
   out.push('', '## Transcript', '');
-  for (const m of s.transcript) out.push(...markdownMessage(m), '');
+  s.transcript.forEach((m, i) => out.push(...markdownMessage(m, factsLine(s.transcript_facts[i])), ''));
+  if (s.model_changes.length) {
+    out.push('## Model changes', '');
+    for (const c of s.model_changes) out.push(`- ${modelChangeLine(c)}`);
+    out.push('');
+  }
   if (s.compactions.length) {
     out.push('## Compactions', '');
     for (const c of s.compactions) {
@@ -296,15 +361,17 @@ function renderMarkdown(s: SessionRecord): string {
   return `${out.join('\n').trimEnd()}\n`;
 }
 
-function markdownMessage(m: ChatMessage): string[] {
-  if (m.role === 'tool') return [`### ${ROLE_LABELS.tool} (\`${m.tool_call_id}\`)`, '', fence(m.content)];
-  const blocks = [`### ${ROLE_LABELS[m.role]}`];
-  if (m.content) blocks.push(m.content);
+function markdownMessage(m: ChatMessage, facts: string): string[] {
+  const heading = m.role === 'tool' ? `### ${ROLE_LABELS.tool} (\`${m.tool_call_id}\`)` : `### ${ROLE_LABELS[m.role]}`;
+  const blocks = [heading];
+  if (m.role === 'tool') blocks.push(fence(m.content));
+  else if (m.content) blocks.push(m.content);
   if (m.role === 'assistant') {
     for (const call of m.tool_calls ?? []) {
       blocks.push(`**Tool call** \`${call.function.name}\` (\`${call.id}\`)`, fence(call.function.arguments, 'json'));
     }
   }
+  if (facts) blocks.push(`*${facts}*`);
   return blocks.flatMap((block, i) => (i ? ['', block] : [block]));
 }
 
@@ -321,14 +388,17 @@ const HTML_STYLE = `
   .user { border-left: 4px solid #2f6fde; } .assistant { border-left: 4px solid #2a9d5b; }
   .tool { border-left: 4px solid #b7791f; } .system { border-left: 4px solid #888; }
   pre { white-space: pre-wrap; word-break: break-word; background: #f3f3f3; padding: .5rem; border-radius: 6px; }
-  .text { white-space: pre-wrap; }
+  .text { white-space: pre-wrap; } .facts { margin: 0; font-size: .8rem; color: #555; }
 `;
 
 function renderHtml(s: SessionRecord): string {
   const details = detailLines(s)
     .map(([k, v]) => `<dt>${escapeHtml(k)}</dt><dd>${escapeHtml(v)}</dd>`)
     .join('');
-  const messages = s.transcript.map(htmlMessage).join('\n');
+  const messages = s.transcript.map((m, i) => htmlMessage(m, factsLine(s.transcript_facts[i]))).join('\n');
+  const modelChanges = s.model_changes.length
+    ? `<h2>Model changes</h2><ul>${s.model_changes.map((c) => `<li>${escapeHtml(modelChangeLine(c))}</li>`).join('')}</ul>`
+    : '';
   const compactions = s.compactions.length
     ? `<h2>Compactions</h2>${s.compactions.map((c) => `<p>${escapeHtml(compactionHeading(c))}</p><pre>${escapeHtml(c.summary)}</pre>`).join('')}`
     : '';
@@ -351,6 +421,7 @@ ${s.title && s.summary ? `<p>${escapeHtml(s.summary)}</p>` : ''}
 <dl>${details}</dl>
 <h2>Transcript</h2>
 ${messages}
+${modelChanges}
 ${compactions}
 ${plan}
 </body>
@@ -358,7 +429,7 @@ ${plan}
 `;
 }
 
-function htmlMessage(m: ChatMessage): string {
+function htmlMessage(m: ChatMessage, facts: string): string {
   const label = m.role === 'tool' ? `${ROLE_LABELS.tool} (${m.tool_call_id})` : ROLE_LABELS[m.role];
   const body = m.role === 'tool' ? `<pre>${escapeHtml(m.content)}</pre>` : m.content ? `<div class="text">${escapeHtml(m.content)}</div>` : '';
   const calls =
@@ -367,5 +438,6 @@ function htmlMessage(m: ChatMessage): string {
           .map((c) => `<p>Tool call <code>${escapeHtml(c.function.name)}</code> (${escapeHtml(c.id)})</p><pre>${escapeHtml(c.function.arguments)}</pre>`)
           .join('')
       : '';
-  return `<section class="msg ${m.role}"><h3>${escapeHtml(label)}</h3>${body}${calls}</section>`;
+  const factsHtml = facts ? `<p class="facts">${escapeHtml(facts)}</p>` : '';
+  return `<section class="msg ${m.role}"><h3>${escapeHtml(label)}</h3>${body}${calls}${factsHtml}</section>`;
 }

@@ -1,4 +1,4 @@
-import type { ChatMessage, ToolCall } from '../../shared/types';
+import type { ChatMessage, MessageFacts, ToolCall } from '../../shared/types';
 
 /**
  * How a chat message is laid out in the messages table: one column per field, so the
@@ -71,4 +71,9 @@ function normalizeMessage(message: ChatMessage): ChatMessage {
 /** A stable text form of a message, equal for equal messages. */
 export function messageKey(message: ChatMessage): string {
   return JSON.stringify(normalizeMessage(message));
+}
+
+/** The facts column (JSON written by this store) as an object; null for a message without facts. */
+export function parseFacts(column: string | null): MessageFacts | null {
+  return column === null ? null : (JSON.parse(column) as MessageFacts);
 }

@@ -205,6 +205,24 @@ function locateRecordedCompactions(db: Database.Database): { id: number; transcr
     .all() as { id: number; transcript_index: number }[];
 }
 
+/**
+ * Version 5 (docs/DESIGN.md#per-message-facts): a message's facts as a small JSON object
+ * (NULL for messages appended before; bodies are shared by forks, and so are their facts),
+ * and the session's model changes, placed in the transcript like compactions.
+ */
+const V5_MESSAGE_FACTS_AND_MODEL_CHANGES = `
+  ALTER TABLE messages ADD COLUMN facts TEXT;
+  CREATE TABLE model_changes (
+    id INTEGER PRIMARY KEY,
+    session_pk INTEGER NOT NULL REFERENCES sessions (pk) ON DELETE CASCADE,
+    at TEXT NOT NULL,
+    from_model TEXT,
+    to_model TEXT NOT NULL,
+    transcript_index INTEGER NOT NULL
+  );
+  CREATE INDEX model_changes_by_session ON model_changes (session_pk, id);
+`;
+
 export const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
@@ -228,6 +246,13 @@ export const MIGRATIONS: readonly Migration[] = [
     description: 'messages.stopped: 1 for a reply the user stopped, kept with what had streamed',
     up(db) {
       db.exec('ALTER TABLE messages ADD COLUMN stopped INTEGER NOT NULL DEFAULT 0');
+    },
+  },
+  {
+    version: 5,
+    description: 'messages.facts: when a message came and, for a reply, its model, tokens, cost and speed; model_changes: each session model change',
+    up(db) {
+      db.exec(V5_MESSAGE_FACTS_AND_MODEL_CHANGES);
     },
   },
 ];

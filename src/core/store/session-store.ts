@@ -8,6 +8,8 @@ import {
   type CallUsage,
   type ChatMessage,
   type Compaction,
+  type MessageFacts,
+  type ModelChange,
   type PlanState,
   type SearchHit,
   type SessionMeta,
@@ -25,9 +27,22 @@ import { toColumns } from './messages';
 import { META_COLUMNS, metaFromRow, type MetaRow } from './rows';
 import { searchSessions, updateSearchIndex } from './search';
 import { prepared } from './statements';
-import { currentStart, detachForks, forkTarget, insertStart, readContext, readTranscript, segmentsOf, startAtOrBefore } from './transcript-chain';
+import {
+  currentStart,
+  detachForks,
+  forkTarget,
+  insertStart,
+  readContext,
+  readTranscript,
+  readTranscriptFacts,
+  segmentsOf,
+  startAtOrBefore,
+} from './transcript-chain';
 
 export type { Lease } from './leases';
+
+/** What the caller knows of a message it appends; the store adds when (MessageFacts.at). */
+export type AppendFacts = Omit<MessageFacts, 'at'>;
 
 export interface ImportedSession {
   meta: SessionMeta;
@@ -106,9 +121,15 @@ export class SessionStore {
     return this.getMeta(id);
   }
 
-  /** Adds the message to the transcript (and so to the derived working context), committed before returning. */
-  appendMessage(id: string, message: ChatMessage): void {
-    this.write(() => this.appendTo(this.pkOf(id), message, this.updateTime()));
+  /**
+   * Adds the message to the transcript (and so to the derived working context), committed
+   * before returning, with its facts (the time now, and what the caller knows of it). Returns the facts.
+   */
+  appendMessage(id: string, message: ChatMessage, facts: AppendFacts = {}): MessageFacts {
+    return this.write(() => {
+      const at = this.updateTime();
+      return this.appendTo(this.pkOf(id), message, at, facts);
+    });
   }
 
   /** Replaces the working context (recorded as a context start); the transcript is untouched. */
@@ -131,6 +152,21 @@ export class SessionStore {
       this.insertCompaction(pk, { ...c.compaction, transcript_index: this.messageCount(pk) });
       if (c.usage) this.addUsage(pk, 'compaction', c.usage, 1);
       this.touch(pk);
+    });
+  }
+
+  /**
+   * Makes `model` the session's model for its next requests and records the change (when,
+   * from, to, where in the transcript). Returns false, recording nothing, when it already is.
+   */
+  setModel(id: string, model: string): boolean {
+    return this.write(() => {
+      const pk = this.pkOf(id);
+      const { model: from } = this.sql('SELECT model FROM sessions WHERE pk = ?').get(pk) as { model: string | null };
+      if (from === model) return false;
+      this.sql('UPDATE sessions SET model = ? WHERE pk = ?').run(model, pk);
+      this.insertModelChange(pk, { at: new Date().toISOString(), from, to: model, transcript_index: this.messageCount(pk) });
+      return true;
     });
   }
 
@@ -157,7 +193,7 @@ export class SessionStore {
       if (context[0]?.role === 'system' && context[0].content === project.systemPrompt) return;
       const prompt: ChatMessage = { role: 'system', content: project.systemPrompt };
       const seq = this.messageCount(pk);
-      this.insertTranscript(pk, seq, prompt);
+      this.insertTranscript(pk, seq, prompt, { at: new Date().toISOString() });
       this.sql('UPDATE sessions SET message_count = ? WHERE pk = ?').run(seq + 1, pk);
       // In place of the old prompt, or before the first message.
       this.writeContext(pk, [prompt, ...(context[0]?.role === 'system' ? context.slice(1) : context)]);
@@ -211,6 +247,8 @@ export class SessionStore {
       compactions: this.getCompactions(id),
       plan: this.getPlan(id),
       usage: this.getUsage(id),
+      transcript_facts: this.getTranscriptFacts(id),
+      model_changes: this.getModelChanges(id),
     }))();
   }
 
@@ -222,6 +260,18 @@ export class SessionStore {
   /** Transcript messages from index `offset`, at most `limit` of them (all by default); a fork's include its parent's. */
   getTranscript(id: string, offset = 0, limit = -1): ChatMessage[] {
     return readTranscript(this.db, this.pkOf(id), Math.max(0, Math.floor(offset)), limit);
+  }
+
+  /** The facts of the messages getTranscript reads with the same arguments, null where none were recorded. */
+  getTranscriptFacts(id: string, offset = 0, limit = -1): (MessageFacts | null)[] {
+    return readTranscriptFacts(this.db, this.pkOf(id), Math.max(0, Math.floor(offset)), limit);
+  }
+
+  /** The session's model changes, oldest first. */
+  getModelChanges(id: string): ModelChange[] {
+    return this.sql('SELECT at, from_model AS "from", to_model AS "to", transcript_index FROM model_changes WHERE session_pk = ? ORDER BY id').all(
+      this.pkOf(id),
+    ) as ModelChange[];
   }
 
   /** In order; `transcript_index` only where it is known (older records may lack it). */
@@ -497,26 +547,28 @@ export class SessionStore {
     return (this.sql('SELECT message_count FROM sessions WHERE pk = ?').get(pk) as { message_count: number }).message_count;
   }
 
-  private appendTo(pk: number, message: ChatMessage, at: string): void {
+  private appendTo(pk: number, message: ChatMessage, at: string, facts: AppendFacts = {}): MessageFacts {
     const seq = this.messageCount(pk);
-    this.insertTranscript(pk, seq, message);
+    const stamped = { at, ...facts };
+    this.insertTranscript(pk, seq, message, stamped);
     this.sql('UPDATE sessions SET message_count = ?, updated_at = ? WHERE pk = ?').run(seq + 1, at, pk);
+    return stamped;
   }
 
   /** A new transcript message, queued for the search index unless it is a system prompt. */
-  private insertTranscript(pk: number, seq: number, message: ChatMessage): number {
-    const messageId = this.insertBody(message);
+  private insertTranscript(pk: number, seq: number, message: ChatMessage, facts: MessageFacts | null): number {
+    const messageId = this.insertBody(message, facts);
     this.sql('INSERT INTO transcript (session_pk, seq, message_id) VALUES (?, ?, ?)').run(pk, seq, messageId);
     if (message.role !== 'system') this.sql('INSERT INTO search_backlog (message_id) VALUES (?)').run(messageId);
     return messageId;
   }
 
   /** in_transcript is always 1 since version 3 (context-only bodies became context starts). */
-  private insertBody(message: ChatMessage): number {
+  private insertBody(message: ChatMessage, facts: MessageFacts | null): number {
     const c = toColumns(message);
     const result = this.sql(
-      `INSERT INTO messages (role, content, tool_calls, tool_call_id, tool_text, stopped, in_transcript) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-    ).run(c.role, c.content, c.tool_calls, c.tool_call_id, c.tool_text, c.stopped, 1);
+      `INSERT INTO messages (role, content, tool_calls, tool_call_id, tool_text, stopped, facts, in_transcript) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+    ).run(c.role, c.content, c.tool_calls, c.tool_call_id, c.tool_text, c.stopped, facts && JSON.stringify(facts), 1);
     return Number(result.lastInsertRowid);
   }
 
@@ -539,6 +591,10 @@ export class SessionStore {
        SELECT ?, at, before_tokens, after_tokens, summary, transcript_index FROM compactions
         WHERE session_pk = ? AND (transcript_index <= ? OR (transcript_index IS NULL AND ? = ?)) ORDER BY id`,
     ).run(pk, source, point, point, length);
+    this.sql(
+      `INSERT INTO model_changes (session_pk, at, from_model, to_model, transcript_index)
+       SELECT ?, at, from_model, to_model, transcript_index FROM model_changes WHERE session_pk = ? AND transcript_index <= ? ORDER BY id`,
+    ).run(pk, source, point);
     // Usage totals cannot be split by position: only a fork of the whole session takes them.
     if (point < length) return;
     this.sql(
@@ -590,6 +646,16 @@ export class SessionStore {
     );
   }
 
+  private insertModelChange(pk: number, c: ModelChange): void {
+    this.sql('INSERT INTO model_changes (session_pk, at, from_model, to_model, transcript_index) VALUES (?, ?, ?, ?, ?)').run(
+      pk,
+      c.at,
+      c.from,
+      c.to,
+      c.transcript_index,
+    );
+  }
+
   private addUsage(pk: number, kind: CallKind, usage: CallUsage, calls: number): void {
     this.sql(
       `INSERT INTO usage (session_pk, kind, calls, prompt_tokens, completion_tokens, cost_usd) VALUES (?, ?, ?, ?, ?, ?)
@@ -615,10 +681,11 @@ export class SessionStore {
       cwd: s.cwd,
       plan: JSON.stringify(s.plan),
     });
-    s.transcript.forEach((message, seq) => this.insertTranscript(pk, seq, message));
+    s.transcript.forEach((message, seq) => this.insertTranscript(pk, seq, message, s.transcript_facts?.[seq] ?? null));
     this.sql('UPDATE sessions SET message_count = ? WHERE pk = ?').run(s.transcript.length, pk);
     this.writeContext(pk, s.messages);
     for (const c of s.compactions) this.insertCompaction(pk, c);
+    for (const change of s.model_changes ?? []) this.insertModelChange(pk, change);
     for (const kind of CALL_KINDS) {
       const totals = s.usage.by_kind[kind];
       if (totals.calls || totals.prompt_tokens || totals.completion_tokens || totals.cost_usd) this.addUsage(pk, kind, totals, totals.calls);

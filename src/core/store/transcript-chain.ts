@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
-import type { ChatMessage } from '../../shared/types';
+import type { ChatMessage, MessageFacts } from '../../shared/types';
 import { WHOLE_TRANSCRIPT, deriveContext, type ContextStart } from './context-start';
-import { fromColumns, type MessageColumns } from './messages';
+import { fromColumns, parseFacts, type MessageColumns } from './messages';
 import { prepared } from './statements';
 
 /**
@@ -45,18 +45,28 @@ export function segmentsOf(db: Database.Database, pk: number): Segment[] {
 
 /** Transcript messages from seq `offset`, at most `limit` (-1: all). */
 export function readTranscript(db: Database.Database, pk: number, offset = 0, limit = -1): ChatMessage[] {
+  return readAlongChain(db, pk, offset, limit, MESSAGE_COLUMNS, (row: StoredMessage) => fromColumns(row));
+}
+
+/** The facts of the same messages readTranscript reads (version 5), null where none were recorded. */
+export function readTranscriptFacts(db: Database.Database, pk: number, offset = 0, limit = -1): (MessageFacts | null)[] {
+  return readAlongChain(db, pk, offset, limit, 'm.facts', (row: { facts: string | null }) => parseFacts(row.facts));
+}
+
+/** Rows of the transcript's messages in seq order, walking the chain's segments. */
+function readAlongChain<Row, T>(db: Database.Database, pk: number, offset: number, limit: number, columns: string, map: (row: Row) => T): T[] {
   const read = prepared(
     db,
-    `SELECT ${MESSAGE_COLUMNS} FROM transcript t JOIN messages m ON m.id = t.message_id
+    `SELECT ${columns} FROM transcript t JOIN messages m ON m.id = t.message_id
       WHERE t.session_pk = ? AND t.seq >= ? AND t.seq < ? ORDER BY t.seq LIMIT ?`,
   );
-  const out: ChatMessage[] = [];
+  const out: T[] = [];
   for (const segment of segmentsOf(db, pk)) {
     const wanted = limit < 0 ? -1 : limit - out.length;
     if (wanted === 0) break;
     const from = Math.max(segment.from, offset);
     if (from >= segment.to) continue;
-    for (const row of read.all(segment.pk, from, segment.to, wanted) as StoredMessage[]) out.push(fromColumns(row));
+    for (const row of read.all(segment.pk, from, segment.to, wanted) as Row[]) out.push(map(row));
   }
   return out;
 }
