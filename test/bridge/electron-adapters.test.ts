@@ -67,9 +67,9 @@ describe('window hardening', () => {
     expect(CONTENT_SECURITY_POLICY_HEADER).not.toMatch(/unsafe-eval|unsafe-inline/);
   });
 
-  it('denies every permission request and check', () => {
+  it('denies every permission request and check but writing text to the clipboard', () => {
     let requestHandler: ((c: unknown, p: string, cb: (granted: boolean) => void) => void) | undefined;
-    let checkHandler: (() => boolean) | undefined;
+    let checkHandler: ((c: unknown, p: string) => boolean) | undefined;
     hardenSession({
       webRequest: { onHeadersReceived: () => {} },
       setPermissionRequestHandler: (h) => void (requestHandler = h),
@@ -79,8 +79,12 @@ describe('window hardening', () => {
       let granted: boolean | undefined;
       requestHandler!({}, permission, (g) => (granted = g));
       expect(granted, permission).toBe(false);
+      expect(checkHandler!({}, permission), permission).toBe(false);
     }
-    expect(checkHandler!()).toBe(false);
+    let granted: boolean | undefined;
+    requestHandler!({}, 'clipboard-sanitized-write', (g) => (granted = g));
+    expect(granted).toBe(true);
+    expect(checkHandler!({}, 'clipboard-sanitized-write')).toBe(true);
   });
 
   it('blocks navigation and webviews, and opens only web links outside', () => {

@@ -1,6 +1,6 @@
 /**
  * Hardening of every Loom window, in one place: the CSP as a response header, every
- * permission request denied, navigation and new windows blocked (http(s) links open in
+ * permission request denied but writing text to the clipboard (the copy buttons), navigation and new windows blocked (http(s) links open in
  * the user's browser instead), no <webview>. Electron objects come in through the small
  * interfaces below so the decisions are testable under Node.
  */
@@ -13,8 +13,11 @@ export interface SessionLike {
     onHeadersReceived(listener: (details: { responseHeaders?: Headers }, callback: (response: { responseHeaders: Headers }) => void) => void): void;
   };
   setPermissionRequestHandler(handler: (contents: unknown, permission: string, callback: (granted: boolean) => void) => void): void;
-  setPermissionCheckHandler(handler: () => boolean): void;
+  setPermissionCheckHandler(handler: (contents: unknown, permission: string) => boolean): void;
 }
+
+/** The one permission a window gets: putting text on the clipboard (Copy buttons); never reading it. */
+const GRANTED_PERMISSIONS = new Set(['clipboard-sanitized-write']);
 
 export interface ContentsLike {
   on(event: 'will-navigate' | 'will-attach-webview' | 'will-redirect', listener: (event: { preventDefault(): void }, ...args: unknown[]) => void): unknown;
@@ -25,8 +28,8 @@ export function hardenSession(session: SessionLike): void {
   session.webRequest.onHeadersReceived((details, callback) => {
     callback({ responseHeaders: withCsp(details.responseHeaders ?? {}) });
   });
-  session.setPermissionRequestHandler((_contents, _permission, callback) => callback(false));
-  session.setPermissionCheckHandler(() => false);
+  session.setPermissionRequestHandler((_contents, permission, callback) => callback(GRANTED_PERMISSIONS.has(permission)));
+  session.setPermissionCheckHandler((_contents, permission) => GRANTED_PERMISSIONS.has(permission));
 }
 
 /** Replaces any CSP a response carries with the app's own. */

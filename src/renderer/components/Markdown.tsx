@@ -2,13 +2,15 @@
  * A reply as Markdown, built as React elements from marked's tokens (lib/markdown): the
  * only place model text becomes markup. Raw HTML is shown as text; links open outside the
  * app and only for http(s) and mailto; images are drawn only from data URLs in the reply,
- * a remote image becomes a link to it; code is highlighted through a span tree (lib/highlight).
+ * a remote image becomes a link to it; code is highlighted through a span tree (lib/highlight),
+ * with a button that copies it.
  */
 import { Fragment, createElement, memo, useMemo, type ReactNode } from 'react';
 import type { MarkedToken, Token, Tokens } from 'marked';
 import { decodeCharacterReferences } from '../lib/character-references';
 import { highlightCode, type Highlighted } from '../lib/highlight';
 import { inlineImageSrc, lexMarkdown, safeLinkHref } from '../lib/markdown';
+import { CopyButton } from './CopyButton';
 
 export const Markdown = memo(function Markdown({ text }: { text: string }) {
   const blocks = useMemo(() => renderBlocks(lexMarkdown(text)), [text]);
@@ -158,9 +160,12 @@ function ExternalLink({ href, title, children }: { href: string; title?: string 
 function renderCode(code: Tokens.Code, key: number): ReactNode {
   const { language, nodes } = highlightCode(code.text, code.lang);
   return (
-    <pre key={key} className="code" data-lang={language ?? undefined}>
-      <code className="hljs">{renderHighlighted(nodes)}</code>
-    </pre>
+    <div key={key} className="code-block">
+      <pre className="code" data-lang={language ?? undefined}>
+        <code className="hljs">{renderHighlighted(nodes)}</code>
+      </pre>
+      <CopyButton label="Copy" name={language ? `Copy ${language} code` : 'Copy code'} text={() => code.text} />
+    </div>
   );
 }
 

@@ -1,17 +1,27 @@
 /**
  * One transcript message: the user's words as typed, the assistant's reply as Markdown
  * (raw HTML shown as text), each tool call as a collapsible card with its arguments, each
- * tool result as a collapsible card, the system prompt folded away.
+ * tool result as a collapsible card, the system prompt folded away. Under yours and the
+ * replies: their facts and copy buttons (MessageFooter).
  */
 import { memo, useMemo, type ReactNode } from 'react';
-import type { ChatMessage, ToolCall } from '../../shared/types';
+import type { ChatMessage, MessageFacts, ToolCall } from '../../shared/types';
 import type { CompactionMarker } from '../state/chat-session';
 import { formatCount, localTime } from '../lib/format';
 import { prettyArguments, toolText, userText } from '../lib/display';
 import { Markdown } from './Markdown';
+import { MessageFooter } from './MessageFooter';
 
-/** `children`: shown at the end of the message (its branch actions, MessageActions.tsx). */
-export const MessageRow = memo(function MessageRow({ message, toolName, children }: { message: ChatMessage; toolName?: string; children?: ReactNode }) {
+interface MessageRowProps {
+  message: ChatMessage;
+  /** What the store recorded with the message (none for older messages). */
+  facts?: MessageFacts | null;
+  toolName?: string;
+  /** Shown at the end of the message (its branch actions, MessageActions.tsx). */
+  children?: ReactNode;
+}
+
+export const MessageRow = memo(function MessageRow({ message, facts, toolName, children }: MessageRowProps) {
   switch (message.role) {
     case 'system':
       return (
@@ -25,6 +35,7 @@ export const MessageRow = memo(function MessageRow({ message, toolName, children
         <article className="msg msg-user" aria-label="You">
           <div className="msg-who">You</div>
           <div className="msg-text">{userText(message.content)}</div>
+          <MessageFooter message={message} facts={facts} />
           {children}
         </article>
       );
@@ -37,6 +48,7 @@ export const MessageRow = memo(function MessageRow({ message, toolName, children
             <ToolCallCard key={call.id} call={call} />
           ))}
           {message.stopped && <div className="msg-stopped">Stopped by you{message.content ? '' : ' before any text arrived'}.</div>}
+          <MessageFooter message={message} facts={facts} />
           {children}
         </article>
       );

@@ -1,4 +1,5 @@
-/** Small display formatters: times, counts, money. */
+/** Small display formatters: times, counts, money, a message's facts. */
+import type { MessageFacts } from '../../shared/types';
 
 export function relativeTime(iso: string, now = Date.now()): string {
   const seconds = Math.round((now - Date.parse(iso)) / 1000);
@@ -37,4 +38,20 @@ export function sessionLabel(meta: { id: string; title: string | null; summary: 
 /** "1 file", "3 files". */
 export function plural(n: number, noun: string): string {
   return `${formatCount(n)} ${noun}${n === 1 ? '' : 's'}`;
+}
+
+/**
+ * A message's facts as the short parts of its detail line: time, then for a reply its
+ * model, tokens in and out ("~" when estimated), cost, time to first token and speed.
+ */
+export function factParts(facts: MessageFacts): string[] {
+  const parts = [localTime(facts.at)];
+  if (facts.model) parts.push(facts.model);
+  const estimated = facts.estimated ? '~' : '';
+  if (facts.prompt_tokens !== undefined) parts.push(`${estimated}${formatCount(facts.prompt_tokens)} in`);
+  if (facts.completion_tokens !== undefined) parts.push(`${estimated}${formatCount(facts.completion_tokens)} out`);
+  if (facts.cost_usd) parts.push(formatCost(facts.cost_usd));
+  if (facts.latency_ms !== undefined) parts.push(`${(facts.latency_ms / 1000).toFixed(2)} s to first token`);
+  if (facts.tokens_per_second !== undefined) parts.push(`${facts.tokens_per_second.toFixed(1)} tok/s`);
+  return parts;
 }
