@@ -59,6 +59,9 @@ describe('contract input validation', () => {
         'chat.edit',
         'chat.regenerate',
         'chat.reply',
+        'sessions.setModel',
+        'models.list',
+        'models.test',
       ]),
     );
   });

@@ -181,7 +181,9 @@ test('the settings dialog saves the model server and keeps the API key out of th
   await page.getByRole('button', { name: 'Settings' }).click();
   const dialog = page.getByRole('dialog', { name: 'Settings' });
   await expect(dialog.getByRole('textbox', { name: /Model server/ })).toHaveValue(loom.model.baseUrl);
-  await dialog.getByRole('textbox', { name: 'Model', exact: true }).fill('llama3');
+  // The server lists gemma4 and scripted-model; another name is typed.
+  await dialog.getByRole('combobox', { name: /^Model \(/ }).selectOption('Type another name…');
+  await dialog.getByRole('textbox', { name: /^Model \(/ }).fill('llama3');
   await dialog.getByLabel(/^API key/).fill('sk-test-secret-123');
   await dialog.getByRole('combobox', { name: 'Theme' }).selectOption('dark');
   await dialog.getByRole('button', { name: 'Save' }).click();

@@ -1,5 +1,5 @@
 /**
- * One open session: header (title, context meter, changed files, Compact now, Fork, Info),
+ * One open session: header (title, model, context meter, changed files, Compact now, Fork, Info),
  * the transcript, the turn's error banner and notices, and the message box.
  */
 import { useMemo, useState, useSyncExternalStore } from 'react';
@@ -12,6 +12,7 @@ import { ErrorBanner } from './Banners';
 import { Composer } from './Composer';
 import { ContextMeter } from './ContextMeter';
 import { BranchActionsContext, type BranchActions } from './MessageActions';
+import { SessionModelButton } from './SessionModel';
 import type { SessionAction } from './Sidebar';
 import { Transcript } from './Transcript';
 
@@ -68,6 +69,7 @@ export function ChatView({ chat, onAction, onShowChanges, branching, scrollToMes
         <h1 className="chat-title" title={label}>
           {label}
         </h1>
+        {meta && <SessionModelButton meta={meta} />}
         <ContextMeter tokens={snap.contextTokens} max={snap.maxContextTokens} />
         {snap.changedFiles.length > 0 && (
           <button type="button" onClick={onShowChanges} title="Files this session wrote or edited: keep them or revert them">

@@ -1,6 +1,6 @@
 /**
  * Everything about one session: ids, times, transcript size, each compaction with its
- * time and token figures, and cumulative usage by kind of model call.
+ * time and token figures, each change of its model, and cumulative usage by kind of model call.
  */
 import { useEffect, useState } from 'react';
 import type { SessionInfo } from '../../shared/contract';
@@ -78,6 +78,28 @@ function InfoBody({ info, family, onOpen }: { info: SessionInfo; family: Session
                 <td>
                   {formatCount(c.before_tokens)} → {formatCount(c.after_tokens)}
                 </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {info.model_changes.length > 0 && (
+        <table className="figures" aria-label="Model changes">
+          <thead>
+            <tr>
+              <th scope="col">When</th>
+              <th scope="col">From</th>
+              <th scope="col">To</th>
+              <th scope="col">From message</th>
+            </tr>
+          </thead>
+          <tbody>
+            {info.model_changes.map((change, i) => (
+              <tr key={`${change.at}-${i}`}>
+                <td>{localTime(change.at)}</td>
+                <td>{change.from ?? '—'}</td>
+                <td>{change.to}</td>
+                <td>{formatCount(change.transcript_index + 1)}</td>
               </tr>
             ))}
           </tbody>

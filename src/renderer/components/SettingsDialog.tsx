@@ -1,11 +1,17 @@
 /**
  * The model server, model, API key, context budget, permission mode, theme and the
  * environment variables passed to tools. The key is write-only here: the dialog only
- * learns whether one is stored.
+ * learns whether one is stored. The model is picked from the server's list, and Test
+ * connection says what is wrong with the server, key and model as filled in
+ * (docs/DESIGN.md#model-picker), before anything is saved.
  */
 import { useState } from 'react';
+import type { ConnectionReport } from '../../shared/contract';
 import { BASE_TOOL_ENV, PERMISSION_MODES, THEMES, type Settings } from '../../shared/settings';
+import { useBridge } from '../bridge/context';
+import { useModelList, type ModelServerProbe } from '../state/model-list';
 import { Dialog } from './Dialog';
+import { ModelPicker } from './ModelPicker';
 
 type Patch = Partial<Omit<Settings, 'hasApiKey' | 'openTabs' | 'activeTab'>> & { apiKey?: string };
 
@@ -27,6 +33,29 @@ export function SettingsDialog({ settings, onClose, onSave }: { settings: Settin
     passEnv: settings.passEnv.join(' '),
   });
   const set = (patch: Partial<typeof form>) => setForm((f) => ({ ...f, ...patch }));
+  const bridge = useBridge();
+  const { list, refresh, show } = useModelList();
+  const [test, setTest] = useState<{ running: true } | { running: false; report: ConnectionReport } | null>(null);
+
+  /** The server as filled in: its URL when changed, the key typed for it (or none when removed). */
+  const probe = (): ModelServerProbe => {
+    const server: ModelServerProbe = {};
+    if (form.baseUrl.trim() !== settings.baseUrl) server.baseUrl = form.baseUrl.trim();
+    if (form.removeKey) server.apiKey = '';
+    else if (form.apiKey) server.apiKey = form.apiKey;
+    return server;
+  };
+  const testConnection = async () => {
+    setTest({ running: true });
+    try {
+      const report = await bridge.invoke('models.test', { ...probe(), model: form.model.trim() });
+      if (report.models.length) show(report.models);
+      setTest({ running: false, report });
+    } catch (err) {
+      setTest({ running: false, report: { ok: false, message: (err as Error).message, models: [] } });
+    }
+  };
+  const serverEdited = () => refresh(probe());
 
   const submit = async () => {
     const patch: Patch = {
@@ -53,18 +82,21 @@ export function SettingsDialog({ settings, onClose, onSave }: { settings: Settin
       >
         <label className="field">
           <span>Model server (OpenAI-compatible base URL)</span>
-          <input type="url" value={form.baseUrl} onChange={(e) => set({ baseUrl: e.target.value })} required />
+          <input type="url" value={form.baseUrl} onChange={(e) => set({ baseUrl: e.target.value })} onBlur={serverEdited} required />
         </label>
         {settings.hasApiKey && form.baseUrl.trim() !== settings.baseUrl && (
           <p className="hint">Changing the server URL forgets the saved API key; enter it again for the new server.</p>
         )}
         <label className="field">
-          <span>Model</span>
-          <input value={form.model} onChange={(e) => set({ model: e.target.value })} required />
-        </label>
-        <label className="field">
           <span>API key {settings.hasApiKey ? '(one is stored; type to replace it)' : '(none stored)'}</span>
-          <input type="password" autoComplete="off" value={form.apiKey} onChange={(e) => set({ apiKey: e.target.value })} disabled={form.removeKey} />
+          <input
+            type="password"
+            autoComplete="off"
+            value={form.apiKey}
+            onChange={(e) => set({ apiKey: e.target.value })}
+            onBlur={serverEdited}
+            disabled={form.removeKey}
+          />
         </label>
         {settings.hasApiKey && (
           <label className="check">
@@ -72,6 +104,15 @@ export function SettingsDialog({ settings, onClose, onSave }: { settings: Settin
             <span>Remove the stored API key</span>
           </label>
         )}
+        <ModelPicker label="Model (the default for new sessions)" value={form.model} onChange={(model) => set({ model })} list={list} />
+        <div className="connection-test">
+          <button type="button" onClick={() => void testConnection()} disabled={test?.running === true || !form.model.trim()}>
+            {test?.running ? 'Testing…' : 'Test connection'}
+          </button>
+          <p className={`connection-result${test && !test.running && !test.report.ok ? ' failed' : ''}`} role="status">
+            {test && !test.running ? test.report.message : ''}
+          </p>
+        </div>
         <label className="field">
           <span>Context budget (tokens)</span>
           <input type="number" min={1000} step={1000} value={form.maxContextTokens} onChange={(e) => set({ maxContextTokens: e.target.value })} required />

@@ -123,7 +123,7 @@ function MessageSlot({ chat, index }: { chat: ChatSession; index: number; versio
   const actions = useMemo(() => (message ? <MessageActions index={index} message={message} /> : null), [index, message]);
   if (!message) return <PlaceholderRow />;
   return (
-    <MessageRow message={message} toolName={message.role === 'tool' ? chat.toolNameFor(message.tool_call_id, index) : undefined}>
+    <MessageRow message={message} facts={chat.facts(index)} toolName={message.role === 'tool' ? chat.toolNameFor(message.tool_call_id, index) : undefined}>
       {actions}
     </MessageRow>
   );

@@ -7,7 +7,7 @@
  * comes from a bridge answer or an engine event.
  */
 import type { BridgeEvent, LoomBridge, PendingRequest, SessionInfo } from '../../shared/contract';
-import type { ChatMessage, SessionMeta } from '../../shared/types';
+import type { ChatMessage, MessageFacts, SessionMeta } from '../../shared/types';
 import { plural } from '../lib/format';
 import type { SessionMetaCache } from './session-meta-cache';
 
@@ -94,6 +94,8 @@ export class ChatSession {
   /** What is typed in this tab's message box, kept while other tabs are shown. */
   draft = '';
   private pages = new Map<number, ChatMessage[]>();
+  /** Each page's message facts, aligned with `pages` (null for a message without). */
+  private factPages = new Map<number, (MessageFacts | null)[]>();
   private loading = new Set<number>();
   private listeners = new Set<Listener>();
   private noticeIds = 0;
@@ -136,6 +138,11 @@ export class ChatSession {
 
   message(index: number): ChatMessage | undefined {
     return this.pages.get(Math.floor(index / PAGE_SIZE))?.[index % PAGE_SIZE];
+  }
+
+  /** What the store recorded with the message at `index` (time, model, tokens…), null when nothing. */
+  facts(index: number): MessageFacts | null {
+    return this.factPages.get(Math.floor(index / PAGE_SIZE))?.[index % PAGE_SIZE] ?? null;
   }
 
   /** The name of the tool whose call `callId` is, looking back from a tool result at `index`. */
@@ -193,6 +200,7 @@ export class ChatSession {
     try {
       const result = await this.bridge.invoke('sessions.transcript', { id: this.id, offset: page * PAGE_SIZE, limit: PAGE_SIZE });
       this.pages.set(page, result.messages);
+      this.factPages.set(page, result.facts);
       this.update({ total: Math.max(this.snapshot.total, result.total) });
     } catch (err) {
       this.update({ loadError: (err as Error).message });
@@ -209,7 +217,7 @@ export class ChatSession {
       case 'text':
         return this.onText(event);
       case 'message':
-        return this.append(event.message);
+        return this.append(event.message, event.facts);
       case 'tool_start':
         return this.update({ runningTools: [...s.runningTools, { callId: event.callId, name: event.name }] });
       case 'tool_end':
@@ -251,13 +259,18 @@ export class ChatSession {
     this.update({ streaming: streaming + delta.slice(streaming.length - at) });
   }
 
-  private append(message: ChatMessage): void {
+  private append(message: ChatMessage, facts: MessageFacts): void {
     const index = this.snapshot.total;
     const page = Math.floor(index / PAGE_SIZE);
     const slot = index % PAGE_SIZE;
     const cached = this.pages.get(page);
-    if (cached && cached.length === slot) cached.push(message);
-    else if (!cached && slot === 0 && (index === 0 || this.pages.has(page - 1))) this.pages.set(page, [message]);
+    if (cached && cached.length === slot) {
+      cached.push(message);
+      this.factPages.get(page)?.push(facts);
+    } else if (!cached && slot === 0 && (index === 0 || this.pages.has(page - 1))) {
+      this.pages.set(page, [message]);
+      this.factPages.set(page, [facts]);
+    }
     // Otherwise that page was never fetched: it is fetched when it scrolls into view.
     const committedReply = message.role === 'assistant';
     if (committedReply) this.piecesAhead = [];

@@ -1,0 +1,67 @@
+/**
+ * The session's model in the chat header (docs/DESIGN.md#session-model): a button naming
+ * it that opens the picker for this session. The change takes effect at the next turn and
+ * is recorded (the info dialog lists it); a refusal (the session is in use elsewhere) is
+ * said in the dialog, and nothing changes.
+ */
+import { useState } from 'react';
+import type { SessionMeta } from '../../shared/types';
+import { useBridge } from '../bridge/context';
+import { useModelList } from '../state/model-list';
+import { Dialog } from './Dialog';
+import { ModelPicker } from './ModelPicker';
+
+export function SessionModelButton({ meta }: { meta: SessionMeta }) {
+  const [open, setOpen] = useState(false);
+  const model = meta.model ?? 'default';
+  return (
+    <>
+      <button type="button" className="session-model" aria-haspopup="dialog" title="The model this session uses; choose another" onClick={() => setOpen(true)}>
+        Model: {model}
+      </button>
+      {open && <SessionModelDialog meta={meta} onClose={() => setOpen(false)} />}
+    </>
+  );
+}
+
+function SessionModelDialog({ meta, onClose }: { meta: SessionMeta; onClose: () => void }) {
+  const bridge = useBridge();
+  const { list } = useModelList();
+  const [model, setModel] = useState(meta.model ?? '');
+  const [error, setError] = useState<string | null>(null);
+  const [saving, setSaving] = useState(false);
+
+  const save = async () => {
+    setSaving(true);
+    try {
+      await bridge.invoke('sessions.setModel', { id: meta.id, model: model.trim() });
+      onClose();
+    } catch (err) {
+      setError((err as Error).message);
+      setSaving(false);
+    }
+  };
+
+  return (
+    <Dialog title="Model for this session" onClose={onClose}>
+      <form
+        onSubmit={(event) => {
+          event.preventDefault();
+          void save();
+        }}
+      >
+        <ModelPicker label="Model" value={model} onChange={setModel} list={list} />
+        <p className="hint">Used from the next message on; the change is recorded in the session's info. New sessions keep the default from Settings.</p>
+        {error && <p role="alert">{error}</p>}
+        <div className="dialog-actions">
+          <button type="button" onClick={onClose}>
+            Cancel
+          </button>
+          <button type="submit" className="primary" disabled={saving || !model.trim()}>
+            Use this model
+          </button>
+        </div>
+      </form>
+    </Dialog>
+  );
+}

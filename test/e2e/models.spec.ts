@@ -1,0 +1,134 @@
+/**
+ * Models in the window: the settings dialog's picker filled from the server's /models and
+ * its connection test (unreachable, key refused, model missing, success); the session's
+ * model in the chat header, used by the next request and recorded; each message's facts
+ * line; and the copy buttons, read back from the real clipboard.
+ */
+import { startScriptedServer } from '../support/scripted-server';
+import { SUMMARY, expect, newSession, openLoom, send, test, transcript } from './fixtures';
+
+test('the settings dialog picks the model from the server and tests the connection', async ({ page, loom }) => {
+  loom.model.models = { ids: ['gemma4', 'qwen3', 'scripted-model'] };
+  await openLoom(page, loom);
+  await page.getByRole('button', { name: 'Settings' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Settings' });
+  const picker = dialog.getByRole('combobox', { name: 'Model (the default for new sessions)' });
+  await expect(picker.getByRole('option')).toHaveText(['gemma4', 'qwen3', 'scripted-model', 'Type another name…']);
+  await expect(picker).toHaveValue('gemma4');
+
+  const result = dialog.getByRole('status').filter({ hasText: /./ });
+  await dialog.getByRole('button', { name: 'Test connection' }).click();
+  await expect(result).toHaveText(`Connected to the model server at ${loom.model.baseUrl}: 3 models, "gemma4" among them.`);
+
+  await picker.selectOption('qwen3');
+  await dialog.getByRole('button', { name: 'Save' }).click();
+  await expect(dialog).toBeHidden();
+  expect((await loom.mode.backend.handlers['settings.get']({})).model).toBe('qwen3');
+});
+
+test('the connection test says what is wrong: model missing, key refused, server unreachable', async ({ page, loom }) => {
+  const down = await startScriptedServer();
+  const downUrl = down.baseUrl;
+  await down.close();
+  await openLoom(page, loom);
+  await page.getByRole('button', { name: 'Settings' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Settings' });
+  const result = dialog.locator('.connection-result');
+  const test = dialog.getByRole('button', { name: 'Test connection' });
+
+  // A name the server does not have: typed, then tested.
+  await dialog.getByRole('combobox', { name: /^Model/ }).selectOption('Type another name…');
+  await dialog.getByRole('textbox', { name: /^Model \(/ }).fill('gpt-5');
+  await test.click();
+  await expect(result).toHaveText(`Connected, but the model server at ${loom.model.baseUrl} has no model "gpt-5". It has gemma4, scripted-model.`);
+
+  // The server refuses the key: the list cannot be had, a name can still be typed.
+  loom.model.models = { ids: [], status: 401 };
+  await test.click();
+  await expect(result).toHaveText(`The model server at ${loom.model.baseUrl} refused the API key (HTTP 401). It needs an API key; enter one.`);
+  await expect(result).toHaveClass(/failed/);
+
+  // Another URL, where nothing listens: its address is in the sentence, and the picker falls back to typing.
+  const url = dialog.getByRole('textbox', { name: /Model server/ });
+  await url.fill(downUrl);
+  await test.click(); // leaving the URL field asks the new server for its models too
+  await expect(result).toHaveText(`Cannot reach the model server at ${downUrl} (connection refused). Check the URL and that the server is running.`);
+  await expect(dialog.getByText(`Could not list the server's models: Cannot reach the model server at ${downUrl} (connection refused).`)).toBeVisible();
+  await expect(dialog.getByRole('textbox', { name: /^Model \(/ })).toHaveValue('gpt-5');
+
+  // Nothing was saved by testing.
+  await dialog.getByRole('button', { name: 'Cancel' }).click();
+  expect(await loom.mode.backend.handlers['settings.get']({})).toMatchObject({ baseUrl: loom.model.baseUrl, model: 'gemma4' });
+});
+
+test("the header's model button changes this session's model for the next message, recorded in Info", async ({ page, loom }) => {
+  loom.model.enqueue({ text: 'First reply.' }, SUMMARY('Model switch'), { text: 'Second reply.' });
+  await openLoom(page, loom);
+  await newSession(page);
+  await send(page, 'one');
+  await expect(transcript(page).getByText('First reply.')).toBeVisible();
+
+  await page.getByRole('button', { name: 'Model: gemma4' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Model for this session' });
+  await dialog.getByRole('combobox', { name: 'Model' }).selectOption('scripted-model');
+  await dialog.getByRole('button', { name: 'Use this model' }).click();
+  await expect(dialog).toBeHidden();
+  await expect(page.getByRole('button', { name: 'Model: scripted-model' })).toBeVisible();
+
+  await send(page, 'two');
+  await expect(transcript(page).getByText('Second reply.')).toBeVisible();
+  const chatModels = loom.model.requests.filter((r) => r.body.tools).map((r) => r.body.model);
+  expect(chatModels).toEqual(['gemma4', 'scripted-model']);
+  // The default for new sessions is unchanged.
+  expect((await loom.mode.backend.handlers['settings.get']({})).model).toBe('gemma4');
+
+  await page.getByRole('button', { name: 'Info' }).click();
+  const changes = page.getByRole('table', { name: 'Model changes' });
+  await expect(changes.getByRole('row').nth(1)).toContainText(/gemma4\s*scripted-model\s*4$/);
+});
+
+test('each message shows its facts: time, and for a reply its model, tokens, cost, latency and speed', async ({ page, loom }) => {
+  loom.model.enqueue({ chunks: ['Facts ', 'are ', 'here.'], usage: { prompt_tokens: 1234, completion_tokens: 56 }, chunkDelayMs: 30 }, SUMMARY('Facts'));
+  await openLoom(page, loom);
+  await newSession(page);
+  await send(page, 'facts please');
+
+  const reply = transcript(page).getByRole('article', { name: 'Assistant' });
+  const facts = reply.locator('.msg-facts');
+  await expect(facts).toContainText('gemma4 · 1,234 in · 56 out');
+  await expect(facts).toContainText(/ · \d+\.\d\d s to first token · \d+(\.\d)? tok\/s$/);
+  // Your message has its time.
+  const stored = loom.store.getTranscriptFacts(loom.store.list()[0].id);
+  await expect(transcript(page).getByRole('article', { name: 'You' }).locator('.msg-facts')).toHaveText(new Date(stored[1]!.at).toLocaleString('en-US'));
+});
+
+test('copy buttons put the code, the Markdown and the plain text on the clipboard, and say so', async ({ page, context, loom }) => {
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(loom.url).origin });
+  const markdown = 'Run **this** with [npm](https://npmjs.com):\n\n```sh\nnpm test -- --watch\n```';
+  loom.model.enqueue({ text: markdown }, SUMMARY('Copying'));
+  await openLoom(page, loom);
+  await newSession(page);
+  await send(page, 'How do I run the tests?');
+  const reply = transcript(page).getByRole('article', { name: 'Assistant' });
+  // Runs in the page (test files are type-checked without the DOM library).
+  const clipboard = () =>
+    page.evaluate(() => (globalThis as unknown as { navigator: { clipboard: { readText(): Promise<string> } } }).navigator.clipboard.readText());
+
+  const copyCode = reply.getByRole('button', { name: 'Copy sh code' });
+  await copyCode.click();
+  await expect(reply.locator('.code-block').getByRole('button', { name: 'Copied' })).toBeVisible();
+  expect(await clipboard()).toBe('npm test -- --watch');
+
+  await reply.getByRole('button', { name: 'Copy message as Markdown' }).click();
+  await expect(reply.getByRole('status').filter({ hasText: 'Copy message as Markdown: copied' })).toBeAttached();
+  expect(await clipboard()).toBe(markdown);
+
+  // From the keyboard, too.
+  await reply.getByRole('button', { name: 'Copy message as plain text' }).focus();
+  await page.keyboard.press('Enter');
+  await expect(reply.getByRole('status').filter({ hasText: 'Copy message as plain text: copied' })).toBeAttached();
+  expect(await clipboard()).toBe('Run this with npm (https://npmjs.com):\n\nnpm test -- --watch');
+
+  await transcript(page).getByRole('article', { name: 'You' }).getByRole('button', { name: 'Copy message as Markdown' }).click();
+  expect(await clipboard()).toBe('How do I run the tests?');
+});
