@@ -165,6 +165,7 @@ describe('10. Imports are valid sessions', () => {
     const huge = 'x'.repeat(3 * 1024 * 1024);
     const messages = [...doc.session.messages.slice(0, 3), result('call_1', odd), { role: 'assistant', content: odd }];
     doc.session.transcript.push({ role: 'user', content: huge });
+    doc.session.transcript_facts.push(null); // one entry per transcript message (docs/DESIGN.md#per-message-facts)
     const run = await importMessages(ws, server, doc, messages);
     expect(run.code).toBe(0);
     expect(run.stderr).toBe('');
