@@ -124,9 +124,9 @@ test('copy buttons put the code, the Markdown and the plain text on the clipboar
   expect(await clipboard()).toBe(markdown);
 
   // From the keyboard, too.
-  await reply.getByRole('button', { name: 'Copy message as plain text' }).focus();
+  await reply.getByRole('button', { name: 'Copy text of the message' }).focus();
   await page.keyboard.press('Enter');
-  await expect(reply.getByRole('status').filter({ hasText: 'Copy message as plain text: copied' })).toBeAttached();
+  await expect(reply.getByRole('status').filter({ hasText: 'Copy text of the message: copied' })).toBeAttached();
   expect(await clipboard()).toBe('Run this with npm (https://npmjs.com):\n\nnpm test -- --watch');
 
   await transcript(page).getByRole('article', { name: 'You' }).getByRole('button', { name: 'Copy message as Markdown' }).click();

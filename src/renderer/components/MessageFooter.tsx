@@ -18,7 +18,7 @@ export function MessageFooter({ message, facts }: { message: UserMessage | Assis
       {markdown && (
         <span className="msg-copy">
           <CopyButton label="Copy" name="Copy message as Markdown" text={() => markdown} />
-          <CopyButton label="Copy text" name="Copy message as plain text" text={() => markdownToPlainText(markdown)} />
+          <CopyButton label="Copy text" name="Copy text of the message" text={() => markdownToPlainText(markdown)} />
         </span>
       )}
     </div>
