@@ -163,6 +163,7 @@ export function sessionInfo(store: SessionStore, id: string, json: boolean): str
   const meta = store.getMeta(id);
   const compactions = store.getCompactions(id).length;
   const usage = store.getUsage(id);
+  const modelChanges = store.getModelChanges(id);
   if (json) {
     return toJson({
       id: meta.id,
@@ -179,6 +180,8 @@ export function sessionInfo(store: SessionStore, id: string, json: boolean): str
         cost_usd: usage.cost_usd,
         by_kind: usage.by_kind,
       },
+      model: meta.model,
+      model_changes: modelChanges,
     });
   }
   const contextMessages = store.getContext(id).length;
@@ -199,7 +202,8 @@ export function sessionInfo(store: SessionStore, id: string, json: boolean): str
   ];
   const label = Math.max(...fields.map(([name]) => name.length)) + 2;
   const lines = fields.map(([name, value]) => `${`${name}:`.padEnd(label)}${value}`);
-  return [...lines, '', 'Usage:', ...usageTable(usage)].join('\n');
+  const changes = modelChanges.map((c) => `  ${localTime(c.at)}  ${c.from ?? '(none)'} -> ${c.to} (from message ${formatCount(c.transcript_index + 1)})`);
+  return [...lines, ...(changes.length ? ['', 'Model changes:', ...changes] : []), '', 'Usage:', ...usageTable(usage)].join('\n');
 }
 
 /** One row per call kind (the store reports every kind, zero when unused), then the total. */

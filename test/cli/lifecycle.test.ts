@@ -169,7 +169,19 @@ describe('--info', () => {
       compactions: 1,
       usage: { calls: 3, prompt_tokens: 2900, completion_tokens: 450 },
     });
-    expect(Object.keys(info)).toEqual(['id', 'parent_id', 'title', 'status', 'archived', 'transcript_messages', 'compactions', 'usage']);
+    expect(Object.keys(info)).toEqual([
+      'id',
+      'parent_id',
+      'title',
+      'status',
+      'archived',
+      'transcript_messages',
+      'compactions',
+      'usage',
+      'model',
+      'model_changes',
+    ]);
+    expect(info).toMatchObject({ model: 'gemma4', model_changes: [] });
     expect(info.usage.cost_usd).toBeCloseTo(0.85);
     expect(info.usage.by_kind.chat).toMatchObject({ calls: 2, prompt_tokens: 2000, completion_tokens: 400 });
     expect(info.usage.by_kind.compaction).toMatchObject({ calls: 1, prompt_tokens: 900 });
@@ -187,6 +199,16 @@ describe('--info', () => {
     expect(run.stdout).toMatch(/chat\s+2\s+2,000\s+400\s+\$0\.75/);
     expect(run.stdout).toMatch(/compaction\s+1\s+900\s+50\s+\$0\.10/);
     expect(run.stdout).toMatch(/total\s+3\s+2,900\s+450\s+\$0\.85/);
+  });
+
+  it('lists the model changes, in the text and in the JSON', async () => {
+    const s = seed();
+    withStore((store) => store.setModel(s.parser.id, 'qwen3'));
+    const text = await loom('--info', s.parser.id);
+    expect(text.stdout).toMatch(/^Model:\s+qwen3$/m);
+    expect(text.stdout).toMatch(/^Model changes:\n {2}.+ {2}gemma4 -> qwen3 \(from message 4\)$/m);
+    const json = JSON.parse((await loom('--info', s.parser.id, '--json')).stdout);
+    expect(json).toMatchObject({ model: 'qwen3', model_changes: [{ from: 'gemma4', to: 'qwen3', transcript_index: 3 }] });
   });
 
   it('refuses an unknown id and an ambiguous prefix in one line', async () => {
