@@ -30,7 +30,7 @@ type DialogState =
   | { kind: 'delete'; meta: SessionMeta }
   | { kind: 'rename'; meta: SessionMeta }
   | { kind: 'settings' }
-  /** `closing`: asked because the user closes the session's tab; either choice closes it. */
+  /** `closing`: asked because the user closes the session's tab; Keep or Revert closes it, Cancel keeps it open. */
   | { kind: 'changes'; id: string; files: string[]; closing: boolean }
   | null;
 
@@ -46,6 +46,7 @@ export function App({ initialSettings, appInfo }: { initialSettings: Settings; a
   const tabs = useTabs(initialSettings, dropChat);
 
   useEffect(() => chats.connect(), [chats]);
+  useEffect(() => bridge.onAccessLost(banners.show), [bridge, banners.show]);
 
   /** Sessions this window deletes itself: their tabs close without a notice. */
   const deleting = useRef(new Set<string>());
@@ -293,6 +294,8 @@ export function App({ initialSettings, appInfo }: { initialSettings: Settings; a
             setDialog(null);
             if (dialog.closing) tabs.close(dialog.id);
           }}
+          onCancel={() => setDialog(null)}
+          cancellable={dialog.closing}
           onRevert={async () => {
             const refused = await revertChanges(dialog.id);
             if (refused) return refused;

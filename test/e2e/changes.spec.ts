@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Page } from '@playwright/test';
-import { SUMMARY, expect, newSession, openLoom, send, sidebarRow, test, transcript } from './fixtures';
+import { SUMMARY, expect, newSession, openLoom, send, test, transcript } from './fixtures';
 
 /** Allows the approval the turn waits on, after checking it is about `file`. */
 async function allow(page: Page, tool: string, file: string): Promise<void> {
@@ -64,7 +64,10 @@ test('files written and edited after approval are listed in the header, and Reve
   expect(fs.readFileSync(notes, 'utf8')).toBe('the old text\n');
 });
 
-test('closing a tab whose session changed files offers the revert; Escape and Keep keep them', async ({ page, loom }) => {
+test('closing a tab whose session changed files offers the revert; Cancel and Escape keep the tab, Keep closes it keeping the files', async ({
+  page,
+  loom,
+}) => {
   const kept = path.join(loom.projectDir, 'kept.txt');
   loom.model.enqueue(
     { toolCalls: [{ name: 'write_file', arguments: { path: 'kept.txt', content: 'keep me' } }] },
@@ -81,20 +84,20 @@ test('closing a tab whose session changed files offers the revert; Escape and Ke
   const closeTab = () => tabs.getByRole('button', { name: /^Close tab / }).click();
   const dialog = page.getByRole('dialog', { name: 'Changed files' });
 
-  // Escape keeps the files and closes the tab.
-  await closeTab();
-  await expect(dialog).toContainText('before its tab closes');
-  await expect(dialog.getByRole('listitem')).toHaveText(['kept.txt']);
-  await page.keyboard.press('Escape');
-  await expect(dialog).toBeHidden();
-  await expect(tabs.getByRole('tab')).toHaveCount(0);
-  expect(fs.readFileSync(kept, 'utf8')).toBe('keep me');
+  // Cancel and Escape change nothing: the tab stays open, the file as it is, focus back on the close button.
+  for (const dismiss of [() => dialog.getByRole('button', { name: 'Cancel' }).click(), () => page.keyboard.press('Escape')]) {
+    await closeTab();
+    await expect(dialog).toContainText('before its tab closes');
+    await expect(dialog.getByRole('listitem')).toHaveText(['kept.txt']);
+    await dismiss();
+    await expect(dialog).toBeHidden();
+    await expect(tabs.getByRole('tab')).toHaveCount(1);
+    await expect(tabs.getByRole('button', { name: /^Close tab / })).toBeFocused();
+    await expect(changedFilesButton(page)).toHaveText('Changed files (1)');
+    expect(fs.readFileSync(kept, 'utf8')).toBe('keep me');
+  }
 
-  // Opened again, the session still offers its changes; Keep keeps them too.
-  await sidebarRow(page, 'Keeping a file')
-    .getByRole('button', { name: /^Keeping a file/ })
-    .click();
-  await expect(changedFilesButton(page)).toHaveText('Changed files (1)');
+  // Keep keeps the files and closes the tab.
   await closeTab();
   await dialog.getByRole('button', { name: 'Keep' }).click();
   await expect(tabs.getByRole('tab')).toHaveCount(0);

@@ -41,6 +41,7 @@ function windowWithSlowEvents(backend: ModelBackend, answerHeld?: Promise<void>)
       return () => listeners.delete(listener);
     },
     onReconnect: () => () => {},
+    onAccessLost: () => () => {},
   };
   const deliver = () => {
     holding = false;
