@@ -52,15 +52,19 @@ function Tab({ id, chat, active, onSelect, onClose }: TabProps) {
   const label = meta ? sessionLabel(meta) : `Session ${id.slice(0, 8)}${missing ? ' (unavailable)' : ''}`;
   const badge = badgeFor(snap.approvals.length > 0, snap.questions.length > 0, isBusy(snap.phase));
   return (
-    <div className={`tab${active ? ' active' : ''}`}>
+    <div className={`tab${active ? ' active' : ''}`} role="presentation">
       <button
         type="button"
         role="tab"
         aria-selected={active}
         className="tab-label"
         title={badge ? `${label} (${badge.text})` : label}
+        aria-keyshortcuts="Delete"
         onClick={() => onSelect(id)}
         onAuxClick={(event) => event.button === 1 && onClose(id)}
+        onKeyDown={(event) => {
+          if (event.key === 'Delete') onClose(id);
+        }}
       >
         <span className="tab-title">{label}</span>
         {badge && (
@@ -70,7 +74,17 @@ function Tab({ id, chat, active, onSelect, onClose }: TabProps) {
           </span>
         )}
       </button>
-      <button type="button" className="icon tab-close" aria-label={`Close tab ${label}`} title="Close tab (Alt+W)" onClick={() => onClose(id)}>
+      {/* A tab list may hold only tabs: the × is for the pointer, a focused tab closes with Delete (or Alt+W). */}
+      <button
+        type="button"
+        className="icon tab-close"
+        aria-hidden="true"
+        tabIndex={-1}
+        title={`Close tab ${label} (Delete, Alt+W)`}
+        // Not focused by the click: a dialog it opens gives the focus back to where it was.
+        onMouseDown={(event) => event.preventDefault()}
+        onClick={() => onClose(id)}
+      >
         ×
       </button>
     </div>
