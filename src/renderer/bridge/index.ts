@@ -20,10 +20,11 @@ const TOKEN_KEY = 'loom.token';
 
 export function connectBridge(): LoomBridge | null {
   if (window.loom) return fromElectron(window.loom);
-  window.addEventListener('hashchange', () => {
-    if (takeTokenFromUrl()) window.location.reload();
-  });
   const token = takeTokenFromUrl() ?? sessionStorage.getItem(TOKEN_KEY);
+  window.addEventListener('hashchange', () => {
+    const pasted = takeTokenFromUrl();
+    if (pasted && pasted !== token) window.location.reload();
+  });
   return token ? createHttpBridge(token) : null;
 }
 
