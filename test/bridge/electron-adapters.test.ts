@@ -67,7 +67,7 @@ describe('window hardening', () => {
     expect(CONTENT_SECURITY_POLICY_HEADER).not.toMatch(/unsafe-eval|unsafe-inline/);
   });
 
-  it('denies every permission request and check but writing text to the clipboard', () => {
+  it('denies every permission request and check but notifications and writing text to the clipboard', () => {
     let requestHandler: ((c: unknown, p: string, cb: (granted: boolean) => void) => void) | undefined;
     let checkHandler: ((c: unknown, p: string) => boolean) | undefined;
     hardenSession({
@@ -75,11 +75,11 @@ describe('window hardening', () => {
       setPermissionRequestHandler: (h) => void (requestHandler = h),
       setPermissionCheckHandler: (h) => void (checkHandler = h),
     });
-    for (const permission of ['media', 'geolocation', 'notifications', 'clipboard-read']) {
+    for (const permission of ['media', 'geolocation', 'notifications', 'clipboard-read', 'openExternal']) {
       let granted: boolean | undefined;
       requestHandler!({}, permission, (g) => (granted = g));
-      expect(granted, permission).toBe(false);
-      expect(checkHandler!({}, permission), permission).toBe(false);
+      expect(granted, permission).toBe(permission === 'notifications');
+      expect(checkHandler!({}, permission), permission).toBe(permission === 'notifications');
     }
     let granted: boolean | undefined;
     requestHandler!({}, 'clipboard-sanitized-write', (g) => (granted = g));

@@ -1,6 +1,8 @@
 /**
  * Hardening of every Loom window, in one place: the CSP as a response header, every
- * permission request denied but writing text to the clipboard (the copy buttons), navigation and new windows blocked (http(s) links open in
+ * permission request denied but two: notifications (the renderer's web Notification API,
+ * which Electron shows as native notifications) and writing text to the clipboard (the
+ * Copy buttons), navigation and new windows blocked (http(s) links open in
  * the user's browser instead), no <webview>. Electron objects come in through the small
  * interfaces below so the decisions are testable under Node.
  */
@@ -16,8 +18,11 @@ export interface SessionLike {
   setPermissionCheckHandler(handler: (contents: unknown, permission: string) => boolean): void;
 }
 
-/** The one permission a window gets: putting text on the clipboard (Copy buttons); never reading it. */
-const GRANTED_PERMISSIONS = new Set(['clipboard-sanitized-write']);
+/**
+ * The permissions a Loom window gets: telling the user a turn ended or waits for them, and
+ * putting text on the clipboard (the Copy buttons; never reading it).
+ */
+const GRANTED_PERMISSIONS = new Set(['notifications', 'clipboard-sanitized-write']);
 
 export interface ContentsLike {
   on(event: 'will-navigate' | 'will-attach-webview' | 'will-redirect', listener: (event: { preventDefault(): void }, ...args: unknown[]) => void): unknown;
