@@ -167,7 +167,69 @@ const SCREENS: Screen[] = [
     },
     scope: dialog('Changed files'),
   },
+  {
+    name: 'a reply with its facts line and copy buttons, one saying Copied',
+    open: async (page, loom) => {
+      await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(loom.url).origin });
+      await replyWithFacts(page, loom);
+      const reply = transcript(page).getByRole('article', { name: 'Assistant' });
+      await reply.getByRole('button', { name: 'Copy js code' }).click();
+      await expect(reply.getByRole('button', { name: 'Copied' })).toBeVisible();
+    },
+  },
+  {
+    name: 'settings dialog with a failed connection test',
+    open: async (page, loom) => {
+      await openLoom(page, loom);
+      await page.getByRole('button', { name: 'Settings' }).click();
+      const settings = page.getByRole('dialog', { name: 'Settings' });
+      await settings.getByRole('combobox', { name: /^Model/ }).selectOption('Type another name…');
+      await settings.getByRole('textbox', { name: /^Model \(/ }).fill('no-such-model');
+      await settings.getByRole('button', { name: 'Test connection' }).click();
+      await expect(settings.getByRole('status').filter({ hasText: 'has no model "no-such-model"' })).toBeVisible();
+    },
+    scope: dialog('Settings'),
+  },
+  {
+    name: "the session's model dialog",
+    open: async (page, loom) => {
+      await openNotes(page, loom);
+      await page.getByRole('button', { name: /^Model: / }).click();
+      await expect(page.getByRole('dialog', { name: 'Model for this session' }).getByRole('combobox', { name: 'Model' })).toBeVisible();
+    },
+    scope: dialog('Model for this session'),
+  },
+  {
+    name: 'info dialog with model changes',
+    open: async (page, loom) => {
+      const { id } = loom.store.create({ title: 'Switched', model: 'gemma4', messages: CONVERSATION, cwd: loom.projectDir });
+      loom.store.setModel(id, 'scripted-model');
+      await openLoom(page, loom);
+      await sidebarRow(page, 'Switched')
+        .getByRole('button', { name: /^Switched/ })
+        .click();
+      await page.getByRole('button', { name: 'Info' }).click();
+      await expect(page.getByRole('table', { name: 'Model changes' })).toBeVisible();
+    },
+    scope: dialog('Session info'),
+  },
 ];
+
+/** A new session with a reply that has code and the facts of a streamed reply (tokens, latency, speed). */
+async function replyWithFacts(page: Page, loom: LoomHarness): Promise<void> {
+  loom.model.enqueue(
+    { chunks: ['Here:\n\n', '```js\nconst x = 1;\n```\n'], usage: { prompt_tokens: 1234, completion_tokens: 56 }, chunkDelayMs: 20 },
+    SUMMARY('Facts'),
+  );
+  await openLoom(page, loom);
+  await newSession(page);
+  await send(page, 'Some code, please');
+  await expect(
+    transcript(page)
+      .getByRole('article', { name: 'Assistant' })
+      .getByText(/tok\/s$/),
+  ).toBeVisible();
+}
 
 const THEMES = ['light', 'dark'] as const;
 
@@ -214,6 +276,7 @@ test('every control has an accessible name', async ({ page, loom }) => {
     [() => page.getByRole('button', { name: 'Info' }).click(), 'Session info'],
     [() => sessionAction(page, 'Notes', 'Rename…'), 'Rename session'],
     [() => sessionAction(page, 'Notes', 'Delete…'), 'Delete session?'],
+    [() => page.getByRole('button', { name: /^Model: / }).click(), 'Model for this session'],
   ] as const) {
     await open();
     const box = page.getByRole('dialog', { name });
