@@ -5,7 +5,7 @@
  * line; and the copy buttons, read back from the real clipboard.
  */
 import { startScriptedServer } from '../support/scripted-server';
-import { SUMMARY, expect, newSession, openLoom, send, test, transcript } from './fixtures';
+import { SUMMARY, expect, newSession, openLoom, send, sidebarRow, test, transcript } from './fixtures';
 
 test('the settings dialog picks the model from the server and tests the connection', async ({ page, loom }) => {
   loom.model.models = { ids: ['gemma4', 'qwen3', 'scripted-model'] };
@@ -131,4 +131,21 @@ test('copy buttons put the code, the Markdown and the plain text on the clipboar
 
   await transcript(page).getByRole('article', { name: 'You' }).getByRole('button', { name: 'Copy message as Markdown' }).click();
   expect(await clipboard()).toBe('How do I run the tests?');
+});
+
+test('a session with no model recorded asks for one, and the first choice is recorded from none', async ({ page, loom }) => {
+  const { id } = loom.store.create({ title: 'Imported long ago', messages: [{ role: 'user', content: 'hello' }], cwd: loom.projectDir });
+  await openLoom(page, loom);
+  await sidebarRow(page, 'Imported long ago')
+    .getByRole('button', { name: /^Imported long ago/ })
+    .click();
+  await page.getByRole('button', { name: 'Model: default' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Model for this session' });
+  const picker = dialog.getByRole('combobox', { name: 'Model' });
+  await expect(picker).toHaveValue('');
+  await expect(dialog.getByRole('button', { name: 'Use this model' })).toBeDisabled();
+  await picker.selectOption('gemma4');
+  await dialog.getByRole('button', { name: 'Use this model' }).click();
+  await expect(page.getByRole('button', { name: 'Model: gemma4' })).toBeFocused();
+  expect(loom.store.getModelChanges(id)).toEqual([{ at: expect.any(String), from: null, to: 'gemma4', transcript_index: 1 }]);
 });

@@ -28,6 +28,11 @@ export function ModelPicker({ label, value, onChange, list }: { label: string; v
             else onChange(event.target.value);
           }}
         >
+          {!value && (
+            <option value="" disabled>
+              Choose a model
+            </option>
+          )}
           {!known && value && <option value={value}>{value} (not on this server)</option>}
           {models.map((model) => (
             <option key={model} value={model}>
