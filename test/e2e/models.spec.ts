@@ -149,3 +149,28 @@ test('a session with no model recorded asks for one, and the first choice is rec
   await expect(page.getByRole('button', { name: 'Model: gemma4' })).toBeFocused();
   expect(loom.store.getModelChanges(id)).toEqual([{ at: expect.any(String), from: null, to: 'gemma4', transcript_index: 1 }]);
 });
+
+test("a tool result's card copies the result as the user reads it, without Loom's fences", async ({ page, context, loom }) => {
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(loom.url).origin });
+  const calls = [{ id: 'c1', type: 'function' as const, function: { name: 'read_file', arguments: '{"path":"notes.md"}' } }];
+  loom.store.create({
+    title: 'Read notes',
+    cwd: loom.projectDir,
+    messages: [
+      { role: 'user', content: '<user_input>\nRead the notes\n</user_input>' },
+      { role: 'assistant', content: null, tool_calls: calls },
+      { role: 'tool', tool_call_id: 'c1', content: '<tool_result name="read_file">\n1: hello\n2: world\n</tool_result>' },
+    ],
+  });
+  await openLoom(page, loom);
+  await sidebarRow(page, 'Read notes')
+    .getByRole('button', { name: /^Read notes/ })
+    .click();
+  const card = transcript(page).getByRole('group', { name: 'Result of read_file' });
+  await card.locator('summary').click();
+  await card.getByRole('button', { name: 'Copy result of read_file' }).click();
+  await expect(card.getByRole('button', { name: 'Copied' })).toBeVisible();
+  expect(
+    await page.evaluate(() => (globalThis as unknown as { navigator: { clipboard: { readText(): Promise<string> } } }).navigator.clipboard.readText()),
+  ).toBe('1: hello\n2: world');
+});

@@ -9,6 +9,7 @@ import type { ChatMessage, MessageFacts, ToolCall } from '../../shared/types';
 import type { CompactionMarker } from '../state/chat-session';
 import { formatCount, localTime } from '../lib/format';
 import { prettyArguments, toolText, userText } from '../lib/display';
+import { CopyButton } from './CopyButton';
 import { Markdown } from './Markdown';
 import { MessageFooter } from './MessageFooter';
 
@@ -83,6 +84,9 @@ function ToolResultCard({ name, content }: { name?: string; content: string }) {
         <span className="card-kind">Result</span> <code>{name ?? 'tool'}</code> <span className="card-preview">{firstLine}</span>
       </summary>
       <pre className="card-body">{text}</pre>
+      <div className="card-actions">
+        <CopyButton label="Copy" name={`Copy result of ${name ?? 'tool'}`} text={() => text} />
+      </div>
     </details>
   );
 }
