@@ -383,6 +383,8 @@ export class LoomEngine {
       open.agent.audit.write('session_end', { status: 'saved', tool_calls: open.agent.toolCalls, user_turns: open.agent.userTurns });
       this.store.setStatus(id, 'saved');
       open.lease.release();
+      // Its grants end with it: windows still listing them hear so.
+      if (open.agent.grants.list().length) this.emit({ type: 'grants', sessionId: id, grants: [] });
       this.changedIfThere(id);
     }
   }

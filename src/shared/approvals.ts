@@ -38,7 +38,7 @@ export type ApprovalPreview =
     }
   | { kind: 'command'; command: string };
 
-/** "Allow for this session": every call of a tool, or run_bash calls whose simple command starts with `prefix`. */
+/** "Allow for this session": every call of a tool, or a command tool's calls whose plain command starts with `prefix`. */
 export type GrantOffer = { kind: 'tool'; tool: string } | { kind: 'prefix'; tool: string; prefix: string[] };
 
 export type SessionGrant = GrantOffer & { id: string };
@@ -47,7 +47,7 @@ export type SessionGrant = GrantOffer & { id: string };
 export const APPROVAL_ANSWERS = ['once', 'session', 'deny'] as const;
 export type ApprovalAnswer = (typeof APPROVAL_ANSWERS)[number];
 
-/** How a front end names a grant: "every edit_file call", "run_bash: npm test …". */
+/** How a front end names a grant: `every edit_file call`, `run_bash commands starting with "npm test"`. */
 export function describeGrant(grant: GrantOffer): string {
   return grant.kind === 'tool' ? `every ${grant.tool} call` : `${grant.tool} commands starting with "${grant.prefix.join(' ')}"`;
 }

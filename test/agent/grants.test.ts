@@ -48,6 +48,25 @@ describe('session grants', () => {
     expect(h.read('a.txt')).toBe('three\n');
   });
 
+  it('grants end when the session is closed, and the windows hear so', async () => {
+    h = await makeAgentHarness();
+    h.write('a.txt', 'one\n');
+    h.approvals.push('session');
+    h.script({ toolCalls: [edit('e1', 'one', 'two')] }, { text: 'Edited.' });
+    await h.send('edit it');
+    expect(h.engine.grants(h.sessionId)).toHaveLength(1);
+    h.engine.close(h.sessionId);
+    expect(h.ofType('grants').at(-1)).toEqual({ type: 'grants', sessionId: h.sessionId, grants: [] });
+    expect(h.engine.grants(h.sessionId)).toEqual([]);
+
+    // Opened again, the session asks again.
+    h.approvals.push(false);
+    h.server.enqueue({ toolCalls: [edit('e2', 'two', 'three')] }, { text: 'Left alone.' });
+    await h.send('edit again');
+    expect(h.ofType('approval')).toHaveLength(2);
+    expect(h.read('a.txt')).toBe('two\n');
+  });
+
   it('a command prefix grant covers plain commands that start with it, and nothing that does more', async () => {
     h = await makeAgentHarness();
     h.approvals.push('session', false, false);
