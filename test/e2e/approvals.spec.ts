@@ -60,7 +60,7 @@ test('an edit approval shows the diff against the file, with line numbers, and A
   expect(fs.readFileSync(path.join(loom.projectDir, 'a.txt'), 'utf8')).toBe(TWENTY_LINES.replace('line 10\n', 'line ten\n'));
 });
 
-test('a write approval shows the whole new file; Deny leaves nothing on disk', async ({ page, loom }) => {
+test('a write approval shows the whole new file, also after a reload; Deny leaves nothing on disk', async ({ page, loom }) => {
   const content = 'first line\n  indented second\nthird\n';
   loom.model.enqueue(
     { toolCalls: [{ id: 'w1', name: 'write_file', arguments: { path: 'notes/new.md', content } }] },
@@ -79,6 +79,11 @@ test('a write approval shows the whole new file; Deny leaves nothing on disk', a
     ['', '2', '+added', '  indented second'],
     ['', '3', '+added', 'third'],
   ]);
+  // A window that reloads gets the approval again, diff and offer included.
+  await page.reload();
+  await expect(card.getByRole('region', { name: 'Changes to notes/new.md' })).toBeVisible();
+  await expect(card.getByRole('button', { name: 'Allow for this session' })).toBeVisible();
+  expect(await diffRows(page, 'notes/new.md')).toHaveLength(3);
   await card.getByRole('button', { name: 'Deny' }).click();
   await expect(transcript(page).getByRole('article', { name: 'Assistant' }).last()).toContainText('Not written.');
   expect(fs.existsSync(path.join(loom.projectDir, 'notes/new.md'))).toBe(false);
