@@ -21,7 +21,7 @@ export function DiffView({ preview }: { preview: FilePreview }) {
           <p className="diff-empty">{preview.newFile ? 'An empty new file.' : 'No lines change.'}</p>
         ) : (
           <table className="diff">
-            <thead className="sr-only">
+            <thead className="visually-hidden">
               <tr>
                 <th scope="col">Line before</th>
                 <th scope="col">Line after</th>
@@ -44,7 +44,7 @@ export function DiffView({ preview }: { preview: FilePreview }) {
                     <td className="diff-num">{line.newLine ?? ''}</td>
                     <td className="diff-mark">
                       <span aria-hidden="true">{MARK[line.kind]}</span>
-                      <span className="sr-only">{SPOKEN[line.kind]}</span>
+                      <span className="visually-hidden">{SPOKEN[line.kind]}</span>
                     </td>
                     <td className="diff-text">{line.text}</td>
                   </tr>
