@@ -89,6 +89,32 @@ test('a write approval shows the whole new file, also after a reload; Deny leave
   expect(fs.existsSync(path.join(loom.projectDir, 'notes/new.md'))).toBe(false);
 });
 
+test('a long diff scrolls inside the card, by keyboard too, to its last line', async ({ page, loom }) => {
+  const content = `${Array.from({ length: 300 }, (_, i) => `row ${i + 1} ${'x'.repeat(i % 7 === 0 ? 400 : 10)}`).join('\n')}\n`;
+  loom.model.enqueue({ toolCalls: [{ id: 'w1', name: 'write_file', arguments: { path: 'long.txt', content } }] }, { text: 'Not written.' }, SUMMARY('Long'));
+  await openLoom(page, loom);
+  await newSession(page);
+  await send(page, 'write a long file');
+
+  const card = approvalCard(page, 'write_file');
+  const diff = card.getByRole('region', { name: 'Changes to long.txt' });
+  await expect(diff).toBeVisible();
+  const box = await diff.evaluate((el) => ({
+    scrollHeight: el.scrollHeight,
+    clientHeight: el.clientHeight,
+    scrollWidth: el.scrollWidth,
+    clientWidth: el.clientWidth,
+  }));
+  expect(box.scrollHeight).toBeGreaterThan(box.clientHeight);
+  // Long lines wrap rather than run off to the side.
+  expect(box.scrollWidth).toBeLessThanOrEqual(box.clientWidth);
+  await diff.focus();
+  await page.keyboard.press('End');
+  await expect(diff.getByText('row 300 ', { exact: false })).toBeInViewport();
+  await card.getByRole('button', { name: 'Deny' }).click();
+  await expect(transcript(page).getByRole('article', { name: 'Assistant' }).last()).toContainText('Not written.');
+});
+
 test('Allow for this session runs the next edit without asking, shows in every window, and revoking it in Info brings the ask back', async ({
   page,
   context,
