@@ -231,3 +231,21 @@ test('a new tool needs only its declaration: the gate asks for its file change a
     ALL_TOOLS.splice(ALL_TOOLS.indexOf(appendNote), 1);
   }
 });
+
+test('a web fetch is asked about as network access, with the URL and the tool offered for the session', async ({ page, loom }) => {
+  loom.model.enqueue(
+    { toolCalls: [{ id: 'f1', name: 'webfetch', arguments: { url: 'https://example.com/docs' } }] },
+    { text: 'Not fetched.' },
+    SUMMARY('Fetch'),
+  );
+  await openLoom(page, loom);
+  await newSession(page);
+  await send(page, 'read the docs');
+  const card = approvalCard(page, 'webfetch');
+  await expect(card).toContainText('webfetch wants to reach the network:');
+  await expect(card.locator('pre')).toHaveText('webfetch https://example.com/docs');
+  await expect(card).toContainText('Why it asks: network access (asked unless dangerouslySkipPermissions)');
+  await expect(card).toContainText('Allow for this session: every webfetch call');
+  await card.getByRole('button', { name: 'Deny' }).click();
+  await expect(transcript(page).getByRole('article', { name: 'Assistant' }).last()).toContainText('Not fetched.');
+});

@@ -48,8 +48,10 @@ export function ApprovalCard({ approval, chat }: { approval: Approval; chat: Cha
   );
 }
 
-function heading({ preview }: Approval): string {
+/** What the tool is about to do, from the preview and the effect the tool declares. */
+function heading({ preview, effect }: Approval): string {
   if (preview?.kind === 'file') return `wants to ${preview.newFile ? 'create' : 'change'} ${preview.path}:`;
   if (preview?.kind === 'command') return 'wants to run this command:';
+  if (effect === 'network') return 'wants to reach the network:';
   return 'wants to run:';
 }
