@@ -77,4 +77,13 @@ describe('fileChangePreview', () => {
     expect((viaLink as FilePreview).note).toMatch(/outside the project folder/);
     expect(lines(viaLink).map((l) => l.oldLine)).toEqual([1, null]);
   });
+
+  test('a change too large to compare in time is listed whole, and the note says so', async () => {
+    const lines = (tag: string) => Array.from({ length: 20_000 }, (_, i) => `${tag}${(i * 7919) % 20_000}`).join('\n');
+    fs.writeFileSync(path.join(project, 'many.txt'), `${lines('a')}\n`);
+    const preview = (await fileChangePreview(project, { path: 'many.txt', kind: 'replace-all', content: `${lines('b')}\n` })) as FilePreview;
+    expect(preview.note).toBe('The change is too large to compare quickly. The new content is shown whole.');
+    expect(changed(preview)).toHaveLength(20_000);
+    expect(changed(preview).every((l) => l.kind === 'added')).toBe(true);
+  });
 });

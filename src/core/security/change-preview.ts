@@ -27,21 +27,25 @@ export async function fileChangePreview(projectDir: string, change: FileChange):
   if (change.kind === 'replace-all') {
     if (current.state === 'missing') return preview(allAdded(change.content), null, true);
     if (current.state === 'unavailable') return preview(allAdded(change.content), `${current.reason} The new content is shown whole.`);
-    const hunks = diffHunks(current.text, change.content);
-    return hunks ? preview(hunks, null) : preview(allAdded(change.content), 'The files are too different to compare quickly. The new content is shown whole.');
+    return preview(...orWhole(diffHunks(current.text, change.content), () => allAdded(change.content), 'The new content is shown whole.'));
   }
-  const at = current.state === 'text' ? current.text.indexOf(change.oldString) : -1;
+  const { oldString, newString } = change;
+  const at = current.state === 'text' ? current.text.indexOf(oldString) : -1;
   if (current.state === 'text' && at !== -1) {
-    const after = current.text.slice(0, at) + change.newString + current.text.slice(at + change.oldString.length);
-    const hunks = diffHunks(current.text, after);
-    if (hunks) return preview(hunks, null);
+    const after = current.text.slice(0, at) + newString + current.text.slice(at + oldString.length);
+    return preview(
+      ...orWhole(diffHunks(current.text, after), () => replacedWhole(oldString, newString), 'The text replaced and its replacement are shown whole.'),
+    );
   }
   const why =
     current.state === 'unavailable' ? current.reason : current.state === 'missing' ? 'The file does not exist.' : 'The text to replace is not in the file now.';
-  return preview(
-    diffHunks(change.oldString, change.newString) ?? [],
-    `${why} The diff compares the text to replace with its replacement; line numbers count from its first line.`,
-  );
+  const [hunks, note] = orWhole(diffHunks(oldString, newString), () => replacedWhole(oldString, newString), 'They are shown whole.');
+  return preview(hunks, `${why} ${note ?? 'The diff compares the text to replace with its replacement; line numbers count from its first line.'}`);
+}
+
+/** The diff, or when it took too long, the change listed whole with a note saying so. */
+function orWhole(hunks: DiffHunk[] | null, whole: () => DiffHunk[], shown: string): [DiffHunk[], string | null] {
+  return hunks ? [hunks, null] : [whole(), `The change is too large to compare quickly. ${shown}`];
 }
 
 async function readCurrent(projectDir: string, p: string): Promise<Current> {
@@ -88,7 +92,18 @@ function numbered(hunk: StructuredPatchHunk): DiffHunk {
 
 /** A new file (or content shown whole): every line added. */
 function allAdded(content: string): DiffHunk[] {
-  if (content === '') return [];
-  const lines = content.endsWith('\n') ? content.slice(0, -1).split('\n') : content.split('\n');
-  return [{ oldStart: 0, newStart: 1, lines: lines.map((text, i) => ({ kind: 'added', text, oldLine: null, newLine: i + 1 })) }];
+  const lines = linesOf(content);
+  return lines.length ? [{ oldStart: 0, newStart: 1, lines: lines.map((text, i) => ({ kind: 'added', text, oldLine: null, newLine: i + 1 })) }] : [];
+}
+
+/** Every line of the old text removed, then every line of the new one added. */
+function replacedWhole(before: string, after: string): DiffHunk[] {
+  const removed = linesOf(before).map((text, i): DiffLine => ({ kind: 'removed', text, oldLine: i + 1, newLine: null }));
+  const added = linesOf(after).map((text, i): DiffLine => ({ kind: 'added', text, oldLine: null, newLine: i + 1 }));
+  return [{ oldStart: 1, newStart: 1, lines: [...removed, ...added] }];
+}
+
+function linesOf(text: string): string[] {
+  if (text === '') return [];
+  return (text.endsWith('\n') ? text.slice(0, -1) : text).split('\n');
 }
