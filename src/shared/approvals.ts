@@ -8,8 +8,7 @@
  * What a tool does, as it declares it on its own definition (src/core/tools/tool.ts): the
  * permission gate decides by it, and the windows learn it from the engine's events.
  */
-export const TOOL_EFFECTS = ['read', 'plan', 'interact', 'loom-store', 'write-files', 'run-commands', 'network'] as const;
-export type ToolEffect = (typeof TOOL_EFFECTS)[number];
+export type ToolEffect = 'read' | 'plan' | 'interact' | 'loom-store' | 'write-files' | 'run-commands' | 'network';
 
 export interface DiffLine {
   kind: 'added' | 'removed' | 'context';
