@@ -84,7 +84,7 @@ function ToolResultCard({ name, content }: { name?: string; content: string }) {
         <span className="card-kind">Result</span> <code>{name ?? 'tool'}</code> <span className="card-preview">{firstLine}</span>
       </summary>
       <pre className="card-body">{text}</pre>
-      <div className="card-actions">
+      <div className="result-actions">
         <CopyButton label="Copy" name={`Copy result of ${name ?? 'tool'}`} text={() => text} />
       </div>
     </details>
