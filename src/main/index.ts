@@ -27,8 +27,13 @@ const devServerUrl = app.isPackaged ? undefined : process.env.ELECTRON_RENDERER_
 const isAppUrl = appUrlMatcher(pathToFileURL(indexHtml).href, devServerUrl);
 const dragFiles = new DragFiles();
 let backend: Backend | null = null;
+/** `Loom --cli …` (the `loom` command installed beside the packaged app) runs the command line, no window. */
+const cliAt = process.argv.indexOf('--cli');
 
-if (!app.requestSingleInstanceLock()) {
+if (cliAt !== -1) {
+  app.dock?.hide();
+  void import('../cli/main').then(({ runCommandLine }) => runCommandLine(process.argv.slice(cliAt + 1), { nativeBinding: electronNativeBinding(appRoot) }), fail);
+} else if (!app.requestSingleInstanceLock()) {
   // Another Loom window is open: it gets focused (second-instance below) and this one ends.
   app.quit();
 } else {
