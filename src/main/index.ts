@@ -19,6 +19,7 @@ import { DesktopSettingsStore, type KeyValueFile } from './adapters/settings-sto
 import { appUrlMatcher, hardenContents, hardenSession } from './adapters/window-security';
 import { registerBridge } from './ipc';
 import { electronNativeBinding } from './native-sqlite';
+import { offerUpdates } from './updater';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const appRoot = path.resolve(here, '../..');
@@ -32,7 +33,10 @@ const cliAt = process.argv.indexOf('--cli');
 
 if (cliAt !== -1) {
   app.dock?.hide();
-  void import('../cli/main').then(({ runCommandLine }) => runCommandLine(process.argv.slice(cliAt + 1), { nativeBinding: electronNativeBinding(appRoot) }), fail);
+  void import('../cli/main').then(
+    ({ runCommandLine }) => runCommandLine(process.argv.slice(cliAt + 1), { nativeBinding: electronNativeBinding(appRoot) }),
+    fail,
+  );
 } else if (!app.requestSingleInstanceLock()) {
   // Another Loom window is open: it gets focused (second-instance below) and this one ends.
   app.quit();
@@ -40,11 +44,17 @@ if (cliAt !== -1) {
   app.on('second-instance', () => focusFirstWindow());
   app.on('web-contents-created', (_event, contents) => hardenContents(contents, (url) => void shell.openExternal(url)));
   app.on('window-all-closed', () => app.quit());
-  app.on('before-quit', () => {
-    // Leases are released at once; the database closes as soon as a stopped turn has ended.
-    void backend?.close();
-    backend = null;
+  app.on('before-quit', (event) => {
     dragFiles.cleanUp();
+    if (!backend) return;
+    // Quit only once the store is closed: leases released, a stopped turn ended, the WAL checkpointed.
+    event.preventDefault();
+    const closing = backend;
+    backend = null;
+    closing.close().then(
+      () => app.quit(),
+      (err) => fail(err),
+    );
   });
   app.whenReady().then(start, (err) => fail(err));
 }
@@ -57,7 +67,7 @@ function start(): void {
     registerBridge(ipcMain, handlers, senderOf, isAppUrl);
     backend.subscribe(broadcast);
     nativeTheme.themeSource = (handlers['settings.get']({}) as Settings).theme;
-    createWindow();
+    offerUpdates(createWindow());
     app.on('activate', () => BrowserWindow.getAllWindows().length === 0 && createWindow());
   } catch (err) {
     fail(err);
