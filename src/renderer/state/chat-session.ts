@@ -229,7 +229,8 @@ export class ChatSession {
         return this.notify(event.level, event.text);
       case 'session_changed':
       case 'session_deleted':
-        // The session-metadata cache follows these.
+      case 'open_session':
+        // The session-metadata cache and the window follow these.
         return;
     }
   }
