@@ -99,7 +99,8 @@ function openDesktopBackend(): Backend {
     // The Electron build of better-sqlite3 (see native-sqlite.ts).
     openStore: (dir) => SessionStore.open(dir, { nativeBinding }),
     startDrag: (exported) => {
-      const contents = BrowserWindow.getFocusedWindow()?.webContents;
+      // The window the drag began in; under a bare X server (CI) no window reports focus.
+      const contents = (BrowserWindow.getFocusedWindow() ?? BrowserWindow.getAllWindows()[0])?.webContents;
       if (!contents) return;
       contents.startDrag({ file: dragFiles.write(exported), icon: nativeImage.createFromDataURL(DRAG_ICON_DATA_URL) });
     },
