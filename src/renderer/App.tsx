@@ -21,6 +21,7 @@ import { downloadText } from './lib/download';
 import { sessionLabel } from './lib/format';
 import { useShortcuts } from './lib/shortcuts';
 import { ChatSession } from './state/chat-session';
+import { useSidebarCollapsed } from './state/sidebar-collapsed';
 import { useTabs } from './state/tabs';
 
 type DialogState =
@@ -128,6 +129,21 @@ export function App({ bridge, initialSettings, appInfo }: { bridge: LoomBridge; 
   useEffect(() => {
     if (tabs.active) scrollTargets.current.delete(tabs.active);
   }, [tabs.active]);
+  /**
+   * The search hit opened last: its session's view opens (again, if it was open) at the
+   * message that matched, highlighted. `n` tells one opening from the next.
+   */
+  const [hit, setHit] = useState<{ id: string; index: number; n: number } | null>(null);
+  useEffect(() => setHit((now) => (now && now.id !== tabs.active ? null : now)), [tabs.active]);
+  const openAt = useCallback(
+    (meta: SessionMeta, index: number) => {
+      setHit((now) => ({ id: meta.id, index, n: (now?.n ?? 0) + 1 }));
+      tabs.open(meta.id);
+    },
+    [tabs],
+  );
+  const shownHit = hit?.id === tabs.active ? hit : null;
+  const sidebar = useSidebarCollapsed();
 
   /**
    * A new branch (edit, regenerate) takes `from`'s tab once its view has loaded (so it sees
@@ -233,18 +249,22 @@ export function App({ bridge, initialSettings, appInfo }: { bridge: LoomBridge; 
       nextTab: () => tabs.cycle(1),
       previousTab: () => tabs.cycle(-1),
       focusSearch: () => searchBox.current?.focus(),
+      toggleSidebar: sidebar.toggle,
     }),
-    [newSession, closeTab, tabs],
+    [newSession, closeTab, tabs, sidebar.toggle],
   );
   useShortcuts(shortcuts, dialog === null);
 
   return (
-    <div className="app">
+    <div className={`app${sidebar.collapsed ? ' sidebar-collapsed' : ''}`}>
       <Sidebar
         bridge={bridge}
         searchRef={searchBox}
         activeId={tabs.active}
         onAction={(action, meta) => void onAction(action, meta)}
+        onOpenAt={openAt}
+        collapsed={sidebar.collapsed}
+        onToggleCollapsed={sidebar.toggle}
         onNewSession={() => void newSession()}
         onImport={(file) => void importFile(file)}
         onSettings={() => setDialog({ kind: 'settings' })}
@@ -263,12 +283,13 @@ export function App({ bridge, initialSettings, appInfo }: { bridge: LoomBridge; 
         <Banners banners={banners.list} onDismiss={banners.dismiss} />
         {tabs.active ? (
           <ChatView
-            key={tabs.active}
+            key={shownHit ? `${tabs.active}#${shownHit.n}` : tabs.active}
             bridge={bridge}
             chat={chatFor(tabs.active)}
             onAction={(action, meta) => void onAction(action, meta)}
             branching={branching}
-            scrollToMessage={scrollTargets.current.get(tabs.active)}
+            scrollToMessage={shownHit?.index ?? scrollTargets.current.get(tabs.active)}
+            highlightMessage={shownHit?.index}
             onShowChanges={() => {
               const id = tabs.active!;
               setDialog({ kind: 'changes', id, files: chatFor(id).getSnapshot().changedFiles, closing: false });

@@ -30,8 +30,10 @@ interface ChatViewProps {
   onShowChanges: () => void;
   /** The branch actions under the messages (App.tsx carries them out). */
   branching?: BranchHandlers;
-  /** Open at this message instead of at the bottom (a sibling branch shown in place). */
+  /** Open at this message instead of at the bottom (a sibling branch shown in place, a search hit). */
   scrollToMessage?: number;
+  /** The message a search hit opened the session at, shown highlighted. */
+  highlightMessage?: number;
 }
 
 /** What the branch actions of a session's messages do, by session id and transcript index. */
@@ -42,10 +44,11 @@ export interface BranchHandlers {
   switchTo(sessionId: string, siblingId: string, index: number): void;
 }
 
-export function ChatView({ bridge, chat, onAction, onShowChanges, branching, scrollToMessage }: ChatViewProps) {
+export function ChatView({ bridge, chat, onAction, onShowChanges, branching, scrollToMessage, highlightMessage }: ChatViewProps) {
   const snap = useSyncExternalStore(chat.subscribe, chat.getSnapshot);
   // Read once: the tab opens there, later renders leave the scrolling to the user.
   const [openAt] = useState(scrollToMessage);
+  const [highlightAt] = useState(highlightMessage);
   const points = useBranchPoints(bridge, chat.id);
   const branchActions = useMemo<BranchActions | null>(
     () =>
@@ -133,7 +136,7 @@ export function ChatView({ bridge, chat, onAction, onShowChanges, branching, scr
       )}
       {snap.loadError && <ErrorBanner text={snap.loadError} onDismiss={() => void chat.load()} />}
       <BranchActionsContext.Provider value={branchActions}>
-        <Transcript bridge={bridge} chat={chat} snap={snap} scrollToMessage={openAt} />
+        <Transcript bridge={bridge} chat={chat} snap={snap} scrollToMessage={openAt} highlightMessage={highlightAt} />
       </BranchActionsContext.Provider>
       <div className="chat-foot">
         {snap.compacting && (

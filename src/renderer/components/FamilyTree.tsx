@@ -6,7 +6,7 @@
 import type { ReactNode } from 'react';
 import type { SessionInfo } from '../../shared/contract';
 import type { SessionFamily, SessionMeta } from '../../shared/types';
-import { localTime, sessionLabel } from '../lib/format';
+import { localTime, messageCountLabel, sessionLabel } from '../lib/format';
 
 export function ParentLink({ parentId, parent, onOpen }: { parentId: string; parent: SessionMeta | null; onOpen: (id: string) => void }) {
   if (!parent) return <span className="mono">{parentId} (deleted)</span>;
@@ -67,7 +67,8 @@ function FamilyMember({ meta, onOpen, nested }: { meta: SessionMeta; onOpen: (id
       </button>
       <span className="family-meta">
         {' '}
-        · {meta.message_count} messages{meta.archived ? ' · archived' : ''}
+        · {messageCountLabel(meta)}
+        {meta.archived ? ' · archived' : ''}
       </span>
       {nested}
     </li>

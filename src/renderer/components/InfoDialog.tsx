@@ -5,7 +5,7 @@
 import { useEffect, useState } from 'react';
 import type { LoomBridge, SessionInfo } from '../../shared/contract';
 import { CALL_KINDS, type SessionFamily, type UsageTotals } from '../../shared/types';
-import { formatCost, formatCount, localTime } from '../lib/format';
+import { formatCost, formatCount, localTime, visibleMessages } from '../lib/format';
 import { Dialog } from './Dialog';
 import { FamilyTree, ParentLink } from './FamilyTree';
 
@@ -55,7 +55,7 @@ function InfoBody({ info, family, onOpen }: { info: SessionInfo; family: Session
         <Fact term="Status" value={`${info.status}${info.archived ? ', archived' : ''}`} />
         <Fact term="Created" value={localTime(info.created_at)} />
         <Fact term="Updated" value={localTime(info.updated_at)} />
-        <Fact term="Transcript messages" value={formatCount(info.message_count)} />
+        <Fact term="Messages" value={formatCount(visibleMessages(info))} />
         <Fact term="Compactions" value={formatCount(info.compactions.length)} />
         <Fact term="Model" value={info.model ?? '—'} />
         <Fact term="Project folder" value={info.cwd ?? '—'} mono />

@@ -34,8 +34,17 @@ function rowModel(total: number, markers: CompactionMarker[]) {
 
 const BOTTOM_SLACK_PX = 80;
 
-/** `scrollToMessage`: open at this message (a sibling branch shown in place) instead of at the bottom. */
-export function Transcript({ bridge, chat, snap, scrollToMessage }: { bridge: LoomBridge; chat: ChatSession; snap: ChatSnapshot; scrollToMessage?: number }) {
+interface TranscriptProps {
+  bridge: LoomBridge;
+  chat: ChatSession;
+  snap: ChatSnapshot;
+  /** Open at this message (a sibling branch shown in place, a search hit) instead of at the bottom. */
+  scrollToMessage?: number;
+  /** Shown highlighted: the message a search hit matched. */
+  highlightMessage?: number;
+}
+
+export function Transcript({ bridge, chat, snap, scrollToMessage, highlightMessage }: TranscriptProps) {
   const scroller = useRef<HTMLDivElement>(null);
   const atBottom = useRef(scrollToMessage === undefined);
   const model = useMemo(() => rowModel(snap.total, snap.markers), [snap.total, snap.markers]);
@@ -101,8 +110,16 @@ export function Transcript({ bridge, chat, snap, scrollToMessage }: { bridge: Lo
       <div className="transcript-inner" style={{ height: totalSize }}>
         {items.map((item) => {
           const row = model.rowAt(item.index);
+          const found = row.kind === 'message' && row.index === highlightMessage;
           return (
-            <div key={item.key} data-index={item.index} ref={virtualizer.measureElement} className="row" style={{ transform: `translateY(${item.start}px)` }}>
+            <div
+              key={item.key}
+              data-index={item.index}
+              ref={virtualizer.measureElement}
+              className={found ? 'row search-found' : 'row'}
+              aria-current={found ? 'true' : undefined}
+              style={{ transform: `translateY(${item.start}px)` }}
+            >
               {row.kind === 'live' ? (
                 <LiveRow bridge={bridge} chat={chat} snap={snap} />
               ) : row.kind === 'marker' ? (
