@@ -3,6 +3,7 @@ import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './App';
 import { connectBridge } from './bridge';
+import { prefetchSessionList } from './state/session-list';
 import './styles.css';
 
 async function start(root: HTMLElement): Promise<void> {
@@ -12,6 +13,7 @@ async function start(root: HTMLElement): Promise<void> {
     view.render(<Problem text="This page needs the address Loom printed when it started: it carries the access token. Open that URL." />);
     return;
   }
+  prefetchSessionList(bridge);
   try {
     const [settings, appInfo] = await Promise.all([bridge.invoke('settings.get', {}), bridge.invoke('app.info', {})]);
     view.render(

@@ -2,7 +2,7 @@
  * One open session: header (title, context meter, changed files, Compact now, Fork, Info),
  * the transcript, the turn's error banner and notices, and the message box.
  */
-import { useCallback, useEffect, useMemo, useState, useSyncExternalStore } from 'react';
+import { Suspense, lazy, useCallback, useEffect, useMemo, useState, useSyncExternalStore } from 'react';
 import type { LoomBridge } from '../../shared/contract';
 import type { SessionMeta } from '../../shared/types';
 import { sessionLabel } from '../lib/format';
@@ -13,7 +13,12 @@ import { Composer } from './Composer';
 import { ContextMeter } from './ContextMeter';
 import { BranchActionsContext, type BranchActions } from './MessageActions';
 import type { SessionAction } from './Sidebar';
-import { Transcript } from './Transcript';
+
+/**
+ * Loaded on first use: the transcript brings Markdown and code highlighting, most of the
+ * window's script, which the sidebar's first rows need not wait for (docs/DESIGN.md#sidebar-paging).
+ */
+const Transcript = lazy(() => import('./Transcript').then((module) => ({ default: module.Transcript })));
 
 /**
  * What Continue sends: a user message after the stopped reply. Re-asking with the context
@@ -136,7 +141,9 @@ export function ChatView({ bridge, chat, onAction, onShowChanges, branching, scr
       )}
       {snap.loadError && <ErrorBanner text={snap.loadError} onDismiss={() => void chat.load()} />}
       <BranchActionsContext.Provider value={branchActions}>
-        <Transcript bridge={bridge} chat={chat} snap={snap} scrollToMessage={openAt} highlightMessage={highlightAt} />
+        <Suspense fallback={<div className="transcript" role="log" aria-label="Transcript" aria-busy="true" />}>
+          <Transcript bridge={bridge} chat={chat} snap={snap} scrollToMessage={openAt} highlightMessage={highlightAt} />
+        </Suspense>
       </BranchActionsContext.Provider>
       <div className="chat-foot">
         {snap.compacting && (

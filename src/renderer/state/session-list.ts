@@ -4,7 +4,8 @@
  * hits with their snippets, fetched by offset. A session's change event (from this
  * window, another one, or the `loom` command) carries the session as it is now and is
  * applied to the rows loaded so far; no list is fetched again, except the first page
- * after the event stream was down (events may have been missed).
+ * after the event stream was down (events may have been missed). The window asks for the
+ * first page as it starts (prefetchSessionList), beside its settings, not after them.
  */
 import { useCallback, useEffect, useRef, useState } from 'react';
 import type { BridgeEvent, LoomBridge } from '../../shared/contract';
@@ -27,6 +28,37 @@ interface ListState {
 
 const EMPTY: ListState = { items: [], more: false, loaded: false, error: null };
 
+interface Page {
+  items: SidebarItem[];
+  more: boolean;
+}
+
+/** The first page of the unarchived list, asked for while the window starts, and the changes heard since. */
+let prefetched: { bridge: LoomBridge; page: Promise<Page>; heard: SessionEvent[]; off: () => void } | null = null;
+
+export function prefetchSessionList(bridge: LoomBridge): void {
+  const page = listPage(bridge, false, undefined);
+  page.catch(() => {}); // the list reports it when it takes the page
+  const heard: SessionEvent[] = [];
+  const off = bridge.onEvent((event) => {
+    if (isSessionEvent(event)) heard.push(event);
+  });
+  prefetched = { bridge, page, heard, off };
+}
+
+/** The prefetched page, once, with the changes heard until now applied (the list hears the later ones). */
+function takePrefetched(bridge: LoomBridge): Promise<Page> | null {
+  const taken = prefetched?.bridge === bridge ? prefetched : null;
+  prefetched?.off();
+  prefetched = null;
+  if (!taken) return null;
+  return taken.page.then((page) => ({ ...page, items: taken.heard.reduce((items, event) => applyChange(items, event, false, !page.more), page.items) }));
+}
+
+function isSessionEvent(event: BridgeEvent): event is SessionEvent {
+  return event.type === 'session_changed' || event.type === 'session_deleted';
+}
+
 export function useSessionList(bridge: LoomBridge, query: string, includeArchived: boolean) {
   const [state, setState] = useState<ListState>(EMPTY);
   const text = query.trim();
@@ -37,20 +69,34 @@ export function useSessionList(bridge: LoomBridge, query: string, includeArchive
   const hitsFetched = useRef(0);
   const latest = useRef(state);
   latest.current = state;
+  /** Changes heard while a first page is on its way: its answer may predate them. Null: none on its way. */
+  const heard = useRef<SessionEvent[] | null>(null);
 
   const fetchPage = useCallback(
     async (first: boolean) => {
       if (loading.current && !first) return;
       const mine = first ? ++generation.current : generation.current;
       loading.current = true;
+      if (first) heard.current = [];
       try {
-        const page = text
-          ? await searchPage(bridge, text, includeArchived, first ? 0 : hitsFetched.current)
-          : await listPage(bridge, includeArchived, first ? undefined : latest.current.items.at(-1));
+        const page = await (first
+          ? firstPage(bridge, text, includeArchived)
+          : nextPage(bridge, text, includeArchived, latest.current.items, hitsFetched.current));
         if (mine !== generation.current) return;
         hitsFetched.current = (first ? 0 : hitsFetched.current) + page.items.length;
-        setState((now) => ({ items: first ? page.items : appendPage(now.items, page.items), more: page.more, loaded: true, error: null }));
+        const missed = (first && heard.current) || [];
+        if (first) heard.current = null;
+        setState((now) => {
+          const items = first ? page.items : appendPage(now.items, page.items);
+          return {
+            items: missed.reduce((list, event) => applyEvent(list, event, text, includeArchived, !page.more), items),
+            more: page.more,
+            loaded: true,
+            error: null,
+          };
+        });
       } catch (err) {
+        if (first && mine === generation.current) heard.current = null;
         if (mine === generation.current) setState((now) => ({ ...now, more: false, loaded: true, error: (err as Error).message }));
       } finally {
         if (mine === generation.current) loading.current = false;
@@ -67,11 +113,9 @@ export function useSessionList(bridge: LoomBridge, query: string, includeArchive
 
   useEffect(() => {
     const off = bridge.onEvent((event) => {
-      if (event.type !== 'session_changed' && event.type !== 'session_deleted') return;
-      setState((now) => ({
-        ...now,
-        items: text ? applyToHits(now.items, event, includeArchived) : applyChange(now.items, event, includeArchived, !now.more),
-      }));
+      if (!isSessionEvent(event)) return;
+      heard.current?.push(event);
+      setState((now) => ({ ...now, items: applyEvent(now.items, event, text, includeArchived, !now.more) }));
     });
     const offReconnect = bridge.onReconnect(() => void fetchPage(true));
     return () => {
@@ -87,18 +131,31 @@ export function useSessionList(bridge: LoomBridge, query: string, includeArchive
   return { ...state, loadMore };
 }
 
-async function listPage(bridge: LoomBridge, includeArchived: boolean, last: SessionMeta | undefined) {
+function firstPage(bridge: LoomBridge, text: string, includeArchived: boolean): Promise<Page> {
+  if (text) return searchPage(bridge, text, includeArchived, 0);
+  return (!includeArchived && takePrefetched(bridge)) || listPage(bridge, includeArchived, undefined);
+}
+
+function nextPage(bridge: LoomBridge, text: string, includeArchived: boolean, items: SidebarItem[], hitsFetched: number): Promise<Page> {
+  return text ? searchPage(bridge, text, includeArchived, hitsFetched) : listPage(bridge, includeArchived, items.at(-1));
+}
+
+async function listPage(bridge: LoomBridge, includeArchived: boolean, last: SessionMeta | undefined): Promise<Page> {
   const page = await bridge.invoke('sessions.list', {
     includeArchived,
     limit: LIST_PAGE,
     ...(last && { after: { updated_at: last.updated_at, id: last.id } }),
   });
-  return { items: page.sessions as SidebarItem[], more: page.next !== null };
+  return { items: page.sessions, more: page.next !== null };
 }
 
-async function searchPage(bridge: LoomBridge, query: string, includeArchived: boolean, offset: number) {
+async function searchPage(bridge: LoomBridge, query: string, includeArchived: boolean, offset: number): Promise<Page> {
   const hits = await bridge.invoke('sessions.search', { query, includeArchived, limit: SEARCH_PAGE, offset });
-  return { items: hits as SidebarItem[], more: hits.length === SEARCH_PAGE };
+  return { items: hits, more: hits.length === SEARCH_PAGE };
+}
+
+function applyEvent(items: SidebarItem[], event: SessionEvent, text: string, includeArchived: boolean, complete: boolean): SidebarItem[] {
+  return text ? applyToHits(items, event, includeArchived) : applyChange(items, event, includeArchived, complete);
 }
 
 /** True when `a` lists before `b`: newer first, then the greater id (the store's order). */
