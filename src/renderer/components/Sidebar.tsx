@@ -6,10 +6,10 @@
  */
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useEffect, useRef, useState, type DragEvent, type RefObject } from 'react';
-import type { LoomBridge } from '../../shared/contract';
 import { exportFileName } from '../../shared/export-name';
 import type { SessionMeta } from '../../shared/types';
 import { downloadUrl, isDesktop } from '../bridge';
+import { useBridge } from '../bridge/context';
 import { messageCountLabel, relativeTime, sessionLabel } from '../lib/format';
 import { useSessionList, type SidebarItem } from '../state/session-list';
 import { SessionMenu } from './SessionMenu';
@@ -18,7 +18,6 @@ import { Snippet } from './Snippet';
 export type SessionAction = 'open' | 'rename' | 'fork' | 'archive' | 'unarchive' | 'export' | 'delete' | 'info';
 
 interface SidebarProps {
-  bridge: LoomBridge;
   searchRef: RefObject<HTMLInputElement | null>;
   activeId: string | null;
   onAction: (action: SessionAction, meta: SessionMeta) => void;
@@ -39,7 +38,8 @@ const LOAD_AHEAD_ROWS = 20;
 const BODY_ID = 'session-sidebar-body';
 
 export function Sidebar(props: SidebarProps) {
-  const { bridge, activeId, onAction } = props;
+  const { activeId, onAction } = props;
+  const bridge = useBridge();
   const [query, setQuery] = useState('');
   const [showArchived, setShowArchived] = useState(false);
   const [menu, setMenu] = useState<{ meta: SessionMeta; x: number; y: number } | null>(null);

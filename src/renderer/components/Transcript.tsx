@@ -7,7 +7,6 @@
  */
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useEffect, useLayoutEffect, useMemo, useRef } from 'react';
-import type { LoomBridge } from '../../shared/contract';
 import type { ChatSession, ChatSnapshot, CompactionMarker } from '../state/chat-session';
 import { LiveRow } from './LiveRow';
 import { MessageActions } from './MessageActions';
@@ -35,7 +34,6 @@ function rowModel(total: number, markers: CompactionMarker[]) {
 const BOTTOM_SLACK_PX = 80;
 
 interface TranscriptProps {
-  bridge: LoomBridge;
   chat: ChatSession;
   snap: ChatSnapshot;
   /** Open at this message (a sibling branch shown in place, a search hit) instead of at the bottom. */
@@ -44,7 +42,7 @@ interface TranscriptProps {
   highlightMessage?: number;
 }
 
-export function Transcript({ bridge, chat, snap, scrollToMessage, highlightMessage }: TranscriptProps) {
+export function Transcript({ chat, snap, scrollToMessage, highlightMessage }: TranscriptProps) {
   const scroller = useRef<HTMLDivElement>(null);
   const atBottom = useRef(scrollToMessage === undefined);
   const model = useMemo(() => rowModel(snap.total, snap.markers), [snap.total, snap.markers]);
@@ -121,7 +119,7 @@ export function Transcript({ bridge, chat, snap, scrollToMessage, highlightMessa
               style={{ transform: `translateY(${item.start}px)` }}
             >
               {row.kind === 'live' ? (
-                <LiveRow bridge={bridge} chat={chat} snap={snap} />
+                <LiveRow chat={chat} snap={snap} />
               ) : row.kind === 'marker' ? (
                 <MarkerRow marker={row.marker} n={row.n} />
               ) : (
