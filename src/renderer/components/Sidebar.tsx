@@ -46,7 +46,8 @@ export function Sidebar(props: SidebarProps) {
   const list = useSessionList(bridge, query, showArchived);
   const scroller = useRef<HTMLDivElement>(null);
   const importInput = useRef<HTMLInputElement>(null);
-  const searching = query.trim().length > 0;
+  /** Whether the rows shown are search hits (a new search's rows replace the old ones when they arrive). */
+  const searching = list.query.length > 0;
 
   // One row past the loaded ones while more follow: it says so, and scrolling to it loads them.
   const virtualizer = useVirtualizer({

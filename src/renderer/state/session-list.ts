@@ -19,6 +19,8 @@ export const LIST_PAGE = 100;
 export const SEARCH_PAGE = 50;
 
 interface ListState {
+  /** The search the rows answer ('' for the list): until a new search's first page arrives, the rows are the last one's. */
+  query: string;
   items: SidebarItem[];
   /** More pages follow the loaded rows. */
   more: boolean;
@@ -26,7 +28,7 @@ interface ListState {
   error: string | null;
 }
 
-const EMPTY: ListState = { items: [], more: false, loaded: false, error: null };
+const EMPTY: ListState = { query: '', items: [], more: false, loaded: false, error: null };
 
 interface Page {
   items: SidebarItem[];
@@ -89,6 +91,7 @@ export function useSessionList(bridge: LoomBridge, query: string, includeArchive
         setState((now) => {
           const items = first ? page.items : appendPage(now.items, page.items);
           return {
+            query: text,
             items: missed.reduce((list, event) => applyEvent(list, event, text, includeArchived, !page.more), items),
             more: page.more,
             loaded: true,
@@ -115,7 +118,7 @@ export function useSessionList(bridge: LoomBridge, query: string, includeArchive
     const off = bridge.onEvent((event) => {
       if (!isSessionEvent(event)) return;
       heard.current?.push(event);
-      setState((now) => ({ ...now, items: applyEvent(now.items, event, text, includeArchived, !now.more) }));
+      setState((now) => ({ ...now, items: applyEvent(now.items, event, now.query, includeArchived, !now.more) }));
     });
     const offReconnect = bridge.onReconnect(() => void fetchPage(true));
     return () => {
