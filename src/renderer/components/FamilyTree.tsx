@@ -6,7 +6,8 @@
 import type { ReactNode } from 'react';
 import type { SessionInfo } from '../../shared/contract';
 import type { SessionFamily, SessionMeta } from '../../shared/types';
-import { localTime, messageCountLabel, sessionLabel } from '../lib/format';
+import { messageCountText } from '../../shared/message-count';
+import { localTime, sessionLabel } from '../lib/format';
 
 export function ParentLink({ parentId, parent, onOpen }: { parentId: string; parent: SessionMeta | null; onOpen: (id: string) => void }) {
   if (!parent) return <span className="mono">{parentId} (deleted)</span>;
@@ -67,7 +68,7 @@ function FamilyMember({ meta, onOpen, nested }: { meta: SessionMeta; onOpen: (id
       </button>
       <span className="family-meta">
         {' '}
-        · {messageCountLabel(meta)}
+        · {messageCountText(meta)}
         {meta.archived ? ' · archived' : ''}
       </span>
       {nested}

@@ -6,7 +6,8 @@ import { useEffect, useState } from 'react';
 import type { SessionInfo } from '../../shared/contract';
 import { CALL_KINDS, type SessionFamily, type UsageTotals } from '../../shared/types';
 import { useBridge } from '../bridge/context';
-import { formatCost, formatCount, localTime, visibleMessages } from '../lib/format';
+import { visibleMessageCount } from '../../shared/message-count';
+import { formatCost, formatCount, localTime } from '../lib/format';
 import { useSessionInfo } from '../state/session-meta';
 import { Dialog } from './Dialog';
 import { FamilyTree, ParentLink } from './FamilyTree';
@@ -56,7 +57,7 @@ function InfoBody({ info, family, onOpen }: { info: SessionInfo; family: Session
         <Fact term="Status" value={`${info.status}${info.archived ? ', archived' : ''}`} />
         <Fact term="Created" value={localTime(info.created_at)} />
         <Fact term="Updated" value={localTime(info.updated_at)} />
-        <Fact term="Messages" value={formatCount(visibleMessages(info))} />
+        <Fact term="Messages" value={formatCount(visibleMessageCount(info))} />
         <Fact term="Compactions" value={formatCount(info.compactions.length)} />
         <Fact term="Model" value={info.model ?? '—'} />
         <Fact term="Project folder" value={info.cwd ?? '—'} mono />

@@ -10,7 +10,8 @@ import { exportFileName } from '../../shared/export-name';
 import type { SessionMeta } from '../../shared/types';
 import { downloadUrl, isDesktop } from '../bridge';
 import { useBridge } from '../bridge/context';
-import { messageCountLabel, relativeTime, sessionLabel } from '../lib/format';
+import { messageCountText } from '../../shared/message-count';
+import { relativeTime, sessionLabel } from '../lib/format';
 import { useSessionList, type SidebarItem } from '../state/session-list';
 import { SessionMenu } from './SessionMenu';
 import { Snippet } from './Snippet';
@@ -172,7 +173,7 @@ export function Sidebar(props: SidebarProps) {
                     <span className="session-title">{label}</span>
                     <span className="session-time">
                       {item.archived ? 'archived · ' : ''}
-                      {relativeTime(item.updated_at)} · {messageCountLabel(item)}
+                      {relativeTime(item.updated_at)} · {messageCountText(item)}
                     </span>
                     {item.snippet && <Snippet text={item.snippet} />}
                   </button>

@@ -38,17 +38,3 @@ export function sessionLabel(meta: { id: string; title: string | null; summary: 
 export function plural(n: number, noun: string): string {
   return `${formatCount(n)} ${noun}${n === 1 ? '' : 's'}`;
 }
-
-/**
- * The messages the transcript shows the user: the first transcript message of every session
- * Loom makes is its system prompt, folded away and not counted (docs/DESIGN.md#sidebar-paging).
- */
-export function visibleMessages(meta: { message_count: number }): number {
-  return Math.max(0, meta.message_count - 1);
-}
-
-/** "No messages", "1 message", "12 messages". */
-export function messageCountLabel(meta: { message_count: number }): string {
-  const shown = visibleMessages(meta);
-  return shown === 0 ? 'No messages' : plural(shown, 'message');
-}
