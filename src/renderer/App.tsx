@@ -4,6 +4,7 @@
  * back after a restart or a reload.
  */
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { flushSync } from 'react-dom';
 import type { AppInfo, Settings } from '../shared/contract';
 import type { SessionMeta } from '../shared/types';
 import { Banners, useBanners } from './components/Banners';
@@ -227,10 +228,14 @@ export function App({ initialSettings, appInfo }: { initialSettings: Settings; a
       closeTab: () => tabs.active && void closeTab(tabs.active),
       nextTab: () => tabs.cycle(1),
       previousTab: () => tabs.cycle(-1),
-      focusSearch: () => searchBox.current?.focus(),
+      focusSearch: () => {
+        // A folded sidebar unfolds first: its search box must exist to take the focus.
+        flushSync(sidebar.expand);
+        searchBox.current?.focus();
+      },
       toggleSidebar: sidebar.toggle,
     }),
-    [newSession, closeTab, tabs, sidebar.toggle],
+    [newSession, closeTab, tabs, sidebar.toggle, sidebar.expand],
   );
   useShortcuts(shortcuts, dialog === null);
 

@@ -182,6 +182,12 @@ test('at 800×600 the sidebar fits, folds to a rail with a button or Alt+B, and 
   await page.keyboard.press('Alt+KeyB');
   await expect(page.getByRole('button', { name: 'Session sidebar' })).toHaveAttribute('aria-expanded', 'true');
   await expect(page.getByRole('searchbox', { name: 'Search sessions' })).toBeVisible();
+  // Folded, the search shortcut unfolds the sidebar to reach its box.
+  await page.keyboard.press('Alt+KeyB');
+  await expect(page.getByRole('searchbox', { name: 'Search sessions' })).toBeHidden();
+  await page.keyboard.press('Control+KeyK');
+  await expect(page.getByRole('searchbox', { name: 'Search sessions' })).toBeFocused();
+  await expect(page.getByRole('button', { name: 'Session sidebar' })).toHaveAttribute('aria-expanded', 'true');
 });
 
 test('message counts leave out the system prompt and say "1 message"', async ({ page, loom }) => {

@@ -24,5 +24,6 @@ export function useSidebarCollapsed() {
     }
   }, [collapsed]);
   const toggle = useCallback(() => setCollapsed((now) => !now), []);
-  return { collapsed, toggle };
+  const expand = useCallback(() => setCollapsed(false), []);
+  return { collapsed, toggle, expand };
 }
