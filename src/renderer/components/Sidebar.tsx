@@ -7,10 +7,10 @@
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useEffect, useRef, useState, type DragEvent, type RefObject } from 'react';
 import { exportFileName } from '../../shared/export-name';
+import { messageCountText } from '../../shared/message-count';
 import type { SessionMeta } from '../../shared/types';
 import { downloadUrl, isDesktop } from '../bridge';
 import { useBridge } from '../bridge/context';
-import { messageCountText } from '../../shared/message-count';
 import { relativeTime, sessionLabel } from '../lib/format';
 import { useSessionList, type SidebarItem } from '../state/session-list';
 import { SessionMenu } from './SessionMenu';
