@@ -16,12 +16,14 @@ async function start(root: HTMLElement): Promise<void> {
     view.render(<Problem text="This page needs the address Loom printed when it started: it carries the access token. Open that URL." />);
     return;
   }
-  prefetchSessionList(bridge);
   try {
     const [settings, appInfo] = await Promise.all([bridge.invoke('settings.get', {}), bridge.invoke('app.info', {})]);
     // One cache for the page's lifetime, listening before anything asks it.
     const sessions = new SessionMetaCache(bridge);
     sessions.connect();
+    // Asked for now, while React mounts, once the event stream is being opened: changes from
+    // here on reach the list either in the page or as events (session-list.ts).
+    prefetchSessionList(bridge);
     view.render(
       <StrictMode>
         <BridgeProvider bridge={bridge}>

@@ -5,7 +5,7 @@
  * window, another one, or the `loom` command) carries the session as it is now and is
  * applied to the rows loaded so far; no list is fetched again, except the first page
  * after the event stream was down (events may have been missed). The window asks for the
- * first page as it starts (prefetchSessionList), beside its settings, not after them.
+ * first page while React mounts (prefetchSessionList), not after the sidebar's first render.
  */
 import { useCallback, useEffect, useRef, useState } from 'react';
 import type { BridgeEvent, LoomBridge } from '../../shared/contract';
@@ -35,7 +35,7 @@ interface Page {
   more: boolean;
 }
 
-/** The first page of the unarchived list, asked for while the window starts, and the changes heard since. */
+/** The first page of the unarchived list, asked for while the window mounts, and the changes heard since. */
 let prefetched: { bridge: LoomBridge; page: Promise<Page>; heard: SessionEvent[]; off: () => void } | null = null;
 
 export function prefetchSessionList(bridge: LoomBridge): void {
