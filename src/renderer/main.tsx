@@ -3,7 +3,6 @@ import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './App';
 import { connectBridge } from './bridge';
-import { prefetchSessionList } from './state/session-list';
 import { BridgeProvider } from './bridge/context';
 import { SessionMetaContext } from './state/session-meta';
 import { SessionMetaCache } from './state/session-meta-cache';
@@ -21,9 +20,6 @@ async function start(root: HTMLElement): Promise<void> {
     // One cache for the page's lifetime, listening before anything asks it.
     const sessions = new SessionMetaCache(bridge);
     sessions.connect();
-    // Asked for now, while React mounts, once the event stream is being opened: changes from
-    // here on reach the list either in the page or as events (session-list.ts).
-    prefetchSessionList(bridge);
     view.render(
       <StrictMode>
         <BridgeProvider bridge={bridge}>

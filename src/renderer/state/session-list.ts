@@ -4,8 +4,7 @@
  * hits with their snippets, fetched by offset. A session's change event (from this
  * window, another one, or the `loom` command) carries the session as it is now and is
  * applied to the rows loaded so far; no list is fetched again, except the first page
- * after the event stream was down (events may have been missed). The window asks for the
- * first page while React mounts (prefetchSessionList), not after the sidebar's first render.
+ * after the event stream was down (events may have been missed).
  */
 import { useCallback, useEffect, useRef, useState } from 'react';
 import type { BridgeEvent, LoomBridge } from '../../shared/contract';
@@ -33,28 +32,6 @@ const EMPTY: ListState = { query: '', items: [], more: false, loaded: false, err
 interface Page {
   items: SidebarItem[];
   more: boolean;
-}
-
-/** The first page of the unarchived list, asked for while the window mounts, and the changes heard since. */
-let prefetched: { bridge: LoomBridge; page: Promise<Page>; heard: SessionEvent[]; off: () => void } | null = null;
-
-export function prefetchSessionList(bridge: LoomBridge): void {
-  const page = listPage(bridge, false, undefined);
-  page.catch(() => {}); // the list reports it when it takes the page
-  const heard: SessionEvent[] = [];
-  const off = bridge.onEvent((event) => {
-    if (isSessionEvent(event)) heard.push(event);
-  });
-  prefetched = { bridge, page, heard, off };
-}
-
-/** The prefetched page, once, with the changes heard until now applied (the list hears the later ones). */
-function takePrefetched(bridge: LoomBridge): Promise<Page> | null {
-  const taken = prefetched?.bridge === bridge ? prefetched : null;
-  prefetched?.off();
-  prefetched = null;
-  if (!taken) return null;
-  return taken.page.then((page) => ({ ...page, items: taken.heard.reduce((items, event) => applyChange(items, event, false, !page.more), page.items) }));
 }
 
 function isSessionEvent(event: BridgeEvent): event is SessionEvent {
@@ -136,7 +113,7 @@ export function useSessionList(bridge: LoomBridge, query: string, includeArchive
 
 function firstPage(bridge: LoomBridge, text: string, includeArchived: boolean): Promise<Page> {
   if (text) return searchPage(bridge, text, includeArchived, 0);
-  return (!includeArchived && takePrefetched(bridge)) || listPage(bridge, includeArchived, undefined);
+  return listPage(bridge, includeArchived, undefined);
 }
 
 function nextPage(bridge: LoomBridge, text: string, includeArchived: boolean, items: SidebarItem[], hitsFetched: number): Promise<Page> {
