@@ -10,6 +10,7 @@ import { LoomEngine } from '../core/engine';
 import { isLoomError, LoomError } from '../core/errors';
 import { SessionStore } from '../core/store/session-store';
 import { BASE_TOOL_ENV } from '../shared/settings';
+import { messageCountText } from '../shared/message-count';
 import { isYes } from './approval-prompt';
 import { answerFromInput, LineInput, onSigint, runRepl, TerminalView } from './repl';
 import { terminalSafe } from './terminal-safe';
@@ -68,7 +69,7 @@ async function openChatSession(engine: LoomEngine, store: SessionStore, opts: Ch
     const meta = opts.model === undefined || opts.model === opened.model ? opened : engine.setSessionModel(id, opts.model);
     const name = meta.title ?? meta.summary;
     const model = meta === opened ? `model ${meta.model ?? '-'}` : `model changed from ${opened.model ?? '-'} to ${meta.model ?? '-'}`;
-    view.line(`Session ${meta.id}${name ? ` (${name})` : ''}: ${meta.message_count} messages so far, ${model}.${hint}`);
+    view.line(`Session ${meta.id}${name ? ` (${name})` : ''}: ${messageCountText(meta)} so far, ${model}.${hint}`);
     return meta.id;
   }
   const meta = engine.createSession();

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { toolText, userText } from '../../shared/fences';
 import {
   CALL_KINDS,
   SESSION_STATUSES,
@@ -361,11 +362,22 @@ function renderMarkdown(s: SessionRecord): string {
   return `${out.join('\n').trimEnd()}\n`;
 }
 
+/**
+ * What a reader sees of a message: the user's words and tool output without the fences Loom
+ * keeps around them for the model (the JSON export keeps them: it is what the model saw).
+ */
+function shownContent(m: ChatMessage): string | null {
+  if (m.role === 'user') return userText(m.content);
+  if (m.role === 'tool') return toolText(m.content);
+  return m.content;
+}
+
 function markdownMessage(m: ChatMessage, facts: string): string[] {
   const heading = m.role === 'tool' ? `### ${ROLE_LABELS.tool} (\`${m.tool_call_id}\`)` : `### ${ROLE_LABELS[m.role]}`;
   const blocks = [heading];
-  if (m.role === 'tool') blocks.push(fence(m.content));
-  else if (m.content) blocks.push(m.content);
+  const content = shownContent(m);
+  if (m.role === 'tool') blocks.push(fence(content ?? ''));
+  else if (content) blocks.push(content);
   if (m.role === 'assistant') {
     for (const call of m.tool_calls ?? []) {
       blocks.push(`**Tool call** \`${call.function.name}\` (\`${call.id}\`)`, fence(call.function.arguments, 'json'));
@@ -431,7 +443,8 @@ ${plan}
 
 function htmlMessage(m: ChatMessage, facts: string): string {
   const label = m.role === 'tool' ? `${ROLE_LABELS.tool} (${m.tool_call_id})` : ROLE_LABELS[m.role];
-  const body = m.role === 'tool' ? `<pre>${escapeHtml(m.content)}</pre>` : m.content ? `<div class="text">${escapeHtml(m.content)}</div>` : '';
+  const content = shownContent(m);
+  const body = m.role === 'tool' ? `<pre>${escapeHtml(content ?? '')}</pre>` : content ? `<div class="text">${escapeHtml(content)}</div>` : '';
   const calls =
     m.role === 'assistant'
       ? (m.tool_calls ?? [])
