@@ -10,6 +10,7 @@ import { exportFileName } from '../shared/export-name';
 import type { LoomEngine } from '../core/engine';
 import { LoomError } from '../core/errors';
 import type { SessionStore } from '../core/store/session-store';
+import type { DownloadTickets } from './download-tickets';
 import type { SettingsService } from './settings-service';
 
 export interface HandlerDeps {
@@ -22,6 +23,8 @@ export interface HandlerDeps {
   projectDir: string;
   /** Desktop only: drags this export out of the window as a file. */
   startDrag?: (file: ExportFile) => void;
+  /** Browser mode only: the single-use links its server redeems. */
+  downloadTickets?: DownloadTickets;
 }
 
 export function createHandlers(deps: HandlerDeps): Handlers {
@@ -68,9 +71,16 @@ export function createHandlers(deps: HandlerDeps): Handlers {
       deps.startDrag(exportFile(input.id));
       return { started: true };
     },
+    'sessions.downloadTicket': (input) => {
+      if (!deps.downloadTickets) throw new LoomError('Download links are for the browser mode; the desktop app drags the file itself.', 'unsupported');
+      const sessionId = id(input.id);
+      const format = input.format ?? 'json';
+      const ticket = deps.downloadTickets.mint({ sessionId, format });
+      return { path: `/download/${ticket}`, filename: exportFileName(store.getMeta(sessionId).title ?? sessionId, format), mimeType: MIME_TYPES[format] };
+    },
 
     'chat.create': () => engine.createSession(),
-    'chat.send': (input) => engine.send(id(input.sessionId), input.text),
+    'chat.send': (input) => engine.send(id(input.sessionId), input.text, input.attachments),
     'chat.edit': (input) => engine.edit(input.sessionId, input.index, input.text),
     'chat.regenerate': (input) => engine.regenerate(input.sessionId, input.index),
     'chat.reply': (input) => engine.reply(id(input.sessionId)),

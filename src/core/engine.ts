@@ -8,12 +8,14 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import type { Attachment } from '../shared/attachments';
 import type { EngineEvent, PendingRequest } from '../shared/engine-events';
 import type { BranchPoint, SessionFamily, SessionMeta } from '../shared/types';
 import { AgentSession } from './agent/session';
 import { auditDir } from './audit/audit-log';
 import type { AgentHost } from './agent/host';
 import { runReplyTurn, runUserTurn } from './agent/loop';
+import { buildUserMessage } from './agent/user-message';
 import { recoverInterruptedCalls } from './agent/recovery';
 import { compactNow } from './agent/context-guard';
 import { buildSystemPrompt } from './agent/system-prompt';
@@ -187,10 +189,12 @@ export class LoomEngine {
   }
 
   /** One user turn; events stream meanwhile. Resolves when the turn has ended. */
-  async send(sessionId: string, text: string): Promise<{ error: string | null }> {
+  async send(sessionId: string, text: string, attachments: readonly Attachment[] = []): Promise<{ error: string | null }> {
+    // A file that cannot be attached is refused before anything happens to the session.
+    const message = buildUserMessage(text, attachments);
     const agent = await this.agentFor(sessionId);
     if (agent.busy) throw new LoomError('This session is still busy with the previous message; wait for it or stop it.', 'busy');
-    const outcome = await runUserTurn(agent, text);
+    const outcome = await runUserTurn(agent, message, text, attachments);
     this.changedIfThere(sessionId);
     return { error: outcome.error ?? null };
   }

@@ -113,7 +113,7 @@ describe('REPL commands', () => {
     expect(saved.fork.parent_id).toBe(id);
     expect(saved.fork.title).toBe('My work');
     // The fork inherits the compacted context and the compaction history.
-    expect(saved.context[1].content?.startsWith('<session_context_data>\nEarlier conversation summary')).toBe(true);
+    expect((saved.context[1].content as string).startsWith('<session_context_data>\nEarlier conversation summary')).toBe(true);
     expect(saved.forkContext).toEqual(saved.context);
     expect(saved.forkCompactions).toEqual(saved.compactions);
     expect(saved.compactions).toEqual([

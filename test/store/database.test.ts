@@ -5,7 +5,7 @@ import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { LoomError } from '../../src/core/errors';
 import { backupPath, databasePath, openDatabase } from '../../src/core/store/db';
-import { MIGRATIONS, readSchemaVersion, type Migration } from '../../src/core/store/migrations';
+import { MIGRATIONS, latestVersion, readSchemaVersion, type Migration } from '../../src/core/store/migrations';
 import { SessionStore } from '../../src/core/store/session-store';
 import type { ChatMessage } from '../../src/shared/types';
 import { bytes, conversation, mode, openStore, tempDir, user } from './helpers';
@@ -184,12 +184,12 @@ describe('migrations', () => {
     const store = openStore();
     const { id } = store.create({ messages: conversation('the parser') });
     const before = store.getTranscript(id);
-    // As version 3 wrote it.
-    store.db.exec('ALTER TABLE messages DROP COLUMN stopped; UPDATE schema_version SET version = 3');
+    // As version 3 wrote it (the later images column goes too).
+    store.db.exec('ALTER TABLE messages DROP COLUMN images; ALTER TABLE messages DROP COLUMN stopped; UPDATE schema_version SET version = 3');
     store.close();
 
     const migrated = openStore(store.dataDir);
-    expect(readSchemaVersion(migrated.db)).toBe(4);
+    expect(readSchemaVersion(migrated.db)).toBe(latestVersion(MIGRATIONS));
     expect(migrated.getTranscript(id)).toEqual(before);
     const stopped: ChatMessage = { role: 'assistant', content: 'Half a repl', stopped: true };
     migrated.appendMessage(id, user('Go on'));

@@ -1,13 +1,18 @@
 import { z } from 'zod';
+import { contentImages, contentText } from '../../shared/attachments';
 import { CALL_KINDS, SESSION_STATUSES, TODO_STATUSES, type ChatMessage, type Compaction, type SessionRecord } from '../../shared/types';
 import { LoomError } from '../errors';
+import { imageDataProblem, isImageDataUrl } from '../security/image-data';
 import { redactSecrets } from '../security/secrets';
 import { checkContext, ContextRuleError, type CheckedContext } from './context-rules';
 
 const EXPORT_FORMAT = 'loom-session';
-/** Version 2 adds the fork point and the context start (docs/DESIGN.md#export-version-2); version 1 is still read. */
-const EXPORT_VERSION = 2;
-const READ_VERSIONS: readonly unknown[] = [1, 2];
+/**
+ * Version 2 adds the fork point and the context start (docs/DESIGN.md#export-version-2),
+ * version 3 a user message's image parts (docs/DESIGN.md#attachments); 1 and 2 are still read.
+ */
+const EXPORT_VERSION = 3;
+const READ_VERSIONS: readonly unknown[] = [1, 2, 3];
 export type ExportFormat = 'json' | 'markdown' | 'html';
 export const EXPORT_FORMATS: readonly ExportFormat[] = ['json', 'markdown', 'html'];
 
@@ -22,17 +27,39 @@ const toolCallSchema = z.strictObject({
   function: z.strictObject({ name: z.string(), arguments: z.string() }),
 });
 
-const messageSchema = z.discriminatedUnion('role', [
-  z.strictObject({ role: z.literal('system'), content: z.string() }),
-  z.strictObject({ role: z.literal('user'), content: z.string() }),
-  z.strictObject({
-    role: z.literal('assistant'),
-    content: z.string().nullable(),
-    tool_calls: z.array(toolCallSchema).min(1).optional(),
-    stopped: z.literal(true).optional(),
-  }),
-  z.strictObject({ role: z.literal('tool'), tool_call_id: z.string(), content: z.string() }),
-]);
+/** Version 3: a user message with images has parts, as the OpenAI chat format writes them. */
+const userParts = z
+  .array(
+    z.discriminatedUnion('type', [
+      z.strictObject({ type: z.literal('text'), text: z.string() }),
+      z.strictObject({
+        type: z.literal('image_url'),
+        image_url: z.strictObject({
+          url: z.string().superRefine((url, ctx) => {
+            const problem = imageDataProblem(url);
+            if (problem) ctx.addIssue({ code: 'custom', message: `not an image Loom accepts: ${problem}` });
+          }),
+        }),
+      }),
+    ]),
+  )
+  .min(1)
+  .max(64);
+
+const messageSchemaWith = <C extends z.ZodType<string | z.infer<typeof userParts>>>(userContent: C) =>
+  z.discriminatedUnion('role', [
+    z.strictObject({ role: z.literal('system'), content: z.string() }),
+    z.strictObject({ role: z.literal('user'), content: userContent }),
+    z.strictObject({
+      role: z.literal('assistant'),
+      content: z.string().nullable(),
+      tool_calls: z.array(toolCallSchema).min(1).optional(),
+      stopped: z.literal(true).optional(),
+    }),
+    z.strictObject({ role: z.literal('tool'), tool_call_id: z.string(), content: z.string() }),
+  ]);
+const textMessageSchema = messageSchemaWith(z.string());
+const messageSchema = messageSchemaWith(z.union([z.string(), userParts]));
 
 const totalsSchema = z.strictObject({
   calls: count,
@@ -41,7 +68,9 @@ const totalsSchema = z.strictObject({
   cost_usd: z.number().nonnegative(),
 });
 
-const sessionFields = {
+type MessageSchema = typeof messageSchema | typeof textMessageSchema;
+
+const sessionFieldsWith = <M extends MessageSchema>(message: M) => ({
   id: z.string(),
   parent_id: z.string().nullable(),
   title: z.string().nullable(),
@@ -58,8 +87,8 @@ const sessionFields = {
     .max(4096)
     .regex(/^\P{Cc}*$/u, 'contains control characters')
     .nullable(),
-  messages: z.array(messageSchema),
-  transcript: z.array(messageSchema),
+  messages: z.array(message),
+  transcript: z.array(message),
   compactions: z.array(z.strictObject({ at: timestamp, before_tokens: count, after_tokens: count, summary: z.string(), transcript_index: count.optional() })),
   plan: z.strictObject({
     todos: z.array(z.strictObject({ id: z.number().int(), text: z.string(), status: z.enum(TODO_STATUSES), retries: count })),
@@ -68,15 +97,17 @@ const sessionFields = {
   usage: totalsSchema.extend({
     by_kind: z.strictObject(Object.fromEntries(CALL_KINDS.map((k) => [k, totalsSchema])) as Record<(typeof CALL_KINDS)[number], typeof totalsSchema>),
   }),
-};
+});
+const textSessionFields = sessionFieldsWith(textMessageSchema);
+const sessionFields = sessionFieldsWith(messageSchema);
 
 /** Version 2: where a fork's history came from, and how its working context derives from its transcript. */
-const treeFields = {
+const treeFieldsWith = <M extends MessageSchema>(message: M) => ({
   fork: z.strictObject({ parent_id: z.string(), at: count }).nullable(),
-  context_start: z.strictObject({ kept_from: count, with_system: z.boolean(), head: z.array(messageSchema) }),
-};
+  context_start: z.strictObject({ kept_from: count, with_system: z.boolean(), head: z.array(message) }),
+});
 
-function placedCompactions(session: z.infer<z.ZodObject<typeof sessionFields>>, ctx: z.RefinementCtx): void {
+function placedCompactions(session: { compactions: { transcript_index?: number }[]; transcript: unknown[] }, ctx: z.RefinementCtx): void {
   session.compactions.forEach((c, i) => {
     if (c.transcript_index !== undefined && c.transcript_index > session.transcript.length) {
       ctx.addIssue({
@@ -92,7 +123,7 @@ function placedCompactions(session: z.infer<z.ZodObject<typeof sessionFields>>, 
  * `messages` stays what an import builds the context from (a user may edit it, as in
  * version 1); the start is there for readers, so it only has to point inside the transcript.
  */
-function startInsideTranscript(session: z.infer<z.ZodObject<typeof sessionFields & typeof treeFields>>, ctx: z.RefinementCtx): void {
+function startInsideTranscript(session: { context_start: { kept_from: number }; transcript: unknown[] }, ctx: z.RefinementCtx): void {
   if (session.context_start.kept_from > session.transcript.length) {
     ctx.addIssue({ code: 'custom', path: ['context_start', 'kept_from'], message: `past the end of the transcript (${session.transcript.length} messages)` });
   }
@@ -103,20 +134,29 @@ const exportSchemas = {
     format: z.literal(EXPORT_FORMAT),
     version: z.literal(1),
     exported_at: timestamp,
-    session: z.strictObject(sessionFields).superRefine(placedCompactions),
+    session: z.strictObject(textSessionFields).superRefine(placedCompactions),
   }),
   2: z.strictObject({
     format: z.literal(EXPORT_FORMAT),
     version: z.literal(2),
     exported_at: timestamp,
     session: z
-      .strictObject({ ...sessionFields, ...treeFields })
+      .strictObject({ ...textSessionFields, ...treeFieldsWith(textMessageSchema) })
+      .superRefine(placedCompactions)
+      .superRefine(startInsideTranscript),
+  }),
+  3: z.strictObject({
+    format: z.literal(EXPORT_FORMAT),
+    version: z.literal(3),
+    exported_at: timestamp,
+    session: z
+      .strictObject({ ...sessionFields, ...treeFieldsWith(messageSchema) })
       .superRefine(placedCompactions)
       .superRefine(startInsideTranscript),
   }),
 };
 
-/** What an import keeps of either version: the context is rebuilt from `messages`, a fork imports as a session of its own. */
+/** What an import keeps of any version: the context is rebuilt from `messages`, a fork imports as a session of its own. */
 export type ExportedSession = z.infer<z.ZodObject<typeof sessionFields>>;
 
 /** The version 2 fields, read from the store beside the record. */
@@ -145,9 +185,9 @@ export function parseExport(text: string): ParsedExport {
     throw new LoomError(`Not a Loom session export: "format" must be "${EXPORT_FORMAT}" (got ${describe(head.format)}).`, 'bad_import');
   }
   if (!READ_VERSIONS.includes(head.version)) {
-    throw new LoomError(`Unsupported Loom session export version ${describe(head.version)}; this Loom reads versions 1 and 2.`, 'bad_import');
+    throw new LoomError(`Unsupported Loom session export version ${describe(head.version)}; this Loom reads versions 1 to 3.`, 'bad_import');
   }
-  const parsed = exportSchemas[head.version as 1 | 2].safeParse(doc);
+  const parsed = exportSchemas[head.version as 1 | 2 | 3].safeParse(doc);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const where = issue.path.length ? issue.path.join('.') : 'the document';
@@ -196,6 +236,8 @@ export function renderExport(record: SessionRecord, tree: TreeFields, format: Ex
 function redactDeep<T>(record: T): T {
   const seen = new Map<string, string>();
   return mapStrings(record, (text) => {
+    // Image bytes are no text: nothing to redact, and megabytes of base64 to scan.
+    if (isImageDataUrl(text)) return text;
     let redacted = seen.get(text);
     if (redacted === undefined) seen.set(text, (redacted = redactSecrets(text)));
     return redacted;
@@ -299,7 +341,10 @@ function renderMarkdown(s: SessionRecord): string {
 function markdownMessage(m: ChatMessage): string[] {
   if (m.role === 'tool') return [`### ${ROLE_LABELS.tool} (\`${m.tool_call_id}\`)`, '', fence(m.content)];
   const blocks = [`### ${ROLE_LABELS[m.role]}`];
-  if (m.content) blocks.push(m.content);
+  const text = m.role === 'user' ? contentText(m.content) : m.content;
+  if (text) blocks.push(text);
+  // Embedded as data URLs: the file stays self-contained, as the JSON is.
+  if (m.role === 'user') contentImages(m.content).forEach((url, i) => blocks.push(`![Image ${i + 1}](${url})`));
   if (m.role === 'assistant') {
     for (const call of m.tool_calls ?? []) {
       blocks.push(`**Tool call** \`${call.function.name}\` (\`${call.id}\`)`, fence(call.function.arguments, 'json'));
@@ -320,6 +365,7 @@ const HTML_STYLE = `
   .msg h3 { margin: .2rem 0; font-size: .85rem; text-transform: uppercase; letter-spacing: .05em; color: #555; }
   .user { border-left: 4px solid #2f6fde; } .assistant { border-left: 4px solid #2a9d5b; }
   .tool { border-left: 4px solid #b7791f; } .system { border-left: 4px solid #888; }
+  img { max-width: 100%; max-height: 24rem; display: block; margin: .5rem 0; }
   pre { white-space: pre-wrap; word-break: break-word; background: #f3f3f3; padding: .5rem; border-radius: 6px; }
   .text { white-space: pre-wrap; }
 `;
@@ -340,7 +386,7 @@ function renderHtml(s: SessionRecord): string {
 <html lang="en">
 <head>
 <meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(displayTitle(s))}</title>
 <style>${HTML_STYLE}</style>
@@ -360,12 +406,14 @@ ${plan}
 
 function htmlMessage(m: ChatMessage): string {
   const label = m.role === 'tool' ? `${ROLE_LABELS.tool} (${m.tool_call_id})` : ROLE_LABELS[m.role];
-  const body = m.role === 'tool' ? `<pre>${escapeHtml(m.content)}</pre>` : m.content ? `<div class="text">${escapeHtml(m.content)}</div>` : '';
+  const text = m.role === 'user' ? contentText(m.content) : m.content;
+  const body = m.role === 'tool' ? `<pre>${escapeHtml(m.content)}</pre>` : text ? `<div class="text">${escapeHtml(text)}</div>` : '';
+  const images = m.role === 'user' ? contentImages(m.content).map((url, i) => `<img src="${escapeHtml(url)}" alt="Image ${i + 1}">`) : [];
   const calls =
     m.role === 'assistant'
       ? (m.tool_calls ?? [])
           .map((c) => `<p>Tool call <code>${escapeHtml(c.function.name)}</code> (${escapeHtml(c.id)})</p><pre>${escapeHtml(c.function.arguments)}</pre>`)
           .join('')
       : '';
-  return `<section class="msg ${m.role}"><h3>${escapeHtml(label)}</h3>${body}${calls}</section>`;
+  return `<section class="msg ${m.role}"><h3>${escapeHtml(label)}</h3>${body}${images.join('')}${calls}</section>`;
 }

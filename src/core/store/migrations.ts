@@ -230,6 +230,13 @@ export const MIGRATIONS: readonly Migration[] = [
       db.exec('ALTER TABLE messages ADD COLUMN stopped INTEGER NOT NULL DEFAULT 0');
     },
   },
+  {
+    version: 6,
+    description: "messages.images: a user message's attached images (a JSON array of data URLs), null for every older row",
+    up(db) {
+      db.exec('ALTER TABLE messages ADD COLUMN images TEXT');
+    },
+  },
 ];
 
 export const SCHEMA_VERSION_TABLE = 'schema_version';

@@ -515,8 +515,8 @@ export class SessionStore {
   private insertBody(message: ChatMessage): number {
     const c = toColumns(message);
     const result = this.sql(
-      `INSERT INTO messages (role, content, tool_calls, tool_call_id, tool_text, stopped, in_transcript) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-    ).run(c.role, c.content, c.tool_calls, c.tool_call_id, c.tool_text, c.stopped, 1);
+      `INSERT INTO messages (role, content, tool_calls, tool_call_id, tool_text, stopped, images, in_transcript) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+    ).run(c.role, c.content, c.tool_calls, c.tool_call_id, c.tool_text, c.stopped, c.images, 1);
     return Number(result.lastInsertRowid);
   }
 
