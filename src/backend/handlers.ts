@@ -33,10 +33,9 @@ export function createHandlers(deps: HandlerDeps): Handlers {
   const projectDirOf = (sessionId: string) => store.getMeta(sessionId).cwd ?? deps.projectDir;
   const exportFile = (raw: string, format: ExportFormat = 'json'): ExportFile => {
     const sessionId = id(raw);
-    const meta = store.getMeta(sessionId);
     const text = store.exportSession(sessionId, format);
     return {
-      filename: exportFileName(meta.title ?? sessionId, format),
+      filename: exportFileName(store.getMeta(sessionId), format),
       mimeType: MIME_TYPES[format],
       // Ends with a newline, like `loom --export` prints it: the same bytes but the time stamp.
       text: text.endsWith('\n') ? text : `${text}\n`,
@@ -76,7 +75,7 @@ export function createHandlers(deps: HandlerDeps): Handlers {
       const sessionId = id(input.id);
       const format = input.format ?? 'json';
       const ticket = deps.downloadTickets.mint({ sessionId, format });
-      return { path: `/download/${ticket}`, filename: exportFileName(store.getMeta(sessionId).title ?? sessionId, format), mimeType: MIME_TYPES[format] };
+      return { path: `/download/${ticket}`, filename: exportFileName(store.getMeta(sessionId), format), mimeType: MIME_TYPES[format] };
     },
 
     'chat.create': () => engine.createSession(),

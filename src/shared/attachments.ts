@@ -7,6 +7,8 @@ import type { ImagePart, UserContentPart, UserMessage } from './types';
 
 export const IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'] as const;
 export type ImageType = (typeof IMAGE_TYPES)[number];
+/** The image types as messages name them. */
+export const IMAGE_TYPE_NAMES = 'PNG, JPEG, GIF or WebP';
 
 /** A text file's content, in characters. */
 export const MAX_TEXT_FILE_CHARS = 100_000;

@@ -8,7 +8,7 @@
  * The renderer is untrusted: inputs are validated on the engine side with these schemas.
  */
 import { z } from 'zod';
-import { IMAGE_TYPES, MAX_ATTACHMENT_NAME, MAX_ATTACHMENTS, MAX_IMAGE_DATA_URL_CHARS, MAX_TEXT_FILE_CHARS } from './attachments';
+import { IMAGE_TYPE_NAMES, IMAGE_TYPES, MAX_ATTACHMENT_NAME, MAX_ATTACHMENTS, MAX_IMAGE_DATA_URL_CHARS, MAX_TEXT_FILE_CHARS } from './attachments';
 import type { EngineEvent, PendingRequest } from './engine-events';
 import { ENV_VAR_NAME, PERMISSION_MODES, THEMES, type Settings } from './settings';
 import type { BranchPoint, ChatMessage, Compaction, SearchHit, SessionFamily, SessionMeta, SessionUsage } from './types';
@@ -123,7 +123,7 @@ const attachment = z.discriminatedUnion('kind', [
     dataUrl: z
       .string()
       .max(MAX_IMAGE_DATA_URL_CHARS, 'The attached image is too large.')
-      .refine((url) => IMAGE_TYPES.some((type) => url.startsWith(`data:${type};base64,`)), 'Images are attached as PNG, JPEG, GIF or WebP data URLs.'),
+      .refine((url) => IMAGE_TYPES.some((type) => url.startsWith(`data:${type};base64,`)), `Images are attached as ${IMAGE_TYPE_NAMES} data URLs.`),
   }),
 ]);
 const messageText = z

@@ -4,7 +4,7 @@
  * image parts (docs/DESIGN.md#attachments). The window checked the files already; they are
  * checked again here, since any page can call the contract.
  */
-import { MAX_ATTACHMENTS, MAX_TEXT_FILE_CHARS, userContent, type Attachment } from '../../shared/attachments';
+import { IMAGE_TYPE_NAMES, MAX_ATTACHMENTS, MAX_TEXT_FILE_CHARS, userContent, type Attachment } from '../../shared/attachments';
 import type { UserMessage } from '../../shared/types';
 import { LoomError } from '../errors';
 import { imageDataProblem } from '../security/image-data';
@@ -37,7 +37,7 @@ function checkTextFile(name: string, text: string): void {
   if (text.length > MAX_TEXT_FILE_CHARS)
     throw refused(`"${name}" is too long to attach: text files can have at most ${MAX_TEXT_FILE_CHARS.toLocaleString('en')} characters.`);
   // NUL never appears in text; a file with one is binary, and would reach the model as noise.
-  if (text.includes('\u0000')) throw refused(`"${name}" is not a text file; only text files and PNG, JPEG, GIF or WebP images can be attached.`);
+  if (text.includes('\u0000')) throw refused(`"${name}" is not a text file; only text files and ${IMAGE_TYPE_NAMES} images can be attached.`);
 }
 
 function refused(message: string): LoomError {

@@ -3,7 +3,7 @@
  * of a PNG, JPEG, GIF or WebP whose bytes start as that type does, within the size cap.
  * Attachments from a window and image parts in an imported export both pass through it.
  */
-import { IMAGE_TYPES, MAX_IMAGE_BYTES, MAX_IMAGE_DATA_URL_CHARS, formatBytes, type ImageType } from '../../shared/attachments';
+import { IMAGE_TYPE_NAMES, IMAGE_TYPES, MAX_IMAGE_BYTES, MAX_IMAGE_DATA_URL_CHARS, formatBytes, type ImageType } from '../../shared/attachments';
 
 const DATA_URL = new RegExp(`^data:(${IMAGE_TYPES.map((t) => t.replace('/', '\\/')).join('|')});base64,([A-Za-z0-9+/]*={0,2})$`);
 
@@ -24,7 +24,7 @@ export function isImageDataUrl(text: string): boolean {
 export function imageDataProblem(url: string): string | null {
   if (url.length > MAX_IMAGE_DATA_URL_CHARS) return `it is larger than ${formatBytes(MAX_IMAGE_BYTES)}`;
   const match = DATA_URL.exec(url);
-  if (!match) return 'it is not a base64 data URL of a PNG, JPEG, GIF or WebP image';
+  if (!match) return `it is not a base64 data URL of a ${IMAGE_TYPE_NAMES} image`;
   const type = match[1] as ImageType;
   const bytes = Buffer.from(match[2], 'base64');
   if (bytes.length > MAX_IMAGE_BYTES) return `it is larger than ${formatBytes(MAX_IMAGE_BYTES)}`;

@@ -4,10 +4,11 @@
  * tool result as a collapsible card, the system prompt folded away.
  */
 import { memo, useMemo, type ReactNode } from 'react';
-import type { ChatMessage, ToolCall } from '../../shared/types';
+import type { ChatMessage, ToolCall, UserMessage } from '../../shared/types';
 import type { CompactionMarker } from '../state/chat-session';
 import { formatCount, localTime } from '../lib/format';
-import { prettyArguments, toolText, userText } from '../lib/display';
+import { prettyArguments, toolText, userParts } from '../lib/display';
+import { inlineImageSrc } from '../lib/markdown';
 import { Markdown } from './Markdown';
 
 /** `children`: shown at the end of the message (its branch actions, MessageActions.tsx). */
@@ -24,7 +25,7 @@ export const MessageRow = memo(function MessageRow({ message, toolName, children
       return (
         <article className="msg msg-user" aria-label="You">
           <div className="msg-who">You</div>
-          <div className="msg-text">{userText(message.content)}</div>
+          <UserContent content={message.content} />
           {children}
         </article>
       );
@@ -49,6 +50,33 @@ export const MessageRow = memo(function MessageRow({ message, toolName, children
       );
   }
 });
+
+/** The user's words, then each attached text file as a card (its name, the content folded) and each image as a thumbnail. */
+function UserContent({ content }: { content: UserMessage['content'] }) {
+  const { text, files, images } = useMemo(() => userParts(content), [content]);
+  return (
+    <>
+      {text && <div className="msg-text">{text}</div>}
+      {files.map((file, i) => (
+        <details key={i} className="card attached-file" aria-label={`Attached file ${file.name}`}>
+          <summary>
+            <span className="card-kind">File</span> <code>{file.name}</code>
+          </summary>
+          <pre className="card-body">{file.text}</pre>
+        </details>
+      ))}
+      {images.length > 0 && (
+        <div className="msg-images">
+          {images.map((url, i) => {
+            // Raster data URLs only, as for a reply's images (lib/markdown.ts).
+            const src = inlineImageSrc(url);
+            return src && <img key={i} className="thumb" src={src} alt={`Attached image ${i + 1}`} />;
+          })}
+        </div>
+      )}
+    </>
+  );
+}
 
 function ToolCallCard({ call }: { call: ToolCall }) {
   const args = useMemo(() => prettyArguments(call.function.arguments), [call.function.arguments]);

@@ -6,6 +6,7 @@
  * Components render its snapshot and call it. It only mirrors the engine: every change
  * comes from a bridge answer or an engine event.
  */
+import type { Attachment } from '../../shared/attachments';
 import type { BridgeEvent, LoomBridge, PendingRequest, SessionInfo } from '../../shared/contract';
 import type { ChatMessage, SessionMeta } from '../../shared/types';
 import { plural } from '../lib/format';
@@ -93,6 +94,8 @@ type Listener = () => void;
 export class ChatSession {
   /** What is typed in this tab's message box, kept while other tabs are shown. */
   draft = '';
+  /** Files attached to the unsent message, kept with the draft while the tab is open. */
+  draftAttachments: Attachment[] = [];
   private pages = new Map<number, ChatMessage[]>();
   private loading = new Set<number>();
   private listeners = new Set<Listener>();
@@ -342,9 +345,9 @@ export class ChatSession {
     return reverted;
   }
 
-  /** Sends a message and runs the turn; resolves to false when it failed (the error is shown). */
-  send(text: string): Promise<boolean> {
-    return this.runTurn(() => this.bridge.invoke('chat.send', { sessionId: this.id, text }));
+  /** Sends a message (with its attachments) and runs the turn; resolves to false when it failed (the error is shown). */
+  send(text: string, attachments: Attachment[] = []): Promise<boolean> {
+    return this.runTurn(() => this.bridge.invoke('chat.send', { sessionId: this.id, text, ...(attachments.length ? { attachments } : {}) }));
   }
 
   /** Asks the model to go on after a stopped reply. */
