@@ -39,7 +39,7 @@ export function Composer({ chat, busy, disabled }: ComposerProps) {
     const problems = read.flatMap((r) => (r.status === 'rejected' ? [(r.reason as Error).message] : []));
     if (files.length > room) problems.push(`A message can carry at most ${MAX_ATTACHMENTS} files.`);
     setAttachments([...chat.draftAttachments, ...read.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []))]);
-    chat.setError(problems.length ? problems.join(' ') : null);
+    if (problems.length) chat.setError(problems.join(' '));
   };
   /** Files dropped on the box are attached; preventDefault tells the window not to import them (state/import-drop.ts). */
   const onDrop = (event: DragEvent) => {
