@@ -15,7 +15,7 @@ import { AgentSession } from './agent/session';
 import { auditDir } from './audit/audit-log';
 import type { AgentHost } from './agent/host';
 import { runReplyTurn, runUserTurn } from './agent/loop';
-import { buildUserMessage } from './agent/user-message';
+import { buildUserMessage, editedUserMessage } from './agent/user-message';
 import { recoverInterruptedCalls } from './agent/recovery';
 import { compactNow } from './agent/context-guard';
 import { buildSystemPrompt } from './agent/system-prompt';
@@ -27,7 +27,6 @@ import { ModelClient } from './model/client';
 import { loadPriceTable, PRICES_FILE, type PriceTable } from './model/pricing';
 import { withheldSecretEnvNames } from './security/tool-env';
 import type { RevertReport } from './security/snapshots';
-import { wrapUserInput } from './security/untrusted';
 import { ChangeWatcher } from './store/change-watcher';
 import type { ImportedSession, Lease, SessionStore } from './store/session-store';
 import { ALL_TOOLS, type Tool } from './tools/index';
@@ -243,15 +242,16 @@ export class LoomEngine {
 
   /**
    * Edit and resend (docs/DESIGN.md#branches-in-the-ui): a new branch under the user message at
-   * transcript `index`, with `text` in its place; the session edited stays as it was. The
-   * model's answer comes with reply(branch). Returns the branch.
+   * transcript `index`, with `text` in its place (its attached files and images kept); the
+   * session edited stays as it was. The model's answer comes with reply(branch). Returns the branch.
    */
   async edit(sessionId: string, index: number, text: string): Promise<SessionMeta> {
     const id = this.store.resolveId(sessionId);
-    if (this.store.getTranscript(id, index, 1)[0]?.role !== 'user') {
+    const original = this.store.getTranscript(id, index, 1)[0];
+    if (original?.role !== 'user') {
       throw new LoomError(`Message ${index + 1} is not one you sent; only your own messages can be edited.`, 'bad_branch_point');
     }
-    const branch = this.store.appendBranch(id, index, { role: 'user', content: wrapUserInput(text) });
+    const branch = this.store.appendBranch(id, index, editedUserMessage(original, text));
     const agent = await this.agentFor(branch.id);
     agent.audit.write('user_message', { text, edited_from: id, index });
     return this.changed(branch.id);

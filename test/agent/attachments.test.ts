@@ -57,6 +57,24 @@ describe('attachments', () => {
     expect(h.context()[1]).toEqual({ role: 'user', content: [{ type: 'image_url', image_url: { url: PNG_URL } }] });
   });
 
+  it('editing a message with files keeps its files and images: only the words change', async () => {
+    h = await makeAgentHarness();
+    h.script({ text: 'Noted.' });
+    await h.engine.send(h.sessionId, 'First words', [
+      { kind: 'text', name: 'notes.txt', text: 'the notes' },
+      { kind: 'image', name: 'dot.png', dataUrl: PNG_URL },
+    ]);
+    await h.engine.afterTurnSettled(h.sessionId);
+    const branch = await h.engine.edit(h.sessionId, 1, 'Better words');
+    expect(h.store.getTranscript(branch.id).at(-1)).toEqual({
+      role: 'user',
+      content: [
+        { type: 'text', text: '<user_input>\nBetter words\n</user_input>\n\n<attached_file name="notes.txt">\nthe notes\n</attached_file>' },
+        { type: 'image_url', image_url: { url: PNG_URL } },
+      ],
+    });
+  });
+
   it.each([
     [
       'a binary file posing as text',

@@ -4,7 +4,7 @@
  * image parts (docs/DESIGN.md#attachments). The window checked the files already; they are
  * checked again here, since any page can call the contract.
  */
-import { IMAGE_TYPE_NAMES, MAX_ATTACHMENTS, MAX_TEXT_FILE_CHARS, userContent, type Attachment } from '../../shared/attachments';
+import { IMAGE_TYPE_NAMES, MAX_ATTACHMENTS, MAX_TEXT_FILE_CHARS, contentImages, contentText, userContent, type Attachment } from '../../shared/attachments';
 import type { UserMessage } from '../../shared/types';
 import { LoomError } from '../errors';
 import { imageDataProblem } from '../security/image-data';
@@ -26,6 +26,16 @@ export function buildUserMessage(text: string, attachments: readonly Attachment[
     }
   }
   return { role: 'user', content: userContent(blocks.join('\n\n'), images) };
+}
+
+/** Attached file fences as buildUserMessage writes them (their content is defused: it cannot close them). */
+const ATTACHED_FILE = /<attached_file name="[^"]*">\n[\s\S]*?\n<\/attached_file>/g;
+
+/** `original` with its words replaced by `text` (edit and resend): the files and images it carried stay. */
+export function editedUserMessage(original: UserMessage, text: string): UserMessage {
+  const files = contentText(original.content).match(ATTACHED_FILE) ?? [];
+  const blocks = [...(text.trim() ? [wrapUserInput(text)] : []), ...files];
+  return { role: 'user', content: userContent(blocks.join('\n\n'), contentImages(original.content)) };
 }
 
 /** What the audit log keeps of the attachments: names and sizes, not the content. */
