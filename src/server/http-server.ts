@@ -8,9 +8,10 @@
  *
  * Every /api request must carry the per-run token in the header `x-loom-token`, never in a
  * URL. A download, which the browser fetches by itself for a DownloadURL drag, presents a
- * ticket instead: minted by an authenticated call, single-use, short-lived. Every request must name this server in its Host header (127.0.0.1:PORT or
- * localhost:PORT), which defeats DNS rebinding; a foreign Origin is refused; no CORS
- * headers are ever sent, so other sites cannot read anything.
+ * ticket instead: minted by an authenticated call, single-use, short-lived. Every request
+ * must name this server in its Host header (127.0.0.1:PORT or localhost:PORT), which
+ * defeats DNS rebinding; a foreign Origin is refused; no CORS headers are ever sent, so
+ * other sites cannot read anything.
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
