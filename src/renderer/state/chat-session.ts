@@ -10,6 +10,7 @@ import type { Attachment } from '../../shared/attachments';
 import type { BridgeEvent, LoomBridge, PendingRequest, SessionInfo } from '../../shared/contract';
 import type { ChatMessage, SessionMeta } from '../../shared/types';
 import { plural } from '../lib/format';
+import { readDraft, saveDraft } from './drafts';
 import type { SessionMetaCache } from './session-meta-cache';
 
 export const PAGE_SIZE = 200;
@@ -92,9 +93,7 @@ const FILE_TOOLS = new Set(['write_file', 'edit_file']);
 type Listener = () => void;
 
 export class ChatSession {
-  /** What is typed in this tab's message box, kept while other tabs are shown. */
-  draft = '';
-  /** Files attached to the unsent message, kept with the draft while the tab is open. */
+  /** Files attached to the unsent message, kept while other tabs are shown (too large for the saved drafts, state/drafts.ts). */
   draftAttachments: Attachment[] = [];
   private pages = new Map<number, ChatMessage[]>();
   private loading = new Set<number>();
@@ -136,6 +135,15 @@ export class ChatSession {
   };
 
   getSnapshot = (): ChatSnapshot => this.snapshot;
+
+  /** What is typed in this tab's message box, kept while other tabs are shown and across reloads. */
+  get draft(): string {
+    return readDraft(this.id);
+  }
+
+  set draft(text: string) {
+    saveDraft(this.id, text);
+  }
 
   message(index: number): ChatMessage | undefined {
     return this.pages.get(Math.floor(index / PAGE_SIZE))?.[index % PAGE_SIZE];
@@ -230,8 +238,10 @@ export class ChatSession {
         return this.onTurn(event);
       case 'notice':
         return this.notify(event.level, event.text);
-      case 'session_changed':
       case 'session_deleted':
+        this.draft = '';
+        return;
+      case 'session_changed':
         // The session-metadata cache follows these.
         return;
     }
