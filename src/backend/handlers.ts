@@ -86,7 +86,7 @@ export function createHandlers(deps: HandlerDeps): Handlers {
     'chat.stop': (input) => ({ stopped: engine.stop(id(input.sessionId)) }),
     'chat.compact': (input) => engine.compact(id(input.sessionId)),
     'chat.approve': (input) => {
-      engine.answerApproval(input.requestId, input.allow);
+      engine.answerApproval(input.requestId, input.answer);
       return { ok: true } as const;
     },
     'chat.answer': (input) => {
@@ -95,6 +95,8 @@ export function createHandlers(deps: HandlerDeps): Handlers {
     },
     'chat.context': (input) => engine.contextState(id(input.sessionId)),
     'chat.pending': (input) => engine.pendingRequests(id(input.sessionId)),
+    'chat.grants': (input) => engine.grants(id(input.sessionId)),
+    'chat.revokeGrant': (input) => engine.revokeGrant(id(input.sessionId), input.grantId),
     'chat.changes': async (input) => {
       const sessionId = id(input.sessionId);
       return { files: relativeTo(projectDirOf(sessionId), await engine.changedFiles(sessionId)) };

@@ -10,7 +10,8 @@ import { LoomEngine } from '../core/engine';
 import { isLoomError, LoomError } from '../core/errors';
 import { SessionStore } from '../core/store/session-store';
 import { BASE_TOOL_ENV } from '../shared/settings';
-import { answerFromInput, isYes, LineInput, onSigint, runRepl, TerminalView } from './repl';
+import { isYes } from './approval-prompt';
+import { answerFromInput, LineInput, onSigint, runRepl, TerminalView } from './repl';
 import { terminalSafe } from './terminal-safe';
 
 export interface ChatOptions {

@@ -7,8 +7,9 @@
 import readline from 'node:readline';
 import type { LoomEngine } from '../core/engine';
 import { errorMessage, isLoomError } from '../core/errors';
-import { ASK_PROMPT } from '../core/security/permissions';
+import { describeGrant } from '../shared/approvals';
 import type { EngineEvent } from '../shared/engine-events';
+import { answerOf, approvalText, askPrompt, grantsText } from './approval-prompt';
 import { sessionInfo } from './lifecycle';
 import { writeError, writeOut } from './output';
 import { terminalSafe } from './terminal-safe';
@@ -149,6 +150,9 @@ export class TerminalView {
       case 'question':
         // Asked and answered by answerFromInput.
         break;
+      case 'grants':
+        // Granted at this prompt or revoked by \revoke, which say so themselves.
+        break;
       case 'usage':
       case 'session_changed':
       case 'session_deleted':
@@ -175,13 +179,13 @@ export class TerminalView {
 export function answerFromInput(engine: LoomEngine, view: TerminalView, input: LineInput | undefined) {
   return async (event: EngineEvent): Promise<void> => {
     if (event.type === 'approval') {
-      view.line(`Permission needed for ${event.tool} — ${event.label}:\n${indent(event.summary)}`);
+      view.line(approvalText(event));
       if (!input) {
         view.line('Denied: there is no terminal to ask (run `loom` interactively, or choose a --mode).');
-        return engine.answerApproval(event.requestId, false);
+        return engine.answerApproval(event.requestId, 'deny');
       }
-      const answer = await input.read(`${ASK_PROMPT} `);
-      engine.answerApproval(event.requestId, isYes(answer));
+      const answer = answerOf(await input.read(askPrompt(event.offer)), event.offer);
+      engine.answerApproval(event.requestId, answer);
     } else if (event.type === 'question') {
       view.line(`Question: ${event.question}`);
       engine.answerQuestion(event.requestId, input ? await input.read('Answer: ') : null);
@@ -195,10 +199,6 @@ export function onSigint(handler: () => void): () => void {
   return () => process.off('SIGINT', handler);
 }
 
-export function isYes(answer: string | null): boolean {
-  return /^\s*y(es)?\s*$/i.test(answer ?? '');
-}
-
 const HELP_TEXT = [
   'Commands:',
   '  \\exit          end the session (it is saved; resume it with loom --resume ID)',
@@ -206,6 +206,8 @@ const HELP_TEXT = [
   '  \\info          show the session: id, title, messages, compactions, usage',
   '  \\compact       summarise older turns now to shrink the working context',
   "  \\fork [N]      a new session sharing this one's history (up to message N; you stay in this one)",
+  '  \\grants        what is allowed for this session (answer "a" at an approval to add to it)',
+  '  \\revoke N      take back grant N of \\grants',
   '  \\help          this list',
   'Ctrl-C stops the reply in progress; at the prompt, press it twice to quit.',
 ].join('\n');
@@ -286,6 +288,10 @@ async function runCommand(ctx: ReplContext, text: string): Promise<'exit' | void
         return await compact(ctx);
       case '\\fork':
         return fork(ctx, arg);
+      case '\\grants':
+        return ctx.view.line(grantsText(ctx.engine.grants(ctx.sessionId)));
+      case '\\revoke':
+        return revoke(ctx, arg);
       default:
         return ctx.view.line(`Unknown command ${name}; type \\help for the commands.`);
     }
@@ -319,6 +325,14 @@ function fork(ctx: ReplContext, arg: string): void {
   ctx.view.line(`Forked as ${forked.id}. You are still in session ${ctx.sessionId}; open the fork with: loom --resume ${forked.id}`);
 }
 
+function revoke(ctx: ReplContext, arg: string): void {
+  const grants = ctx.engine.grants(ctx.sessionId);
+  const grant = /^\d+$/.test(arg) ? grants[Number(arg) - 1] : undefined;
+  if (!grant) return ctx.view.line(grants.length ? `Usage: \\revoke N, N from 1 to ${grants.length} (see \\grants)` : grantsText(grants));
+  ctx.engine.revokeGrant(ctx.sessionId, grant.id);
+  ctx.view.line(`Revoked: ${describeGrant(grant)} is asked about again.`);
+}
+
 /** A model may call a tool without naming it; the line still says which call it is. */
 function toolLabel(name: string): string {
   return name.trim() ? name : '(no tool name)';
@@ -345,11 +359,4 @@ function compactionLine(event: Extract<EngineEvent, { type: 'compaction' }>): st
 /** The same line after an automatic compaction and after \compact. */
 function compactedLine(before: number | undefined, after: number | undefined): string {
   return `Context compacted. (${before} -> ${after} tokens)`;
-}
-
-function indent(text: string): string {
-  return text
-    .split('\n')
-    .map((line) => `  ${line}`)
-    .join('\n');
 }

@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import type { ApprovalAnswer, SessionGrant } from '../shared/approvals';
 import type { Attachment } from '../shared/attachments';
 import type { EngineEvent, PendingRequest } from '../shared/engine-events';
 import type { BranchPoint, SessionFamily, SessionMeta } from '../shared/types';
@@ -43,12 +44,15 @@ interface OpenSession {
   lease: Lease;
 }
 
+/** An approval resolves to an ApprovalAnswer ('once', 'session', 'deny'), a question to its answer text (null: none). */
+type Answer = string | null;
+
 interface PendingAnswer {
   sessionId: string;
   request: PendingRequest;
-  settle(value: boolean | string | null): void;
+  settle(value: Answer): void;
   /** What the request resolves to when nobody answers (stop, close). */
-  fallback: boolean | null;
+  fallback: Answer;
 }
 
 export class LoomEngine {
@@ -300,12 +304,31 @@ export class LoomEngine {
     return this.store.family(this.store.resolveId(sessionId));
   }
 
-  answerApproval(requestId: string, allow: boolean): void {
-    this.pending.get(requestId)?.settle(allow);
+  /** 'session' also grants what the approval offered; with nothing offered it counts as 'once'. */
+  answerApproval(requestId: string, answer: ApprovalAnswer): void {
+    const pending = this.pending.get(requestId);
+    if (pending?.request.kind !== 'approval') return;
+    pending.settle(answer === 'session' && !pending.request.offer ? 'once' : answer);
   }
 
   answerQuestion(requestId: string, answer: string | null): void {
-    this.pending.get(requestId)?.settle(answer);
+    const pending = this.pending.get(requestId);
+    if (pending?.request.kind === 'question') pending.settle(answer);
+  }
+
+  /** The session's "allow for this session" grants: none when it is not open in this process. */
+  grants(sessionId: string): SessionGrant[] {
+    return this.sessions.get(sessionId)?.agent.grants.list() ?? [];
+  }
+
+  /** Takes a grant back (audited; every window hears of it); returns the grants left. */
+  revokeGrant(sessionId: string, grantId: string): SessionGrant[] {
+    const agent = this.sessions.get(sessionId)?.agent;
+    const grant = agent?.grants.revoke(grantId);
+    if (!agent || !grant) throw new LoomError('That permission is no longer granted in this session.', 'not_found');
+    agent.audit.write('permission_revoke', { grant });
+    agent.emitGrants();
+    return agent.grants.list();
   }
 
   /** What the session waits on, oldest first: a window that reloaded shows these again. */
@@ -364,6 +387,8 @@ export class LoomEngine {
       open.agent.audit.write('session_end', { status: 'saved', tool_calls: open.agent.toolCalls, user_turns: open.agent.userTurns });
       this.store.setStatus(id, 'saved');
       open.lease.release();
+      // Its grants end with it: windows still listing them hear so.
+      if (open.agent.grants.list().length) this.emit({ type: 'grants', sessionId: id, grants: [] });
       this.changedIfThere(id);
     }
   }
@@ -463,9 +488,8 @@ export class LoomEngine {
   private hostFor(sessionId: string): AgentHost {
     return {
       emit: (event) => this.emit(event),
-      approve: ({ tool, summary, label }) =>
-        this.waitForAnswer(sessionId, false, (requestId) => ({ kind: 'approval', requestId, tool, summary, label })) as Promise<boolean>,
-      ask: (question) => this.waitForAnswer(sessionId, null, (requestId) => ({ kind: 'question', requestId, question })) as Promise<string | null>,
+      approve: (request) => this.waitForAnswer(sessionId, 'deny', (requestId) => ({ kind: 'approval', requestId, ...request })) as Promise<ApprovalAnswer>,
+      ask: (question) => this.waitForAnswer(sessionId, null, (requestId) => ({ kind: 'question', requestId, question })),
     };
   }
 
@@ -474,7 +498,7 @@ export class LoomEngine {
    * When every listener failed on it nobody will answer either: the request fails with the
    * listener's error (the tool call's result says so) rather than waiting without end.
    */
-  private waitForAnswer(sessionId: string, fallback: boolean | null, describe: (requestId: string) => PendingRequest): Promise<boolean | string | null> {
+  private waitForAnswer(sessionId: string, fallback: Answer, describe: (requestId: string) => PendingRequest): Promise<Answer> {
     if (this.listeners.size === 0) return Promise.resolve(fallback);
     const requestId = randomUUID();
     const request = describe(requestId);
@@ -533,8 +557,8 @@ export class LoomEngine {
 /** The event that announces a request: the same fields, under the event's type. */
 function requestEvent(sessionId: string, request: PendingRequest): EngineEvent {
   if (request.kind === 'approval') {
-    const { requestId, tool, summary, label } = request;
-    return { type: 'approval', sessionId, requestId, tool, summary, label };
+    const { kind: _kind, ...details } = request;
+    return { type: 'approval', sessionId, ...details };
   }
   return { type: 'question', sessionId, requestId: request.requestId, question: request.question };
 }

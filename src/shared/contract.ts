@@ -8,6 +8,7 @@
  * The renderer is untrusted: inputs are validated on the engine side with these schemas.
  */
 import { z } from 'zod';
+import { APPROVAL_ANSWERS, type SessionGrant } from './approvals';
 import { IMAGE_TYPE_NAMES, IMAGE_TYPES, MAX_ATTACHMENT_NAME, MAX_ATTACHMENTS, MAX_IMAGE_DATA_URL_CHARS, MAX_TEXT_FILE_CHARS } from './attachments';
 import type { EngineEvent, PendingRequest } from './engine-events';
 import { ENV_VAR_NAME, PERMISSION_MODES, THEMES, type Settings } from './settings';
@@ -201,11 +202,16 @@ export const contract = {
   'chat.reply': method<{ error: string | null }>()(z.strictObject({ sessionId })),
   'chat.stop': method<{ stopped: boolean }>()(z.strictObject({ sessionId })),
   'chat.compact': method<{ before_tokens: number; after_tokens: number }>()(z.strictObject({ sessionId })),
-  'chat.approve': method<{ ok: true }>()(z.strictObject({ requestId, allow: z.boolean() })),
+  /** 'session' allows this call and grants what the approval offered for the rest of the session. */
+  'chat.approve': method<{ ok: true }>()(z.strictObject({ requestId, answer: z.enum(APPROVAL_ANSWERS) })),
   'chat.answer': method<{ ok: true }>()(z.strictObject({ requestId, answer: z.string().max(20_000, 'The answer is too long.').nullable() })),
   'chat.context': method<ContextState>()(z.strictObject({ sessionId })),
   /** The approvals and questions the session waits on: a reloaded window shows them again. */
   'chat.pending': method<PendingRequest[]>()(z.strictObject({ sessionId })),
+  /** The session's "allow for this session" grants (kept while it is open in this process). */
+  'chat.grants': method<SessionGrant[]>()(z.strictObject({ sessionId })),
+  /** Takes a grant back; answers with the grants left. */
+  'chat.revokeGrant': method<SessionGrant[]>()(z.strictObject({ sessionId, grantId: z.string().min(1).max(100) })),
   /** Files changed by the session's tools since it was opened in this process. */
   'chat.changes': method<ChangedFiles>()(z.strictObject({ sessionId })),
   /** Puts every changed file back as it was (created files removed); refused during a turn. */

@@ -2,6 +2,7 @@
  * Events the engine (src/core/engine.ts) sends to whatever front end drives it: the REPL,
  * the Electron renderer, the browser mode. Plain data, so they cross IPC and SSE unchanged.
  */
+import type { ApprovalPreview, GrantOffer, SessionGrant, ToolEffect } from './approvals';
 import type { ChatMessage, SessionMeta, SessionUsage } from './types';
 
 export type EngineEvent =
@@ -12,10 +13,13 @@ export type EngineEvent =
   | { type: 'text'; sessionId: string; delta: string; at: number }
   /** A message committed to the store (user, assistant, tool result). */
   | { type: 'message'; sessionId: string; message: ChatMessage }
-  | { type: 'tool_start'; sessionId: string; callId: string; name: string; args: string }
-  | { type: 'tool_end'; sessionId: string; callId: string; name: string; result: string }
-  /** The engine waits for answerApproval(requestId, allow). */
-  | { type: 'approval'; sessionId: string; requestId: string; tool: string; summary: string; label: string }
+  /** `effect`: what the tool declares it does (null: no tool of that name), so a window needs no list of tools. */
+  | { type: 'tool_start'; sessionId: string; callId: string; name: string; effect: ToolEffect | null; args: string }
+  | { type: 'tool_end'; sessionId: string; callId: string; name: string; effect: ToolEffect | null; result: string }
+  /** The engine waits for answerApproval(requestId, answer); the fields are ApprovalDetails. */
+  | ({ type: 'approval'; sessionId: string; requestId: string } & ApprovalDetails)
+  /** The session's "allow for this session" grants changed (granted or revoked, in any window). */
+  | { type: 'grants'; sessionId: string; grants: SessionGrant[] }
   /** The engine waits for answerQuestion(requestId, answer). */
   | { type: 'question'; sessionId: string; requestId: string; question: string }
   | {
@@ -49,5 +53,19 @@ export type EngineEventType = EngineEvent['type'];
  * A request the engine is waiting on, as its 'approval' or 'question' event announced it:
  * listed again for a window that reloaded (or reconnected) and so missed the event.
  */
-export type PendingRequest =
-  { kind: 'approval'; requestId: string; tool: string; summary: string; label: string } | { kind: 'question'; requestId: string; question: string };
+export type PendingRequest = ({ kind: 'approval'; requestId: string } & ApprovalDetails) | { kind: 'question'; requestId: string; question: string };
+
+/** What an approval shows (docs/DESIGN.md#permissions-and-security). */
+export interface ApprovalDetails {
+  tool: string;
+  /** What the tool declares it does; null for a tool the session does not know. */
+  effect: ToolEffect | null;
+  /** The whole action as text (the CLI prints it; never cut). */
+  summary: string;
+  /** Why the user is asked. */
+  label: string;
+  /** The change as a diff, or the whole command. */
+  preview: ApprovalPreview | null;
+  /** What "allow for this session" grants; null when only once or deny may be answered. */
+  offer: GrantOffer | null;
+}

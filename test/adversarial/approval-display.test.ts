@@ -13,12 +13,12 @@ import { runLoom, useLoomFixture } from '../cli-agent/support';
 
 const ctx = useLoomFixture();
 
-/** The lines the REPL prints for one approval: the action indented, then the question. */
-const prompted = (summary: string) =>
+/** The lines the REPL prints for one approval: the action indented, then the question (offering `a` for a tool grant). */
+const prompted = (summary: string, grantFor?: string) =>
   `${summary
     .split('\n')
     .map((line) => `  ${line}`)
-    .join('\n')}\nAllow this action? [y/n] n\n`;
+    .join('\n')}\nAllow this action? ${grantFor ? `[y/n/a] (a: allow every ${grantFor} call for the rest of this session)` : '[y/n]'} n\n`;
 
 describe('guarantee 6: the user sees what they approve (terminal)', () => {
   it('shows every asked action whole: long, padded, multi-line, file bodies, both sides of an edit, escapes visible', async () => {
@@ -51,14 +51,17 @@ describe('guarantee 6: the user sees what they approve (terminal)', () => {
     expect(out).toContain(prompted(`run_bash: ${long}`));
     expect(out).toContain(prompted(`run_bash: ${padded}`));
     expect(out).toContain(prompted(`run_bash:\n${multiLine}`));
-    expect(out).toContain(prompted(`write_file postinstall.js (${(body.length / 1000).toFixed(1)} kB)\n${body}`));
-    expect(out).toContain(prompted('edit_file config.txt (replace 1 line with 1 line)\n--- replace:\nsafe = true\n+++ with:\nsafe = false'));
+    expect(out).toContain(prompted(`write_file postinstall.js (${(body.length / 1000).toFixed(1)} kB)\n${body}`, 'write_file'));
+    const editDiff = 'Diff against config.txt as it is now:\n@@ line 1 → 1 @@\n1   - safe = true\n  1 + safe = false';
+    expect(out).toContain(
+      prompted(`edit_file config.txt (replace 1 line with 1 line)\n--- replace:\nsafe = true\n+++ with:\nsafe = false\n${editDiff}`, 'edit_file'),
+    );
     // The escape sequence that would erase the line is shown, not obeyed.
-    expect(out).toContain(prompted('run_bash: echo harmless\\u001b[1A\\u001b[2K\\u000drm -rf ~'));
+    expect(out).toContain('  run_bash: echo harmless\\u001b[1A\\u001b[2K\\u000drm -rf ~\n');
     expect(out).not.toMatch(/[\x00-\x08\x0b-\x1f\x7f-\x9f]/);
 
     // Six prompts, six refusals, nothing done.
-    expect(out.match(/Allow this action\? \[y\/n\] n/g)).toHaveLength(6);
+    expect(out.match(/Allow this action\? \[y\/n(\/a)?\] .*n\n/g)).toHaveLength(6);
     expect(fs.existsSync(path.join(ctx.ws.projectDir, 'postinstall.js'))).toBe(false);
     expect(fs.readFileSync(path.join(ctx.ws.projectDir, 'config.txt'), 'utf8')).toBe('safe = true\n');
   });

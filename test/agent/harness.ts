@@ -7,6 +7,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import type { ApprovalAnswer } from '../../src/shared/approvals';
 import type { EngineEvent } from '../../src/shared/engine-events';
 import type { ChatMessage } from '../../src/shared/types';
 import { DEFAULTS, type LoomConfig } from '../../src/core/config';
@@ -24,8 +25,11 @@ export interface AgentHarness {
   dataDir: string;
   sessionId: string;
   events: EngineEvent[];
-  /** Answers for the next approval requests; when empty, an approval is denied and noted. */
-  approvals: boolean[];
+  /**
+   * Answers for the next approval requests (true = allow once, false = deny, or an
+   * ApprovalAnswer: 'session' grants what was offered); when empty, an approval is denied and noted.
+   */
+  approvals: (boolean | ApprovalAnswer)[];
   /** Approval requests that came with no queued answer. */
   unexpectedApprovals: EngineEvent[];
   /** Errors thrown by this harness's event listener, as the engine reported them. */
@@ -76,7 +80,7 @@ export async function makeAgentHarness(overrides: Partial<LoomConfig> = {}): Pro
     projectDir,
     dataDir,
     events: [] as EngineEvent[],
-    approvals: [] as boolean[],
+    approvals: [] as (boolean | ApprovalAnswer)[],
     unexpectedApprovals: [] as EngineEvent[],
     listenerErrors: [] as unknown[],
     answers: [] as (string | null)[],
@@ -92,7 +96,7 @@ export async function makeAgentHarness(overrides: Partial<LoomConfig> = {}): Pro
         h.onApproval?.(event);
         const answer = h.approvals.shift();
         if (answer === undefined) h.unexpectedApprovals.push(event);
-        h.engine.answerApproval(event.requestId, answer ?? false);
+        h.engine.answerApproval(event.requestId, answer === true ? 'once' : answer === false || answer === undefined ? 'deny' : answer);
       }
       if (event.type === 'question') h.engine.answerQuestion(event.requestId, h.answers.shift() ?? null);
     });

@@ -120,7 +120,7 @@ describe('closing a backend with work in flight', () => {
     const turn = dispatch(ctx.backend.handlers, 'chat.send', { sessionId: session.id, text: 'wait a bit' });
     await asked;
     const [pending] = ctx.backend.engine.pendingRequests(session.id);
-    ctx.backend.engine.answerApproval(pending.requestId, true);
+    ctx.backend.engine.answerApproval(pending.requestId, 'once');
     await expect.poll(() => fs.existsSync(path.join(ctx.projectDir, 'started')), { timeout: 15_000 }).toBe(true);
     const complaints = await collectComplaints(async () => {
       await ctx.backend.close();

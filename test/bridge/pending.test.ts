@@ -48,10 +48,12 @@ describe('chat.pending', () => {
     const turn = call<{ error: string | null }>('chat.send', { sessionId: session.id, text: 'write out.txt' });
     const approval = await asked;
     const pending = await call<PendingRequest[]>('chat.pending', { sessionId: session.id.slice(0, 8) });
-    expect(pending).toEqual([{ kind: 'approval', requestId: approval.requestId, tool: 'write_file', summary: approval.summary, label: approval.label }]);
+    const { type: _type, sessionId: _sessionId, ...details } = approval;
+    expect(pending).toEqual([{ kind: 'approval', ...details }]);
+    expect(approval).toMatchObject({ tool: 'write_file', effect: 'write-files', offer: { kind: 'tool', tool: 'write_file' } });
     expect(approval.summary).toContain('out.txt');
 
-    await call('chat.approve', { requestId: pending[0].requestId, allow: true });
+    await call('chat.approve', { requestId: pending[0].requestId, answer: 'once' });
     expect(await turn).toEqual({ error: null });
     expect(fs.readFileSync(path.join(ctx.projectDir, 'out.txt'), 'utf8')).toBe('yes');
     expect(await call('chat.pending', { sessionId: session.id })).toEqual([]);

@@ -100,7 +100,8 @@ describe('permission rules and the hard policy, in acceptEdits', () => {
     expect(run.code).toBe(0);
 
     // Asked exactly for the always-ask cases and the shell command, in order.
-    const asked = [...run.stdout.matchAll(/Permission needed for (\w+) — (.+):\n {2}(.+)\nAllow this action\? \[y\/n\] (\w)/g)];
+    // The summary's first line; a diff against the file may follow it (emptying keep.txt).
+    const asked = [...run.stdout.matchAll(/Permission needed for (\w+) — (.+):\n {2}(.+)\n(?: {2}.*\n)*Allow this action\? \[y\/n\] (\w)/g)];
     expect(asked.map((m) => [m[3], m[4]])).toEqual([
       ['run_bash: git push --force origin main', 'n'],
       ['run_bash: chmod 777 in.txt', 'n'],

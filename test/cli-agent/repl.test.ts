@@ -12,6 +12,8 @@ const ctx = useLoomFixture();
 const SUMMARY = { text: 'Test session' };
 const bodies = () => ctx.server.requests.map((r) => r.body);
 const toolMessages = (body: any) => body.messages.filter((m: any) => m.role === 'tool');
+/** The question for a write, which offers to allow every write_file call for the session. */
+const WRITE_PROMPT = 'Allow this action? [y/n/a] (a: allow every write_file call for the rest of this session) ';
 
 describe('the REPL', () => {
   it('runs a tool round-trip and saves every message', async () => {
@@ -41,14 +43,14 @@ describe('the REPL', () => {
     ctx.server.enqueue({ toolCalls: [{ name: 'write_file', arguments: { path: 'a.txt', content: 'A' } }] }, { text: 'Done.' }, SUMMARY);
     const run = await runLoom(ctx.ws, ctx.server.baseUrl, [], 'write a\ny\n');
     expect(run.stdout).toContain('Permission needed for write_file');
-    expect(run.stdout).toContain('Allow this action? [y/n] y\n');
+    expect(run.stdout).toContain(`${WRITE_PROMPT}y\n`);
     expect(fs.readFileSync(path.join(ctx.ws.projectDir, 'a.txt'), 'utf8')).toBe('A');
   });
 
   it('asks before a write: n denies it and the model is told', async () => {
     ctx.server.enqueue({ toolCalls: [{ name: 'write_file', arguments: { path: 'a.txt', content: 'A' } }] }, { text: 'OK, not writing.' }, SUMMARY);
     const run = await runLoom(ctx.ws, ctx.server.baseUrl, [], 'write a\nn\n');
-    expect(run.stdout).toContain('Allow this action? [y/n] n\n');
+    expect(run.stdout).toContain(`${WRITE_PROMPT}n\n`);
     expect(fs.existsSync(path.join(ctx.ws.projectDir, 'a.txt'))).toBe(false);
     expect(toolMessages(bodies()[1])[0].content).toMatch(/^Denied by the user/);
   });
@@ -57,9 +59,26 @@ describe('the REPL', () => {
     ctx.server.enqueue({ toolCalls: [{ name: 'write_file', arguments: { path: 'a.txt', content: 'A' } }] }, { text: 'OK.' }, SUMMARY);
     const run = await runLoom(ctx.ws, ctx.server.baseUrl, [], 'write a\n');
     expect(run.code).toBe(0);
-    expect(run.stdout).toContain('Allow this action? [y/n] \n');
+    expect(run.stdout).toContain(`${WRITE_PROMPT}\n`);
     expect(fs.existsSync(path.join(ctx.ws.projectDir, 'a.txt'))).toBe(false);
     expect(toolMessages(bodies()[1])[0].content).toMatch(/^Denied by the user/);
+  });
+
+  it('answering a allows the tool for the session; \\grants lists it and \\revoke N takes it back', async () => {
+    fs.writeFileSync(path.join(ctx.ws.projectDir, 'a.txt'), 'one\n');
+    const edit = (id: string, from: string, to: string) => ({ id, name: 'edit_file', arguments: { path: 'a.txt', old_string: from, new_string: to } });
+    ctx.server.enqueue({ toolCalls: [edit('e1', 'one', 'two')] }, { toolCalls: [edit('e2', 'two', 'three')] }, { text: 'Edited twice.' }, SUMMARY);
+    ctx.server.enqueue({ toolCalls: [edit('e3', 'three', 'four')] }, { text: 'Not allowed.' });
+    const run = await runLoom(ctx.ws, ctx.server.baseUrl, [], 'edit twice\na\n\\grants\n\\revoke 1\n\\grants\nedit again\nn\n');
+    expect(run.code).toBe(0);
+    // The edit is shown as a diff against the file, line numbers and all.
+    expect(run.stdout).toContain('  Diff against a.txt as it is now:\n  @@ line 1 → 1 @@\n  1   - one\n    1 + two\n');
+    expect(run.stdout).toContain('Allow this action? [y/n/a] (a: allow every edit_file call for the rest of this session) a\n');
+    expect(run.stdout.match(/Permission needed for edit_file/g)).toHaveLength(2);
+    expect(run.stdout).toContain('Allowed for this session (\\revoke N takes one back):\n  1. every edit_file call\n');
+    expect(run.stdout).toContain('Revoked: every edit_file call is asked about again.\n');
+    expect(run.stdout).toContain('Nothing is allowed for this session beyond the mode.');
+    expect(fs.readFileSync(path.join(ctx.ws.projectDir, 'a.txt'), 'utf8')).toBe('three\n');
   });
 
   it('blocks a hard-policy command without asking, whatever the mode', async () => {

@@ -7,6 +7,8 @@
  * freshly opened Loom, and which part of the page it is.
  */
 import AxeBuilder from '@axe-core/playwright';
+import fs from 'node:fs';
+import path from 'node:path';
 import type { Locator, Page } from '@playwright/test';
 import type { ChatMessage } from '../../src/shared/types';
 import { PNG_1X1, PNG_URL } from '../support/images';
@@ -67,6 +69,32 @@ const SCREENS: Screen[] = [
     open: async (page, loom) => {
       await pendingApproval(page, loom);
       await expect(page.getByRole('tab', { name: /needs your approval/ })).toBeVisible();
+    },
+  },
+  {
+    name: 'an edit approval: its diff and the session offer',
+    open: async (page, loom) => {
+      fs.writeFileSync(path.join(loom.projectDir, 'notes.md'), 'one\ntwo\nthree\n');
+      loom.model.enqueue(
+        { toolCalls: [{ name: 'edit_file', arguments: { path: 'notes.md', old_string: 'two', new_string: '2' } }] },
+        { text: 'Done.' },
+        SUMMARY('Edit'),
+      );
+      await openLoom(page, loom);
+      await newSession(page);
+      await send(page, 'Edit the notes');
+      await expect(page.getByRole('region', { name: 'Changes to notes.md' })).toBeVisible();
+    },
+  },
+  {
+    name: 'a command approval: the whole command and a prefix offer',
+    open: async (page, loom) => {
+      loom.model.enqueue({ toolCalls: [{ name: 'run_bash', arguments: { command: 'npm test -- --watch' } }] }, { text: 'Done.' }, SUMMARY('Test'));
+      await openLoom(page, loom);
+      await newSession(page);
+      await send(page, 'Run the tests');
+      await expect(page.getByRole('region', { name: 'Command' })).toBeVisible();
+      await expect(page.getByRole('button', { name: 'Allow for this session' })).toBeVisible();
     },
   },
   {
@@ -176,6 +204,17 @@ const SCREENS: Screen[] = [
       await openNotes(page, loom);
       await page.getByRole('button', { name: 'Info' }).click();
       await expect(page.getByRole('table', { name: 'Usage' })).toBeVisible();
+    },
+    scope: dialog('Session info'),
+  },
+  {
+    name: 'info dialog listing what is allowed for the session',
+    open: async (page, loom) => {
+      await pendingApproval(page, loom);
+      await page.getByRole('group', { name: 'Approval needed: write_file' }).getByRole('button', { name: 'Allow for this session' }).click();
+      await expect(transcript(page).getByText('Done.')).toBeVisible();
+      await page.getByRole('button', { name: 'Info' }).click();
+      await expect(page.getByRole('button', { name: 'Revoke: every write_file call' })).toBeVisible();
     },
     scope: dialog('Session info'),
   },

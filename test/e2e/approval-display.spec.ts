@@ -25,10 +25,12 @@ test('the approval card shows a 5,000-character command and a padded one whole, 
   await send(page, 'run them');
 
   const card = page.getByRole('group', { name: 'Approval needed: run_bash' });
-  const body = card.locator('pre');
+  const body = card.getByLabel('Command');
   for (const command of [LONG, PADDED]) {
     // Exactly the command, every space kept (a Deny brings the next call's card).
-    await expect.poll(() => body.textContent(), { timeout: 15_000 }).toBe(`run_bash: ${command}`);
+    await expect.poll(() => body.textContent(), { timeout: 15_000 }).toBe(command);
+    // In monospace, as a command reads.
+    expect(await body.evaluate((el) => el.ownerDocument.defaultView!.getComputedStyle(el).fontFamily)).toMatch(/monospace/);
 
     const box = await body.evaluate((el) => {
       const style = el.ownerDocument.defaultView!.getComputedStyle(el);

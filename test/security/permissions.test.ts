@@ -65,7 +65,7 @@ describe('decide: every mode × category', () => {
 
   test('an ask carries a label and the whole action: header line, then the command, content or edit in full', async () => {
     const content = 'x'.repeat(1200);
-    expect(await run('write_file', { path: 'src/a.ts', content }, 'default')).toEqual({
+    expect(await run('write_file', { path: 'src/a.ts', content }, 'default')).toMatchObject({
       action: 'ask',
       label: 'file change (default mode)',
       summary: `write_file src/a.ts (1.2 kB)\n${content}`,

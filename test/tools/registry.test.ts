@@ -4,14 +4,14 @@ import { readFileTool } from '../../src/core/tools/fs-tools';
 import { todoListTool } from '../../src/core/tools/plan-tools';
 
 describe('ALL_TOOLS', () => {
-  it('has every tool of the agent, each with its category', () => {
-    expect(Object.fromEntries(ALL_TOOLS.map((t) => [t.name, t.category]))).toEqual({
+  it('has every tool of the agent, each declaring its effect', () => {
+    expect(Object.fromEntries(ALL_TOOLS.map((t) => [t.name, t.effects.kind]))).toEqual({
       read_file: 'read',
       glob_files: 'read',
       grep: 'read',
-      write_file: 'write',
-      edit_file: 'write',
-      run_bash: 'exec',
+      write_file: 'write-files',
+      edit_file: 'write-files',
+      run_bash: 'run-commands',
       webfetch: 'network',
       todo_append: 'plan',
       todo_list: 'read',
@@ -19,9 +19,9 @@ describe('ALL_TOOLS', () => {
       read_scratchpad: 'read',
       write_scratchpad: 'plan',
       ask_question: 'interact',
-      memory_save: 'write',
-      memory_search: 'read',
-      memory_forget: 'write',
+      memory_save: 'loom-store',
+      memory_search: 'loom-store',
+      memory_forget: 'loom-store',
       search_sessions: 'read',
       read_session: 'read',
     });

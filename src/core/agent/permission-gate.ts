@@ -1,18 +1,17 @@
 /**
  * Whether one tool call may run: the hard policy and the permission mode (decide, in
- * security/permissions.ts), --approve-plan before the first action tool, and the user's
- * answer when the mode asks.
- * Every decision is audited; a refusal comes back as the text the model receives.
+ * security/permissions.ts), --approve-plan before the first action tool, the session's
+ * grants, and the user's answer when the mode asks ("allow for this session" adds a grant).
+ * Every decision, grant and revoke is audited; a refusal comes back as the text the model receives.
  */
+import type { GrantOffer } from '../../shared/approvals';
 import type { PlanState } from '../../shared/types';
 import { decide } from '../security/permissions';
-import type { Tool, ToolCategory } from '../tools/tool';
+import { ACTION_EFFECTS } from '../security/tool-effects';
+import type { Tool } from '../tools/tool';
 import type { AgentSession } from './session';
 
 export type Permission = { allowed: true } | { allowed: false; result: string };
-
-/** Tools that change something or reach out: --approve-plan asks before the first one. */
-const ACTION_CATEGORIES: ReadonlySet<ToolCategory> = new Set(['write', 'exec', 'network']);
 
 export async function checkPermission(
   session: AgentSession,
@@ -20,35 +19,48 @@ export async function checkPermission(
   args: unknown,
   opts: { preApproved?: boolean; callId?: string } = {},
 ): Promise<Permission> {
-  const decision = await decide({ tool, args, mode: session.config.mode, projectDir: session.projectDir });
+  const decision = await decide({ tool, args, mode: session.config.mode, projectDir: session.projectDir, grants: session.grants });
   // The arguments say what was allowed or refused (the audit log redacts and cuts them).
-  const record = (outcome: string, by: string, label?: string) =>
-    session.audit.write('permission_decision', { tool: tool.name, call_id: opts.callId, args, decision: outcome, by, label, mode: session.config.mode });
+  const record = (outcome: string, by: string, label?: string, grant?: string) =>
+    session.audit.write('permission_decision', { tool: tool.name, call_id: opts.callId, args, decision: outcome, by, label, grant, mode: session.config.mode });
 
   if (decision.action === 'deny') {
     record('deny', 'policy', decision.label);
     return { allowed: false, result: `Denied by policy (${decision.label}): this action is never allowed. Do not retry it.` };
   }
-  if (session.config.approvePlan && !session.planApproved && ACTION_CATEGORIES.has(tool.category)) {
-    const approved = await session.host.approve({
+  const effect = tool.effects.kind;
+  if (session.config.approvePlan && !session.planApproved && ACTION_EFFECTS.has(effect)) {
+    const answer = await session.host.approve({
       tool: tool.name,
+      effect,
       summary: planSummary(session.plan),
       label: 'approve the plan before the first action',
+      preview: null,
+      offer: null,
     });
-    record(approved ? 'allow' : 'deny', 'user', 'approve-plan');
-    if (!approved) return { allowed: false, result: 'Denied by the user: the plan was not approved. Ask the user how to proceed.' };
+    record(answer === 'deny' ? 'deny' : 'allow', 'user', 'approve-plan');
+    if (answer === 'deny') return { allowed: false, result: 'Denied by the user: the plan was not approved. Ask the user how to proceed.' };
     session.planApproved = true;
   }
   if (decision.action === 'ask' && !opts.preApproved) {
-    const approved = await session.host.approve({ tool: tool.name, summary: decision.summary, label: decision.label });
-    record(approved ? 'allow' : 'deny', 'user', decision.label);
-    if (!approved) {
+    const { summary, label, preview, offer } = decision;
+    const answer = await session.host.approve({ tool: tool.name, effect, summary, label, preview, offer });
+    record(answer === 'deny' ? 'deny' : 'allow', 'user', label);
+    if (answer === 'deny') {
       return { allowed: false, result: 'Denied by the user: this action was not allowed. Do not retry it; ask the user or choose another way.' };
     }
+    if (answer === 'session' && offer) grantForSession(session, offer);
     return { allowed: true };
   }
-  record('allow', opts.preApproved ? 'user' : 'mode');
+  if (decision.action === 'allow' && decision.grant) record('allow', 'grant', undefined, decision.grant.id);
+  else record('allow', opts.preApproved ? 'user' : 'mode');
   return { allowed: true };
+}
+
+function grantForSession(session: AgentSession, offer: GrantOffer): void {
+  const grant = session.grants.add(offer);
+  session.audit.write('permission_grant', { grant });
+  session.emitGrants();
 }
 
 /** What --approve-plan shows: the scratchpad and the todo list. */

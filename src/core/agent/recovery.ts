@@ -47,7 +47,15 @@ async function recoverCall(session: AgentSession, call: ToolCall, signal: AbortS
     text: `Interrupted tool call from the last run: ${name} ${args}`,
   });
   const again =
-    !signal.aborted && (await session.host.approve({ tool: name, summary: `Run the interrupted call again: ${name} ${args}`, label: 'interrupted tool call' }));
+    !signal.aborted &&
+    (await session.host.approve({
+      tool: name,
+      effect: session.effectOf(name),
+      summary: `Run the interrupted call again: ${name} ${args}`,
+      label: 'interrupted tool call',
+      preview: null,
+      offer: null,
+    })) !== 'deny';
   session.audit.write('permission_decision', {
     tool: name,
     decision: again ? 'allow' : 'deny',

@@ -3,12 +3,14 @@
  * to the store message by message), its budget, plan, file snapshots, audit log and the
  * counters the caps need. The loop, the tool runner and recovery all work on this object.
  */
+import type { ToolEffect } from '../../shared/approvals';
 import type { ChatMessage, PlanState } from '../../shared/types';
 import { AuditLog } from '../audit/audit-log';
 import type { LoomConfig } from '../config';
 import { ContextBudget } from '../context/budget';
 import type { MemoryStore } from '../memory/memory-store';
 import type { ModelClient, ToolSpec } from '../model/client';
+import { SessionGrants } from '../security/session-grants';
 import { FileSnapshots } from '../security/snapshots';
 import type { SessionStore } from '../store/session-store';
 import { toolSpecs } from '../tools/index';
@@ -41,6 +43,8 @@ export class AgentSession {
   readonly toolSpecs: ToolSpec[] | undefined;
   readonly audit: AuditLog;
   readonly snapshots = new FileSnapshots();
+  /** "Allow for this session": kept while the session is open here, never stored. */
+  readonly grants = new SessionGrants();
   budget: ContextBudget;
   /** The working context, always equal to what the store holds. */
   messages: ChatMessage[];
@@ -91,6 +95,16 @@ export class AgentSession {
     this.config = config;
     this.client = client;
     if (config.maxContextTokens !== this.budget.maxTokens) this.budget = budgetFor(config.maxContextTokens, this.messages);
+  }
+
+  /** Tells every window the session's grants as they are now. */
+  emitGrants(): void {
+    this.host.emit({ type: 'grants', sessionId: this.id, grants: this.grants.list() });
+  }
+
+  /** The effect a tool of this session declares; null for a name it does not know. */
+  effectOf(toolName: string): ToolEffect | null {
+    return this.tools.find((t) => t.name === toolName)?.effects.kind ?? null;
   }
 
   savePlan(plan: PlanState): void {

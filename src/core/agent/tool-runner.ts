@@ -74,10 +74,11 @@ export const STOPPED_REASON = 'the turn was stopped by the user';
  */
 export async function answerToolCall(session: AgentSession, call: ToolCall, outcomeOf: () => ToolOutcome | Promise<ToolOutcome>): Promise<void> {
   const { name, arguments: args } = call.function;
-  session.host.emit({ type: 'tool_start', sessionId: session.id, callId: call.id, name, args });
+  const effect = session.effectOf(name);
+  session.host.emit({ type: 'tool_start', sessionId: session.id, callId: call.id, name, effect, args });
   const outcome = await outcomeOf();
   session.append({ role: 'tool', tool_call_id: call.id, content: outcome.content });
-  session.host.emit({ type: 'tool_end', sessionId: session.id, callId: call.id, name, result: outcome.display });
+  session.host.emit({ type: 'tool_end', sessionId: session.id, callId: call.id, name, effect, result: outcome.display });
 }
 
 /** The result of a call that a cap or a stop cut from its batch. */
@@ -94,7 +95,7 @@ async function execute(session: AgentSession, tool: Tool, args: unknown, callId:
   const started = Date.now();
   // A tool that enforces the limit itself (run_bash) returns after it: audit that too.
   const auditIfTimedOut = () => {
-    if (tool.category === 'interact' || Date.now() - started < timeoutMs) return;
+    if (tool.effects.kind === 'interact' || Date.now() - started < timeoutMs) return;
     session.audit.write('tool_timeout', { tool: tool.name, call_id: callId, timeout_sec: session.config.toolTimeoutSec });
   };
   try {
@@ -117,7 +118,7 @@ const TIMED_OUT = Symbol('timed out');
 
 /** The outer guard; a question to the user (interact) waits for the person, however long. */
 function timeLimit(tool: Tool, ms: number): { expired: Promise<typeof TIMED_OUT>; clear(): void } {
-  if (tool.category === 'interact') return { expired: new Promise(() => {}), clear: () => {} };
+  if (tool.effects.kind === 'interact') return { expired: new Promise(() => {}), clear: () => {} };
   let timer: NodeJS.Timeout | undefined;
   const expired = new Promise<typeof TIMED_OUT>((resolve) => {
     timer = setTimeout(() => resolve(TIMED_OUT), ms);
@@ -141,11 +142,9 @@ function toolContext(session: AgentSession, signal: AbortSignal, toolTimeoutMs: 
 
 /** Keeps the file's current content so that the user can revert at the end of the session. */
 async function snapshotBeforeWrite(session: AgentSession, tool: Tool, args: unknown): Promise<void> {
-  if (tool.category !== 'write') return;
-  const target = (args as { path?: unknown }).path;
-  if (typeof target !== 'string') return;
+  if (tool.effects.kind !== 'write-files') return;
   try {
-    await session.snapshots.snapshot(session.projectDir, await resolveInsideProject(session.projectDir, target));
+    await session.snapshots.snapshot(session.projectDir, await resolveInsideProject(session.projectDir, tool.effects.change(args).path));
   } catch {
     // Outside the project: the tool itself refuses, so there is nothing to snapshot.
   }

@@ -22,6 +22,8 @@ export const AUDIT_EVENTS = [
   'llm_request',
   'llm_response',
   'permission_decision',
+  'permission_grant',
+  'permission_revoke',
   'validation_error',
   'tool_result',
   'tool_timeout',

@@ -1,79 +1,114 @@
 /**
- * Whether a tool call runs, is asked about, or is refused — before it runs.
+ * Whether a tool call runs, is asked about, or is refused — before it runs. It goes by the
+ * effect the tool declares (tool-effects.ts), never by tool names:
  *
  * 1. Hard policy first, whatever the mode: paths outside the project folder, the shell
- *    denylist, webfetch of a non-http(s) URL or a non-public literal address → deny.
- * 2. Read, plan and ask_question tools always run; so do the memory tools, which touch
- *    only Loom's own store, never the user's files.
+ *    denylist, fetching a non-http(s) URL or a non-public literal address → deny.
+ * 2. Reading, planning, asking the user and Loom's own store (memory) always run.
  * 3. Always-ask cases (force push, chmod 7xx, emptying a non-empty file) are asked in
- *    default and acceptEdits modes. dangerouslySkipPermissions runs them: that mode exists
- *    for unattended runs where nobody could answer, and the user chose it explicitly; the
- *    hard policy above still holds there.
- * 4. Writes whose path resolves inside the project folder run in acceptEdits; run_bash,
- *    webfetch and anything else run only in dangerouslySkipPermissions; default asks.
+ *    default and acceptEdits modes, and no session grant covers them.
+ *    dangerouslySkipPermissions runs them: that mode exists for unattended runs where nobody
+ *    could answer, and the user chose it explicitly; the hard policy above still holds there.
+ * 4. A session grant ("allow for this session": the tool, or a command prefix of a plain
+ *    simple command) runs the call without asking.
+ * 5. File writes run in acceptEdits; commands, network and anything else run only in
+ *    dangerouslySkipPermissions; default asks.
  *
  * The `label` of an ask says why the user is asked; the front end shows it with the
- * summary (the whole action, never cut) and ASK_PROMPT.
+ * summary (the whole action, never cut), the preview (a diff, the whole command) and the
+ * grant it may offer.
  */
+import type { ApprovalPreview, GrantOffer, SessionGrant, ToolEffect } from '../../shared/approvals';
 import type { PermissionMode } from '../config';
 import { counted } from '../counted';
 import { errorMessage } from '../errors';
+import { fileChangePreview } from './change-preview';
 import { refuseWithoutLookup } from './net-policy';
 import { checkShellCommand, resolveInsideProject, type ShellVerdict } from './policy';
 import { OPEN_READ, openProjectFile } from './project-fs';
+import type { SessionGrants } from './session-grants';
+import { offeredPrefix, plainCommandWords } from './shell-prefix';
+import { HARMLESS_EFFECTS, type EffectDeclaration, type FileChange } from './tool-effects';
 
-export type Decision = { action: 'allow' } | { action: 'ask'; label: string; summary: string } | { action: 'deny'; label: string };
-
-/**
- * The kind of action a tool takes. It lives here, below the tools, because the decision
- * goes by it: each tool declares one (tools/tool.ts) and is judged by it.
- */
-export type ToolCategory = 'read' | 'plan' | 'write' | 'exec' | 'network' | 'interact';
+export type Decision =
+  /** `grant`: the session grant that spared the ask. */
+  | { action: 'allow'; grant?: SessionGrant }
+  /** `offer`: what "allow for this session" would grant; null for the always-ask cases. */
+  | { action: 'ask'; label: string; summary: string; preview: ApprovalPreview | null; offer: GrantOffer | null }
+  | { action: 'deny'; label: string };
 
 export interface DecideInput {
-  tool: { name: string; category: ToolCategory };
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- deliberate: any tool, whatever its argument type.
+  tool: { name: string; effects: EffectDeclaration<any> };
+  /** Validated against the tool's schema. */
   args: unknown;
   mode: PermissionMode;
   projectDir: string;
+  grants?: SessionGrants;
 }
-
-export const ASK_PROMPT = 'Allow this action? [y/n]';
-
-/** Tools that change only Loom's store (long-term memory), never files: like plan tools. */
-const STORE_ONLY_TOOLS = new Set(['memory_save', 'memory_search', 'memory_forget']);
-const ALWAYS_RUN = new Set(['read', 'plan', 'interact']);
 
 type Args = Record<string, unknown>;
 
-export async function decide({ tool, args, mode, projectDir }: DecideInput): Promise<Decision> {
+/** What a call does, read from its arguments through the tool's declaration. */
+interface Effect {
+  change: FileChange | null;
+  command: string | null;
+  url: string | null;
+}
+
+export async function decide({ tool, args, mode, projectDir, grants }: DecideInput): Promise<Decision> {
   const a: Args = typeof args === 'object' && args !== null ? (args as Args) : {};
+  const declared = tool.effects;
+  const effect: Effect = {
+    change: declared.kind === 'write-files' ? declared.change(args) : null,
+    command: declared.kind === 'run-commands' ? declared.command(args) : null,
+    url: declared.kind === 'network' ? declared.url(args) : null,
+  };
   // Parsed once: the denylist (hard policy) and the always-ask list both judge it.
-  const shell = tool.category === 'exec' && typeof a.command === 'string' ? await checkShellCommand(a.command) : null;
-  const denied = await hardPolicy(tool, a, projectDir, shell);
+  const shell = effect.command !== null ? await checkShellCommand(effect.command) : null;
+  const denied = await hardPolicy(a, effect, projectDir, shell);
   if (denied) return { action: 'deny', label: denied };
-  if (ALWAYS_RUN.has(tool.category) || STORE_ONLY_TOOLS.has(tool.name)) return { action: 'allow' };
+  if (HARMLESS_EFFECTS.has(declared.kind)) return { action: 'allow' };
   if (mode === 'dangerouslySkipPermissions') return { action: 'allow' };
 
-  const summary = summarize(tool.name, a);
-  const always = await alwaysAskReason(tool.name, a, projectDir, shell);
-  if (always) return { action: 'ask', label: `${always} (always asked)`, summary };
-  if (tool.category === 'write' && typeof a.path === 'string') {
-    return mode === 'acceptEdits' ? { action: 'allow' } : { action: 'ask', label: 'file change (default mode)', summary };
-  }
-  return { action: 'ask', label: `${categoryLabel(tool.category)} (asked unless dangerouslySkipPermissions)`, summary };
+  const ask = async (label: string, offer: GrantOffer | null): Promise<Decision> => ({
+    action: 'ask',
+    label,
+    summary: summarize(tool.name, a, effect),
+    preview: await previewOf(projectDir, effect),
+    offer,
+  });
+  const always = await alwaysAskReason(effect, projectDir, shell);
+  if (always) return ask(`${always} (always asked)`, null);
+  const words = effect.command !== null ? await plainCommandWords(effect.command) : null;
+  const grant = grants?.covering(tool.name, words);
+  if (grant) return { action: 'allow', grant };
+  if (effect.change) return mode === 'acceptEdits' ? { action: 'allow' } : ask('file change (default mode)', { kind: 'tool', tool: tool.name });
+  // A command is offered as a prefix, and only when it is one plain simple command.
+  const offer: GrantOffer | null =
+    effect.command === null ? { kind: 'tool', tool: tool.name } : words ? { kind: 'prefix', tool: tool.name, prefix: offeredPrefix(words) } : null;
+  return ask(`${effectLabel(declared.kind)} (asked unless dangerouslySkipPermissions)`, offer);
+}
+
+async function previewOf(projectDir: string, effect: Effect): Promise<ApprovalPreview | null> {
+  if (effect.change) return fileChangePreview(projectDir, effect.change);
+  if (effect.command !== null) return { kind: 'command', command: effect.command };
+  return null;
 }
 
 /** A reason to refuse outright, or null. */
-async function hardPolicy(tool: DecideInput['tool'], a: Args, projectDir: string, shell: ShellVerdict | null): Promise<string | null> {
-  if (typeof a.path === 'string') {
+async function hardPolicy(a: Args, effect: Effect, projectDir: string, shell: ShellVerdict | null): Promise<string | null> {
+  // Any argument named path, and the file a write declares, must resolve inside the project.
+  for (const p of new Set([a.path, effect.change?.path])) {
+    if (typeof p !== 'string') continue;
     try {
-      await resolveInsideProject(projectDir, a.path);
+      await resolveInsideProject(projectDir, p);
     } catch (err) {
       return sentence(errorMessage(err));
     }
   }
   if (shell?.verdict === 'block') return `shell denylist: ${shell.label}`;
-  if (tool.category === 'network' && typeof a.url === 'string') return urlRefusal(a.url);
+  if (effect.url !== null) return urlRefusal(effect.url);
   return null;
 }
 
@@ -89,15 +124,14 @@ function urlRefusal(raw: string): string | null {
   return refusal ? sentence(refusal.message) : null;
 }
 
-async function alwaysAskReason(name: string, a: Args, projectDir: string, shell: ShellVerdict | null): Promise<string | null> {
-  if (name === 'run_bash' && shell) {
-    return shell.verdict === 'ask' ? (shell.label ?? 'risky shell command') : null;
+async function alwaysAskReason(effect: Effect, projectDir: string, shell: ShellVerdict | null): Promise<string | null> {
+  if (shell) return shell.verdict === 'ask' ? (shell.label ?? 'risky shell command') : null;
+  const change = effect.change;
+  if (change?.kind === 'replace-all' && change.content === '') {
+    return (await fileContent(projectDir, change.path)).length > 0 ? 'writing empty content over a non-empty file' : null;
   }
-  if (name === 'write_file' && a.content === '' && typeof a.path === 'string') {
-    return (await fileContent(projectDir, a.path)).length > 0 ? 'writing empty content over a non-empty file' : null;
-  }
-  if (name === 'edit_file' && a.new_string === '' && typeof a.path === 'string' && typeof a.old_string === 'string') {
-    return (await editEmptiesFile(projectDir, a.path, a.old_string)) ? 'an edit that empties a non-empty file' : null;
+  if (change?.kind === 'replace-first' && change.newString === '') {
+    return (await editEmptiesFile(projectDir, change.path, change.oldString)) ? 'an edit that empties a non-empty file' : null;
   }
   return null;
 }
@@ -127,10 +161,10 @@ async function editEmptiesFile(projectDir: string, p: string, oldString: string)
   return (await fileContent(projectDir, p, expected.length)).equals(expected);
 }
 
-function categoryLabel(category: string): string {
-  if (category === 'exec') return 'shell command';
-  if (category === 'network') return 'network access';
-  if (category === 'write') return 'change';
+function effectLabel(effect: ToolEffect): string {
+  if (effect === 'run-commands') return 'shell command';
+  if (effect === 'network') return 'network access';
+  if (effect === 'write-files') return 'change';
   return 'action';
 }
 
@@ -139,16 +173,14 @@ function categoryLabel(category: string): string {
  * the whole command, the whole new content, or both sides of an edit. Front ends wrap or
  * scroll it; nothing is ever cut (guarantee 6 in docs/SECURITY.md).
  */
-function summarize(name: string, a: Args): string {
-  if (name === 'write_file' && typeof a.content === 'string') {
-    return withBody(`write_file ${String(a.path)} (${formatBytes(Buffer.byteLength(a.content))})`, a.content);
+function summarize(name: string, a: Args, { change, command, url }: Effect): string {
+  if (change?.kind === 'replace-all') return withBody(`${name} ${change.path} (${formatBytes(Buffer.byteLength(change.content))})`, change.content);
+  if (change?.kind === 'replace-first') {
+    const header = `${name} ${change.path} (replace ${lineCount(change.oldString)} with ${lineCount(change.newString)})`;
+    return `${header}\n--- replace:\n${change.oldString}\n+++ with:\n${change.newString}`;
   }
-  if (name === 'edit_file' && typeof a.old_string === 'string' && typeof a.new_string === 'string') {
-    const header = `edit_file ${String(a.path)} (replace ${lineCount(a.old_string)} with ${lineCount(a.new_string)})`;
-    return `${header}\n--- replace:\n${a.old_string}\n+++ with:\n${a.new_string}`;
-  }
-  if (typeof a.command === 'string') return a.command.includes('\n') ? `${name}:\n${a.command}` : `${name}: ${a.command}`;
-  if (typeof a.url === 'string') return `${name} ${a.url}`;
+  if (command !== null) return command.includes('\n') ? `${name}:\n${command}` : `${name}: ${command}`;
+  if (url !== null) return `${name} ${url}`;
   return `${name} ${JSON.stringify(a)}`;
 }
 

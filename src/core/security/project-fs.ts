@@ -280,7 +280,7 @@ export async function inspectProjectPath(projectDir: string, p: string): Promise
 export function explainFsError(err: unknown, shown: string): Error {
   if (err instanceof LoomError) return err;
   const code = errCode(err);
-  if (code === 'ENOENT') return new LoomError(`File not found: ${shown}.`);
+  if (code === 'ENOENT') return new LoomError(`File not found: ${shown}.`, 'not_found');
   if (code === 'EACCES' || code === 'EPERM') return new LoomError(`Permission denied: ${shown}.`);
   if (code === 'EISDIR') return new LoomError(`${shown} is a directory, not a file.`);
   if (code === 'ENOTDIR') return new LoomError(`A part of ${shown} is a file, not a directory.`);

@@ -11,7 +11,7 @@ const NO_ANSWER = 'The user did not answer.';
 export const askQuestionTool = defineTool({
   name: 'ask_question',
   description: 'Ask the user a question and wait for the answer. Use it when a decision is theirs or you are stuck; ' + 'ask one clear question at a time.',
-  category: 'interact',
+  effects: { kind: 'interact' },
   schema: z.strictObject({
     question: z.string().trim().min(1).max(2000).describe('The question for the user.'),
   }),

@@ -22,7 +22,7 @@ import {
 import { MAX_TOOL_ARGUMENT_CHARS } from './arguments';
 import { defineTool, type ToolContext } from './tool';
 import { grepFiles } from './grep-search';
-import { looksBinary, SNIFF_BYTES } from './file-kind';
+import { looksBinary, SNIFF_BYTES } from '../security/file-kind';
 import { matchingFiles, type MatchedFile } from './project-walk';
 
 const MAX_PATH = 4096;
@@ -86,7 +86,7 @@ export const readFileTool = defineTool({
   description:
     'Read a text file in the project folder. Returns numbered lines as "n: text". ' +
     'Use offset (1-based first line) and limit (number of lines) to page through long files.',
-  category: 'read',
+  effects: { kind: 'read' },
   schema: z.strictObject({
     path: pathField('File path, relative to the project folder.'),
     offset: z.number().int().min(1).max(100_000_000).default(1).describe('First line to show (1-based).'),
@@ -144,7 +144,7 @@ export const globFilesTool = defineTool({
   description:
     'List files in the project folder matching a glob pattern such as "**/*.ts" or "src/*.{js,json}". ' +
     'Results are paths relative to the project folder, sorted. node_modules and .git are skipped unless the pattern names them.',
-  category: 'read',
+  effects: { kind: 'read' },
   schema: z.strictObject({
     pattern: z.string().min(1).max(1000).describe('Glob pattern, relative to path.'),
     path: pathField('Folder to search in, relative to the project folder.').default('.'),
@@ -165,7 +165,7 @@ export const grepTool = defineTool({
   description:
     'Search file contents with a JavaScript regular expression. Returns "file:line: text" for each matching line. ' +
     'path is a folder or a file; include is a glob on file names (e.g. "*.ts" or "*.{js,jsx}"). Binary and very large files are skipped.',
-  category: 'read',
+  effects: { kind: 'read' },
   schema: z.strictObject({
     pattern: z.string().min(1).max(1000).describe('JavaScript regular expression (no slashes or flags).'),
     path: pathField('Folder or file to search, relative to the project folder.').default('.'),
@@ -194,7 +194,7 @@ async function* oneFile(file: ProjectFile): AsyncGenerator<MatchedFile> {
 export const writeFileTool = defineTool({
   name: 'write_file',
   description: 'Create or overwrite a file in the project folder with the given content. Missing folders are created.',
-  category: 'write',
+  effects: { kind: 'write-files', change: (args) => ({ path: args.path, kind: 'replace-all', content: args.content }) },
   schema: z.strictObject({
     path: pathField('File path, relative to the project folder.'),
     content: z.string().max(MAX_WRITE_CHARS).describe('The complete new file content.'),
@@ -227,7 +227,7 @@ export const editFileTool = defineTool({
   description:
     'Replace the first occurrence of old_string with new_string in a file of the project folder. ' +
     'old_string must match the file exactly, including whitespace and indentation; read the file first.',
-  category: 'write',
+  effects: { kind: 'write-files', change: (args) => ({ path: args.path, kind: 'replace-first', oldString: args.old_string, newString: args.new_string }) },
   schema: z.strictObject({
     path: pathField('File path, relative to the project folder.'),
     old_string: z.string().min(1).max(MAX_WRITE_CHARS).describe('Exact text to replace.'),

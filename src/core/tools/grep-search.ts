@@ -9,7 +9,7 @@
 import vm from 'node:vm';
 import { LoomError } from '../errors';
 import type { OpenedFile } from '../security/project-fs';
-import { looksBinary } from './file-kind';
+import { looksBinary } from '../security/file-kind';
 import type { MatchedFile } from './project-walk';
 import type { ToolContext } from './tool';
 

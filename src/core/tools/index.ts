@@ -13,7 +13,7 @@ import { runBashTool } from './shell-tool';
 import type { Tool } from './tool';
 import { webfetchTool } from './webfetch';
 
-export type { Tool, ToolCategory, ToolContext } from './tool';
+export type { Tool, ToolContext } from './tool';
 export { parseToolArguments } from './arguments';
 export { MAX_TOOL_RESULT_CHARS, truncateToolResult } from './result';
 

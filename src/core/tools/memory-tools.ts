@@ -17,7 +17,7 @@ export const memorySaveTool = defineTool({
   description:
     'Save a short note to long-term memory, kept across sessions: a fact, preference or decision worth remembering. ' +
     'scope "project" (default) ties it to this project folder; "global" applies everywhere.',
-  category: 'write',
+  effects: { kind: 'loom-store' },
   schema: z.strictObject({
     content: z.string().trim().min(1).max(4000).describe('The note, self-contained.'),
     scope: z.enum(MEMORY_SCOPES).default('project').describe('"project" or "global".'),
@@ -32,7 +32,7 @@ export const memorySearchTool = defineTool({
   name: 'memory_search',
   description:
     'Search long-term memory (global notes and notes of this project) by words; best matches first. ' + 'An empty or wordless query lists the newest notes.',
-  category: 'read',
+  effects: { kind: 'loom-store' },
   schema: z.strictObject({
     query: z.string().max(500).describe('Words to look for.'),
   }),
@@ -46,7 +46,7 @@ export const memorySearchTool = defineTool({
 export const memoryForgetTool = defineTool({
   name: 'memory_forget',
   description: 'Delete one long-term memory by its id (the #number memory_search shows).',
-  category: 'write',
+  effects: { kind: 'loom-store' },
   schema: z.strictObject({
     id: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).describe('Memory id.'),
   }),

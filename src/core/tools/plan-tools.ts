@@ -20,7 +20,7 @@ function formatTodos(todos: TodoItem[]): string {
 export const todoAppendTool = defineTool({
   name: 'todo_append',
   description: 'Add an item (status pending) to the todo list of this session. Returns the whole list.',
-  category: 'plan',
+  effects: { kind: 'plan' },
   schema: z.strictObject({
     text: z.string().trim().min(1).max(2000).describe('What to do.'),
   }),
@@ -39,7 +39,7 @@ export const todoAppendTool = defineTool({
 export const todoListTool = defineTool({
   name: 'todo_list',
   description: "Show the todo list of this session with each item's id and status.",
-  category: 'read',
+  effects: { kind: 'read' },
   schema: z.strictObject({}),
   async run(_args, ctx) {
     return formatTodos(ctx.plan.get().todos);
@@ -64,7 +64,7 @@ export const todoUpdateTool = defineTool({
   description:
     'Set the status of a todo item: pending, in_progress, done, cancelled or failed. ' +
     `Setting a failed item back to in_progress counts a retry; after ${MAX_RETRIES} retries, stop and escalate to the user.`,
-  category: 'plan',
+  effects: { kind: 'plan' },
   schema: z.strictObject({
     id: z.number().int().min(1).max(1_000_000).describe('Item id (#number).'),
     status: z.enum(TODO_STATUSES).describe('New status.'),
@@ -88,7 +88,7 @@ export const todoUpdateTool = defineTool({
 export const readScratchpadTool = defineTool({
   name: 'read_scratchpad',
   description: 'Read the scratchpad of this session (free-form notes and the plan).',
-  category: 'read',
+  effects: { kind: 'read' },
   schema: z.strictObject({}),
   async run(_args, ctx) {
     const { scratchpad } = ctx.plan.get();
@@ -99,7 +99,7 @@ export const readScratchpadTool = defineTool({
 export const writeScratchpadTool = defineTool({
   name: 'write_scratchpad',
   description: 'Replace the scratchpad of this session with new content (use it for the plan and working notes).',
-  category: 'plan',
+  effects: { kind: 'plan' },
   schema: z.strictObject({
     content: z.string().max(MAX_SCRATCHPAD_CHARS).describe('The complete new scratchpad text.'),
   }),

@@ -27,7 +27,7 @@ export const searchSessionsTool = defineTool({
   name: 'search_sessions',
   description:
     'Full-text search over earlier sessions (titles, summaries and whole transcripts). ' + 'Returns session ids with a snippet; read one with read_session.',
-  category: 'read',
+  effects: { kind: 'read' },
   schema: z.strictObject({
     query: z.string().trim().min(1).max(500).describe('Words to look for.'),
   }),
@@ -54,7 +54,7 @@ export const readSessionTool = defineTool({
   description:
     'Read the full transcript of a session by id (or unique id prefix), including compacted turns. ' +
     'offset is the 0-based index of the first message, limit how many to show.',
-  category: 'read',
+  effects: { kind: 'read' },
   schema: z.strictObject({
     id: z.string().trim().min(1).max(200).describe('Session id or unique prefix.'),
     offset: z.number().int().min(0).max(10_000_000).default(0).describe('Index of the first message (0-based).'),

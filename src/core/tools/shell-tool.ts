@@ -45,7 +45,7 @@ export const runBashTool = defineTool({
     'Run a bash command in the project folder and return its exit code, stdout and stderr. ' +
     'Runs in an OS sandbox when available (project folder writable, home folder hidden, no network unless allowed). ' +
     'Non-interactive: no input is given.',
-  category: 'exec',
+  effects: { kind: 'run-commands', command: (args) => args.command },
   schema: z.strictObject({
     command: z.string().min(1).max(20_000).describe('The bash command line.'),
   }),

@@ -9,10 +9,8 @@
 import type { z } from 'zod';
 import type { PlanState } from '../../shared/types';
 import type { MemoryStore } from '../memory/memory-store';
-import type { ToolCategory } from '../security/permissions';
+import type { EffectDeclaration } from '../security/tool-effects';
 import type { SessionStore } from '../store/session-store';
-
-export type { ToolCategory };
 
 export interface ToolContext {
   /** Real path of the project folder. */
@@ -35,7 +33,8 @@ export interface ToolContext {
 export interface Tool<A = any> {
   name: string;
   description: string;
-  category: ToolCategory;
+  /** What the tool does (docs/DESIGN.md#permissions-and-security): the permission gate and the windows go by it. */
+  effects: EffectDeclaration<A>;
   /** A z.strictObject with bounds on every field. */
   schema: z.ZodType<A>;
   run(args: A, ctx: ToolContext): Promise<string>;

@@ -274,7 +274,7 @@ export const webfetchTool = defineTool({
   description:
     'Fetch a public web page over http or https and return it as readable text (HTML converted; JSON and plain text as is). ' +
     'Private, loopback and cloud-metadata addresses are refused. 15 s timeout, 2 MB cap.',
-  category: 'network',
+  effects: { kind: 'network', url: (args) => args.url },
   schema: z.strictObject({
     url: z.string().trim().min(1).max(2048).describe('Absolute http:// or https:// URL.'),
   }),

@@ -1,6 +1,7 @@
 /**
  * Everything about one session: ids, times, transcript size, each compaction with its
- * time and token figures, and cumulative usage by kind of model call.
+ * time and token figures, cumulative usage by kind of model call, and what is allowed for
+ * the rest of the session (revocable).
  */
 import { useEffect, useState } from 'react';
 import type { SessionInfo } from '../../shared/contract';
@@ -10,6 +11,7 @@ import { formatCost, formatCount, localTime } from '../lib/format';
 import { useSessionInfo } from '../state/session-meta';
 import { Dialog } from './Dialog';
 import { FamilyTree, ParentLink } from './FamilyTree';
+import { SessionGrants } from './SessionGrants';
 
 /** `onOpen`: opens a related session (parent, sibling, fork) in a tab. */
 export function InfoDialog({ id, onClose, onOpen }: { id: string; onClose: () => void; onOpen?: (id: string) => void }) {
@@ -27,6 +29,7 @@ export function InfoDialog({ id, onClose, onOpen }: { id: string; onClose: () =>
       {!info && !error && <p>Loading…</p>}
       {info && <InfoBody info={info} family={family} onOpen={onOpen} />}
       {info && family && onOpen && <FamilyTree info={info} family={family} onOpen={onOpen} />}
+      {info && <SessionGrants sessionId={info.id} />}
       <div className="dialog-actions">
         <button type="button" className="primary" onClick={onClose} autoFocus>
           Close

@@ -1,10 +1,11 @@
 /**
  * The part of the turn still happening: the reply streaming in, the tools running, and
- * what the engine waits for — approvals (allow once / deny, with the policy's label) and
+ * what the engine waits for — approvals (ApprovalCard: what they approve, allow once / for the session / deny) and
  * questions from ask_question — answered right here in the transcript.
  */
 import { useDeferredValue, useState } from 'react';
-import type { Approval, ChatSession, ChatSnapshot, Question } from '../state/chat-session';
+import type { ChatSession, ChatSnapshot, Question } from '../state/chat-session';
+import { ApprovalCard } from './ApprovalCard';
 import { Markdown } from './Markdown';
 
 export function LiveRow({ chat, snap }: { chat: ChatSession; snap: ChatSnapshot }) {
@@ -37,27 +38,6 @@ export function LiveRow({ chat, snap }: { chat: ChatSession; snap: ChatSnapshot 
           <span className="spinner" aria-hidden="true" /> Waiting for the model…
         </div>
       )}
-    </div>
-  );
-}
-
-function ApprovalCard({ approval, chat }: { approval: Approval; chat: ChatSession }) {
-  const answer = (allow: boolean) => chat.approve(approval.requestId, allow);
-  return (
-    <div className="card approval" role="group" aria-label={`Approval needed: ${approval.tool}`}>
-      <p>
-        <strong>{approval.tool}</strong> wants to run:
-      </p>
-      <pre className="card-body">{approval.summary}</pre>
-      <p className="policy-label">Why it asks: {approval.label}</p>
-      <div className="card-actions">
-        <button type="button" className="primary" onClick={() => answer(true)}>
-          Allow once
-        </button>
-        <button type="button" className="danger" onClick={() => answer(false)}>
-          Deny
-        </button>
-      </div>
     </div>
   );
 }

@@ -77,6 +77,7 @@ export function Transcript({ chat, snap, scrollToMessage }: { chat: ChatSession;
   const onKeyDown = (event: KeyboardEvent) => {
     unpin();
     if (event.target instanceof HTMLInputElement || event.target instanceof HTMLTextAreaElement) return;
+    if (scrollsOnItsOwn(event.target, event.currentTarget)) return;
     if (event.key === 'Home') {
       event.preventDefault();
       atBottom.current = false;
@@ -145,4 +146,12 @@ function MessageSlot({ chat, index }: { chat: ChatSession; index: number; versio
       {actions}
     </MessageRow>
   );
+}
+
+/** A box inside the transcript that scrolls by itself (an approval's diff, a long command) keeps Home and End for that. */
+function scrollsOnItsOwn(target: EventTarget, transcript: Element): boolean {
+  for (let el = target instanceof Element ? target : null; el && el !== transcript; el = el.parentElement) {
+    if (el.scrollHeight > el.clientHeight && /auto|scroll/.test(getComputedStyle(el).overflowY)) return true;
+  }
+  return false;
 }

@@ -6,8 +6,10 @@
  * Components render its snapshot and call it. It only mirrors the engine: every change
  * comes from a bridge answer or an engine event.
  */
+import type { ApprovalAnswer } from '../../shared/approvals';
 import type { Attachment } from '../../shared/attachments';
 import type { BridgeEvent, LoomBridge, PendingRequest, SessionInfo } from '../../shared/contract';
+import type { ApprovalDetails } from '../../shared/engine-events';
 import type { ChatMessage, SessionMeta } from '../../shared/types';
 import { plural } from '../lib/format';
 import { readDraft, saveDraft } from './drafts';
@@ -15,11 +17,9 @@ import type { SessionMetaCache } from './session-meta-cache';
 
 export const PAGE_SIZE = 200;
 
-export interface Approval {
+/** An approval the engine waits on, with what it shows (the preview) and may grant (the offer). */
+export interface Approval extends ApprovalDetails {
   requestId: string;
-  tool: string;
-  summary: string;
-  label: string;
 }
 
 export interface Question {
@@ -86,9 +86,6 @@ export interface Notice {
   /** Said during a turn (a retry, a stop, a cap): it is about that turn only. */
   duringTurn: boolean;
 }
-
-/** Tools whose end may have changed a file on disk. */
-const FILE_TOOLS = new Set(['write_file', 'edit_file']);
 
 type Listener = () => void;
 
@@ -224,10 +221,13 @@ export class ChatSession {
       case 'tool_start':
         return this.update({ runningTools: [...s.runningTools, { callId: event.callId, name: event.name }] });
       case 'tool_end':
-        if (FILE_TOOLS.has(event.name)) void this.refreshChanges();
+        // The tool declares whether it writes files: no list of tool names here.
+        if (event.effect === 'write-files') void this.refreshChanges();
         return this.update({ runningTools: s.runningTools.filter((t) => t.callId !== event.callId) });
-      case 'approval':
-        return this.update({ approvals: [...s.approvals, { requestId: event.requestId, tool: event.tool, summary: event.summary, label: event.label }] });
+      case 'approval': {
+        const { type: _type, sessionId: _sessionId, ...approval } = event;
+        return this.update({ approvals: [...s.approvals, approval] });
+      }
       case 'question':
         return this.update({ questions: [...s.questions, { requestId: event.requestId, question: event.question }] });
       case 'compaction':
@@ -243,6 +243,9 @@ export class ChatSession {
         return;
       case 'session_changed':
         // The session-metadata cache follows these.
+        return;
+      case 'grants':
+        // The info dialog's grants list (useSessionGrants) follows these.
         return;
     }
   }
@@ -329,7 +332,11 @@ export class ChatSession {
     return {
       approvals: [
         ...approvals,
-        ...missing.flatMap((r) => (r.kind === 'approval' ? [{ requestId: r.requestId, tool: r.tool, summary: r.summary, label: r.label }] : [])),
+        ...missing.flatMap((r) => {
+          if (r.kind !== 'approval') return [];
+          const { kind: _kind, ...approval } = r;
+          return [approval];
+        }),
       ],
       questions: [...questions, ...missing.flatMap((r) => (r.kind === 'question' ? [{ requestId: r.requestId, question: r.question }] : []))],
     };
@@ -398,9 +405,10 @@ export class ChatSession {
     }
   }
 
-  approve(requestId: string, allow: boolean): void {
+  /** 'session' also grants what the approval offered, for the rest of the session. */
+  approve(requestId: string, answer: ApprovalAnswer): void {
     this.answered(requestId);
-    this.bridge.invoke('chat.approve', { requestId, allow }).catch((err: Error) => this.setError(err.message));
+    this.bridge.invoke('chat.approve', { requestId, answer }).catch((err: Error) => this.setError(err.message));
   }
 
   /** `value` null: the question is skipped. */
