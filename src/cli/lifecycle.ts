@@ -20,7 +20,7 @@ import { terminalWidth, writeError, writeOut } from './output';
 export async function runLifecycle(action: LifecycleAction, config: LoomConfig): Promise<number> {
   // Read the import before touching the store, so a bad file leaves no trace at all.
   const importText = action.kind === 'import' ? await readImportFile(action.file) : '';
-  const store = SessionStore.open(config.dataDir);
+  const store = SessionStore.open(config.dataDir, { nativeBinding: config.nativeBinding });
   let text: string;
   try {
     const engine = new LoomEngine({ config, store, projectDir: process.cwd() });
