@@ -1,7 +1,10 @@
 /**
  * `npm run bench`: runs every section in order; each prints its own table.
  * To add a section, export a BenchSection from bench/<area>.ts and append it below.
+ * BENCH_ONLY=ui (any part of a section's name, case-insensitive) runs just the sections it names.
  */
+import { isMainThread } from 'node:worker_threads';
+import { runAppenderThread } from './appender';
 import type { BenchSection } from './harness';
 import { branchesSection } from './branches';
 import { contextSection } from './context';
@@ -19,7 +22,12 @@ const sections: BenchSection[] = [
   uiSection, // the renderer in Chromium: a 5,000-message session, a 10,000-session sidebar
 ];
 
-for (const section of sections) {
-  console.log(`\n=== ${section.name} ===`);
-  await section.run();
+const only = process.env.BENCH_ONLY?.toLowerCase();
+if (isMainThread) {
+  for (const section of sections.filter((s) => !only || s.name.toLowerCase().includes(only))) {
+    console.log(`\n=== ${section.name} ===`);
+    await section.run();
+  }
+} else {
+  runAppenderThread(); // the UI bench's other connection, on its own thread (appender.ts)
 }

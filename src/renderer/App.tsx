@@ -4,6 +4,7 @@
  * back after a restart or a reload.
  */
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { flushSync } from 'react-dom';
 import { IMPORT_MAX_BODY_BYTES, type AppInfo, type ExportFormat, type Settings } from '../shared/contract';
 import type { SessionMeta } from '../shared/types';
 import { Banners, useBanners } from './components/Banners';
@@ -26,6 +27,7 @@ import { useAttentionNotifications } from './state/attention';
 import { ChatSessions } from './state/chat-sessions';
 import { useImportDrop } from './state/import-drop';
 import { useSessionMetaCache } from './state/session-meta';
+import { useSidebarCollapsed } from './state/sidebar-collapsed';
 import { useTabs } from './state/tabs';
 
 type DialogState =
@@ -126,6 +128,21 @@ export function App({ initialSettings, appInfo }: { initialSettings: Settings; a
   useEffect(() => {
     if (tabs.active) scrollTargets.current.delete(tabs.active);
   }, [tabs.active]);
+  /**
+   * The search hit opened last: its session's view opens (again, if it was open) at the
+   * message that matched, highlighted. `n` tells one opening from the next.
+   */
+  const [hit, setHit] = useState<{ id: string; index: number; n: number } | null>(null);
+  useEffect(() => setHit((now) => (now && now.id !== tabs.active ? null : now)), [tabs.active]);
+  const openAt = useCallback(
+    (meta: SessionMeta, index: number) => {
+      setHit((now) => ({ id: meta.id, index, n: (now?.n ?? 0) + 1 }));
+      tabs.open(meta.id);
+    },
+    [tabs],
+  );
+  const shownHit = hit?.id === tabs.active ? hit : null;
+  const sidebar = useSidebarCollapsed();
 
   /**
    * A new branch (edit, regenerate) takes `from`'s tab once its view has loaded (so it sees
@@ -232,14 +249,19 @@ export function App({ initialSettings, appInfo }: { initialSettings: Settings; a
       closeTab: () => tabs.active && void closeTab(tabs.active),
       nextTab: () => tabs.cycle(1),
       previousTab: () => tabs.cycle(-1),
-      focusSearch: () => searchBox.current?.focus(),
+      focusSearch: () => {
+        // A folded sidebar unfolds first: its search box must exist to take the focus.
+        flushSync(sidebar.expand);
+        searchBox.current?.focus();
+      },
+      toggleSidebar: sidebar.toggle,
     }),
-    [newSession, closeTab, tabs],
+    [newSession, closeTab, tabs, sidebar.toggle, sidebar.expand],
   );
   useShortcuts(shortcuts, dialog === null);
 
   return (
-    <div className="app" {...importDrop.handlers}>
+    <div className={`app${sidebar.collapsed ? ' sidebar-collapsed' : ''}`} {...importDrop.handlers}>
       {importDrop.dragging && (
         <div className="drop-target" role="status">
           <span>Drop Loom session exports (.json) to import them</span>
@@ -249,6 +271,9 @@ export function App({ initialSettings, appInfo }: { initialSettings: Settings; a
         searchRef={searchBox}
         activeId={tabs.active}
         onAction={(action, meta) => void onAction(action, meta)}
+        onOpenAt={openAt}
+        collapsed={sidebar.collapsed}
+        onToggleCollapsed={sidebar.toggle}
         onNewSession={() => void newSession()}
         onImport={(file) => void importFiles([file])}
         onSettings={() => setDialog({ kind: 'settings' })}
@@ -268,11 +293,12 @@ export function App({ initialSettings, appInfo }: { initialSettings: Settings; a
         {offeringNotifications && <NotificationOffer onDone={() => setOfferingNotifications(false)} />}
         {tabs.active ? (
           <ChatView
-            key={tabs.active}
+            key={shownHit ? `${tabs.active}#${shownHit.n}` : tabs.active}
             chat={chats.get(tabs.active)}
             onAction={(action, meta) => void onAction(action, meta)}
             branching={branching}
-            scrollToMessage={scrollTargets.current.get(tabs.active)}
+            scrollToMessage={shownHit?.index ?? scrollTargets.current.get(tabs.active)}
+            highlightMessage={shownHit?.index}
             onShowChanges={() => {
               const id = tabs.active!;
               setDialog({ kind: 'changes', id, files: chats.get(id).getSnapshot().changedFiles, closing: false });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { contentImages, contentText } from '../../shared/attachments';
+import { toolText, userParts } from '../../shared/fences';
 import { CALL_KINDS, SESSION_STATUSES, TODO_STATUSES, type ChatMessage, type Compaction, type SessionRecord } from '../../shared/types';
 import { LoomError } from '../errors';
 import { imageDataProblem, isImageDataUrl } from '../security/image-data';
@@ -28,7 +28,7 @@ const toolCallSchema = z.strictObject({
 });
 
 /** Version 3: a user message with images has parts, as the OpenAI chat format writes them. */
-const userParts = z
+const userPartsSchema = z
   .array(
     z.discriminatedUnion('type', [
       z.strictObject({ type: z.literal('text'), text: z.string() }),
@@ -46,7 +46,7 @@ const userParts = z
   .min(1)
   .max(64);
 
-const messageSchemaWith = <C extends z.ZodType<string | z.infer<typeof userParts>>>(userContent: C) =>
+const messageSchemaWith = <C extends z.ZodType<string | z.infer<typeof userPartsSchema>>>(userContent: C) =>
   z.discriminatedUnion('role', [
     z.strictObject({ role: z.literal('system'), content: z.string() }),
     z.strictObject({ role: z.literal('user'), content: userContent }),
@@ -59,7 +59,7 @@ const messageSchemaWith = <C extends z.ZodType<string | z.infer<typeof userParts
     z.strictObject({ role: z.literal('tool'), tool_call_id: z.string(), content: z.string() }),
   ]);
 const textMessageSchema = messageSchemaWith(z.string());
-const messageSchema = messageSchemaWith(z.union([z.string(), userParts]));
+const messageSchema = messageSchemaWith(z.union([z.string(), userPartsSchema]));
 
 const totalsSchema = z.strictObject({
   calls: count,
@@ -338,13 +338,27 @@ function renderMarkdown(s: SessionRecord): string {
   return `${out.join('\n').trimEnd()}\n`;
 }
 
+/**
+ * What a reader sees of a message: the user's words and tool output without the fences Loom
+ * keeps around them for the model (the JSON export keeps them: it is what the model saw).
+ */
+function shownContent(m: ChatMessage): string | null {
+  if (m.role === 'user') return userParts(m.content).text;
+  if (m.role === 'tool') return toolText(m.content);
+  return m.content;
+}
+
 function markdownMessage(m: ChatMessage): string[] {
-  if (m.role === 'tool') return [`### ${ROLE_LABELS.tool} (\`${m.tool_call_id}\`)`, '', fence(m.content)];
+  if (m.role === 'tool') return [`### ${ROLE_LABELS.tool} (\`${m.tool_call_id}\`)`, '', fence(toolText(m.content))];
   const blocks = [`### ${ROLE_LABELS[m.role]}`];
-  const text = m.role === 'user' ? contentText(m.content) : m.content;
-  if (text) blocks.push(text);
-  // Embedded as data URLs: the file stays self-contained, as the JSON is.
-  if (m.role === 'user') contentImages(m.content).forEach((url, i) => blocks.push(`![Image ${i + 1}](${url})`));
+  const content = shownContent(m);
+  if (content) blocks.push(content);
+  if (m.role === 'user') {
+    const { files, images } = userParts(m.content);
+    for (const file of files) blocks.push(`**Attached file** \`${file.name}\``, fence(file.text));
+    // Embedded as data URLs: the file stays self-contained, as the JSON is.
+    images.forEach((url, i) => blocks.push(`![Image ${i + 1}](${url})`));
+  }
   if (m.role === 'assistant') {
     for (const call of m.tool_calls ?? []) {
       blocks.push(`**Tool call** \`${call.function.name}\` (\`${call.id}\`)`, fence(call.function.arguments, 'json'));
@@ -406,14 +420,18 @@ ${plan}
 
 function htmlMessage(m: ChatMessage): string {
   const label = m.role === 'tool' ? `${ROLE_LABELS.tool} (${m.tool_call_id})` : ROLE_LABELS[m.role];
-  const text = m.role === 'user' ? contentText(m.content) : m.content;
-  const body = m.role === 'tool' ? `<pre>${escapeHtml(m.content)}</pre>` : text ? `<div class="text">${escapeHtml(text)}</div>` : '';
-  const images = m.role === 'user' ? contentImages(m.content).map((url, i) => `<img src="${escapeHtml(url)}" alt="Image ${i + 1}">`) : [];
+  const content = shownContent(m);
+  const body = m.role === 'tool' ? `<pre>${escapeHtml(content ?? '')}</pre>` : content ? `<div class="text">${escapeHtml(content)}</div>` : '';
+  const { files, images } = m.role === 'user' ? userParts(m.content) : { files: [], images: [] };
+  const attached = [
+    ...files.map((file) => `<p>Attached file <code>${escapeHtml(file.name)}</code></p><pre>${escapeHtml(file.text)}</pre>`),
+    ...images.map((url, i) => `<img src="${escapeHtml(url)}" alt="Image ${i + 1}">`),
+  ];
   const calls =
     m.role === 'assistant'
       ? (m.tool_calls ?? [])
           .map((c) => `<p>Tool call <code>${escapeHtml(c.function.name)}</code> (${escapeHtml(c.id)})</p><pre>${escapeHtml(c.function.arguments)}</pre>`)
           .join('')
       : '';
-  return `<section class="msg ${m.role}"><h3>${escapeHtml(label)}</h3>${body}${images.join('')}${calls}</section>`;
+  return `<section class="msg ${m.role}"><h3>${escapeHtml(label)}</h3>${body}${attached.join('')}${calls}</section>`;
 }

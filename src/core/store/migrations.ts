@@ -237,6 +237,18 @@ export const MIGRATIONS: readonly Migration[] = [
       db.exec('ALTER TABLE messages ADD COLUMN images TEXT');
     },
   },
+  {
+    version: 8,
+    description: 'the session list pages by (updated_at, id): its indexes end with id, replacing the ones ending with the implicit pk',
+    up(db) {
+      db.exec(`
+        CREATE INDEX IF NOT EXISTS sessions_page_unarchived ON sessions (archived, updated_at, id);
+        CREATE INDEX IF NOT EXISTS sessions_page_all ON sessions (updated_at, id);
+        DROP INDEX IF EXISTS sessions_by_archived_updated;
+        DROP INDEX IF EXISTS sessions_by_updated;
+      `);
+    },
+  },
 ];
 
 export const SCHEMA_VERSION_TABLE = 'schema_version';

@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import type { SearchHit } from '../../shared/types';
 import { META_COLUMNS, metaFromRow, type MetaRow } from './rows';
+import { MATCH_CLOSE, MATCH_OPEN, snippetOf } from './snippet';
 import { prepared } from './statements';
 
 /**
@@ -20,8 +21,9 @@ const SNIPPET_TOKENS = 16;
 
 interface BestHit extends MetaRow {
   pk: number;
-  /** The best-matching message, null when only the title or summary matched. */
+  /** The best-matching message (its id and transcript index), null when only the title or summary matched. */
   rid: number | null;
+  seq: number | null;
 }
 
 /**
@@ -48,7 +50,7 @@ export function updateSearchIndex(db: Database.Database): number {
  * this]. The transcript is indexed, not the working context, so compacted-away turns are
  * found too; a message shared by forks is a hit in each of them.
  */
-export function searchSessions(db: Database.Database, query: string, opts: { includeArchived?: boolean; limit?: number } = {}): SearchHit[] {
+export function searchSessions(db: Database.Database, query: string, opts: { includeArchived?: boolean; limit?: number; offset?: number } = {}): SearchHit[] {
   const match = toMatchQuery(query);
   if (!match) return [];
   updateSearchIndex(db);
@@ -57,11 +59,11 @@ export function searchSessions(db: Database.Database, query: string, opts: { inc
   const rows = prepared(
     db,
     `WITH message_hits AS MATERIALIZED (
-         SELECT t.session_pk, bm25(messages_fts) AS score, messages_fts.rowid AS rid
+         SELECT t.session_pk, bm25(messages_fts) AS score, messages_fts.rowid AS rid, t.seq
            FROM messages_fts CROSS JOIN transcript t ON t.message_id = messages_fts.rowid
           WHERE messages_fts MATCH @match
        ), best_message AS MATERIALIZED (
-         SELECT session_pk, MIN(score) AS score, rid FROM message_hits GROUP BY session_pk
+         SELECT session_pk, MIN(score) AS score, rid, seq FROM message_hits GROUP BY session_pk
        ), meta_hits AS MATERIALIZED (
          SELECT rowid AS session_pk, bm25(sessions_fts) * ${META_WEIGHT} AS score
            FROM sessions_fts WHERE sessions_fts MATCH @match
@@ -70,25 +72,44 @@ export function searchSessions(db: Database.Database, query: string, opts: { inc
            FROM (SELECT session_pk, score FROM best_message UNION ALL SELECT session_pk, score FROM meta_hits)
           GROUP BY session_pk
        )
-       SELECT ${META_COLUMNS}, s.pk, best_message.rid
+       SELECT ${META_COLUMNS}, s.pk, best_message.rid, best_message.seq
          FROM ranked JOIN sessions s ON s.pk = ranked.session_pk
          LEFT JOIN best_message ON best_message.session_pk = ranked.session_pk
         WHERE @all OR s.archived = 0
         ORDER BY ranked.score, s.pk
-        LIMIT @limit`,
-  ).all({ match, all: opts.includeArchived ? 1 : 0, limit: opts.limit ?? 20 }) as BestHit[];
-  return rows.map((row) => ({ ...metaFromRow(row), snippet: snippetFor(db, match, row) }));
+        LIMIT @limit OFFSET @offset`,
+  ).all({ match, all: opts.includeArchived ? 1 : 0, limit: opts.limit ?? 20, offset: opts.offset ?? 0 }) as BestHit[];
+  return rows.map((row) => ({
+    ...metaFromRow(row),
+    snippet: row.rid === null ? metaSnippet(db, match, row.pk) : messageSnippet(db, match, row.rid),
+    message_index: row.seq,
+  }));
 }
 
-function snippetFor(db: Database.Database, match: string, hit: BestHit): string {
-  const [table, rowid] = hit.rid === null ? ['sessions_fts', hit.pk] : ['messages_fts', hit.rid];
+// The CASTs below matter: numbers are bound as REAL, and FTS5 ignores a rowid constraint that
+// is not an INTEGER (it would return every match's snippet, the first one winning).
+
+function metaSnippet(db: Database.Database, match: string, pk: number): string {
   const row = prepared(
     db,
-    // The CAST matters: numbers are bound as REAL, and FTS5 ignores a rowid constraint that
-    // is not an INTEGER (it would return every match's snippet, the first one winning).
-    `SELECT snippet(${table}, -1, '[', ']', '…', ${SNIPPET_TOKENS}) AS snippet FROM ${table} WHERE ${table} MATCH ? AND rowid = CAST(? AS INTEGER)`,
-  ).get(match, rowid) as { snippet: string } | undefined;
+    `SELECT snippet(sessions_fts, -1, '[', ']', '…', ${SNIPPET_TOKENS}) AS snippet FROM sessions_fts WHERE sessions_fts MATCH ? AND rowid = CAST(? AS INTEGER)`,
+  ).get(match, pk) as { snippet: string } | undefined;
   return (row?.snippet ?? '').replace(/\s+/g, ' ').trim();
+}
+
+/**
+ * The whole message highlighted, cut to a snippet in snippet.ts: FTS5's own snippet() would
+ * cut through Loom's fence tags, which the user must not see.
+ */
+function messageSnippet(db: Database.Database, match: string, rid: number): string {
+  const row = prepared(
+    db,
+    `SELECT highlight(messages_fts, 0, @open, @close) AS content, highlight(messages_fts, 1, @open, @close) AS tool_text
+       FROM messages_fts WHERE messages_fts MATCH @match AND rowid = CAST(@rid AS INTEGER)`,
+  ).get({ open: MATCH_OPEN, close: MATCH_CLOSE, match, rid }) as { content: string | null; tool_text: string | null } | undefined;
+  if (!row) return '';
+  const matched = [row.content, row.tool_text].find((text) => text?.includes(MATCH_OPEN)) ?? row.content ?? row.tool_text ?? '';
+  return snippetOf(matched, SNIPPET_TOKENS);
 }
 
 /**
