@@ -77,6 +77,27 @@ describe('image parts in the store', () => {
     expect(markdown).toContain(`![Image 1](${PNG_URL})\n\n![Image 2](${GIF_URL})`);
   });
 
+  it('shows attached text files without their fences in search snippets and in the Markdown and HTML exports', () => {
+    const store = openStore();
+    const withFile: ChatMessage = {
+      role: 'user',
+      content: [
+        { type: 'text', text: '<user_input>\nRead this\n</user_input>\n\n<attached_file name="herons.txt">\nHerons wade in shallow water.\n</attached_file>' },
+        { type: 'image_url', image_url: { url: PNG_URL } },
+      ],
+    };
+    const { id } = store.create({ title: 'Birds', messages: [system(), withFile, assistant('Noted.')] });
+    const [hit] = store.search('wade');
+    expect(hit.snippet).toContain('[wade]');
+    expect(hit.snippet).not.toMatch(/attached_file|user_input/);
+    const markdown = store.exportSession(id, 'markdown');
+    expect(markdown).toContain('### User\n\nRead this\n\n**Attached file** `herons.txt`\n\n```\nHerons wade in shallow water.\n```');
+    expect(markdown).not.toMatch(/attached_file|user_input/);
+    const html = store.exportSession(id, 'html');
+    expect(html).toContain('<div class="text">Read this</div><p>Attached file <code>herons.txt</code></p><pre>Herons wade in shallow water.</pre><img');
+    expect(html).not.toMatch(/attached_file|user_input/);
+  });
+
   it('refuses an import whose image is not an image, naming where, and stores nothing', () => {
     const store = openStore();
     const { id } = store.create({ messages: conversation() });
