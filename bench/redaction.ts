@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { REDACTED, redactSecrets } from '../src/core/security/secrets';
 import { SessionStore } from '../src/core/store/session-store';
+import { contentText } from '../src/shared/attachments';
 import type { ChatMessage } from '../src/shared/types';
 import { fakeSecrets, secretPieces } from '../test/support/fake-secrets';
 import { formatBytes, formatMs, percentile, printTable, progress, timeOnce, type BenchSection, type Timing } from './harness';
@@ -33,7 +34,7 @@ function sessionOfAbout(bytes: number): ChatMessage[] {
   let planted = 0;
   for (const message of new Corpus(8).session(60_000)) {
     const due = message.role === 'user' && messages.length >= planted * SECRET_EVERY;
-    const next = due ? { ...message, content: `${message.content}\n${secrets[planted++ % secrets.length].text}` } : message;
+    const next = due ? { ...message, content: `${contentText(message.content)}\n${secrets[planted++ % secrets.length].text}` } : message;
     messages.push(next);
     size += textBytes(next);
     if (size >= bytes) break;
@@ -43,7 +44,10 @@ function sessionOfAbout(bytes: number): ChatMessage[] {
 
 function textBytes(message: ChatMessage): number {
   const calls = 'tool_calls' in message ? (message.tool_calls ?? []) : [];
-  return Buffer.byteLength(message.content ?? '') + calls.reduce((sum, call) => sum + Buffer.byteLength(call.function.arguments), 0);
+  return (
+    Buffer.byteLength(message.role === 'user' ? contentText(message.content) : (message.content ?? '')) +
+    calls.reduce((sum, call) => sum + Buffer.byteLength(call.function.arguments), 0)
+  );
 }
 
 /**

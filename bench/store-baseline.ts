@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
+import { contentText } from '../src/shared/attachments';
 import type { ChatMessage, SessionRecord } from '../src/shared/types';
 
 /**
@@ -61,7 +62,7 @@ export class JsonFileSessions {
     const hits: { id: string; updated_at: string; snippet: string }[] = [];
     for (const s of this.loadAll()) {
       if (s.archived) continue;
-      const texts = [s.title ?? '', s.summary ?? '', ...s.transcript.map((m) => m.content ?? '')];
+      const texts = [s.title ?? '', s.summary ?? '', ...s.transcript.map((m) => (m.role === 'user' ? contentText(m.content) : (m.content ?? '')))];
       const text = texts.find((t) => t.toLowerCase().includes(needle));
       if (text === undefined) continue;
       const at = text.toLowerCase().indexOf(needle);

@@ -11,6 +11,7 @@ import { ensurePrivateDir } from '../core/paths';
 import { SessionStore } from '../core/store/session-store';
 import { appVersion } from './app-version';
 import { CallsInFlight } from './calls-in-flight';
+import { DownloadTickets } from './download-tickets';
 import { createHandlers, type HandlerDeps } from './handlers';
 import { SettingsService, type EngineSettings } from './settings-service';
 import type { SettingsStore } from './settings-store';
@@ -34,6 +35,8 @@ export interface Backend {
   readonly handlers: Handlers;
   readonly store: SessionStore;
   readonly engine: LoomEngine;
+  /** The browser mode's drag-export links (null in the desktop app, which drags files itself). */
+  readonly downloadTickets: DownloadTickets | null;
   /** The engine's events (the desktop app adds its own before they reach a window). */
   subscribe(listener: (event: EngineEvent) => void): () => void;
   /**
@@ -55,12 +58,14 @@ export function openBackend(options: BackendOptions): Backend {
   // Windows hear of what the `loom` command and other windows' processes change, within a second.
   const stopWatching = engine.watchOtherProcesses();
   const calls = new CallsInFlight();
+  const downloadTickets = options.shell === 'browser' ? new DownloadTickets() : null;
   const handlers = createHandlers({
     store,
     engine,
     settings,
     projectDir,
     startDrag: options.startDrag,
+    downloadTickets: downloadTickets ?? undefined,
     appInfo: {
       name: 'Loom',
       version: appVersion(),
@@ -86,6 +91,7 @@ export function openBackend(options: BackendOptions): Backend {
     handlers: calls.wrap(handlers),
     store,
     engine,
+    downloadTickets,
     // Each window listens to the engine itself, so one failing window cannot starve the others.
     subscribe: (listener) => engine.on(listener),
     close() {

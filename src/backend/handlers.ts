@@ -11,6 +11,7 @@ import type { LoomEngine } from '../core/engine';
 import { LoomError } from '../core/errors';
 import { listModels, testConnection } from '../core/model/model-list';
 import type { SessionStore } from '../core/store/session-store';
+import type { DownloadTickets } from './download-tickets';
 import type { SettingsService } from './settings-service';
 
 export interface HandlerDeps {
@@ -25,6 +26,8 @@ export interface HandlerDeps {
   startDrag?: (file: ExportFile) => void;
   /** Bound on listing a server's models (default model-list.ts's); tests make it short. */
   modelListTimeoutMs?: number;
+  /** Browser mode only: the single-use links its server redeems. */
+  downloadTickets?: DownloadTickets;
 }
 
 export function createHandlers(deps: HandlerDeps): Handlers {
@@ -33,10 +36,9 @@ export function createHandlers(deps: HandlerDeps): Handlers {
   const projectDirOf = (sessionId: string) => store.getMeta(sessionId).cwd ?? deps.projectDir;
   const exportFile = (raw: string, format: ExportFormat = 'json'): ExportFile => {
     const sessionId = id(raw);
-    const meta = store.getMeta(sessionId);
     const text = store.exportSession(sessionId, format);
     return {
-      filename: exportFileName(meta.title ?? sessionId, format),
+      filename: exportFileName(store.getMeta(sessionId), format),
       mimeType: MIME_TYPES[format],
       // Ends with a newline, like `loom --export` prints it: the same bytes but the time stamp.
       text: text.endsWith('\n') ? text : `${text}\n`,
@@ -78,9 +80,16 @@ export function createHandlers(deps: HandlerDeps): Handlers {
       deps.startDrag(exportFile(input.id));
       return { started: true };
     },
+    'sessions.downloadTicket': (input) => {
+      if (!deps.downloadTickets) throw new LoomError('Download links are for the browser mode; the desktop app drags the file itself.', 'unsupported');
+      const sessionId = id(input.id);
+      const format = input.format ?? 'json';
+      const ticket = deps.downloadTickets.mint({ sessionId, format });
+      return { path: `/download/${ticket}`, filename: exportFileName(store.getMeta(sessionId), format), mimeType: MIME_TYPES[format] };
+    },
 
     'chat.create': () => engine.createSession(),
-    'chat.send': (input) => engine.send(id(input.sessionId), input.text),
+    'chat.send': (input) => engine.send(id(input.sessionId), input.text, input.attachments),
     'chat.edit': (input) => engine.edit(input.sessionId, input.index, input.text),
     'chat.regenerate': (input) => engine.regenerate(input.sessionId, input.index),
     'chat.reply': (input) => engine.reply(id(input.sessionId)),

@@ -9,12 +9,14 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { ApprovalAnswer, SessionGrant } from '../shared/approvals';
+import type { Attachment } from '../shared/attachments';
 import type { EngineEvent, PendingRequest } from '../shared/engine-events';
 import type { BranchPoint, SessionFamily, SessionMeta } from '../shared/types';
 import { AgentSession } from './agent/session';
 import { auditDir } from './audit/audit-log';
 import type { AgentHost } from './agent/host';
 import { runReplyTurn, runUserTurn } from './agent/loop';
+import { buildUserMessage, editedUserMessage } from './agent/user-message';
 import { recoverInterruptedCalls } from './agent/recovery';
 import { compactNow } from './agent/context-guard';
 import { buildSystemPrompt } from './agent/system-prompt';
@@ -26,7 +28,6 @@ import { ModelClient } from './model/client';
 import { loadPriceTable, PRICES_FILE, type PriceTable } from './model/pricing';
 import { withheldSecretEnvNames } from './security/tool-env';
 import type { RevertReport } from './security/snapshots';
-import { wrapUserInput } from './security/untrusted';
 import { ChangeWatcher } from './store/change-watcher';
 import type { ImportedSession, Lease, SessionStore } from './store/session-store';
 import { ALL_TOOLS, type Tool } from './tools/index';
@@ -189,10 +190,12 @@ export class LoomEngine {
   }
 
   /** One user turn; events stream meanwhile. Resolves when the turn has ended. */
-  async send(sessionId: string, text: string): Promise<{ error: string | null }> {
+  async send(sessionId: string, text: string, attachments: readonly Attachment[] = []): Promise<{ error: string | null }> {
+    // A file that cannot be attached is refused before anything happens to the session.
+    const message = buildUserMessage(text, attachments);
     const agent = await this.agentFor(sessionId);
     if (agent.busy) throw new LoomError('This session is still busy with the previous message; wait for it or stop it.', 'busy');
-    const outcome = await runUserTurn(agent, text);
+    const outcome = await runUserTurn(agent, message, text, attachments);
     this.changedIfThere(sessionId);
     return { error: outcome.error ?? null };
   }
@@ -241,15 +244,16 @@ export class LoomEngine {
 
   /**
    * Edit and resend (docs/DESIGN.md#branches-in-the-ui): a new branch under the user message at
-   * transcript `index`, with `text` in its place; the session edited stays as it was. The
-   * model's answer comes with reply(branch). Returns the branch.
+   * transcript `index`, with `text` in its place (its attached files and images kept); the
+   * session edited stays as it was. The model's answer comes with reply(branch). Returns the branch.
    */
   async edit(sessionId: string, index: number, text: string): Promise<SessionMeta> {
     const id = this.store.resolveId(sessionId);
-    if (this.store.getTranscript(id, index, 1)[0]?.role !== 'user') {
+    const original = this.store.getTranscript(id, index, 1)[0];
+    if (original?.role !== 'user') {
       throw new LoomError(`Message ${index + 1} is not one you sent; only your own messages can be edited.`, 'bad_branch_point');
     }
-    const branch = this.store.appendBranch(id, index, { role: 'user', content: wrapUserInput(text) });
+    const branch = this.store.appendBranch(id, index, editedUserMessage(original, text));
     const agent = await this.agentFor(branch.id);
     agent.audit.write('user_message', { text, edited_from: id, index });
     return this.changed(branch.id);

@@ -5,7 +5,7 @@
  */
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { flushSync } from 'react-dom';
-import type { AppInfo, Settings } from '../shared/contract';
+import { IMPORT_MAX_BODY_BYTES, type AppInfo, type ExportFormat, type Settings } from '../shared/contract';
 import type { SessionMeta } from '../shared/types';
 import { Banners, useBanners } from './components/Banners';
 import { ChangesDialog } from './components/ChangesDialog';
@@ -25,6 +25,7 @@ import { sessionLabel } from './lib/format';
 import { useShortcuts } from './lib/shortcuts';
 import { useAttentionNotifications } from './state/attention';
 import { ChatSessions } from './state/chat-sessions';
+import { useImportDrop } from './state/import-drop';
 import { useSessionMetaCache } from './state/session-meta';
 import { useSidebarCollapsed } from './state/sidebar-collapsed';
 import { useTabs } from './state/tabs';
@@ -212,8 +213,11 @@ export function App({ initialSettings, appInfo }: { initialSettings: Settings; a
         case 'unarchive':
           await attempt(() => bridge.invoke(action === 'archive' ? 'sessions.archive' : 'sessions.unarchive', { id: meta.id }));
           return;
-        case 'export': {
-          const file = await attempt(() => bridge.invoke('sessions.export', { id: meta.id, format: 'json' }));
+        case 'export:json':
+        case 'export:markdown':
+        case 'export:html': {
+          const format = action.slice('export:'.length) as ExportFormat;
+          const file = await attempt(() => bridge.invoke('sessions.export', { id: meta.id, format }));
           if (file) downloadText(file.filename, file.mimeType, file.text);
           return;
         }
@@ -222,13 +226,22 @@ export function App({ initialSettings, appInfo }: { initialSettings: Settings; a
     [attempt, bridge, tabs],
   );
 
-  const importFile = useCallback(
-    async (file: File) => {
-      const meta = await attempt(async () => bridge.invoke('sessions.import', { text: await file.text() }));
-      if (meta) tabs.open(meta.id);
+  /** Imports each file and opens it; each one refused gets its own banner naming it. */
+  const importFiles = useCallback(
+    async (files: File[]) => {
+      for (const file of files) {
+        try {
+          if (file.size > IMPORT_MAX_BODY_BYTES) throw new Error(`it is larger than any Loom export can be (${IMPORT_MAX_BODY_BYTES / 1024 / 1024} MB).`);
+          const meta = await bridge.invoke('sessions.import', { text: await file.text() });
+          tabs.open(meta.id);
+        } catch (err) {
+          banners.show(`${file.name}: ${(err as Error).message}`);
+        }
+      }
     },
-    [attempt, bridge, tabs],
+    [banners, bridge, tabs],
   );
+  const importDrop = useImportDrop((files) => void importFiles(files));
 
   const shortcuts = useMemo(
     () => ({
@@ -248,7 +261,12 @@ export function App({ initialSettings, appInfo }: { initialSettings: Settings; a
   useShortcuts(shortcuts, dialog === null);
 
   return (
-    <div className={`app${sidebar.collapsed ? ' sidebar-collapsed' : ''}`}>
+    <div className={`app${sidebar.collapsed ? ' sidebar-collapsed' : ''}`} {...importDrop.handlers}>
+      {importDrop.dragging && (
+        <div className="drop-target" role="status">
+          <span>Drop Loom session exports (.json) to import them</span>
+        </div>
+      )}
       <Sidebar
         searchRef={searchBox}
         activeId={tabs.active}
@@ -257,7 +275,7 @@ export function App({ initialSettings, appInfo }: { initialSettings: Settings; a
         collapsed={sidebar.collapsed}
         onToggleCollapsed={sidebar.toggle}
         onNewSession={() => void newSession()}
-        onImport={(file) => void importFile(file)}
+        onImport={(file) => void importFiles([file])}
         onSettings={() => setDialog({ kind: 'settings' })}
         onError={banners.show}
       />

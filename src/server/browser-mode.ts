@@ -46,6 +46,7 @@ export async function startBrowserMode(options: BrowserModeOptions): Promise<Bro
     server = await startBridgeServer({
       handlers: backend.handlers,
       subscribe: (listener) => backend.subscribe(listener),
+      redeemTicket: (ticket) => backend.downloadTickets?.redeem(ticket) ?? null,
       staticDir: options.staticDir,
       port: options.port,
       token: options.token,

@@ -3,21 +3,22 @@
  *
  *   POST /api/<method>      JSON body = the method's input; answers a BridgeResult
  *   GET  /api/events        Server-Sent Events: one BridgeEvent per `data:` line
- *   GET  /api/download/<id> the session's JSON export as a file (drag-export, Export action)
+ *   GET  /download/<ticket> a session's export as a file, once (drag-export; docs/SECURITY.md#download-tickets)
  *   GET  /…                 the built renderer (public: it holds no secrets)
  *
- * Every /api request must carry the per-run token (header `x-loom-token`; the download,
- * which the browser fetches itself for DownloadURL drags, may carry it as `?token=`).
- * Every request must name this server in its Host header (127.0.0.1:PORT or
- * localhost:PORT), which defeats DNS rebinding; a foreign Origin is refused; no CORS
- * headers are ever sent, so other sites cannot read anything.
+ * Every /api request must carry the per-run token in the header `x-loom-token`, never in a
+ * URL. A download, which the browser fetches by itself for a DownloadURL drag, presents a
+ * ticket instead: minted by an authenticated call, single-use, short-lived. Every request
+ * must name this server in its Host header (127.0.0.1:PORT or localhost:PORT), which
+ * defeats DNS rebinding; a foreign Origin is refused; no CORS headers are ever sent, so
+ * other sites cannot read anything.
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import path from 'node:path';
-import { DEFAULT_MAX_BODY_BYTES, contract, isMethodName, type BridgeEvent, type BridgeResult, type Handlers } from '../shared/contract';
+import { DEFAULT_MAX_BODY_BYTES, contract, isMethodName, type BridgeEvent, type BridgeResult, type ExportFormat, type Handlers } from '../shared/contract';
 import { CONTENT_SECURITY_POLICY_HEADER } from '../shared/security-policy';
 import { dispatch, failure } from '../backend/dispatch';
 
@@ -27,6 +28,8 @@ export interface BridgeServerOptions {
   handlers: Handlers;
   /** Subscribes to the pushed events; returns the unsubscribe function. */
   subscribe(listener: (event: BridgeEvent) => void): () => void;
+  /** A download ticket's session and format, once (backend/download-tickets.ts); absent: no downloads. */
+  redeemTicket?: (ticket: string) => { sessionId: string; format: ExportFormat } | null;
   /** The built renderer (index.html and assets); null serves the API only. */
   staticDir: string | null;
   /** 0 or undefined picks a free port. */
@@ -98,19 +101,15 @@ export async function startBridgeServer(options: BridgeServerOptions): Promise<B
     if (!hostAllowed(onlyHost(req), port)) return sendText(res, 403, 'Forbidden: unexpected Host header.');
     const url = originFormUrl(req.url, port);
     if (!url) return sendText(res, 400, 'Bad request: the target must be a path on this server.');
+    const download = /^\/download\/([A-Za-z0-9_-]{1,100})$/.exec(url.pathname);
+    if (download) return serveTicket(req, res, download[1]);
     if (!url.pathname.startsWith('/api/')) return serveStatic(req, res, url.pathname);
     if (!originAllowed(req.headers.origin, port)) return sendJson(res, 403, failure('forbidden', 'Forbidden: foreign origin.'));
-    const download = url.pathname.match(/^\/api\/download\/([^/]+)$/);
-    const presented = (req.headers[TOKEN_HEADER] as string | undefined) ?? (download ? url.searchParams.get('token') : null);
-    if (!tokenMatches(presented, token)) {
+    if (!tokenMatches(req.headers[TOKEN_HEADER] as string | undefined, token)) {
       return sendJson(res, 401, failure('unauthorized', 'Missing or wrong access token: open the URL Loom printed.'));
     }
     res.setHeader('cache-control', 'no-store');
     if (url.pathname === '/api/events' && req.method === 'GET') return openEventStream(req, res);
-    if (download && req.method === 'GET') {
-      const id = decodedOrNull(download[1]);
-      return id === null ? sendJson(res, 400, failure('bad_input', 'The session id in the URL is not valid.')) : serveDownload(res, id);
-    }
     if (req.method !== 'POST') return sendJson(res, 405, failure('method_not_allowed', 'Use POST for API methods.'));
     return serveMethod(req, res, url.pathname.slice('/api/'.length));
   }
@@ -154,8 +153,14 @@ export async function startBridgeServer(options: BridgeServerOptions): Promise<B
     });
   }
 
-  async function serveDownload(res: http.ServerResponse, id: string): Promise<void> {
-    const result = await dispatch(options.handlers, 'sessions.export', { id, format: 'json' });
+  /** The ticket is spent by this request whatever happens next: a link works once. */
+  async function serveTicket(req: http.IncomingMessage, res: http.ServerResponse, ticket: string): Promise<void> {
+    if (req.method !== 'GET') return sendText(res, 405, 'Method not allowed.');
+    if (!originAllowed(req.headers.origin, port)) return sendText(res, 403, 'Forbidden: foreign origin.');
+    res.setHeader('cache-control', 'no-store');
+    const target = options.redeemTicket?.(ticket) ?? null;
+    if (!target) return sendText(res, 404, 'This download link has expired or was already used: drag the session again.');
+    const result = await dispatch(options.handlers, 'sessions.export', { id: target.sessionId, format: target.format });
     if (!result.ok) return sendJson(res, statusFor(result), result);
     const file = result.value as { filename: string; mimeType: string; text: string };
     res.writeHead(200, {

@@ -9,6 +9,7 @@
  */
 import { z } from 'zod';
 import { APPROVAL_ANSWERS, type SessionGrant } from './approvals';
+import { IMAGE_TYPE_NAMES, IMAGE_TYPES, MAX_ATTACHMENT_NAME, MAX_ATTACHMENTS, MAX_IMAGE_DATA_URL_CHARS, MAX_TEXT_FILE_CHARS } from './attachments';
 import type { EngineEvent, PendingRequest } from './engine-events';
 import { ENV_VAR_NAME, PERMISSION_MODES, THEMES, type Settings } from './settings';
 import type {
@@ -40,6 +41,8 @@ export const MAX_TRANSCRIPT_PAGE = 1000;
 /** Body cap for ordinary requests; import carries a whole export and gets more room. */
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 export const IMPORT_MAX_BODY_BYTES = 64 * 1024 * 1024;
+/** chat.send with every attachment at its cap (JSON may escape a text file's characters up to 6 bytes each). */
+export const SEND_MAX_BODY_BYTES = DEFAULT_MAX_BODY_BYTES + MAX_ATTACHMENTS * Math.max(MAX_IMAGE_DATA_URL_CHARS, 6 * MAX_TEXT_FILE_CHARS);
 
 export interface AppInfo {
   name: 'Loom';
@@ -99,6 +102,14 @@ export interface RevertedFiles {
   leftAlone: { path: string; reason: string }[];
 }
 
+/** A single-use link to a session's export (browser mode: what a DownloadURL drag hands out). */
+export interface DownloadTicket {
+  /** A path on the Loom server, `/download/<ticket>`: no access token in it, good for one fetch within a minute. */
+  path: string;
+  filename: string;
+  mimeType: string;
+}
+
 export interface ExportFile {
   /** `<title or id>.json` (or .md / .html), safe as a file name on every platform. */
   filename: string;
@@ -135,6 +146,18 @@ const baseUrl = z.url({ protocol: /^https?$/, error: 'The base URL must be an ht
  * typed for it (none given: the stored key, only when it belongs to that URL; '': no key).
  */
 const modelServer = { baseUrl: baseUrl.optional(), apiKey: z.string().max(4000).optional() };
+const attachmentName = z.string().trim().min(1, 'An attached file needs a name.').max(MAX_ATTACHMENT_NAME, 'The file name is too long.');
+const attachment = z.discriminatedUnion('kind', [
+  z.strictObject({ kind: z.literal('text'), name: attachmentName, text: z.string().max(MAX_TEXT_FILE_CHARS, 'The attached text file is too long.') }),
+  z.strictObject({
+    kind: z.literal('image'),
+    name: attachmentName,
+    dataUrl: z
+      .string()
+      .max(MAX_IMAGE_DATA_URL_CHARS, 'The attached image is too large.')
+      .refine((url) => IMAGE_TYPES.some((type) => url.startsWith(`data:${type};base64,`)), `Images are attached as ${IMAGE_TYPE_NAMES} data URLs.`),
+  }),
+]);
 const messageText = z
   .string()
   .max(200_000, 'The message is too long.')
@@ -192,17 +215,20 @@ export const contract = {
   'sessions.setModel': method<SessionMeta>()(z.strictObject({ id: sessionId, model: modelName })),
   /** Desktop only: drags the JSON export out of the window as a file. */
   'sessions.startDrag': method<{ started: boolean }>()(bySession),
+  /** Browser mode only: a single-use, short-lived link to the export, for a DownloadURL drag. */
+  'sessions.downloadTicket': method<DownloadTicket>()(z.strictObject({ id: sessionId, format: z.enum(EXPORT_FORMATS).optional() })),
 
   'chat.create': method<SessionMeta>()(none),
-  /** Runs one user turn; answers when the turn has ended (events stream meanwhile). */
+  /** Runs one user turn; answers when the turn has ended (events stream meanwhile). Attachments: docs/DESIGN.md#attachments. */
   'chat.send': method<{ error: string | null }>()(
-    z.strictObject({
-      sessionId,
-      text: z
-        .string()
-        .max(200_000, 'The message is too long.')
-        .refine((t) => t.trim().length > 0, 'Type a message first.'),
-    }),
+    z
+      .strictObject({
+        sessionId,
+        text: z.string().max(200_000, 'The message is too long.'),
+        attachments: z.array(attachment).max(MAX_ATTACHMENTS, `A message can carry at most ${MAX_ATTACHMENTS} files.`).optional(),
+      })
+      .refine((input) => input.text.trim().length > 0 || (input.attachments?.length ?? 0) > 0, { message: 'Type a message first.', path: ['text'] }),
+    SEND_MAX_BODY_BYTES,
   ),
   /** A new branch with the user message at `index` replaced by `text`; chat.reply then answers it. */
   'chat.edit': method<SessionMeta>()(z.strictObject({ sessionId, index: messageIndex, text: messageText })),

@@ -1,11 +1,13 @@
 /**
- * The file name of a session export: `<title or id>.<ext>`, with characters no file system
- * accepts replaced. Shared so the drag data the renderer writes and the file the engine
- * side produces carry the same name.
+ * The file name of a session export: `<title>.<ext>` (else its listing summary, else
+ * "Session <id prefix>", as the sidebar labels it), with characters no file system accepts
+ * replaced. Every export file name is made here: the Export menu's download, the browser's
+ * drag link and the desktop's dragged file.
  */
 const EXTENSIONS = { json: 'json', markdown: 'md', html: 'html' } as const;
 
-export function exportFileName(name: string, format: keyof typeof EXTENSIONS = 'json'): string {
+export function exportFileName(meta: { id: string; title: string | null; summary: string | null }, format: keyof typeof EXTENSIONS = 'json'): string {
+  const name = meta.title || meta.summary || `Session ${meta.id.slice(0, 8)}`;
   const safe = name
     .replace(/[\\/:*?"<>|\u0000-\u001f\u007f]/g, '_')
     .replace(/^[.\s]+|[.\s]+$/g, '')

@@ -1,17 +1,47 @@
 /**
  * Loom fences the user's words and tool results in tags for the model (core/security/untrusted.ts:
- * `<user_input>`, `<tool_result name="…">`, with such tags inside defused as `&lt;…`). People
- * read what they typed and what the tool said: these undo the fences for everything shown to
- * them (the transcript, search snippets, Markdown and HTML exports).
+ * `<user_input>`, `<tool_result name="…">`, each attached text file in `<attached_file name="…">`,
+ * with such tags inside defused as `&lt;…`). People read what they typed, the files they
+ * attached and what the tool said: these undo the fences for everything shown to them (the
+ * transcript, search snippets, Markdown and HTML exports).
  */
-const USER_FENCE = /^<user_input>\n([\s\S]*)\n<\/user_input>$/;
+import { contentImages, contentText } from './attachments';
+import type { UserMessage } from './types';
+
+/** The words' fence: the whole text, or followed by the attached files' fences. */
+const USER_FENCE = /^<user_input>\n([\s\S]*?)\n<\/user_input>(?=\n\n<attached_file |$)/;
+/** An attached text file's fence (docs/DESIGN.md#attachments); its content cannot hold the closing tag (defused). */
+const FILE_FENCE = /<attached_file name="([^"]*)">\n([\s\S]*?)\n<\/attached_file>/g;
 const TOOL_FENCE = /^<tool_result name="[^"]*">\n([\s\S]*)\n<\/tool_result>$/;
-const DEFUSED_TAG = /&lt;(\s*\/?\s*(?:user_input|tool_result|external_document|session_context_data|session_search|session_transcript))(?=[\s/>]|$)/gi;
+const DEFUSED_TAG =
+  /&lt;(\s*\/?\s*(?:user_input|attached_file|tool_result|external_document|session_context_data|session_search|session_transcript))(?=[\s/>]|$)/gi;
+/** A line that is one of those tags: inside fenced content every such tag is defused, so it is a real one. */
+const FENCE_LINE = /^(?:<\/?user_input>|<attached_file name="[^"]*">|<\/attached_file>|<tool_result name="[^"]*">|<\/tool_result>)$/;
+
+/** A text file attached to a user message, as the user attached it. */
+export interface AttachedFile {
+  name: string;
+  text: string;
+}
+
+/** What the user sent: their words, the text files and the images they attached. */
+export interface UserParts {
+  text: string;
+  files: AttachedFile[];
+  images: string[];
+}
+
+export function userParts(content: UserMessage['content']): UserParts {
+  const raw = contentText(content);
+  const files = [...raw.matchAll(FILE_FENCE)].map((m) => ({ name: unescapeAttribute(m[1]), text: restoreTags(m[2]) }));
+  const words = USER_FENCE.exec(raw);
+  const text = words ? restoreTags(words[1]) : files.length ? '' : raw;
+  return { text, files, images: contentImages(content) };
+}
 
 /** What the user typed, from a stored user message (unchanged when it carries no fence). */
-export function userText(content: string): string {
-  const match = USER_FENCE.exec(content);
-  return match ? restoreTags(match[1]) : content;
+export function userText(content: UserMessage['content']): string {
+  return userParts(content).text;
 }
 
 /** What the tool said, from a stored tool result (unchanged when it carries no fence). */
@@ -20,12 +50,24 @@ export function toolText(content: string): string {
   return match ? restoreTags(match[1]) : content;
 }
 
-/** True when the whole text is one of Loom's user or tool fences. */
+/** True when the whole text is Loom's fences: a tool result, or a user's words and attached files. */
 export function isFenced(content: string): boolean {
-  return USER_FENCE.test(content) || TOOL_FENCE.test(content);
+  if (TOOL_FENCE.test(content)) return true;
+  const rest = content.replace(USER_FENCE, '').replace(FILE_FENCE, '').replaceAll('\n\n', '');
+  return rest === '' && content !== '';
+}
+
+/** Whether a line of fenced text is one of the fence tags (not content). */
+export function isFenceLine(line: string): boolean {
+  return FENCE_LINE.test(line);
 }
 
 /** Tags the fence defused inside the text (`&lt;user_input>`) as the user wrote them. */
 export function restoreTags(text: string): string {
   return text.replace(DEFUSED_TAG, '<$1');
+}
+
+/** The inverse of the engine's escapeAttribute for a file name (quotes and angle brackets). */
+function unescapeAttribute(value: string): string {
+  return value.replaceAll('&quot;', '"').replaceAll('&lt;', '<').replaceAll('&gt;', '>').replaceAll('&amp;', '&');
 }

@@ -10,7 +10,12 @@ export interface ToolCall {
 }
 
 export type SystemMessage = { role: 'system'; content: string };
-export type UserMessage = { role: 'user'; content: string };
+/** OpenAI-style content parts of a user message that carries images (docs/DESIGN.md#attachments). */
+export type TextPart = { type: 'text'; text: string };
+export type ImagePart = { type: 'image_url'; image_url: { url: string } };
+export type UserContentPart = TextPart | ImagePart;
+/** `content` is a string, or parts when the message carries images: its text first, then the images. */
+export type UserMessage = { role: 'user'; content: string | UserContentPart[] };
 export type AssistantMessage = {
   role: 'assistant';
   content: string | null;

@@ -38,7 +38,7 @@ describe('auto-compaction', () => {
     expect(h.ofType('compaction').map((e) => e.phase)).toEqual(['start', 'done']);
     expect(h.audit().find((e) => e.event === 'context_compacted')).toMatchObject({ trigger: 'auto' });
     // The transcript keeps everything.
-    expect(h.store.getTranscript(h.sessionId).some((m) => m.content?.includes(LONG))).toBe(true);
+    expect(h.store.getTranscript(h.sessionId).some((m) => (m.content as string | null)?.includes(LONG))).toBe(true);
   });
 
   it('does not compact at or below the threshold', async () => {
@@ -71,7 +71,7 @@ describe('\\compact (engine.compact)', () => {
     const result = await h.engine.compact(h.sessionId);
     expect(result.after_tokens).toBeLessThan(result.before_tokens);
     expect(h.engine.contextTokens(h.sessionId)).toBeLessThan(result.before_tokens);
-    expect(h.context()[1].content?.startsWith(BOUNDARY_OPEN)).toBe(true);
+    expect((h.context()[1].content as string).startsWith(BOUNDARY_OPEN)).toBe(true);
   });
 
   it('says when nothing is old enough and changes nothing', async () => {

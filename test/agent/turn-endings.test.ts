@@ -25,7 +25,7 @@ function usersInARow(messages: { role: string }[]): number {
 }
 
 function userMessagesSaying(messages: ChatMessage[], text: string): number {
-  return messages.filter((m) => m.role === 'user' && m.content.includes(text)).length;
+  return messages.filter((m) => m.role === 'user' && (m.content as string).includes(text)).length;
 }
 
 describe('sending a message again after its request failed', () => {

@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DownloadTickets, TICKET_LIFETIME_MS } from '../../src/backend/download-tickets';
 import type { BridgeEvent } from '../../src/shared/contract';
 import { CONTENT_SECURITY_POLICY } from '../../src/shared/security-policy';
 import { startBridgeServer, type BridgeServer } from '../../src/server/http-server';
@@ -15,6 +16,8 @@ const TOKEN = 'per-run-secret';
 let server: BridgeServer;
 let staticDir: string;
 const listeners = new Set<(event: BridgeEvent) => void>();
+let clock = 1_000_000;
+const tickets = new DownloadTickets(() => clock);
 const { handlers, calls } = recordingHandlers({
   'app.info': { name: 'Loom' },
   'sessions.export': { filename: 'My talk.json', mimeType: 'application/json', text: '{"format":"loom-session"}' },
@@ -32,6 +35,7 @@ beforeAll(async () => {
     },
     staticDir,
     token: TOKEN,
+    redeemTicket: (ticket) => tickets.redeem(ticket),
   });
 });
 
@@ -72,8 +76,11 @@ describe('bridge server access control', () => {
     }
     const events = await request(server.port, { path: '/api/events', headers: { host: host() } });
     expect(events.status).toBe(401);
-    const download = await request(server.port, { path: '/api/download/abc?token=nope', headers: { host: host() } });
-    expect(download.status).toBe(401);
+    // The token is never taken from a URL, where logs and history would keep it.
+    for (const inUrl of [`/api/app.info?token=${TOKEN}`, `/api/events?token=${TOKEN}`, `/api/download/abc?token=${TOKEN}`]) {
+      const res = await request(server.port, { path: inUrl, headers: { host: host() } });
+      expect(res.status, inUrl).toBe(401);
+    }
     expect(calls.length).toBe(before);
   });
 
@@ -155,11 +162,29 @@ describe('bridge server access control', () => {
     expect(received).toContain('data: {"type":"notice","sessionId":"s1","level":"info","text":"hello"}\n\n');
   });
 
-  it('downloads an export as a named file with the token in the query', async () => {
-    const res = await request(server.port, { path: `/api/download/abc?token=${TOKEN}`, headers: { host: host() } });
+  it('serves a download ticket once, as a named file, without the token', async () => {
+    const ticket = tickets.mint({ sessionId: 'abc', format: 'markdown' });
+    // The Host check comes first and does not spend the ticket.
+    expect((await request(server.port, { path: `/download/${ticket}`, headers: { host: 'evil.example' } })).status).toBe(403);
+    const res = await request(server.port, { path: `/download/${ticket}`, headers: { host: host() } });
     expect(res.status).toBe(200);
     expect(res.headers['content-disposition']).toBe(`attachment; filename="My talk.json"; filename*=UTF-8''My%20talk.json`);
+    expect(res.headers['cache-control']).toBe('no-store');
     expect(res.body).toBe('{"format":"loom-session"}');
-    expect(calls.at(-1)).toEqual({ method: 'sessions.export', input: { id: 'abc', format: 'json' } });
+    expect(calls.at(-1)).toEqual({ method: 'sessions.export', input: { id: 'abc', format: 'markdown' } });
+    const again = await request(server.port, { path: `/download/${ticket}`, headers: { host: host() } });
+    expect(again.status).toBe(404);
+    expect(again.body).toBe('This download link has expired or was already used: drag the session again.');
+  });
+
+  it('refuses a forged or an expired ticket', async () => {
+    const before = calls.length;
+    const forged = await request(server.port, { path: `/download/${'A'.repeat(43)}`, headers: { host: host() } });
+    expect(forged.status).toBe(404);
+    const ticket = tickets.mint({ sessionId: 'abc', format: 'json' });
+    clock += TICKET_LIFETIME_MS;
+    const expired = await request(server.port, { path: `/download/${ticket}`, headers: { host: host() } });
+    expect(expired.status).toBe(404);
+    expect(calls.length).toBe(before);
   });
 });

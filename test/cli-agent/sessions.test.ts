@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { INTERRUPTED_RESULT } from '../../src/core/agent/recovery';
+import { PNG_URL } from '../support/images';
 import { startScriptedServer } from '../support/scripted-server';
 import { announcedId, inStore, runLoom, startLoom, useLoomFixture } from './support';
 
@@ -70,6 +71,28 @@ describe('--resume and --continue', () => {
     expect(chatBodies().at(-1).model).toBe('scripted-model');
   });
 
+  it('--resume of a session with an image sends the image again; --export keeps it', async () => {
+    const image = { type: 'image_url', image_url: { url: PNG_URL } } as const;
+    const id = inStore(ctx.ws, (store) =>
+      store.create({
+        title: 'A picture',
+        messages: [
+          { role: 'system', content: 'You are Loom.' },
+          { role: 'user', content: [{ type: 'text', text: '<user_input>\nWhat is this?\n</user_input>' }, image] },
+          { role: 'assistant', content: 'A red dot.' },
+        ],
+      }),
+    ).id;
+    ctx.server.enqueue({ text: 'Still a red dot.' }, SUMMARY);
+    const run = await runLoom(ctx.ws, ctx.server.baseUrl, ['--resume', id], 'and now?\n');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('Assistant: Still a red dot.');
+    expect(chatBodies()[0].messages[1].content).toEqual([{ type: 'text', text: '<user_input>\nWhat is this?\n</user_input>' }, image]);
+
+    const exported = await runLoom(ctx.ws, ctx.server.baseUrl, ['--export', id]);
+    expect(JSON.parse(exported.stdout).session.transcript[1].content[1]).toEqual(image);
+  });
+
   it('--continue picks the most recently updated session', async () => {
     ctx.server.enqueue({ text: 'A.' }, SUMMARY, { text: 'B.' }, SUMMARY);
     await runLoom(ctx.ws, ctx.server.baseUrl, ['-p', 'session one']);
@@ -132,7 +155,7 @@ describe('REPL commands', () => {
     expect(saved.fork.parent_id).toBe(id);
     expect(saved.fork.title).toBe('My work');
     // The fork inherits the compacted context and the compaction history.
-    expect(saved.context[1].content?.startsWith('<session_context_data>\nEarlier conversation summary')).toBe(true);
+    expect((saved.context[1].content as string).startsWith('<session_context_data>\nEarlier conversation summary')).toBe(true);
     expect(saved.forkContext).toEqual(saved.context);
     expect(saved.forkCompactions).toEqual(saved.compactions);
     expect(saved.compactions).toEqual([

@@ -344,7 +344,7 @@ describe('--export and --import', () => {
     const exported = await loom('--export', s.parser.id.slice(0, 8));
     expect(exported).toMatchObject({ code: 0, stderr: '' });
     const doc = JSON.parse(exported.stdout);
-    expect(doc).toMatchObject({ format: 'loom-session', version: 2, session: { id: s.parser.id, title: 'Parser fix', fork: null } });
+    expect(doc).toMatchObject({ format: 'loom-session', version: 3, session: { id: s.parser.id, title: 'Parser fix', fork: null } });
 
     const file = path.join(dir, 'parser.json');
     fs.writeFileSync(file, exported.stdout);

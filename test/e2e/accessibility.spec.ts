@@ -11,6 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Locator, Page } from '@playwright/test';
 import type { ChatMessage } from '../../src/shared/types';
+import { PNG_1X1, PNG_URL } from '../support/images';
 import { SUMMARY, expect, newSession, openLoom, send, sessionAction, sidebarRow, test, transcript, type LoomHarness } from './fixtures';
 
 const CONVERSATION: ChatMessage[] = [
@@ -168,6 +169,55 @@ const SCREENS: Screen[] = [
       await expect(page.getByRole('menu')).toBeVisible();
     },
     scope: (page) => page.getByRole('menu'),
+  },
+  {
+    name: 'chat with an attached file and image, more files waiting in the message box',
+    open: async (page, loom) => {
+      const withFiles: ChatMessage = {
+        role: 'user',
+        content: [
+          { type: 'text', text: '<user_input>\nWhat is this?\n</user_input>\n\n<attached_file name="notes.txt">\nhello\n</attached_file>' },
+          { type: 'image_url', image_url: { url: PNG_URL } },
+        ],
+      };
+      loom.store.create({ title: 'Pictures', messages: [CONVERSATION[0], withFiles, { role: 'assistant', content: 'A dot.' }] });
+      await openLoom(page, loom);
+      await sidebarRow(page, 'Pictures')
+        .getByRole('button', { name: /^Pictures/ })
+        .click();
+      await expect(transcript(page).getByRole('img', { name: 'Attached image 1' })).toBeVisible();
+      await page.getByLabel('Files to attach').setInputFiles([
+        { name: 'dot.png', mimeType: 'image/png', buffer: PNG_1X1 },
+        { name: 'todo.txt', mimeType: 'text/plain', buffer: Buffer.from('milk') },
+      ]);
+      await expect(page.getByRole('list', { name: 'Attached files' }).getByRole('listitem')).toHaveCount(2);
+    },
+  },
+  {
+    name: 'export menu in the chat header',
+    open: async (page, loom) => {
+      await openNotes(page, loom);
+      await page.getByRole('button', { name: 'Export', exact: true }).click();
+    },
+    scope: (page) => page.getByRole('menu', { name: 'Export as' }),
+  },
+  {
+    name: 'files dragged over the window: the import drop target',
+    open: async (page, loom) => {
+      await openNotes(page, loom);
+      await page.getByRole('complementary', { name: 'Sessions' }).evaluate((sidebar) => {
+        // In the page (this Node project has no DOM types): files dragged in from outside.
+        const dom = globalThis as unknown as {
+          DataTransfer: new () => { items: { add(file: unknown): void } };
+          File: new (parts: string[], name: string, init: { type: string }) => unknown;
+          DragEvent: new (type: string, init: object) => Event;
+        };
+        const data = new dom.DataTransfer();
+        data.items.add(new dom.File(['{}'], 'session.json', { type: 'application/json' }));
+        sidebar.dispatchEvent(new dom.DragEvent('dragover', { dataTransfer: data, bubbles: true, cancelable: true }));
+      });
+      await expect(page.getByRole('status').filter({ hasText: 'Drop Loom session exports' })).toBeVisible();
+    },
   },
   {
     name: 'info dialog',

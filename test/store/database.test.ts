@@ -5,7 +5,7 @@ import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { LoomError } from '../../src/core/errors';
 import { backupPath, databasePath, openDatabase } from '../../src/core/store/db';
-import { MIGRATIONS, readSchemaVersion, type Migration } from '../../src/core/store/migrations';
+import { MIGRATIONS, latestVersion, readSchemaVersion, type Migration } from '../../src/core/store/migrations';
 import { SessionStore } from '../../src/core/store/session-store';
 import type { ChatMessage } from '../../src/shared/types';
 import { bytes, conversation, mode, openStore, tempDir, user } from './helpers';
@@ -184,14 +184,14 @@ describe('migrations', () => {
     const store = openStore();
     const { id } = store.create({ messages: conversation('the parser') });
     const before = store.getTranscript(id);
-    // As version 3 wrote it (without version 4's column and version 5's facts and model changes).
+    // As version 3 wrote it (without the later stopped, images and facts columns and model changes).
     store.db.exec(
-      'ALTER TABLE messages DROP COLUMN stopped; ALTER TABLE messages DROP COLUMN facts; DROP TABLE model_changes; UPDATE schema_version SET version = 3',
+      'ALTER TABLE messages DROP COLUMN images; ALTER TABLE messages DROP COLUMN stopped; ALTER TABLE messages DROP COLUMN facts; DROP TABLE model_changes; UPDATE schema_version SET version = 3',
     );
     store.close();
 
     const migrated = openStore(store.dataDir);
-    expect(readSchemaVersion(migrated.db)).toBe(MIGRATIONS.at(-1)!.version);
+    expect(readSchemaVersion(migrated.db)).toBe(latestVersion(MIGRATIONS));
     expect(migrated.getTranscript(id)).toEqual(before);
     const stopped: ChatMessage = { role: 'assistant', content: 'Half a repl', stopped: true };
     migrated.appendMessage(id, user('Go on'));

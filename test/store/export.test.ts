@@ -20,14 +20,14 @@ function richSession(store: SessionStore): string {
 }
 
 describe('JSON export', () => {
-  it('writes the version 2 document of docs/DESIGN.md#export-format (the fork point and the context start included), pretty-printed', () => {
+  it('writes the version 3 document of docs/DESIGN.md#export-format (the fork point and the context start included), pretty-printed', () => {
     const store = openStore();
     const id = richSession(store);
     const text = store.exportSession(id);
     expect(text).toContain('\n  "format": "loom-session",\n');
     const doc = JSON.parse(text);
     expect(Object.keys(doc)).toEqual(['format', 'version', 'exported_at', 'session']);
-    expect(doc).toMatchObject({ format: 'loom-session', version: 2 });
+    expect(doc).toMatchObject({ format: 'loom-session', version: 3 });
     expect(new Date(doc.exported_at).toISOString()).toBe(doc.exported_at);
     expect(Object.keys(doc.session)).toEqual([
       'id',
@@ -130,7 +130,7 @@ describe('import validation', () => {
   const cases: [string, (doc: any) => unknown, string][] = [
     ['wrong format', (d) => ({ ...d, format: 'other-app' }), 'Not a Loom session export: "format" must be "loom-session" (got "other-app").'],
     ['no format', (d) => ({ ...d, format: undefined }), 'Not a Loom session export: "format" must be "loom-session" (got nothing).'],
-    ['wrong version', (d) => ({ ...d, version: 3 }), 'Unsupported Loom session export version 3; this Loom reads versions 1 and 2.'],
+    ['wrong version', (d) => ({ ...d, version: 4 }), 'Unsupported Loom session export version 4; this Loom reads versions 1 to 3.'],
     [
       'a context start past the transcript',
       (d) => {
@@ -246,7 +246,7 @@ describe('Markdown and HTML exports', () => {
     });
     const html = store.exportSession(id, 'html');
     expect(html.startsWith('<!DOCTYPE html>')).toBe(true);
-    expect(html).toContain(`<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">`);
+    expect(html).toContain(`<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">`);
     const tags = new Set([...html.matchAll(/<\/?([a-zA-Z!][a-zA-Z0-9]*)/g)].map((m) => m[1].toLowerCase()));
     const allowed = [
       '!doctype',

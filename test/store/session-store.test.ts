@@ -320,7 +320,7 @@ describe('search', () => {
     const store = openStore();
     const { id } = store.create({ messages: [system(), user('The flamingo bug is in the renderer.'), assistant('Fixed.')] });
     store.recordCompaction(id, { messages: [system(), user('summary: a renderer bug was fixed')], compaction: compaction() });
-    expect(store.getContext(id).some((m) => m.content?.includes('flamingo'))).toBe(false);
+    expect(store.getContext(id).some((m) => (m.content as string | null)?.includes('flamingo'))).toBe(false);
     expect(store.search('flamingo').map((h) => h.id)).toEqual([id]);
   });
 

@@ -4,6 +4,7 @@
  * kind 'summary'). It never touches the title, which belongs to the user. A failure is
  * audited and otherwise ignored: the conversation matters more than its label.
  */
+import { contentAsText } from '../../shared/attachments';
 import type { ChatMessage } from '../../shared/types';
 import { costLimitReached } from './caps';
 import { callModel } from './model-call';
@@ -55,7 +56,7 @@ function recentExchange(messages: readonly ChatMessage[]): { role: string; conte
   return messages
     .filter((m) => m.role !== 'system')
     .slice(-RECENT_MESSAGES)
-    .map((m) => ({ role: m.role, content: (m.content ?? '').slice(0, MAX_CHARS_PER_MESSAGE) }));
+    .map((m) => ({ role: m.role, content: (m.role === 'user' ? contentAsText(m.content) : (m.content ?? '')).slice(0, MAX_CHARS_PER_MESSAGE) }));
 }
 
 function oneLine(text: string): string {

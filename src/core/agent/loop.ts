@@ -4,15 +4,17 @@
  * reached or the user stops. Every message is committed to the store as it is produced,
  * and every tool call always gets a result, so the context is valid whenever it stops.
  */
+import type { Attachment } from '../../shared/attachments';
 import type { AssistantMessage, ToolCall, UserMessage } from '../../shared/types';
 import { errorMessage } from '../errors';
 import { replyFacts } from '../model/reply-facts';
-import { wrapUserInput } from '../security/untrusted';
+import { messageKey } from '../store/messages';
 import { reportStop, stopBeforeRequest, stopBeforeTool, type TurnStop } from './caps';
 import { fitContext } from './context-guard';
 import { refreshListingSummary } from './listing-summary';
 import { callModel, isAbort, retryNoticeText } from './model-call';
 import type { AgentSession } from './session';
+import { describeAttachments } from './user-message';
 import { answerToolCall, notRunResult, plainOutcome, runToolCall, STOPPED_REASON } from './tool-runner';
 
 /** Sent when the model answers with nothing at all; bounded so a silent model cannot loop. */
@@ -24,11 +26,12 @@ export interface TurnOutcome {
   error?: string;
 }
 
-export function runUserTurn(session: AgentSession, text: string): Promise<TurnOutcome> {
+/** `message`: built by buildUserMessage (user-message.ts) from `text` and `attachments`, checked before the turn. */
+export function runUserTurn(session: AgentSession, message: UserMessage, text: string, attachments: readonly Attachment[] = []): Promise<TurnOutcome> {
   return runTurn(session, () => {
-    const message: UserMessage = { role: 'user', content: wrapUserInput(text) };
     const resend = isUnansweredRepeat(session, message);
-    session.audit.write('user_message', { text, ...(resend ? { resend } : {}) });
+    const files = attachments.length ? { attachments: describeAttachments(attachments) } : {};
+    session.audit.write('user_message', { text, ...files, ...(resend ? { resend } : {}) });
     if (!resend) session.append(message);
   });
 }
@@ -70,7 +73,7 @@ async function runTurn(session: AgentSession, prepare: () => void): Promise<Turn
 function isUnansweredRepeat(session: AgentSession, message: UserMessage): boolean {
   for (let i = session.messages.length - 1; i >= 0; i--) {
     const m = session.messages[i];
-    if (m.role === 'user') return m.content === message.content;
+    if (m.role === 'user') return messageKey(m) === messageKey(message);
     if (m.role === 'assistant' && !m.tool_calls?.length) return false;
   }
   return false;

@@ -3,6 +3,7 @@
  * boundary message so the working context fits its budget again. The transcript is not
  * touched here; the caller persists the result.
  */
+import { contentAsText } from '../../shared/attachments';
 import type { CallUsage, ChatMessage, Compaction } from '../../shared/types';
 import { LoomError } from '../errors';
 import type { ChatRequest, ModelClient } from '../model/client';
@@ -64,7 +65,7 @@ export function findCut(messages: readonly ChatMessage[]): number | null {
 
 /** Whether a message is the boundary message an earlier compaction put at index 1. */
 export function isBoundaryMessage(message: ChatMessage | undefined): boolean {
-  return message?.role === 'user' && message.content.startsWith(`${BOUNDARY_OPEN}\n${BOUNDARY_PREAMBLE}\n`);
+  return message?.role === 'user' && typeof message.content === 'string' && message.content.startsWith(`${BOUNDARY_OPEN}\n${BOUNDARY_PREAMBLE}\n`);
 }
 
 /**
@@ -83,7 +84,8 @@ export function buildSummaryRequest(older: readonly ChatMessage[]): ChatRequest 
   return {
     messages: [
       { role: 'system', content: SUMMARY_SYSTEM_PROMPT },
-      { role: 'user', content: JSON.stringify(older) },
+      // Images as notes: the summary is text, and their bytes would fill the request.
+      { role: 'user', content: JSON.stringify(older.map((m) => (m.role === 'user' ? { role: 'user', content: contentAsText(m.content) } : m))) },
     ],
     temperature: SUMMARY_TEMPERATURE,
     maxTokens: SUMMARY_MAX_TOKENS,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { toolText, userText } from '../../shared/fences';
+import { toolText, userParts } from '../../shared/fences';
 import {
   CALL_KINDS,
   SESSION_STATUSES,
@@ -11,13 +11,17 @@ import {
   type SessionRecord,
 } from '../../shared/types';
 import { LoomError } from '../errors';
+import { imageDataProblem, isImageDataUrl } from '../security/image-data';
 import { redactSecrets } from '../security/secrets';
 import { checkContext, ContextRuleError, type CheckedContext } from './context-rules';
 
 const EXPORT_FORMAT = 'loom-session';
-/** Version 2 adds the fork point and the context start (docs/DESIGN.md#export-version-2); version 1 is still read. */
-const EXPORT_VERSION = 2;
-const READ_VERSIONS: readonly unknown[] = [1, 2];
+/**
+ * Version 2 adds the fork point and the context start (docs/DESIGN.md#export-version-2),
+ * version 3 a user message's image parts (docs/DESIGN.md#attachments); 1 and 2 are still read.
+ */
+const EXPORT_VERSION = 3;
+const READ_VERSIONS: readonly unknown[] = [1, 2, 3];
 export type ExportFormat = 'json' | 'markdown' | 'html';
 export const EXPORT_FORMATS: readonly ExportFormat[] = ['json', 'markdown', 'html'];
 
@@ -32,17 +36,39 @@ const toolCallSchema = z.strictObject({
   function: z.strictObject({ name: z.string(), arguments: z.string() }),
 });
 
-const messageSchema = z.discriminatedUnion('role', [
-  z.strictObject({ role: z.literal('system'), content: z.string() }),
-  z.strictObject({ role: z.literal('user'), content: z.string() }),
-  z.strictObject({
-    role: z.literal('assistant'),
-    content: z.string().nullable(),
-    tool_calls: z.array(toolCallSchema).min(1).optional(),
-    stopped: z.literal(true).optional(),
-  }),
-  z.strictObject({ role: z.literal('tool'), tool_call_id: z.string(), content: z.string() }),
-]);
+/** Version 3: a user message with images has parts, as the OpenAI chat format writes them. */
+const userPartsSchema = z
+  .array(
+    z.discriminatedUnion('type', [
+      z.strictObject({ type: z.literal('text'), text: z.string() }),
+      z.strictObject({
+        type: z.literal('image_url'),
+        image_url: z.strictObject({
+          url: z.string().superRefine((url, ctx) => {
+            const problem = imageDataProblem(url);
+            if (problem) ctx.addIssue({ code: 'custom', message: `not an image Loom accepts: ${problem}` });
+          }),
+        }),
+      }),
+    ]),
+  )
+  .min(1)
+  .max(64);
+
+const messageSchemaWith = <C extends z.ZodType<string | z.infer<typeof userPartsSchema>>>(userContent: C) =>
+  z.discriminatedUnion('role', [
+    z.strictObject({ role: z.literal('system'), content: z.string() }),
+    z.strictObject({ role: z.literal('user'), content: userContent }),
+    z.strictObject({
+      role: z.literal('assistant'),
+      content: z.string().nullable(),
+      tool_calls: z.array(toolCallSchema).min(1).optional(),
+      stopped: z.literal(true).optional(),
+    }),
+    z.strictObject({ role: z.literal('tool'), tool_call_id: z.string(), content: z.string() }),
+  ]);
+const textMessageSchema = messageSchemaWith(z.string());
+const messageSchema = messageSchemaWith(z.union([z.string(), userPartsSchema]));
 
 const totalsSchema = z.strictObject({
   calls: count,
@@ -66,7 +92,9 @@ const factsSchema = z.strictObject({
 
 const modelChangeSchema = z.strictObject({ at: timestamp, from: z.string().max(200).nullable(), to: z.string().min(1).max(200), transcript_index: count });
 
-const sessionFields = {
+type MessageSchema = typeof messageSchema | typeof textMessageSchema;
+
+const sessionFieldsWith = <M extends MessageSchema>(message: M) => ({
   id: z.string(),
   parent_id: z.string().nullable(),
   title: z.string().nullable(),
@@ -83,8 +111,8 @@ const sessionFields = {
     .max(4096)
     .regex(/^\P{Cc}*$/u, 'contains control characters')
     .nullable(),
-  messages: z.array(messageSchema),
-  transcript: z.array(messageSchema),
+  messages: z.array(message),
+  transcript: z.array(message),
   compactions: z.array(z.strictObject({ at: timestamp, before_tokens: count, after_tokens: count, summary: z.string(), transcript_index: count.optional() })),
   plan: z.strictObject({
     todos: z.array(z.strictObject({ id: z.number().int(), text: z.string(), status: z.enum(TODO_STATUSES), retries: count })),
@@ -96,15 +124,25 @@ const sessionFields = {
   // Optional: exports made before Loom recorded them have neither.
   transcript_facts: z.array(factsSchema.nullable()).optional(),
   model_changes: z.array(modelChangeSchema).optional(),
-};
+});
+const textSessionFields = sessionFieldsWith(textMessageSchema);
+const sessionFields = sessionFieldsWith(messageSchema);
 
 /** Version 2: where a fork's history came from, and how its working context derives from its transcript. */
-const treeFields = {
+const treeFieldsWith = <M extends MessageSchema>(message: M) => ({
   fork: z.strictObject({ parent_id: z.string(), at: count }).nullable(),
-  context_start: z.strictObject({ kept_from: count, with_system: z.boolean(), head: z.array(messageSchema) }),
-};
+  context_start: z.strictObject({ kept_from: count, with_system: z.boolean(), head: z.array(message) }),
+});
 
-function placedCompactions(session: z.infer<z.ZodObject<typeof sessionFields>>, ctx: z.RefinementCtx): void {
+function placedCompactions(
+  session: {
+    compactions: { transcript_index?: number }[];
+    transcript: unknown[];
+    transcript_facts?: unknown[];
+    model_changes?: { transcript_index: number }[];
+  },
+  ctx: z.RefinementCtx,
+): void {
   const length = session.transcript.length;
   if (session.transcript_facts && session.transcript_facts.length !== length) {
     ctx.addIssue({ code: 'custom', path: ['transcript_facts'], message: `has ${session.transcript_facts.length} entries for ${length} transcript messages` });
@@ -133,7 +171,7 @@ function placedCompactions(session: z.infer<z.ZodObject<typeof sessionFields>>, 
  * `messages` stays what an import builds the context from (a user may edit it, as in
  * version 1); the start is there for readers, so it only has to point inside the transcript.
  */
-function startInsideTranscript(session: z.infer<z.ZodObject<typeof sessionFields & typeof treeFields>>, ctx: z.RefinementCtx): void {
+function startInsideTranscript(session: { context_start: { kept_from: number }; transcript: unknown[] }, ctx: z.RefinementCtx): void {
   if (session.context_start.kept_from > session.transcript.length) {
     ctx.addIssue({ code: 'custom', path: ['context_start', 'kept_from'], message: `past the end of the transcript (${session.transcript.length} messages)` });
   }
@@ -144,20 +182,29 @@ const exportSchemas = {
     format: z.literal(EXPORT_FORMAT),
     version: z.literal(1),
     exported_at: timestamp,
-    session: z.strictObject(sessionFields).superRefine(placedCompactions),
+    session: z.strictObject(textSessionFields).superRefine(placedCompactions),
   }),
   2: z.strictObject({
     format: z.literal(EXPORT_FORMAT),
     version: z.literal(2),
     exported_at: timestamp,
     session: z
-      .strictObject({ ...sessionFields, ...treeFields })
+      .strictObject({ ...textSessionFields, ...treeFieldsWith(textMessageSchema) })
+      .superRefine(placedCompactions)
+      .superRefine(startInsideTranscript),
+  }),
+  3: z.strictObject({
+    format: z.literal(EXPORT_FORMAT),
+    version: z.literal(3),
+    exported_at: timestamp,
+    session: z
+      .strictObject({ ...sessionFields, ...treeFieldsWith(messageSchema) })
       .superRefine(placedCompactions)
       .superRefine(startInsideTranscript),
   }),
 };
 
-/** What an import keeps of either version: the context is rebuilt from `messages`, a fork imports as a session of its own. */
+/** What an import keeps of any version: the context is rebuilt from `messages`, a fork imports as a session of its own. */
 export type ExportedSession = z.infer<z.ZodObject<typeof sessionFields>>;
 
 /** The version 2 fields, read from the store beside the record. */
@@ -186,9 +233,9 @@ export function parseExport(text: string): ParsedExport {
     throw new LoomError(`Not a Loom session export: "format" must be "${EXPORT_FORMAT}" (got ${describe(head.format)}).`, 'bad_import');
   }
   if (!READ_VERSIONS.includes(head.version)) {
-    throw new LoomError(`Unsupported Loom session export version ${describe(head.version)}; this Loom reads versions 1 and 2.`, 'bad_import');
+    throw new LoomError(`Unsupported Loom session export version ${describe(head.version)}; this Loom reads versions 1 to 3.`, 'bad_import');
   }
-  const parsed = exportSchemas[head.version as 1 | 2].safeParse(doc);
+  const parsed = exportSchemas[head.version as 1 | 2 | 3].safeParse(doc);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const where = issue.path.length ? issue.path.join('.') : 'the document';
@@ -237,6 +284,8 @@ export function renderExport(record: SessionRecord, tree: TreeFields, format: Ex
 function redactDeep<T>(record: T): T {
   const seen = new Map<string, string>();
   return mapStrings(record, (text) => {
+    // Image bytes are no text: nothing to redact, and megabytes of base64 to scan.
+    if (isImageDataUrl(text)) return text;
     let redacted = seen.get(text);
     if (redacted === undefined) seen.set(text, (redacted = redactSecrets(text)));
     return redacted;
@@ -367,7 +416,7 @@ function renderMarkdown(s: SessionRecord): string {
  * keeps around them for the model (the JSON export keeps them: it is what the model saw).
  */
 function shownContent(m: ChatMessage): string | null {
-  if (m.role === 'user') return userText(m.content);
+  if (m.role === 'user') return userParts(m.content).text;
   if (m.role === 'tool') return toolText(m.content);
   return m.content;
 }
@@ -378,6 +427,12 @@ function markdownMessage(m: ChatMessage, facts: string): string[] {
   const content = shownContent(m);
   if (m.role === 'tool') blocks.push(fence(content ?? ''));
   else if (content) blocks.push(content);
+  if (m.role === 'user') {
+    const { files, images } = userParts(m.content);
+    for (const file of files) blocks.push(`**Attached file** \`${file.name}\``, fence(file.text));
+    // Embedded as data URLs: the file stays self-contained, as the JSON is.
+    images.forEach((url, i) => blocks.push(`![Image ${i + 1}](${url})`));
+  }
   if (m.role === 'assistant') {
     for (const call of m.tool_calls ?? []) {
       blocks.push(`**Tool call** \`${call.function.name}\` (\`${call.id}\`)`, fence(call.function.arguments, 'json'));
@@ -399,6 +454,7 @@ const HTML_STYLE = `
   .msg h3 { margin: .2rem 0; font-size: .85rem; text-transform: uppercase; letter-spacing: .05em; color: #555; }
   .user { border-left: 4px solid #2f6fde; } .assistant { border-left: 4px solid #2a9d5b; }
   .tool { border-left: 4px solid #b7791f; } .system { border-left: 4px solid #888; }
+  img { max-width: 100%; max-height: 24rem; display: block; margin: .5rem 0; }
   pre { white-space: pre-wrap; word-break: break-word; background: #f3f3f3; padding: .5rem; border-radius: 6px; }
   .text { white-space: pre-wrap; } .facts { margin: 0; font-size: .8rem; color: #555; }
 `;
@@ -422,7 +478,7 @@ function renderHtml(s: SessionRecord): string {
 <html lang="en">
 <head>
 <meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(displayTitle(s))}</title>
 <style>${HTML_STYLE}</style>
@@ -445,6 +501,11 @@ function htmlMessage(m: ChatMessage, facts: string): string {
   const label = m.role === 'tool' ? `${ROLE_LABELS.tool} (${m.tool_call_id})` : ROLE_LABELS[m.role];
   const content = shownContent(m);
   const body = m.role === 'tool' ? `<pre>${escapeHtml(content ?? '')}</pre>` : content ? `<div class="text">${escapeHtml(content)}</div>` : '';
+  const { files, images } = m.role === 'user' ? userParts(m.content) : { files: [], images: [] };
+  const attached = [
+    ...files.map((file) => `<p>Attached file <code>${escapeHtml(file.name)}</code></p><pre>${escapeHtml(file.text)}</pre>`),
+    ...images.map((url, i) => `<img src="${escapeHtml(url)}" alt="Image ${i + 1}">`),
+  ];
   const calls =
     m.role === 'assistant'
       ? (m.tool_calls ?? [])
@@ -452,5 +513,5 @@ function htmlMessage(m: ChatMessage, facts: string): string {
           .join('')
       : '';
   const factsHtml = facts ? `<p class="facts">${escapeHtml(facts)}</p>` : '';
-  return `<section class="msg ${m.role}"><h3>${escapeHtml(label)}</h3>${body}${calls}${factsHtml}</section>`;
+  return `<section class="msg ${m.role}"><h3>${escapeHtml(label)}</h3>${body}${attached.join('')}${calls}${factsHtml}</section>`;
 }

@@ -1,3 +1,4 @@
+import { contentImages, contentText, userContent } from '../../shared/attachments';
 import type { ChatMessage, MessageFacts, ToolCall } from '../../shared/types';
 
 /**
@@ -14,24 +15,31 @@ export interface MessageColumns {
   tool_text: string | null;
   /** 1 for a reply the user stopped (AssistantMessage.stopped). */
   stopped: 0 | 1;
+  /**
+   * A user message's images as a JSON array of data URLs, null when it has none: `content`
+   * keeps its text, so the full-text index never reads image bytes (docs/DESIGN.md#attachments).
+   */
+  images: string | null;
 }
 
 export function toColumns(message: ChatMessage): MessageColumns {
   const m = normalizeMessage(message);
   const calls = m.role === 'assistant' ? m.tool_calls : undefined;
+  const images = m.role === 'user' ? contentImages(m.content) : [];
   return {
     role: m.role,
-    content: m.content,
+    content: m.role === 'user' ? contentText(m.content) : m.content,
     tool_calls: calls ? JSON.stringify(calls) : null,
     tool_call_id: m.role === 'tool' ? m.tool_call_id : null,
     tool_text: calls?.length ? calls.map((c) => `${c.function.name} ${c.function.arguments}`).join('\n') : null,
     stopped: message.role === 'assistant' && message.stopped ? 1 : 0,
+    images: images.length ? JSON.stringify(images) : null,
   };
 }
 
-/** `stopped` is absent from rows read before version 4 added it (migration 3). */
+/** `stopped` is absent from rows read before version 4 added it (migration 3), `images` before version 6. */
 export function fromColumns(
-  row: Pick<MessageColumns, 'role' | 'content' | 'tool_calls' | 'tool_call_id'> & Partial<Pick<MessageColumns, 'stopped'>>,
+  row: Pick<MessageColumns, 'role' | 'content' | 'tool_calls' | 'tool_call_id'> & Partial<Pick<MessageColumns, 'stopped' | 'images'>>,
 ): ChatMessage {
   switch (row.role) {
     case 'assistant': {
@@ -42,6 +50,8 @@ export function fromColumns(
     }
     case 'tool':
       return { role: 'tool', tool_call_id: row.tool_call_id ?? '', content: row.content ?? '' };
+    case 'user':
+      return { role: 'user', content: userContent(row.content ?? '', row.images ? (JSON.parse(row.images) as string[]) : []) };
     default:
       return { role: row.role, content: row.content ?? '' };
   }
@@ -63,6 +73,9 @@ function normalizeMessage(message: ChatMessage): ChatMessage {
     }
     case 'tool':
       return { role: 'tool', tool_call_id: message.tool_call_id, content: message.content };
+    case 'user':
+      // One shape for equal messages: the text, then the images (a plain string without any).
+      return { role: 'user', content: userContent(contentText(message.content), contentImages(message.content)) };
     default:
       return { role: message.role, content: message.content };
   }

@@ -256,7 +256,14 @@ export const MIGRATIONS: readonly Migration[] = [
     },
   },
   {
-    version: 8,
+    version: 6,
+    description: "messages.images: a user message's attached images (a JSON array of data URLs), null for every older row",
+    up(db) {
+      db.exec('ALTER TABLE messages ADD COLUMN images TEXT');
+    },
+  },
+  {
+    version: 7,
     description: 'the session list pages by (updated_at, id): its indexes end with id, replacing the ones ending with the implicit pk',
     up(db) {
       db.exec(`

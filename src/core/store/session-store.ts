@@ -582,8 +582,8 @@ export class SessionStore {
   private insertBody(message: ChatMessage, facts: MessageFacts | null): number {
     const c = toColumns(message);
     const result = this.sql(
-      `INSERT INTO messages (role, content, tool_calls, tool_call_id, tool_text, stopped, facts, in_transcript) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-    ).run(c.role, c.content, c.tool_calls, c.tool_call_id, c.tool_text, c.stopped, facts && JSON.stringify(facts), 1);
+      `INSERT INTO messages (role, content, tool_calls, tool_call_id, tool_text, stopped, images, facts, in_transcript) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ).run(c.role, c.content, c.tool_calls, c.tool_call_id, c.tool_text, c.stopped, c.images, facts && JSON.stringify(facts), 1);
     return Number(result.lastInsertRowid);
   }
 

@@ -1,4 +1,4 @@
-import { isFenced, restoreTags } from '../../shared/fences';
+import { isFenceLine, isFenced, restoreTags } from '../../shared/fences';
 
 /** What FTS5's highlight() puts around each match here: characters no message carries. */
 export const MATCH_OPEN = '\u0002';
@@ -26,10 +26,16 @@ export function snippetOf(highlighted: string, words: number): string {
   return `${from > 0 ? '…' : ''}${window}${to < all.length ? '…' : ''}`.replaceAll(MATCH_OPEN, '[').replaceAll(MATCH_CLOSE, ']');
 }
 
-/** The fence's first and last lines (the tags, which hold no newline) removed when the text is fenced. */
+/**
+ * The fence tag lines removed when the text is fenced: a tool result's first and last, a user
+ * message's around the words and around each attached file (inside, every tag is defused).
+ */
 function withoutFence(highlighted: string): string {
   if (!isFenced(highlighted.replace(MARKS, ''))) return highlighted;
-  return highlighted.slice(highlighted.indexOf('\n') + 1, highlighted.lastIndexOf('\n'));
+  return highlighted
+    .split('\n')
+    .filter((line) => !isFenceLine(line.replace(MARKS, '')))
+    .join('\n');
 }
 
 /** Drops a close mark with no open one before it and closes a mark left open, so every [ has its ]. */

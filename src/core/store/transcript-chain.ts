@@ -17,8 +17,8 @@ export interface Segment {
   to: number;
 }
 
-export type StoredMessage = Pick<MessageColumns, 'role' | 'content' | 'tool_calls' | 'tool_call_id' | 'stopped'>;
-export const MESSAGE_COLUMNS = 'm.role, m.content, m.tool_calls, m.tool_call_id, m.stopped';
+export type StoredMessage = Pick<MessageColumns, 'role' | 'content' | 'tool_calls' | 'tool_call_id' | 'stopped' | 'images'>;
+export const MESSAGE_COLUMNS = 'm.role, m.content, m.tool_calls, m.tool_call_id, m.stopped, m.images';
 const END = Number.MAX_SAFE_INTEGER;
 
 interface ForkRow {

@@ -4,6 +4,7 @@
  * transcript, including turns compaction removed from the working context.
  */
 import { z } from 'zod';
+import { contentAsText } from '../../shared/attachments';
 import type { ChatMessage, SearchHit } from '../../shared/types';
 import { dataBlock } from './data-block';
 import { defineTool } from './tool';
@@ -42,6 +43,7 @@ export const searchSessionsTool = defineTool({
 
 function formatMessage(index: number, m: ChatMessage): string {
   if (m.role === 'tool') return `[${index}] tool result (${m.tool_call_id}): ${clip(m.content)}`;
+  if (m.role === 'user') return `[${index}] user: ${clip(contentAsText(m.content))}`;
   if (m.role !== 'assistant') return `[${index}] ${m.role}: ${clip(m.content)}`;
   const calls = (m.tool_calls ?? []).map((c) => `\n    → ${c.function.name}(${clip(c.function.arguments)}) [${c.id}]`);
   return `[${index}] assistant: ${m.content === null ? '' : clip(m.content)}${calls.join('')}`;

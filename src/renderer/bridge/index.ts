@@ -55,10 +55,3 @@ function takeTokenFromUrl(): string | null {
   history.replaceState(null, '', window.location.pathname + window.location.search);
   return token;
 }
-
-/** Browser mode only: the URL a DownloadURL drag hands to the browser to fetch the export. */
-export function downloadUrl(sessionId: string): string | null {
-  const token = sessionStorage.getItem(TOKEN_KEY);
-  if (window.loom || !token) return null;
-  return `${window.location.origin}/api/download/${encodeURIComponent(sessionId)}?token=${encodeURIComponent(token)}`;
-}

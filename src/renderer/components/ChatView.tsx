@@ -1,5 +1,5 @@
 /**
- * One open session: header (title, model, context meter, changed files, Compact now, Fork, Info),
+ * One open session: header (title, model, context meter, changed files, Compact now, Fork, Info, Export),
  * the transcript, the turn's error banner and notices, and the message box.
  */
 import { Suspense, lazy, useMemo, useState, useSyncExternalStore } from 'react';
@@ -9,6 +9,7 @@ import { useBranchPoints } from '../state/branches';
 import { isBusy, type ChatSession } from '../state/chat-session';
 import { useSessionMeta } from '../state/session-meta';
 import { ErrorBanner } from './Banners';
+import { ExportMenu } from './ExportMenu';
 import { Composer } from './Composer';
 import { ContextMeter } from './ContextMeter';
 import { BranchActionsContext, type BranchActions } from './MessageActions';
@@ -93,6 +94,7 @@ export function ChatView({ chat, onAction, onShowChanges, branching, scrollToMes
         <button type="button" onClick={() => meta && onAction('info', meta)} disabled={!meta}>
           Info
         </button>
+        <ExportMenu disabled={!meta} onExport={(format) => meta && onAction(`export:${format}`, meta)} />
       </header>
       {archived && meta && (
         <div className="banner banner-info" role="status">

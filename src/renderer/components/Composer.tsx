@@ -1,9 +1,14 @@
 /**
- * The message box. Enter sends, Shift+Enter starts a new line. When a turn fails (the
- * model server is down…) the typed message comes back into the box, so nothing is lost.
+ * The message box. Enter sends, Shift+Enter starts a new line. Files are attached with the
+ * paperclip, by dropping them on the box or by pasting them; each shows as a chip, removable
+ * until the message is sent (docs/DESIGN.md#attachments). When a turn fails (the model
+ * server is down…) the typed message and its files come back, so nothing is lost.
  */
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useRef, useState, type DragEvent } from 'react';
+import { MAX_ATTACHMENTS, type Attachment } from '../../shared/attachments';
+import { readAttachment } from '../lib/attachments';
 import type { ChatSession } from '../state/chat-session';
+import { AttachmentChips } from './AttachmentChips';
 
 interface ComposerProps {
   chat: ChatSession;
@@ -13,33 +18,95 @@ interface ComposerProps {
 
 export function Composer({ chat, busy, disabled }: ComposerProps) {
   const [text, setTextState] = useState(chat.draft);
+  const [attachments, setAttachmentsState] = useState(chat.draftAttachments);
+  const [dropping, setDropping] = useState(false);
   const box = useRef<HTMLTextAreaElement>(null);
+  const picker = useRef<HTMLInputElement>(null);
   const setText = (value: string) => {
     chat.draft = value;
     setTextState(value);
+  };
+  const setAttachments = (files: Attachment[]) => {
+    chat.draftAttachments = files;
+    setAttachmentsState(files);
+  };
+
+  /** Reads the files and adds the good ones; each refused one is named in the error line. */
+  const attach = async (files: File[]) => {
+    if (files.length === 0 || disabled) return;
+    const room = MAX_ATTACHMENTS - chat.draftAttachments.length;
+    const read = await Promise.allSettled(files.slice(0, Math.max(0, room)).map(readAttachment));
+    const problems = read.flatMap((r) => (r.status === 'rejected' ? [(r.reason as Error).message] : []));
+    if (files.length > room) problems.push(`A message can carry at most ${MAX_ATTACHMENTS} files.`);
+    setAttachments([...chat.draftAttachments, ...read.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []))]);
+    if (problems.length) chat.setError(problems.join(' '));
+  };
+  /** Files dropped on the box are attached; preventDefault tells the window not to import them (state/import-drop.ts). */
+  const onDrop = (event: DragEvent) => {
+    if (!event.dataTransfer.types.includes('Files') || disabled) return;
+    event.preventDefault();
+    setDropping(false);
+    void attach([...event.dataTransfer.files]);
+  };
+  const onDragOver = (event: DragEvent) => {
+    if (!event.dataTransfer.types.includes('Files') || disabled) return;
+    event.preventDefault();
+    event.dataTransfer.dropEffect = 'copy';
+    setDropping(true);
   };
 
   useEffect(() => {
     if (!disabled) box.current?.focus();
   }, [disabled]);
 
+  const ready = text.trim().length > 0 || attachments.length > 0;
   const submit = async () => {
     const message = text;
-    if (!message.trim() || busy || disabled) return;
+    const files = attachments;
+    if (!ready || busy || disabled) return;
     setText('');
-    const ok = await chat.send(message);
-    // Keep what was typed: put it back unless the user has started typing something new.
-    if (!ok && chat.draft === '') setText(message);
+    setAttachments([]);
+    const ok = await chat.send(message, files);
+    // Keep what was typed and attached: put it back unless the user has started a new message.
+    if (!ok && chat.draft === '' && chat.draftAttachments.length === 0) {
+      setText(message);
+      setAttachments(files);
+    }
   };
 
   return (
     <form
-      className="composer"
+      className={`composer${dropping ? ' dropping' : ''}`}
       onSubmit={(event) => {
         event.preventDefault();
         void submit();
       }}
+      onDragOver={onDragOver}
+      onDragLeave={() => setDropping(false)}
+      onDrop={onDrop}
     >
+      {attachments.length > 0 && <AttachmentChips files={attachments} onRemove={(index) => setAttachments(attachments.filter((_, i) => i !== index))} />}
+      <button
+        type="button"
+        className="icon attach"
+        aria-label="Attach files"
+        title="Attach text files or images"
+        disabled={disabled}
+        onClick={() => picker.current?.click()}
+      >
+        <span aria-hidden="true">📎</span>
+      </button>
+      <input
+        ref={picker}
+        type="file"
+        multiple
+        hidden
+        aria-label="Files to attach"
+        onChange={(event) => {
+          void attach([...(event.target.files ?? [])]);
+          event.target.value = '';
+        }}
+      />
       <textarea
         ref={box}
         aria-label="Message"
@@ -48,6 +115,13 @@ export function Composer({ chat, busy, disabled }: ComposerProps) {
         disabled={disabled}
         rows={3}
         onChange={(e) => setText(e.target.value)}
+        onPaste={(e) => {
+          // Pasted files (a screenshot, say) are attached; pasted text goes in as typed.
+          const files = [...e.clipboardData.files];
+          if (files.length === 0) return;
+          e.preventDefault();
+          void attach(files);
+        }}
         onKeyDown={(e) => {
           if (e.key === 'Enter' && !e.shiftKey && !e.nativeEvent.isComposing) {
             e.preventDefault();
@@ -60,7 +134,7 @@ export function Composer({ chat, busy, disabled }: ComposerProps) {
           Stop
         </button>
       ) : (
-        <button type="submit" className="primary" disabled={disabled || !text.trim()} aria-keyshortcuts="Enter">
+        <button type="submit" className="primary" disabled={disabled || !ready} aria-keyshortcuts="Enter">
           Send
         </button>
       )}

@@ -5,10 +5,11 @@
  * replies: their facts and copy buttons (MessageFooter).
  */
 import { memo, useMemo, type ReactNode } from 'react';
-import type { ChatMessage, MessageFacts, ToolCall } from '../../shared/types';
+import type { ChatMessage, MessageFacts, ToolCall, UserMessage } from '../../shared/types';
 import type { CompactionMarker } from '../state/chat-session';
 import { formatCount, localTime } from '../lib/format';
-import { prettyArguments, toolText, userText } from '../lib/display';
+import { prettyArguments, toolText, userParts } from '../lib/display';
+import { inlineImageSrc } from '../lib/markdown';
 import { CopyButton } from './CopyButton';
 import { Markdown } from './Markdown';
 import { MessageFooter } from './MessageFooter';
@@ -35,7 +36,7 @@ export const MessageRow = memo(function MessageRow({ message, facts, toolName, c
       return (
         <article className="msg msg-user" aria-label="You">
           <div className="msg-who">You</div>
-          <div className="msg-text">{userText(message.content)}</div>
+          <UserContent content={message.content} />
           <MessageFooter message={message} facts={facts} />
           {children}
         </article>
@@ -62,6 +63,33 @@ export const MessageRow = memo(function MessageRow({ message, facts, toolName, c
       );
   }
 });
+
+/** The user's words, then each attached text file as a card (its name, the content folded) and each image as a thumbnail. */
+function UserContent({ content }: { content: UserMessage['content'] }) {
+  const { text, files, images } = useMemo(() => userParts(content), [content]);
+  return (
+    <>
+      {text && <div className="msg-text">{text}</div>}
+      {files.map((file, i) => (
+        <details key={i} className="card attached-file" aria-label={`Attached file ${file.name}`}>
+          <summary>
+            <span className="card-kind">File</span> <code>{file.name}</code>
+          </summary>
+          <pre className="card-body">{file.text}</pre>
+        </details>
+      ))}
+      {images.length > 0 && (
+        <div className="msg-images">
+          {images.map((url, i) => {
+            // Raster data URLs only, as for a reply's images (lib/markdown.ts).
+            const src = inlineImageSrc(url);
+            return src && <img key={i} className="thumb" src={src} alt={`Attached image ${i + 1}`} />;
+          })}
+        </div>
+      )}
+    </>
+  );
+}
 
 function ToolCallCard({ call }: { call: ToolCall }) {
   const args = useMemo(() => prettyArguments(call.function.arguments), [call.function.arguments]);

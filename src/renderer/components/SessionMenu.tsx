@@ -31,7 +31,9 @@ export function SessionMenu({
     ['rename', 'Rename…'],
     ['fork', 'Fork'],
     [meta.archived ? 'unarchive' : 'archive', meta.archived ? 'Unarchive' : 'Archive'],
-    ['export', 'Export'],
+    ['export:json', 'Export as JSON'],
+    ['export:markdown', 'Export as Markdown'],
+    ['export:html', 'Export as HTML'],
     ['info', 'Info'],
     ['delete', 'Delete…'],
   ];

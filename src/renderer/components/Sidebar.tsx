@@ -5,18 +5,18 @@
  * screen, fetched a page at a time as the user scrolls. Collapsible to a narrow rail.
  */
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { useEffect, useRef, useState, type DragEvent, type RefObject } from 'react';
-import { exportFileName } from '../../shared/export-name';
+import { useEffect, useRef, useState, type RefObject } from 'react';
+import type { ExportFormat } from '../../shared/contract';
 import { messageCountText } from '../../shared/message-count';
 import type { SessionMeta } from '../../shared/types';
-import { downloadUrl, isDesktop } from '../bridge';
 import { useBridge } from '../bridge/context';
 import { relativeTime, sessionLabel } from '../lib/format';
+import { useDragExport } from '../state/drag-export';
 import { useSessionList, type SidebarItem } from '../state/session-list';
 import { SessionMenu } from './SessionMenu';
 import { Snippet } from './Snippet';
 
-export type SessionAction = 'open' | 'rename' | 'fork' | 'archive' | 'unarchive' | 'export' | 'delete' | 'info';
+export type SessionAction = 'open' | 'rename' | 'fork' | 'archive' | 'unarchive' | `export:${ExportFormat}` | 'delete' | 'info';
 
 interface SidebarProps {
   searchRef: RefObject<HTMLInputElement | null>;
@@ -70,20 +70,7 @@ export function Sidebar(props: SidebarProps) {
     else onAction('open', item);
   };
 
-  const onDragStart = (event: DragEvent, item: SidebarItem) => {
-    if (isDesktop()) {
-      // Electron drags a real temporary file: the main process starts the native drag.
-      event.preventDefault();
-      bridge.invoke('sessions.startDrag', { id: item.id }).catch((err: Error) => props.onError(err.message));
-      return;
-    }
-    const url = downloadUrl(item.id);
-    if (!url) return;
-    const name = exportFileName(item.title ?? item.id);
-    event.dataTransfer.effectAllowed = 'copy';
-    event.dataTransfer.setData('DownloadURL', `application/json:${name}:${url}`);
-    event.dataTransfer.setData('text/plain', name);
-  };
+  const dragExport = useDragExport(props.onError);
 
   return (
     <aside className={`sidebar${props.collapsed ? ' collapsed' : ''}`} aria-label="Sessions">
@@ -157,7 +144,8 @@ export function Sidebar(props: SidebarProps) {
                   className={`session-row${item.id === activeId ? ' active' : ''}${item.archived ? ' archived' : ''}`}
                   style={{ transform: `translateY(${row.start}px)` }}
                   draggable
-                  onDragStart={(event) => onDragStart(event, item)}
+                  onPointerDown={() => dragExport.prepare(item.id)}
+                  onDragStart={(event) => dragExport.start(event, item.id)}
                   onContextMenu={(event) => {
                     event.preventDefault();
                     setMenu({ meta: item, x: event.clientX, y: event.clientY, opener: event.currentTarget.querySelector<HTMLElement>('.session-actions') });

@@ -2,10 +2,10 @@
  * How stored messages read on screen: without the fences the engine puts around user words
  * and tool results for the model (shared/fences.ts).
  */
-import { toolText, userText } from '../../shared/fences';
+import { toolText, userParts, userText } from '../../shared/fences';
 import type { ChatMessage } from '../../shared/types';
 
-export { toolText, userText };
+export { toolText, userParts, userText };
 
 /** Tool arguments as indented JSON when they parse, as given otherwise. */
 export function prettyArguments(args: string): string {

@@ -7,6 +7,7 @@
  * comes from a bridge answer or an engine event.
  */
 import type { ApprovalAnswer } from '../../shared/approvals';
+import type { Attachment } from '../../shared/attachments';
 import type { BridgeEvent, LoomBridge, PendingRequest, SessionInfo } from '../../shared/contract';
 import type { ApprovalDetails } from '../../shared/engine-events';
 import type { ChatMessage, MessageFacts, SessionMeta } from '../../shared/types';
@@ -89,6 +90,8 @@ export interface Notice {
 type Listener = () => void;
 
 export class ChatSession {
+  /** Files attached to the unsent message, kept while other tabs are shown (too large for the saved drafts, state/drafts.ts). */
+  draftAttachments: Attachment[] = [];
   private pages = new Map<number, ChatMessage[]>();
   /** Each page's message facts, aligned with `pages` (null for a message without). */
   private factPages = new Map<number, (MessageFacts | null)[]>();
@@ -373,9 +376,9 @@ export class ChatSession {
     return reverted;
   }
 
-  /** Sends a message and runs the turn; resolves to false when it failed (the error is shown). */
-  send(text: string): Promise<boolean> {
-    return this.runTurn(() => this.bridge.invoke('chat.send', { sessionId: this.id, text }));
+  /** Sends a message (with its attachments) and runs the turn; resolves to false when it failed (the error is shown). */
+  send(text: string, attachments: Attachment[] = []): Promise<boolean> {
+    return this.runTurn(() => this.bridge.invoke('chat.send', { sessionId: this.id, text, ...(attachments.length ? { attachments } : {}) }));
   }
 
   /** Asks the model to go on after a stopped reply. */
