@@ -93,8 +93,8 @@ test.describe('with notifications allowed', () => {
 });
 
 test('notifications are offered once, on first need, and "Not now" is remembered', async ({ page, loom }) => {
-  loom.store.create({ title: 'Heron notes', cwd: loom.projectDir });
-  loom.store.create({ title: 'Egret notes', cwd: loom.projectDir });
+  const heron = loom.store.create({ title: 'Heron notes', cwd: loom.projectDir });
+  const egret = loom.store.create({ title: 'Egret notes', cwd: loom.projectDir });
   let release!: () => void;
   loom.model.enqueue({ text: 'First reply.', pauseAfterChunks: 0, resume: new Promise<void>((r) => (release = r)) }, SUMMARY('Heron notes'), {
     text: 'Second reply.',
@@ -117,6 +117,7 @@ test('notifications are offered once, on first need, and "Not now" is remembered
   await offer.getByRole('button', { name: 'Not now' }).click();
   await expect(offer).toHaveCount(0);
 
+  await tabsSaved(loom, [heron.id, egret.id], egret.id);
   await page.reload();
   await tabs(page)
     .getByRole('tab', { name: /^Heron notes/ })
