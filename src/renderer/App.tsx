@@ -264,7 +264,7 @@ export function App({ initialSettings, appInfo }: { initialSettings: Settings; a
     <div className={`app${sidebar.collapsed ? ' sidebar-collapsed' : ''}`} {...importDrop.handlers}>
       {importDrop.dragging && (
         <div className="drop-target" role="status">
-          <span>Drop Loom session exports (.json) to import them</span>
+          <span>Drop Loom session files (.loom, .json) to import them</span>
         </div>
       )}
       <Sidebar

@@ -4,7 +4,8 @@
  * replaced. Every export file name is made here: the Export menu's download, the browser's
  * drag link and the desktop's dragged file.
  */
-const EXTENSIONS = { json: 'json', markdown: 'md', html: 'html' } as const;
+/** The JSON export is a Loom session file: `.loom`, which the desktop app opens (docs/RELEASING.md). */
+const EXTENSIONS = { json: 'loom', markdown: 'md', html: 'html' } as const;
 
 export function exportFileName(meta: { id: string; title: string | null; summary: string | null }, format: keyof typeof EXTENSIONS = 'json'): string {
   const name = meta.title || meta.summary || `Session ${meta.id.slice(0, 8)}`;

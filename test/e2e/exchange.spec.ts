@@ -80,7 +80,7 @@ test('the session menu exports JSON, Markdown and HTML, each named after the tit
   await openLoom(page, loom);
 
   const json = await saved(Promise.all([page.waitForEvent('download'), sessionAction(page, 'Heron notes', 'Export as JSON')]).then(([d]) => d));
-  expect(json.name).toBe('Heron notes.json');
+  expect(json.name).toBe('Heron notes.loom');
   expect(withoutTimestamp(json.text)).toBe(withoutTimestamp(cliExport(loom, meta.id)));
 
   const markdown = await saved(Promise.all([page.waitForEvent('download'), sessionAction(page, 'Heron notes', 'Export as Markdown')]).then(([d]) => d));
@@ -140,7 +140,7 @@ test('dropping exports on the window imports each and opens it; a file that is n
   const before = loom.store.list().length;
 
   // While files are over the window, it says what a drop does.
-  const target = page.getByRole('status').filter({ hasText: 'Drop Loom session exports (.json) to import them' });
+  const target = page.getByRole('status').filter({ hasText: 'Drop Loom session files (.loom, .json) to import them' });
   await dispatchFiles(page.getByRole('complementary', { name: 'Sessions' }), ['dragover'], files);
   await expect(target).toBeVisible();
   await dispatchFiles(page.getByRole('region', { name: 'No session open' }), ['dragover', 'drop'], files);
@@ -175,14 +175,14 @@ test('drag-export hands out a single-use ticket URL without the token; it serves
   const [mime, name, ...rest] = dragData.split(':');
   const url = rest.join(':');
   expect(mime).toBe('application/json');
-  expect(name).toBe('Export me.json');
+  expect(name).toBe('Export me.loom');
   expect(url).toMatch(new RegExp(`^${loom.mode.server.origin}/download/[A-Za-z0-9_-]{43}$`));
   expect(url).not.toContain(loom.mode.server.token);
   expect(url).not.toContain('token');
 
   const dragged = await page.request.get(url);
   expect(dragged.status()).toBe(200);
-  expect(dragged.headers()['content-disposition']).toContain('filename="Export me.json"');
+  expect(dragged.headers()['content-disposition']).toContain('filename="Export me.loom"');
   expect(withoutTimestamp(await dragged.text())).toBe(withoutTimestamp(cliExport(loom, meta.id)));
 
   const again = await page.request.get(url);

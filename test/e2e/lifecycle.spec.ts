@@ -90,7 +90,7 @@ test('the exported file equals `loom --export`', async ({ page, loom }) => {
   const download = page.waitForEvent('download');
   await sessionAction(page, 'Export me', 'Export as JSON');
   const file = await download;
-  expect(file.suggestedFilename()).toBe('Export me.json');
+  expect(file.suggestedFilename()).toBe('Export me.loom');
   const exported = fs.readFileSync(await file.path(), 'utf8');
 
   const cli = execFileSync(process.execPath, ['bin/loom.js', '--data-dir', loom.dataDir, '--export', meta.id], { encoding: 'utf8' });

@@ -189,7 +189,7 @@ export function Sidebar(props: SidebarProps) {
           <input
             ref={importInput}
             type="file"
-            accept=".json,application/json"
+            accept=".loom,.json,application/json"
             aria-label="Session export file to import"
             hidden
             onChange={(e) => {
