@@ -6,6 +6,7 @@
  * process works in is not renamed, archived nor deleted: docs/DESIGN.md#who-may-change-a-session).
  */
 import fs from 'node:fs';
+import os from 'node:os';
 import type { LoomConfig } from '../core/config';
 import { counted } from '../core/counted';
 import { LoomEngine } from '../core/engine';
@@ -13,6 +14,9 @@ import { LoomError, errorMessage } from '../core/errors';
 import { SessionStore } from '../core/store/session-store';
 import { CALL_KINDS, type SearchHit, type SessionMeta, type SessionUsage, type UsageTotals } from '../shared/types';
 import { formatCost, formatCount, localTime, oneLine, relativeTime, renderTable, truncate, uniquePrefixes, type Column } from './format';
+import type { ImportSummary } from '../core/import/run';
+import type { ImportSourceName } from '../core/import/sources';
+import { progressReporter, refusalLines, summaryLine } from './import-report';
 import type { LifecycleAction } from './options';
 import { terminalWidth, writeError, writeOut } from './output';
 
@@ -51,6 +55,8 @@ function perform(engine: LoomEngine, action: LifecycleAction, importText: string
       return store.exportSession(store.resolveId(action.id), action.format);
     case 'import':
       return importSession(engine, importText);
+    case 'import-from':
+      return importFrom(engine, action.source, action.path);
     case 'delete':
       return deleteSession(engine, action.id, action.yes);
   }
@@ -65,6 +71,19 @@ function importSession(engine: LoomEngine, text: string): string {
     );
   }
   return meta.id;
+}
+
+/** Progress and refusals on stderr, the one-line summary on stdout. */
+function importFrom(engine: LoomEngine, source: ImportSourceName, from: string | undefined): string {
+  const progress = progressReporter(process.stderr);
+  let summary: ImportSummary;
+  try {
+    summary = engine.importFrom({ source, path: from, home: os.homedir(), onProgress: progress });
+  } finally {
+    progress.finish();
+  }
+  for (const line of refusalLines(summary)) process.stderr.write(`${line}\n`);
+  return summaryLine(source, summary);
 }
 
 function deleteSession(engine: LoomEngine, idOrPrefix: string, yes: boolean): string {

@@ -413,6 +413,16 @@ export class SessionStore {
     return { meta: this.getMeta(id), closedCalls };
   }
 
+  /** Runs `fn` (calls of this store) in one write transaction: all of it is committed, or none of it. */
+  batch<T>(fn: () => T): T {
+    return this.write(fn);
+  }
+
+  /** A session imported from another agent keeps the dates it had there (docs/DESIGN.md#importing-from-other-agents). */
+  setDates(id: string, createdAt: string, updatedAt: string): void {
+    this.update(id, { created_at: createdAt, updated_at: updatedAt }, false);
+  }
+
   /**
    * Runs `fn` in one write transaction once no other live owner holds the session's lease,
    * so the check and the change cannot be split by another writer (docs/DESIGN.md#who-may-change-a-session); else the LoomError "Session ID is in use by pid N.".

@@ -1,0 +1,111 @@
+/**
+ * One `loom --import-from` run (docs/DESIGN.md#importing-from-other-agents): find the
+ * source's files, skip the ones unchanged since the last import (size and mtime, else
+ * the hash), parse the rest read-only and write what they hold. A file that cannot be
+ * read or parsed is reported and skipped; the run goes on.
+ */
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { LoomError, errorMessage, isLoomError } from '../errors';
+import { ImportRecords } from '../store/import-records';
+import type { SessionStore } from '../store/session-store';
+import { importSource, type ImportSourceName } from './sources';
+import { ImportWriter, zeroCounts, type WriteCounts } from './writer';
+
+export interface ImportRequest {
+  source: ImportSourceName;
+  /** A file or folder; the source's default location under `home` when absent. */
+  path?: string;
+  home: string;
+  /** Called after each file: how many are done of how many. */
+  onProgress?: (done: number, total: number) => void;
+  /** Called with each Loom session created or changed, after it is committed. */
+  onChanged?: (sessionId: string) => void;
+}
+
+export interface ImportSummary {
+  location: string;
+  usedDefault: boolean;
+  files: number;
+  unchangedFiles: number;
+  counts: WriteCounts;
+  /** "file:line: reason" for every line or file refused. */
+  refused: string[];
+  notUnderstood: Map<string, number>;
+}
+
+export function runImport(store: SessionStore, request: ImportRequest): ImportSummary {
+  const source = importSource(request.source);
+  const location = locationOf(request, source.defaultLocation, source.noDefault);
+  const files = sessionFiles(location, source.isSessionFile);
+  const records = new ImportRecords(store.db);
+  const writer = new ImportWriter(store, source.name);
+  const summary: ImportSummary = {
+    location,
+    usedDefault: request.path === undefined,
+    files: files.length,
+    unchangedFiles: 0,
+    counts: zeroCounts(),
+    refused: [],
+    notUnderstood: new Map(),
+  };
+  files.forEach((file, index) => {
+    importFile(file);
+    request.onProgress?.(index + 1, files.length);
+  });
+  return summary;
+
+  function importFile(file: string): void {
+    let text: string;
+    let stat: fs.Stats;
+    let hash: string;
+    try {
+      stat = fs.statSync(file);
+      const known = records.file(source.name, file);
+      if (known && known.size === stat.size && known.mtimeMs === stat.mtimeMs) return void summary.unchangedFiles++;
+      text = fs.readFileSync(file, 'utf8');
+      hash = createHash('sha256').update(text).digest('hex');
+      if (known?.hash === hash) {
+        records.saveFile(source.name, file, { size: stat.size, mtimeMs: stat.mtimeMs, hash });
+        return void summary.unchangedFiles++;
+      }
+    } catch (err) {
+      summary.refused.push(`${file}: could not be read (${errorMessage(err)}), skipped`);
+      return;
+    }
+    const parsed = source.parse(text, file);
+    summary.refused.push(...parsed.refused);
+    for (const [what, n] of parsed.notUnderstood) summary.notUnderstood.set(what, (summary.notUnderstood.get(what) ?? 0) + n);
+    for (const conversation of parsed.conversations) {
+      try {
+        for (const id of writer.write(conversation, summary.counts)) request.onChanged?.(id);
+      } catch (err) {
+        // A session another process is working in: the next import brings it up to date.
+        if (!isLoomError(err)) throw err;
+        summary.refused.push(`${file}: ${errorMessage(err)} Skipped; import again later.`);
+        return;
+      }
+    }
+    records.saveFile(source.name, file, { size: stat.size, mtimeMs: stat.mtimeMs, hash });
+  }
+}
+
+function locationOf(request: ImportRequest, defaultLocation: string | undefined, noDefault: string | undefined): string {
+  if (request.path !== undefined) return path.resolve(request.path);
+  if (defaultLocation === undefined)
+    throw new LoomError(`--import-from ${request.source} needs a PATH: ${noDefault ?? 'there is no default location'}.`, 'usage');
+  return path.join(request.home, defaultLocation);
+}
+
+/** The file itself, or the session files anywhere under the folder, in name order; a missing location is refused. */
+function sessionFiles(location: string, isSessionFile: (file: string) => boolean): string[] {
+  const stat = fs.statSync(location, { throwIfNoEntry: false });
+  if (!stat) throw new LoomError(`Nothing to import: ${location} does not exist.`, 'import_missing');
+  if (stat.isFile()) return [location];
+  const entries = fs.readdirSync(location, { recursive: true, withFileTypes: true });
+  return entries
+    .filter((entry) => entry.isFile() && isSessionFile(path.join(entry.parentPath, entry.name)))
+    .map((entry) => path.join(entry.parentPath, entry.name))
+    .sort();
+}
