@@ -10,9 +10,11 @@ import type { ToolCall } from '../../shared/types';
 import { NO_RESULT_ON_IMPORT } from '../store/context-rules';
 import { assistant, type ImportedItem } from './imported';
 
+/** In the key of a result the import wrote for a call without one. */
+export const NO_RESULT_KEY = '#no-result:';
+
 export interface PreparedBranch {
   items: ImportedItem[];
-  closedCalls: number;
   droppedResults: number;
 }
 
@@ -20,17 +22,15 @@ export function prepareBranch(source: readonly ImportedItem[]): PreparedBranch {
   const items: ImportedItem[] = [];
   let waiting: { key: string; calls: ToolCall[] } | undefined;
   const answered = new Set<string>();
-  let closedCalls = 0;
   let droppedResults = 0;
   const closeWaiting = () => {
     for (const call of waiting?.calls ?? []) {
       if (answered.has(call.id)) continue;
       items.push({
         kind: 'message',
-        key: `${waiting?.key}#no-result:${call.id}`,
+        key: `${waiting?.key}${NO_RESULT_KEY}${call.id}`,
         message: { role: 'tool', tool_call_id: call.id, content: NO_RESULT_ON_IMPORT },
       });
-      closedCalls++;
     }
     waiting = undefined;
     answered.clear();
@@ -56,7 +56,7 @@ export function prepareBranch(source: readonly ImportedItem[]): PreparedBranch {
     items.push(item);
   }
   closeWaiting();
-  return { items, closedCalls, droppedResults };
+  return { items, droppedResults };
 }
 
 function distinctCalls(calls: ToolCall[]): ToolCall[] {

@@ -13,7 +13,7 @@ import { estimateTotal } from '../model/tokens';
 import { ImportRecords, type ImportBranchRecord } from '../store/import-records';
 import type { SessionStore } from '../store/session-store';
 import type { ImportedConversation, ImportedItem } from './imported';
-import { prepareBranch } from './transcript';
+import { NO_RESULT_KEY, prepareBranch } from './transcript';
 
 export interface WriteCounts {
   created: number;
@@ -44,26 +44,45 @@ export class ImportWriter {
   write(conversation: ImportedConversation, counts: WriteCounts): string[] {
     return this.store.batch(() => {
       const held = this.records.branches(this.source, conversation.sourceId);
+      const claimed = new Set<ImportBranchRecord>();
       const touched: string[] = [];
-      for (const branch of conversation.branches) {
+      conversation.branches.forEach((branch, index) => {
         const prepared = prepareBranch(branch);
-        const id = this.writeBranch(conversation, prepared.items, held, counts);
-        if (id === undefined) continue;
-        counts.closedCalls += prepared.closedCalls;
-        counts.droppedResults += prepared.droppedResults;
+        const id = this.writeBranch(conversation, prepared.items, { held, claimed }, counts);
+        if (id === undefined) return;
+        if (index === 0) counts.droppedResults += prepared.droppedResults;
         touched.push(id);
-      }
+      });
       return touched;
     });
   }
 
-  private writeBranch(conversation: ImportedConversation, items: ImportedItem[], held: ImportBranchRecord[], counts: WriteCounts): string | undefined {
+  /**
+   * `claimed`: the sessions another branch of this conversation already holds or extends.
+   * Only an unclaimed one may be appended to: a path that is still a leaf in the source
+   * stays as it is, and the branch that goes on from it becomes a fork.
+   */
+  private writeBranch(
+    conversation: ImportedConversation,
+    items: ImportedItem[],
+    { held, claimed }: { held: ImportBranchRecord[]; claimed: Set<ImportBranchRecord> },
+    counts: WriteCounts,
+  ): string | undefined {
     const keys = items.map((item) => item.key.replace(/\n/g, ' '));
-    if (items.length === 0 || held.some((record) => isPrefix(keys, record.keys))) return undefined;
+    const holder = held.find((record) => isPrefix(keys, record.keys));
+    if (items.length === 0 || holder) {
+      if (holder && holder.keys.length === keys.length) claimed.add(holder);
+      return undefined;
+    }
     const best = longestShared(keys, held);
     let id: string;
     let from: number;
-    if (best && best.shared === best.record.keys.length && this.store.getMeta(best.record.sessionId).message_count === best.record.messageCount) {
+    if (
+      best &&
+      !claimed.has(best.record) &&
+      best.shared === best.record.keys.length &&
+      this.store.getMeta(best.record.sessionId).message_count === best.record.messageCount
+    ) {
       ({ sessionId: id } = best.record);
       from = best.shared;
       this.store.whileFree(id, () => this.append(id, items, from, counts));
@@ -81,6 +100,7 @@ export class ImportWriter {
     const record = { sessionId: id, keys, messageCount: this.store.getMeta(id).message_count };
     this.records.saveBranch(this.source, conversation.sourceId, record);
     held.push(record);
+    claimed.add(record);
     return id;
   }
 
@@ -97,6 +117,7 @@ export class ImportWriter {
         if (index < from) return;
         this.store.appendMessage(id, item.message);
         counts.messages++;
+        if (isClosingResult(item.key)) counts.closedCalls++;
       } else if (index >= from) {
         const context = [boundaryMessage(item.summary), ...keptMessages(path, item.keptFrom)];
         const after = estimateTotal(context);
@@ -115,6 +136,10 @@ function keptMessages(path: Keyed[], keptFrom: string | undefined): ChatMessage[
   if (start < 0) return [];
   while (start < path.length && path[start].message.role === 'tool') start++;
   return path.slice(start).map((entry) => entry.message);
+}
+
+function isClosingResult(key: string): boolean {
+  return key.includes(NO_RESULT_KEY);
 }
 
 function messagesIn(items: ImportedItem[]): number {
