@@ -14,7 +14,7 @@ import { LoomError, errorMessage } from '../core/errors';
 import { SessionStore } from '../core/store/session-store';
 import { CALL_KINDS, type SearchHit, type SessionMeta, type SessionUsage, type UsageTotals } from '../shared/types';
 import { formatCost, formatCount, localTime, oneLine, relativeTime, renderTable, truncate, uniquePrefixes, type Column } from './format';
-import type { ImportSummary } from '../core/import/run';
+import { importFiles, type ImportSummary } from '../core/import/run';
 import type { ImportSourceName } from '../core/import/sources';
 import { progressReporter, refusalLines, summaryLine } from './import-report';
 import type { LifecycleAction } from './options';
@@ -24,6 +24,8 @@ import { terminalWidth, writeError, writeOut } from './output';
 export async function runLifecycle(action: LifecycleAction, config: LoomConfig): Promise<number> {
   // Read the import before touching the store, so a bad file leaves no trace at all.
   const importText = action.kind === 'import' ? await readImportFile(action.file) : '';
+  // Likewise a missing --import-from location.
+  if (action.kind === 'import-from') importFiles({ source: action.source, path: action.path, home: os.homedir() });
   const store = SessionStore.open(config.dataDir);
   let text: string;
   try {

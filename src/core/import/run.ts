@@ -37,8 +37,7 @@ export interface ImportSummary {
 
 export function runImport(store: SessionStore, request: ImportRequest): ImportSummary {
   const source = importSource(request.source);
-  const location = locationOf(request, source.defaultLocation, source.noDefault);
-  const files = sessionFiles(location, source.isSessionFile);
+  const { location, files } = importFiles(request);
   const records = new ImportRecords(store.db);
   const writer = new ImportWriter(store, source.name);
   const summary: ImportSummary = {
@@ -91,11 +90,18 @@ export function runImport(store: SessionStore, request: ImportRequest): ImportSu
   }
 }
 
-function locationOf(request: ImportRequest, defaultLocation: string | undefined, noDefault: string | undefined): string {
-  if (request.path !== undefined) return path.resolve(request.path);
-  if (defaultLocation === undefined)
+/**
+ * Where the import reads and the session files there, found before anything is written: a
+ * missing location is refused with the store untouched.
+ */
+export function importFiles(request: Pick<ImportRequest, 'source' | 'path' | 'home'>): { location: string; files: string[] } {
+  const { defaultLocation, noDefault, isSessionFile } = importSource(request.source);
+  let location: string;
+  if (request.path !== undefined) location = path.resolve(request.path);
+  else if (defaultLocation === undefined)
     throw new LoomError(`--import-from ${request.source} needs a PATH: ${noDefault ?? 'there is no default location'}.`, 'usage');
-  return path.join(request.home, defaultLocation);
+  else location = path.join(request.home, defaultLocation);
+  return { location, files: sessionFiles(location, isSessionFile) };
 }
 
 /** The file itself, or the session files anywhere under the folder, in name order; a missing location is refused. */

@@ -105,7 +105,9 @@ export class ImportWriter {
   }
 
   private create(conversation: ImportedConversation): string {
-    return this.store.create({ title: conversation.title, cwd: conversation.cwd, model: conversation.model }).id;
+    const { id } = this.store.create({ title: conversation.title, cwd: conversation.cwd, model: conversation.model });
+    this.store.setStatus(id, 'saved');
+    return id;
   }
 
   /** Appends items[from..]; a compaction records the context it left: its summary, then the messages it kept. */
