@@ -58,16 +58,14 @@ export function assistant(content: string | null, calls: ToolCall[] = []): Assis
 
 /** A title as a list shows it: one line, at most 80 characters, no control characters. */
 export function titleFrom(text: string | null | undefined): string | null {
-  const line = clean(text ?? '')
-    .replace(/\s+/g, ' ')
-    .trim();
+  const line = clean((text ?? '').replace(/\s+/g, ' ')).trim();
   if (!line) return null;
   return line.length > 80 ? `${line.slice(0, 79)}…` : line;
 }
 
-/** Text without control characters other than newline and tab (a cwd or title is printed to terminals). */
+/** Text without control characters (a cwd or title is printed to terminals, and an export refuses them in a cwd). */
 export function clean(text: string): string {
-  return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, '');
+  return text.replace(/\p{Cc}/gu, '');
 }
 
 export function isoTime(value: unknown): string | undefined {
