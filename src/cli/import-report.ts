@@ -50,7 +50,7 @@ export function summaryLine(source: string, summary: ImportSummary): string {
   const skipped = [`${summary.unchangedFiles} unchanged`];
   if (summary.refused.length) skipped.push(`${summary.refused.length} refused (listed above)`);
   if (c.closedCalls) skipped.push(`${counted(c.closedCalls, 'tool call')} without a result closed`);
-  if (c.droppedResults) skipped.push(`${counted(c.droppedResults, 'tool result')} without its call left out`);
+  if (c.droppedResults) skipped.push(`${counted(c.droppedResults, 'tool result')} without a call left out`);
   const notUnderstood = [...summary.notUnderstood].map(([what, n]) => `${what} ×${n}`);
   const tail = notUnderstood.length ? `; not understood, skipped: ${notUnderstood.join(', ')}` : '';
   return `Imported from ${source} (${where}): ${counted(summary.files, 'file')} (${parts.join(', ')}); files skipped: ${skipped.join(', ')}${tail}.`;

@@ -208,7 +208,7 @@ function locateRecordedCompactions(db: Database.Database): { id: number; transcr
 /** What `loom --import-from` remembers (docs/DESIGN.md#importing-from-other-agents), so a re-import adds nothing. */
 const IMPORT_RECORDS = `
   -- One row per source file read: unchanged size and mtime skip it unread, an unchanged hash skips it unparsed.
-  CREATE TABLE import_files (
+  CREATE TABLE IF NOT EXISTS import_files (
     source TEXT NOT NULL,
     path TEXT NOT NULL,
     size INTEGER NOT NULL,
@@ -219,14 +219,14 @@ const IMPORT_RECORDS = `
   -- One row per Loom session an import wrote: the source's session and the keys of the
   -- entries its transcript holds (root to tip, newline-separated), and the transcript
   -- length then, so a grown session is appended to only if nobody wrote to it since.
-  CREATE TABLE import_branches (
+  CREATE TABLE IF NOT EXISTS import_branches (
     session_id TEXT PRIMARY KEY REFERENCES sessions (id) ON DELETE CASCADE,
     source TEXT NOT NULL,
     source_id TEXT NOT NULL,
     keys TEXT NOT NULL,
     message_count INTEGER NOT NULL
   );
-  CREATE INDEX import_branches_by_source ON import_branches (source, source_id);
+  CREATE INDEX IF NOT EXISTS import_branches_by_source ON import_branches (source, source_id);
 `;
 
 export const MIGRATIONS: readonly Migration[] = [
