@@ -261,3 +261,51 @@ describe('locations', () => {
     expect(() => runImport(store, { source: 'opencode', home })).toThrow(/--import-from opencode needs a PATH: .*opencode export/);
   });
 });
+
+describe('entries of shapes no version wrote', () => {
+  const odd = [
+    { type: 'user', uuid: 'u1', message: { content: 5 } },
+    { type: 'assistant', uuid: 'a1', parentUuid: 'u1', message: { content: [null, 3, { type: 'tool_use' }, { type: 'text', text: 7 }] } },
+    {
+      type: 'user',
+      uuid: 'r1',
+      parentUuid: 'a1',
+      message: { content: [{ type: 'tool_result' }, { type: 'tool_result', tool_use_id: 'nope', content: { x: 1 } }] },
+    },
+    { type: 'user', uuid: 'u2', parentUuid: 'missing', message: 'text', version: '3.0.1' },
+    { type: 'session', version: 'two' },
+    { type: 'message', id: 'm', parentId: 'm', message: { role: 'assistant', content: 'plain' } },
+    { type: 'compaction', firstKeptEntryIndex: 999 },
+    { timestamp: 'yesterday', type: 'response_item', payload: { type: 'function_call_output', output: [null, { type: 'input_text' }] } },
+    { type: 'response_item', payload: null },
+    [1, 2, 3],
+    'a string',
+  ];
+
+  it.each(['claude-code', 'codex', 'pi'] as const)('%s: imports what it can, counts what it does not know, never throws', (source) => {
+    const store = openStore();
+    const file = writeFile(path.join(tempDir(), 'rollout-odd.jsonl'), jsonl(odd));
+    const summary = importInto(store, { source, path: file });
+    // Refused lines name their line; a parser that threw would refuse the whole file instead.
+    expect(summary.refused.every((line) => line.startsWith(`${file}:`))).toBe(true);
+    expect(summary.refused.filter((line) => line.includes('could not be read'))).toEqual([]);
+    expectValidContexts(store);
+  });
+
+  it('claude-code says when entries come from a major version newer than it knows', () => {
+    const store = openStore();
+    const file = writeFile(path.join(tempDir(), 's.jsonl'), jsonl(odd.slice(3, 4)));
+    expect(importInto(store, { source: 'claude-code', path: file }).notUnderstood.get('claude-code version 3.x entries (read as version 2.x)')).toBe(1);
+  });
+
+  it('opencode: messages and parts of the wrong shape', () => {
+    const store = openStore();
+    const doc = {
+      info: { id: 'ses_odd', time: 'never' },
+      messages: [null, 4, { info: { role: 'assistant' }, parts: 'x' }, { info: { id: 'u', role: 'user' }, parts: [null, { type: 'text', text: 'kept' }] }],
+    };
+    const file = writeFile(path.join(tempDir(), 'odd.json'), JSON.stringify(doc));
+    importInto(store, { source: 'opencode', path: file });
+    expect(contents(store.getTranscript(store.list()[0].id))).toEqual(['user:kept']);
+  });
+});

@@ -106,6 +106,7 @@ export function parseClaudeCode(text: string, file: string): ParsedFile {
     const parentUuid = str(entry.parentUuid) ?? str(entry.logicalParentUuid);
     const parent = parentUuid === undefined ? undefined : byUuid.get(parentUuid);
     if (parentUuid !== undefined && parent) visit(parentUuid, parent, seen);
+    noteNewerVersion(entry.version, parsed);
     sessionId ??= str(entry.sessionId);
     agentId ??= str(entry.agentId);
     cwd ??= str(entry.cwd);
@@ -134,6 +135,15 @@ export function parseClaudeCode(text: string, file: string): ParsedFile {
     branches,
   });
   return parsed;
+}
+
+/** The newest major version this importer was written against (2.1.x). */
+const KNOWN_MAJOR = 2;
+
+/** Counted once per entry, so the summary says how much of the file was read by a guess. */
+function noteNewerVersion(version: unknown, parsed: ParsedFile): void {
+  const major = typeof version === 'string' ? Number.parseInt(version, 10) : NaN;
+  if (major > KNOWN_MAJOR) noteNotUnderstood(parsed, `claude-code version ${major}.x entries (read as version ${KNOWN_MAJOR}.x)`);
 }
 
 /** The text of a real user prompt; undefined for tool results, meta entries, command wrappers and summaries. */

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { LoomError, errorMessage, isLoomError } from '../errors';
 import { ImportRecords } from '../store/import-records';
 import type { SessionStore } from '../store/session-store';
+import type { ParsedFile } from './imported';
 import { importSource, type ImportSourceName } from './sources';
 import { ImportWriter, zeroCounts, type WriteCounts } from './writer';
 
@@ -73,7 +74,14 @@ export function runImport(store: SessionStore, request: ImportRequest): ImportSu
       summary.refused.push(`${file}: could not be read (${errorMessage(err)}), skipped`);
       return;
     }
-    const parsed = source.parse(text, file);
+    let parsed: ParsedFile;
+    try {
+      parsed = source.parse(text, file);
+    } catch (err) {
+      // A shape no importer foresaw: this file is reported, the others are still imported.
+      summary.refused.push(`${file}: could not be read as a ${source.name} session (${errorMessage(err)}), skipped`);
+      return;
+    }
     summary.refused.push(...parsed.refused);
     for (const [what, n] of parsed.notUnderstood) summary.notUnderstood.set(what, (summary.notUnderstood.get(what) ?? 0) + n);
     for (const conversation of parsed.conversations) {
