@@ -126,6 +126,27 @@ describe('claude-code', () => {
   });
 });
 
+describe('a session another process works in', () => {
+  it('is not appended to: the file is reported, and the next import brings the session up to date', () => {
+    const store = openStore();
+    const other = openStore(store.dataDir);
+    const root = tempDir('loom-claude-');
+    const file = writeFile(path.join(root, 'p', `${CLAUDE_SESSION}.jsonl`), jsonl(claudeMain()));
+    importInto(store, { source: 'claude-code', path: root });
+    const [main] = store.list();
+    const lease = other.acquireLease(main.id, 'another-window');
+
+    fs.appendFileSync(file, jsonl(claudeGrowth()));
+    const held = importInto(store, { source: 'claude-code', path: root });
+    expect(held.refused.at(-1)).toBe(`${file}: Session ${main.id} is in use by pid ${process.pid}. Skipped; import again later.`);
+    expect(store.getMeta(main.id).message_count).toBe(main.message_count);
+
+    lease.release();
+    expect(importInto(store, { source: 'claude-code', path: root }).counts).toMatchObject({ grown: 1, messages: 2 });
+    expect(store.list()).toHaveLength(1);
+  });
+});
+
 describe('codex', () => {
   it('reads a rollout: injected context left out, calls joined to their message, the unanswered one closed, the compaction', () => {
     const store = openStore();
