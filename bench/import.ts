@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { runImport } from '../src/core/import/run';
+import { importFiles, runImport } from '../src/core/import/run';
 import { SessionStore } from '../src/core/store/session-store';
 import { formatMs, formatRatio, printTable, progress, timeOnce, type BenchSection } from './harness';
 import { Corpus } from './store-corpus';
@@ -30,9 +30,9 @@ function runImportBench(): void {
     const store = SessionStore.open(path.join(home, 'data'));
     try {
       // The search index is part of an import: a session must be searchable once it returns.
-      const first = timeOnce(() => (runImport(store, { source: 'claude-code', path: projects, home }), store.updateSearchIndex()));
+      const first = timeOnce(() => (runImport(store, importFiles({ source: 'claude-code', path: projects, home })), store.updateSearchIndex()));
       progress(`  first import: ${formatMs(first)}`);
-      const again = timeOnce(() => runImport(store, { source: 'claude-code', path: projects, home }));
+      const again = timeOnce(() => runImport(store, importFiles({ source: 'claude-code', path: projects, home })));
       progress(`  re-import unchanged: ${formatMs(again)}`);
       const messages = store.list({ limit: -1 }).reduce((n, s) => n + s.message_count, 0);
       const speedup = first / again;

@@ -14,8 +14,7 @@ import { LoomError, errorMessage } from '../core/errors';
 import { SessionStore } from '../core/store/session-store';
 import { CALL_KINDS, type SearchHit, type SessionMeta, type SessionUsage, type UsageTotals } from '../shared/types';
 import { formatCost, formatCount, localTime, oneLine, relativeTime, renderTable, truncate, uniquePrefixes, type Column } from './format';
-import { importFiles, type ImportSummary } from '../core/import/run';
-import type { ImportSourceName } from '../core/import/sources';
+import { importFiles, type ImportRequest, type ImportSummary } from '../core/import/run';
 import { progressReporter, refusalLines, summaryLine } from './import-report';
 import type { LifecycleAction } from './options';
 import { terminalWidth, writeError, writeOut } from './output';
@@ -24,13 +23,13 @@ import { terminalWidth, writeError, writeOut } from './output';
 export async function runLifecycle(action: LifecycleAction, config: LoomConfig): Promise<number> {
   // Read the import before touching the store, so a bad file leaves no trace at all.
   const importText = action.kind === 'import' ? await readImportFile(action.file) : '';
-  // Likewise a missing --import-from location.
-  if (action.kind === 'import-from') importFiles({ source: action.source, path: action.path, home: os.homedir() });
+  // Likewise the --import-from location and its files.
+  const importing = action.kind === 'import-from' ? importFiles({ source: action.source, path: action.path, home: os.homedir() }) : undefined;
   const store = SessionStore.open(config.dataDir);
   let text: string;
   try {
     const engine = new LoomEngine({ config, store, projectDir: process.cwd() });
-    text = perform(engine, action, importText);
+    text = perform(engine, action, importText, importing);
   } finally {
     store.close();
   }
@@ -38,7 +37,7 @@ export async function runLifecycle(action: LifecycleAction, config: LoomConfig):
   return 0;
 }
 
-function perform(engine: LoomEngine, action: LifecycleAction, importText: string): string {
+function perform(engine: LoomEngine, action: LifecycleAction, importText: string, importing: ImportRequest | undefined): string {
   const store = engine.store;
   switch (action.kind) {
     case 'list':
@@ -58,7 +57,7 @@ function perform(engine: LoomEngine, action: LifecycleAction, importText: string
     case 'import':
       return importSession(engine, importText);
     case 'import-from':
-      return importFrom(engine, action.source, action.path);
+      return importing ? importFrom(engine, importing) : '';
     case 'delete':
       return deleteSession(engine, action.id, action.yes);
   }
@@ -76,16 +75,16 @@ function importSession(engine: LoomEngine, text: string): string {
 }
 
 /** Progress and refusals on stderr, the one-line summary on stdout. */
-function importFrom(engine: LoomEngine, source: ImportSourceName, from: string | undefined): string {
+function importFrom(engine: LoomEngine, request: ImportRequest): string {
   const progress = progressReporter(process.stderr);
   let summary: ImportSummary;
   try {
-    summary = engine.importFrom({ source, path: from, home: os.homedir(), onProgress: progress });
+    summary = engine.importFrom({ ...request, onProgress: progress });
   } finally {
     progress.finish();
   }
   for (const line of refusalLines(summary)) process.stderr.write(`${line}\n`);
-  return summaryLine(source, summary);
+  return summaryLine(request.source, summary);
 }
 
 function deleteSession(engine: LoomEngine, idOrPrefix: string, yes: boolean): string {

@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runImport, type ImportRequest } from '../../src/core/import/run';
+import { importFiles, runImport, type ImportLocation } from '../../src/core/import/run';
 import { checkContext, NO_RESULT_ON_IMPORT } from '../../src/core/store/context-rules';
 import type { SessionStore } from '../../src/core/store/session-store';
 import type { ChatMessage } from '../../src/shared/types';
@@ -30,7 +30,7 @@ import {
 
 const contents = (messages: ChatMessage[]) =>
   messages.map((m) => `${m.role}:${m.content ?? ''}${m.role === 'assistant' && m.tool_calls ? `+${m.tool_calls.map((c) => c.id).join(',')}` : ''}`);
-const importInto = (store: SessionStore, request: Omit<ImportRequest, 'home'>) => runImport(store, { home: tempDir(), ...request });
+const importInto = (store: SessionStore, from: Omit<ImportLocation, 'home'>) => runImport(store, importFiles({ home: tempDir(), ...from }));
 const byTitle = (store: SessionStore, title: string) => store.list().filter((s) => s.title === title);
 
 function expectValidContexts(store: SessionStore): void {
@@ -276,10 +276,10 @@ describe('locations', () => {
     const store = openStore();
     const home = tempDir('loom-home-');
     writeFile(path.join(home, '.pi/agent/sessions/--x--/s.jsonl'), jsonl(piLinear()));
-    const summary = runImport(store, { source: 'pi', home });
+    const summary = runImport(store, importFiles({ source: 'pi', home }));
     expect(summary).toMatchObject({ location: path.join(home, '.pi/agent/sessions'), usedDefault: true, files: 1 });
-    expect(() => runImport(store, { source: 'codex', home })).toThrow(`Nothing to import: ${path.join(home, '.codex/sessions')} does not exist.`);
-    expect(() => runImport(store, { source: 'opencode', home })).toThrow(/--import-from opencode needs a PATH: .*opencode export/);
+    expect(() => importFiles({ source: 'codex', home })).toThrow(`Nothing to import: ${path.join(home, '.codex/sessions')} does not exist.`);
+    expect(() => importFiles({ source: 'opencode', home })).toThrow(/--import-from opencode needs a PATH: .*opencode export/);
   });
 });
 

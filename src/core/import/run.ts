@@ -1,6 +1,6 @@
 /**
  * One `loom --import-from` run (docs/DESIGN.md#importing-from-other-agents): find the
- * source's files, skip the ones unchanged since the last import (size and mtime, else
+ * source's files (before anything is opened for writing), skip the ones unchanged since the last import (size and mtime, else
  * the hash), parse the rest read-only and write what they hold. A file that cannot be
  * read or parsed is reported and skipped; the run goes on.
  */
@@ -14,11 +14,19 @@ import type { ParsedFile } from './imported';
 import { importSource, type ImportSourceName } from './sources';
 import { ImportWriter, zeroCounts, type WriteCounts } from './writer';
 
-export interface ImportRequest {
+/** Where to import from: a file or folder, else the source's default location under `home`. */
+export interface ImportLocation {
   source: ImportSourceName;
-  /** A file or folder; the source's default location under `home` when absent. */
   path?: string;
   home: string;
+}
+
+/** The files found there (importFiles), and who hears how the run goes. */
+export interface ImportRequest {
+  source: ImportSourceName;
+  location: string;
+  usedDefault: boolean;
+  files: string[];
   /** Called after each file: how many are done of how many. */
   onProgress?: (done: number, total: number) => void;
   /** Called with each Loom session created or changed, after it is committed. */
@@ -38,12 +46,12 @@ export interface ImportSummary {
 
 export function runImport(store: SessionStore, request: ImportRequest): ImportSummary {
   const source = importSource(request.source);
-  const { location, files } = importFiles(request);
+  const { location, usedDefault, files } = request;
   const records = new ImportRecords(store.db);
   const writer = new ImportWriter(store, source.name);
   const summary: ImportSummary = {
     location,
-    usedDefault: request.path === undefined,
+    usedDefault,
     files: files.length,
     unchangedFiles: 0,
     counts: zeroCounts(),
@@ -102,14 +110,13 @@ export function runImport(store: SessionStore, request: ImportRequest): ImportSu
  * Where the import reads and the session files there, found before anything is written: a
  * missing location is refused with the store untouched.
  */
-export function importFiles(request: Pick<ImportRequest, 'source' | 'path' | 'home'>): { location: string; files: string[] } {
-  const { defaultLocation, noDefault, isSessionFile } = importSource(request.source);
+export function importFiles({ source, path: given, home }: ImportLocation): Omit<ImportRequest, 'onProgress' | 'onChanged'> {
+  const { defaultLocation, noDefault, isSessionFile } = importSource(source);
   let location: string;
-  if (request.path !== undefined) location = path.resolve(request.path);
-  else if (defaultLocation === undefined)
-    throw new LoomError(`--import-from ${request.source} needs a PATH: ${noDefault ?? 'there is no default location'}.`, 'usage');
-  else location = path.join(request.home, defaultLocation);
-  return { location, files: sessionFiles(location, isSessionFile) };
+  if (given !== undefined) location = path.resolve(given);
+  else if (defaultLocation === undefined) throw new LoomError(`--import-from ${source} needs a PATH: ${noDefault ?? 'there is no default location'}.`, 'usage');
+  else location = path.join(home, defaultLocation);
+  return { source, location, usedDefault: given === undefined, files: sessionFiles(location, isSessionFile) };
 }
 
 /** The file itself, or the session files anywhere under the folder, in name order; a missing location is refused. */
