@@ -92,17 +92,23 @@ export function runImport(store: SessionStore, request: ImportRequest): ImportSu
     }
     summary.refused.push(...parsed.refused);
     for (const [what, n] of parsed.notUnderstood) summary.notUnderstood.set(what, (summary.notUnderstood.get(what) ?? 0) + n);
-    for (const conversation of parsed.conversations) {
-      try {
-        for (const id of writer.write(conversation, summary.counts)) request.onChanged?.(id);
-      } catch (err) {
-        // A session another process is working in: the next import brings it up to date.
-        if (!isLoomError(err)) throw err;
-        summary.refused.push(`${file}: ${errorMessage(err)} Skipped; import again later.`);
-        return;
+    // One transaction per file: its sessions and its record are committed together (and synced once).
+    const changed = store.batch(() => {
+      const ids: string[] = [];
+      for (const conversation of parsed.conversations) {
+        try {
+          ids.push(...writer.write(conversation, summary.counts));
+        } catch (err) {
+          // A session another process is working in: the file is read again next time.
+          if (!isLoomError(err)) throw err;
+          summary.refused.push(`${file}: ${errorMessage(err)} Skipped; import again later.`);
+          return ids;
+        }
       }
-    }
-    records.saveFile(source.name, file, { size: stat.size, mtimeMs: stat.mtimeMs, hash });
+      records.saveFile(source.name, file, { size: stat.size, mtimeMs: stat.mtimeMs, hash });
+      return ids;
+    });
+    for (const id of changed) request.onChanged?.(id);
   }
 }
 

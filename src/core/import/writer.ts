@@ -110,17 +110,23 @@ export class ImportWriter {
     return id;
   }
 
-  /** Appends items[from..]; a compaction records the context it left: its summary, then the messages it kept. */
+  /** Appends items[from..], runs of messages at once; a compaction records the context it left: its summary, then the messages it kept. */
   private append(id: string, items: ImportedItem[], from: number, counts: WriteCounts): void {
     const path: Keyed[] = [];
+    let run: ChatMessage[] = [];
+    const flush = () => {
+      if (run.length) this.store.appendMessages(id, run);
+      run = [];
+    };
     items.forEach((item, index) => {
       if (item.kind === 'message') {
         path.push({ key: item.key, message: item.message });
         if (index < from) return;
-        this.store.appendMessage(id, item.message);
+        run.push(item.message);
         counts.messages++;
         if (isClosingResult(item.key)) counts.closedCalls++;
       } else if (index >= from) {
+        flush();
         const context = [boundaryMessage(item.summary), ...keptMessages(path, item.keptFrom)];
         const after = estimateTotal(context);
         this.store.recordCompaction(id, {
@@ -129,6 +135,7 @@ export class ImportWriter {
         });
       }
     });
+    flush();
   }
 }
 

@@ -111,6 +111,15 @@ export class SessionStore {
     this.write(() => this.appendTo(this.pkOf(id), message, this.updateTime()));
   }
 
+  /** appendMessage for several messages, in order, in one transaction (an import's run of messages). */
+  appendMessages(id: string, messages: readonly ChatMessage[]): void {
+    this.write(() => {
+      const pk = this.pkOf(id);
+      const at = this.updateTime();
+      for (const message of messages) this.appendTo(pk, message, at);
+    });
+  }
+
   /** Replaces the working context (recorded as a context start); the transcript is untouched. */
   replaceContext(id: string, messages: ChatMessage[]): void {
     this.write(() => {
