@@ -42,6 +42,7 @@ const CORE_ORDER = [
   ['security'], // hard policy, redaction, data fences, permission decisions
   ['store', 'memory', 'audit', 'model'], // the SQLite store, long-term memory, audit log, model client
   ['context', 'tools'], // budget and compaction (store + model); the tools (security, store, memory)
+  ['import'], // other agents' sessions into the store (compaction's boundary message)
   ['agent'], // the loop: tools, permissions, compaction, model calls
   ['engine.ts'], // LoomEngine, what the front ends use
 ];

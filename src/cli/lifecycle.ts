@@ -6,6 +6,7 @@
  * process works in is not renamed, archived nor deleted: docs/DESIGN.md#who-may-change-a-session).
  */
 import fs from 'node:fs';
+import os from 'node:os';
 import type { LoomConfig } from '../core/config';
 import { counted } from '../core/counted';
 import { LoomEngine } from '../core/engine';
@@ -13,6 +14,8 @@ import { LoomError, errorMessage } from '../core/errors';
 import { SessionStore } from '../core/store/session-store';
 import { CALL_KINDS, type SearchHit, type SessionMeta, type SessionUsage, type UsageTotals } from '../shared/types';
 import { formatCost, formatCount, localTime, oneLine, relativeTime, renderTable, truncate, uniquePrefixes, type Column } from './format';
+import { importFiles, type ImportRequest, type ImportSummary } from '../core/import/run';
+import { progressReporter, refusalLines, summaryLine } from './import-report';
 import type { LifecycleAction } from './options';
 import { terminalWidth, writeError, writeOut } from './output';
 
@@ -20,11 +23,13 @@ import { terminalWidth, writeError, writeOut } from './output';
 export async function runLifecycle(action: LifecycleAction, config: LoomConfig): Promise<number> {
   // Read the import before touching the store, so a bad file leaves no trace at all.
   const importText = action.kind === 'import' ? await readImportFile(action.file) : '';
+  // Likewise the --import-from location and its files.
+  const importing = action.kind === 'import-from' ? importFiles({ source: action.source, path: action.path, home: os.homedir() }) : undefined;
   const store = SessionStore.open(config.dataDir);
   let text: string;
   try {
     const engine = new LoomEngine({ config, store, projectDir: process.cwd() });
-    text = perform(engine, action, importText);
+    text = perform(engine, action, importText, importing);
   } finally {
     store.close();
   }
@@ -32,7 +37,7 @@ export async function runLifecycle(action: LifecycleAction, config: LoomConfig):
   return 0;
 }
 
-function perform(engine: LoomEngine, action: LifecycleAction, importText: string): string {
+function perform(engine: LoomEngine, action: LifecycleAction, importText: string, importing: ImportRequest | undefined): string {
   const store = engine.store;
   switch (action.kind) {
     case 'list':
@@ -51,6 +56,8 @@ function perform(engine: LoomEngine, action: LifecycleAction, importText: string
       return store.exportSession(store.resolveId(action.id), action.format);
     case 'import':
       return importSession(engine, importText);
+    case 'import-from':
+      return importing ? importFrom(engine, importing) : '';
     case 'delete':
       return deleteSession(engine, action.id, action.yes);
   }
@@ -65,6 +72,19 @@ function importSession(engine: LoomEngine, text: string): string {
     );
   }
   return meta.id;
+}
+
+/** Progress and refusals on stderr, the one-line summary on stdout. */
+function importFrom(engine: LoomEngine, request: ImportRequest): string {
+  const progress = progressReporter(process.stderr);
+  let summary: ImportSummary;
+  try {
+    summary = engine.importFrom({ ...request, onProgress: progress });
+  } finally {
+    progress.finish();
+  }
+  for (const line of refusalLines(summary)) process.stderr.write(`${line}\n`);
+  return summaryLine(request.source, summary);
 }
 
 function deleteSession(engine: LoomEngine, idOrPrefix: string, yes: boolean): string {

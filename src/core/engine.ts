@@ -21,6 +21,7 @@ import { buildSystemPrompt } from './agent/system-prompt';
 import type { LoomConfig } from './config';
 import { estimateTotal } from './context/budget';
 import { errorMessage, LoomError } from './errors';
+import { runImport, type ImportRequest, type ImportSummary } from './import/run';
 import { MemoryStore } from './memory/memory-store';
 import { ModelClient } from './model/client';
 import { loadPriceTable, PRICES_FILE, type PriceTable } from './model/pricing';
@@ -163,6 +164,14 @@ export class LoomEngine {
     const imported = this.store.importSession(text);
     this.changed(imported.meta.id);
     return imported;
+  }
+
+  /**
+   * Sessions from another agent's files (import/run.ts): new ones, and what grew since the
+   * last import; each session written is announced like any other change.
+   */
+  importFrom(request: Omit<ImportRequest, 'onChanged'>): ImportSummary {
+    return runImport(this.store, { ...request, onChanged: (id) => void this.changed(id) });
   }
 
   /**

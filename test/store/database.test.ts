@@ -5,7 +5,7 @@ import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { LoomError } from '../../src/core/errors';
 import { backupPath, databasePath, openDatabase } from '../../src/core/store/db';
-import { MIGRATIONS, readSchemaVersion, type Migration } from '../../src/core/store/migrations';
+import { latestVersion, MIGRATIONS, readSchemaVersion, type Migration } from '../../src/core/store/migrations';
 import { SessionStore } from '../../src/core/store/session-store';
 import type { ChatMessage } from '../../src/shared/types';
 import { bytes, conversation, mode, openStore, tempDir, user } from './helpers';
@@ -189,7 +189,7 @@ describe('migrations', () => {
     store.close();
 
     const migrated = openStore(store.dataDir);
-    expect(readSchemaVersion(migrated.db)).toBe(4);
+    expect(readSchemaVersion(migrated.db)).toBe(latestVersion(MIGRATIONS));
     expect(migrated.getTranscript(id)).toEqual(before);
     const stopped: ChatMessage = { role: 'assistant', content: 'Half a repl', stopped: true };
     migrated.appendMessage(id, user('Go on'));

@@ -111,6 +111,15 @@ export class SessionStore {
     this.write(() => this.appendTo(this.pkOf(id), message, this.updateTime()));
   }
 
+  /** appendMessage for several messages, in order, in one transaction (an import's run of messages). */
+  appendMessages(id: string, messages: readonly ChatMessage[]): void {
+    this.write(() => {
+      const pk = this.pkOf(id);
+      const at = this.updateTime();
+      for (const message of messages) this.appendTo(pk, message, at);
+    });
+  }
+
   /** Replaces the working context (recorded as a context start); the transcript is untouched. */
   replaceContext(id: string, messages: ChatMessage[]): void {
     this.write(() => {
@@ -411,6 +420,16 @@ export class SessionStore {
     const id = randomUUID();
     this.write(() => this.insertImported(id, session));
     return { meta: this.getMeta(id), closedCalls };
+  }
+
+  /** Runs `fn` (calls of this store) in one write transaction: all of it is committed, or none of it. */
+  batch<T>(fn: () => T): T {
+    return this.write(fn);
+  }
+
+  /** A session imported from another agent keeps the dates it had there (docs/DESIGN.md#importing-from-other-agents). */
+  setDates(id: string, createdAt: string, updatedAt: string): void {
+    this.update(id, { created_at: createdAt, updated_at: updatedAt }, false);
   }
 
   /**
