@@ -4,7 +4,7 @@
  * back after a restart or a reload.
  */
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
-import type { AppInfo, LoomBridge, Settings } from '../shared/contract';
+import type { AppInfo, Settings } from '../shared/contract';
 import type { SessionMeta } from '../shared/types';
 import { Banners, useBanners } from './components/Banners';
 import { ChangesDialog } from './components/ChangesDialog';
@@ -17,10 +17,12 @@ import { SettingsDialog } from './components/SettingsDialog';
 import { Sidebar, type SessionAction } from './components/Sidebar';
 import { TabBar } from './components/TabBar';
 import { isDesktop } from './bridge';
+import { useBridge } from './bridge/context';
 import { downloadText } from './lib/download';
 import { sessionLabel } from './lib/format';
 import { useShortcuts } from './lib/shortcuts';
-import { ChatSession } from './state/chat-session';
+import { ChatSessions } from './state/chat-sessions';
+import { useSessionMetaCache } from './state/session-meta';
 import { useTabs } from './state/tabs';
 
 type DialogState =
@@ -32,28 +34,18 @@ type DialogState =
   | { kind: 'changes'; id: string; files: string[]; closing: boolean }
   | null;
 
-export function App({ bridge, initialSettings, appInfo }: { bridge: LoomBridge; initialSettings: Settings; appInfo: AppInfo }) {
+export function App({ initialSettings, appInfo }: { initialSettings: Settings; appInfo: AppInfo }) {
+  const bridge = useBridge();
+  const sessions = useSessionMetaCache();
   const [settings, setSettings] = useState(initialSettings);
   const [dialog, setDialog] = useState<DialogState>(null);
   const banners = useBanners();
-  const chats = useRef(new Map<string, ChatSession>());
+  const [chats] = useState(() => new ChatSessions(bridge, sessions));
   const searchBox = useRef<HTMLInputElement>(null);
+  const dropChat = useCallback((id: string) => chats.drop(id), [chats]);
+  const tabs = useTabs(initialSettings, dropChat);
 
-  const chatFor = useCallback(
-    (id: string) => {
-      let chat = chats.current.get(id);
-      if (!chat) {
-        chat = new ChatSession(id, bridge);
-        chats.current.set(id, chat);
-        void chat.load();
-      }
-      return chat;
-    },
-    [bridge],
-  );
-  const tabs = useTabs(bridge, initialSettings, (id) => chats.current.delete(id));
-
-  useEffect(() => bridge.onEvent((event) => chats.current.forEach((chat) => chat.handle(event))), [bridge]);
+  useEffect(() => chats.connect(), [chats]);
 
   /** Sessions this window deletes itself: their tabs close without a notice. */
   const deleting = useRef(new Set<string>());
@@ -70,9 +62,6 @@ export function App({ bridge, initialSettings, appInfo }: { bridge: LoomBridge; 
       }),
     [bridge, showBanner],
   );
-  // Back after a dropped event stream: each open chat catches up (prompts announced meanwhile too).
-  useEffect(() => bridge.onReconnect(() => chats.current.forEach((chat) => void chat.load())), [bridge]);
-
   useEffect(() => {
     const root = document.documentElement;
     if (settings.theme === 'system') delete root.dataset.theme;
@@ -111,7 +100,7 @@ export function App({ bridge, initialSettings, appInfo }: { bridge: LoomBridge; 
   /** Reverts a session's changed files; resolves to the reason when the engine refuses. */
   const revertChanges = useCallback(
     async (id: string): Promise<string | null> => {
-      const chat = chats.current.get(id);
+      const chat = chats.peek(id);
       try {
         if (chat) await chat.revertChanges();
         else await bridge.invoke('chat.revert', { sessionId: id });
@@ -120,7 +109,7 @@ export function App({ bridge, initialSettings, appInfo }: { bridge: LoomBridge; 
         return (err as Error).message;
       }
     },
-    [bridge],
+    [bridge, chats],
   );
 
   /** Where a tab shown in place opens: session id → message index (read once by its ChatView). */
@@ -135,27 +124,17 @@ export function App({ bridge, initialSettings, appInfo }: { bridge: LoomBridge; 
    */
   const answerInBranch = useCallback(
     async (from: string, branchId: string) => {
-      let chat = chats.current.get(branchId);
-      if (!chat) {
-        chat = new ChatSession(branchId, bridge);
-        chats.current.set(branchId, chat);
-        await chat.load();
-      }
+      const chat = await chats.loaded(branchId);
       tabs.replace(from, branchId);
-      try {
-        const { error } = await bridge.invoke('chat.reply', { sessionId: branchId });
-        if (error) chat.setError(error);
-      } catch (err) {
-        chat.setError((err as Error).message);
-      }
+      await chat.reply();
     },
-    [bridge, tabs],
+    [chats, tabs],
   );
 
   const branching = useMemo<BranchHandlers>(
     () => ({
       edit: async (sessionId, index, text) => {
-        const branch = await attempt(() => bridge.invoke('chat.edit', { sessionId, index, text }));
+        const branch = await attempt(() => chats.get(sessionId).edit(index, text));
         if (!branch) return false;
         void answerInBranch(sessionId, branch.id);
         return true;
@@ -163,7 +142,7 @@ export function App({ bridge, initialSettings, appInfo }: { bridge: LoomBridge; 
       // Fire and forget from a button: attempt() shows any failure as a banner.
       regenerate: (sessionId, index) => {
         void attempt(async () => {
-          const branch = await bridge.invoke('chat.regenerate', { sessionId, index });
+          const branch = await chats.get(sessionId).regenerate(index);
           await answerInBranch(sessionId, branch.id);
         });
       },
@@ -178,7 +157,7 @@ export function App({ bridge, initialSettings, appInfo }: { bridge: LoomBridge; 
         tabs.replace(sessionId, siblingId);
       },
     }),
-    [attempt, bridge, tabs, answerInBranch],
+    [attempt, bridge, chats, tabs, answerInBranch],
   );
 
   const newSession = useCallback(async () => {
@@ -241,7 +220,6 @@ export function App({ bridge, initialSettings, appInfo }: { bridge: LoomBridge; 
   return (
     <div className="app">
       <Sidebar
-        bridge={bridge}
         searchRef={searchBox}
         activeId={tabs.active}
         onAction={(action, meta) => void onAction(action, meta)}
@@ -251,27 +229,19 @@ export function App({ bridge, initialSettings, appInfo }: { bridge: LoomBridge; 
         onError={banners.show}
       />
       <main className="main">
-        <TabBar
-          bridge={bridge}
-          tabs={tabs.ids}
-          active={tabs.active}
-          onSelect={tabs.focus}
-          onClose={(id) => void closeTab(id)}
-          onNew={() => void newSession()}
-        />
+        <TabBar tabs={tabs.ids} active={tabs.active} onSelect={tabs.focus} onClose={(id) => void closeTab(id)} onNew={() => void newSession()} />
         <SecretsNotice names={appInfo.secretEnvNames} />
         <Banners banners={banners.list} onDismiss={banners.dismiss} />
         {tabs.active ? (
           <ChatView
             key={tabs.active}
-            bridge={bridge}
-            chat={chatFor(tabs.active)}
+            chat={chats.get(tabs.active)}
             onAction={(action, meta) => void onAction(action, meta)}
             branching={branching}
             scrollToMessage={scrollTargets.current.get(tabs.active)}
             onShowChanges={() => {
               const id = tabs.active!;
-              setDialog({ kind: 'changes', id, files: chatFor(id).getSnapshot().changedFiles, closing: false });
+              setDialog({ kind: 'changes', id, files: chats.get(id).getSnapshot().changedFiles, closing: false });
             }}
           />
         ) : (
@@ -280,7 +250,6 @@ export function App({ bridge, initialSettings, appInfo }: { bridge: LoomBridge; 
       </main>
       {dialog?.kind === 'info' && (
         <InfoDialog
-          bridge={bridge}
           id={dialog.id}
           onClose={() => setDialog(null)}
           onOpen={(id) => {

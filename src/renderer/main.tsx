@@ -3,6 +3,9 @@ import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './App';
 import { connectBridge } from './bridge';
+import { BridgeProvider } from './bridge/context';
+import { SessionMetaContext } from './state/session-meta';
+import { SessionMetaCache } from './state/session-meta-cache';
 import './styles.css';
 
 async function start(root: HTMLElement): Promise<void> {
@@ -14,9 +17,16 @@ async function start(root: HTMLElement): Promise<void> {
   }
   try {
     const [settings, appInfo] = await Promise.all([bridge.invoke('settings.get', {}), bridge.invoke('app.info', {})]);
+    // One cache for the page's lifetime, listening before anything asks it.
+    const sessions = new SessionMetaCache(bridge);
+    sessions.connect();
     view.render(
       <StrictMode>
-        <App bridge={bridge} initialSettings={settings} appInfo={appInfo} />
+        <BridgeProvider bridge={bridge}>
+          <SessionMetaContext.Provider value={sessions}>
+            <App initialSettings={settings} appInfo={appInfo} />
+          </SessionMetaContext.Provider>
+        </BridgeProvider>
       </StrictMode>,
     );
   } catch (err) {

@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import type { BridgeEvent, LoomBridge } from '../../src/shared/contract';
 import type { SessionMeta } from '../../src/shared/types';
 import { ChatSession } from '../../src/renderer/state/chat-session';
+import { SessionMetaCache } from '../../src/renderer/state/session-meta-cache';
 import { useModelBackend, type ModelBackend } from '../bridge/model-backend';
 
 const ctx = useModelBackend();
@@ -49,7 +50,7 @@ function windowWithSlowEvents(backend: ModelBackend, answerHeld?: Promise<void>)
 }
 
 function openView(id: string, window: ReturnType<typeof windowWithSlowEvents>): ChatSession {
-  const chat = new ChatSession(id, window.bridge);
+  const chat = new ChatSession(id, window.bridge, new SessionMetaCache(window.bridge));
   window.bridge.onEvent((event) => chat.handle(event));
   return chat;
 }

@@ -2,12 +2,12 @@
  * One open session: header (title, context meter, changed files, Compact now, Fork, Info),
  * the transcript, the turn's error banner and notices, and the message box.
  */
-import { useCallback, useEffect, useMemo, useState, useSyncExternalStore } from 'react';
-import type { LoomBridge } from '../../shared/contract';
+import { useMemo, useState, useSyncExternalStore } from 'react';
 import type { SessionMeta } from '../../shared/types';
 import { sessionLabel } from '../lib/format';
 import { useBranchPoints } from '../state/branches';
-import type { ChatSession } from '../state/chat-session';
+import { isBusy, type ChatSession } from '../state/chat-session';
+import { useSessionMeta } from '../state/session-meta';
 import { ErrorBanner } from './Banners';
 import { Composer } from './Composer';
 import { ContextMeter } from './ContextMeter';
@@ -15,15 +15,7 @@ import { BranchActionsContext, type BranchActions } from './MessageActions';
 import type { SessionAction } from './Sidebar';
 import { Transcript } from './Transcript';
 
-/**
- * What Continue sends: a user message after the stopped reply. Re-asking with the context
- * ending on an assistant message is not a valid request for every server (some refuse it,
- * some start a fresh reply), while this keeps user and assistant turns alternating.
- */
-const CONTINUE_MESSAGE = 'Continue from where you stopped.';
-
 interface ChatViewProps {
-  bridge: LoomBridge;
   chat: ChatSession;
   onAction: (action: SessionAction, meta: SessionMeta) => void;
   /** Opens the list of files this session changed (with Revert all / Keep). */
@@ -42,65 +34,34 @@ export interface BranchHandlers {
   switchTo(sessionId: string, siblingId: string, index: number): void;
 }
 
-export function ChatView({ bridge, chat, onAction, onShowChanges, branching, scrollToMessage }: ChatViewProps) {
+export function ChatView({ chat, onAction, onShowChanges, branching, scrollToMessage }: ChatViewProps) {
   const snap = useSyncExternalStore(chat.subscribe, chat.getSnapshot);
+  const busy = isBusy(snap.phase);
   // Read once: the tab opens there, later renders leave the scrolling to the user.
   const [openAt] = useState(scrollToMessage);
-  const points = useBranchPoints(bridge, chat.id);
+  const points = useBranchPoints(chat.id);
   const branchActions = useMemo<BranchActions | null>(
     () =>
       branching
         ? {
-            busy: snap.busy,
+            busy,
             points,
             edit: (index, text) => branching.edit(chat.id, index, text),
             regenerate: (index) => branching.regenerate(chat.id, index),
             forkFrom: (index) => branching.forkFrom(chat.id, index),
             switchTo: (id, index) => branching.switchTo(chat.id, id, index),
             lastIndex: snap.total - 1,
-            reply: () => {
-              chat.setError(null);
-              bridge.invoke('chat.reply', { sessionId: chat.id }).then(
-                ({ error }) => error && chat.setError(error),
-                (err: Error) => chat.setError(err.message),
-              );
-            },
+            reply: () => void chat.reply(),
           }
         : null,
-    [branching, snap.busy, snap.total, points, chat, bridge],
+    [branching, busy, snap.total, points, chat],
   );
-  const meta = useSessionMeta(bridge, chat.id);
+  const { meta } = useSessionMeta(chat.id);
   const label = meta ? sessionLabel(meta) : 'Session';
-
-  const send = useCallback(
-    async (text: string): Promise<boolean> => {
-      chat.setError(null);
-      try {
-        const { error } = await bridge.invoke('chat.send', { sessionId: chat.id, text });
-        if (error) chat.setError(error);
-        return error === null;
-      } catch (err) {
-        chat.setError((err as Error).message);
-        return false;
-      }
-    },
-    [bridge, chat],
-  );
-
-  const compact = async () => {
-    chat.setCompacting(true);
-    try {
-      await bridge.invoke('chat.compact', { sessionId: chat.id });
-    } catch (err) {
-      chat.setError((err as Error).message);
-    } finally {
-      chat.setCompacting(false);
-    }
-  };
 
   const archived = meta?.archived ?? false;
   const last = snap.total > 0 ? chat.message(snap.total - 1) : undefined;
-  const canContinue = last?.role === 'assistant' && last.stopped === true && !snap.busy && !archived;
+  const canContinue = last?.role === 'assistant' && last.stopped === true && !busy && !archived;
   return (
     <section className="chat" aria-label={`Chat: ${label}`}>
       <header className="chat-head">
@@ -113,7 +74,7 @@ export function ChatView({ bridge, chat, onAction, onShowChanges, branching, scr
             Changed files ({snap.changedFiles.length})
           </button>
         )}
-        <button type="button" onClick={() => void compact()} disabled={snap.busy || snap.compacting || archived}>
+        <button type="button" onClick={() => void chat.compact()} disabled={busy || archived}>
           Compact now
         </button>
         <button type="button" onClick={() => meta && onAction('fork', meta)} disabled={!meta}>
@@ -133,10 +94,10 @@ export function ChatView({ bridge, chat, onAction, onShowChanges, branching, scr
       )}
       {snap.loadError && <ErrorBanner text={snap.loadError} onDismiss={() => void chat.load()} />}
       <BranchActionsContext.Provider value={branchActions}>
-        <Transcript bridge={bridge} chat={chat} snap={snap} scrollToMessage={openAt} />
+        <Transcript chat={chat} snap={snap} scrollToMessage={openAt} />
       </BranchActionsContext.Provider>
       <div className="chat-foot">
-        {snap.compacting && (
+        {snap.phase === 'compacting' && (
           <div className="progress" role="status">
             <span className="spinner" aria-hidden="true" /> Compacting the context…
           </div>
@@ -147,31 +108,13 @@ export function ChatView({ bridge, chat, onAction, onShowChanges, branching, scr
         {snap.error && <ErrorBanner text={snap.error} onDismiss={() => chat.setError(null)} />}
         {canContinue && (
           <div className="continue-row">
-            <button type="button" onClick={() => void send(CONTINUE_MESSAGE)} title="Ask Loom to go on from where its stopped reply ends">
+            <button type="button" onClick={() => void chat.continueReply()} title="Ask Loom to go on from where its stopped reply ends">
               Continue
             </button>
           </div>
         )}
-        <Composer
-          chat={chat}
-          busy={snap.busy}
-          disabled={archived || !snap.loaded}
-          onSend={send}
-          onStop={() => void bridge.invoke('chat.stop', { sessionId: chat.id }).catch((err: Error) => chat.setError(err.message))}
-        />
+        <Composer chat={chat} busy={busy} disabled={archived || !snap.loaded} />
       </div>
     </section>
   );
-}
-
-/** The session's metadata, kept current by its change events. */
-function useSessionMeta(bridge: LoomBridge, id: string): SessionMeta | null {
-  const [meta, setMeta] = useState<SessionMeta | null>(null);
-  useEffect(() => {
-    bridge.invoke('sessions.info', { id }).then(setMeta, () => {});
-    return bridge.onEvent((event) => {
-      if (event.type === 'session_changed' && event.sessionId === id) setMeta(event.meta);
-    });
-  }, [bridge, id]);
-  return meta;
 }

@@ -9,11 +9,9 @@ interface ComposerProps {
   chat: ChatSession;
   busy: boolean;
   disabled: boolean;
-  onSend: (text: string) => Promise<boolean>;
-  onStop: () => void;
 }
 
-export function Composer({ chat, busy, disabled, onSend, onStop }: ComposerProps) {
+export function Composer({ chat, busy, disabled }: ComposerProps) {
   const [text, setTextState] = useState(chat.draft);
   const box = useRef<HTMLTextAreaElement>(null);
   const setText = (value: string) => {
@@ -29,7 +27,7 @@ export function Composer({ chat, busy, disabled, onSend, onStop }: ComposerProps
     const message = text;
     if (!message.trim() || busy || disabled) return;
     setText('');
-    const ok = await onSend(message);
+    const ok = await chat.send(message);
     // Keep what was typed: put it back unless the user has started typing something new.
     if (!ok && chat.draft === '') setText(message);
   };
@@ -58,7 +56,7 @@ export function Composer({ chat, busy, disabled, onSend, onStop }: ComposerProps
         }}
       />
       {busy ? (
-        <button type="button" className="danger" onClick={onStop}>
+        <button type="button" className="danger" onClick={() => chat.stop()}>
           Stop
         </button>
       ) : (

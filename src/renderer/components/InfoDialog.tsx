@@ -3,20 +3,21 @@
  * time and token figures, and cumulative usage by kind of model call.
  */
 import { useEffect, useState } from 'react';
-import type { LoomBridge, SessionInfo } from '../../shared/contract';
+import type { SessionInfo } from '../../shared/contract';
 import { CALL_KINDS, type SessionFamily, type UsageTotals } from '../../shared/types';
+import { useBridge } from '../bridge/context';
 import { formatCost, formatCount, localTime } from '../lib/format';
+import { useSessionInfo } from '../state/session-meta';
 import { Dialog } from './Dialog';
 import { FamilyTree, ParentLink } from './FamilyTree';
 
 /** `onOpen`: opens a related session (parent, sibling, fork) in a tab. */
-export function InfoDialog({ bridge, id, onClose, onOpen }: { bridge: LoomBridge; id: string; onClose: () => void; onOpen?: (id: string) => void }) {
-  const [info, setInfo] = useState<SessionInfo | null>(null);
-  const [error, setError] = useState<string | null>(null);
+export function InfoDialog({ id, onClose, onOpen }: { id: string; onClose: () => void; onOpen?: (id: string) => void }) {
+  const bridge = useBridge();
+  const { info, error } = useSessionInfo(id);
   const [family, setFamily] = useState<SessionFamily | null>(null);
 
   useEffect(() => {
-    bridge.invoke('sessions.info', { id }).then(setInfo, (err: Error) => setError(err.message));
     bridge.invoke('sessions.family', { id }).then(setFamily, () => {}); // the facts still show
   }, [bridge, id]);
 

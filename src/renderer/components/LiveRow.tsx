@@ -4,16 +4,15 @@
  * questions from ask_question — answered right here in the transcript.
  */
 import { useDeferredValue, useState } from 'react';
-import type { LoomBridge } from '../../shared/contract';
 import type { Approval, ChatSession, ChatSnapshot, Question } from '../state/chat-session';
 import { Markdown } from './Markdown';
 
-export function LiveRow({ bridge, chat, snap }: { bridge: LoomBridge; chat: ChatSession; snap: ChatSnapshot }) {
+export function LiveRow({ chat, snap }: { chat: ChatSession; snap: ChatSnapshot }) {
   // Deferred so fast deltas do not re-render Markdown on every one; but once the reply is
   // committed (streaming cleared) the stale deferred copy must not linger beside it.
   const deferred = useDeferredValue(snap.streaming);
   const streaming = snap.streaming ? deferred : '';
-  const waiting = snap.busy && !streaming && snap.runningTools.length === 0 && snap.approvals.length === 0 && snap.questions.length === 0;
+  const waiting = snap.phase === 'running' && !streaming && snap.runningTools.length === 0 && snap.approvals.length === 0 && snap.questions.length === 0;
   return (
     <div className="live">
       {streaming && (
@@ -28,10 +27,10 @@ export function LiveRow({ bridge, chat, snap }: { bridge: LoomBridge; chat: Chat
         </div>
       ))}
       {snap.approvals.map((approval) => (
-        <ApprovalCard key={approval.requestId} approval={approval} bridge={bridge} chat={chat} />
+        <ApprovalCard key={approval.requestId} approval={approval} chat={chat} />
       ))}
       {snap.questions.map((question) => (
-        <QuestionCard key={question.requestId} question={question} bridge={bridge} chat={chat} />
+        <QuestionCard key={question.requestId} question={question} chat={chat} />
       ))}
       {waiting && (
         <div className="progress" role="status">
@@ -42,11 +41,8 @@ export function LiveRow({ bridge, chat, snap }: { bridge: LoomBridge; chat: Chat
   );
 }
 
-function ApprovalCard({ approval, bridge, chat }: { approval: Approval; bridge: LoomBridge; chat: ChatSession }) {
-  const answer = (allow: boolean) => {
-    chat.answered(approval.requestId);
-    bridge.invoke('chat.approve', { requestId: approval.requestId, allow }).catch((err: Error) => chat.setError(err.message));
-  };
+function ApprovalCard({ approval, chat }: { approval: Approval; chat: ChatSession }) {
+  const answer = (allow: boolean) => chat.approve(approval.requestId, allow);
   return (
     <div className="card approval" role="group" aria-label={`Approval needed: ${approval.tool}`}>
       <p>
@@ -66,12 +62,9 @@ function ApprovalCard({ approval, bridge, chat }: { approval: Approval; bridge: 
   );
 }
 
-function QuestionCard({ question, bridge, chat }: { question: Question; bridge: LoomBridge; chat: ChatSession }) {
+function QuestionCard({ question, chat }: { question: Question; chat: ChatSession }) {
   const [text, setText] = useState('');
-  const answer = (value: string | null) => {
-    chat.answered(question.requestId);
-    bridge.invoke('chat.answer', { requestId: question.requestId, answer: value }).catch((err: Error) => chat.setError(err.message));
-  };
+  const answer = (value: string | null) => chat.answer(question.requestId, value);
   return (
     <form
       className="card question"

@@ -5,10 +5,10 @@
  */
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useRef, useState, type DragEvent, type RefObject } from 'react';
-import type { LoomBridge } from '../../shared/contract';
 import { exportFileName } from '../../shared/export-name';
 import type { SessionMeta } from '../../shared/types';
 import { downloadUrl, isDesktop } from '../bridge';
+import { useBridge } from '../bridge/context';
 import { relativeTime, sessionLabel } from '../lib/format';
 import { useSessionList, type SidebarItem } from '../state/session-list';
 import { SessionMenu } from './SessionMenu';
@@ -17,7 +17,6 @@ import { Snippet } from './Snippet';
 export type SessionAction = 'open' | 'rename' | 'fork' | 'archive' | 'unarchive' | 'export' | 'delete' | 'info';
 
 interface SidebarProps {
-  bridge: LoomBridge;
   searchRef: RefObject<HTMLInputElement | null>;
   activeId: string | null;
   onAction: (action: SessionAction, meta: SessionMeta) => void;
@@ -31,7 +30,8 @@ const ROW_HEIGHT = 64;
 const SNIPPET_ROW_HEIGHT = 96;
 
 export function Sidebar(props: SidebarProps) {
-  const { bridge, activeId, onAction } = props;
+  const { activeId, onAction } = props;
+  const bridge = useBridge();
   const [query, setQuery] = useState('');
   const [showArchived, setShowArchived] = useState(false);
   const [menu, setMenu] = useState<{ meta: SessionMeta; x: number; y: number } | null>(null);

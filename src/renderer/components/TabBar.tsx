@@ -1,10 +1,9 @@
 /** One tab per open session; the label follows the session's title as it changes. */
-import { useEffect, useRef, useState } from 'react';
-import type { LoomBridge } from '../../shared/contract';
+import { useEffect, useRef } from 'react';
 import { sessionLabel } from '../lib/format';
+import { useSessionMeta } from '../state/session-meta';
 
 interface TabBarProps {
-  bridge: LoomBridge;
   tabs: string[];
   active: string | null;
   onSelect: (id: string) => void;
@@ -12,8 +11,7 @@ interface TabBarProps {
   onNew: () => void;
 }
 
-export function TabBar({ bridge, tabs, active, onSelect, onClose, onNew }: TabBarProps) {
-  const labels = useTabLabels(bridge, tabs);
+export function TabBar({ tabs, active, onSelect, onClose, onNew }: TabBarProps) {
   const list = useRef<HTMLDivElement>(null);
   // A tab opened or chosen elsewhere (a fork, the sidebar, a shortcut) may lie outside the scrolled strip.
   useEffect(() => {
@@ -22,27 +20,9 @@ export function TabBar({ bridge, tabs, active, onSelect, onClose, onNew }: TabBa
   return (
     <div className="tabbar">
       <div ref={list} role="tablist" aria-label="Open sessions" className="tabs">
-        {tabs.map((id) => {
-          const label = labels[id] ?? `Session ${id.slice(0, 8)}`;
-          return (
-            <div key={id} className={`tab${id === active ? ' active' : ''}`}>
-              <button
-                type="button"
-                role="tab"
-                aria-selected={id === active}
-                className="tab-label"
-                title={label}
-                onClick={() => onSelect(id)}
-                onAuxClick={(event) => event.button === 1 && onClose(id)}
-              >
-                {label}
-              </button>
-              <button type="button" className="icon tab-close" aria-label={`Close tab ${label}`} title="Close tab (Alt+W)" onClick={() => onClose(id)}>
-                ×
-              </button>
-            </div>
-          );
-        })}
+        {tabs.map((id) => (
+          <Tab key={id} id={id} active={id === active} onSelect={onSelect} onClose={onClose} />
+        ))}
       </div>
       <button type="button" className="icon" aria-label="New tab with a new session" title="New session (Alt+N)" onClick={onNew}>
         +
@@ -51,42 +31,32 @@ export function TabBar({ bridge, tabs, active, onSelect, onClose, onNew }: TabBa
   );
 }
 
-/** Titles of the open sessions: fetched for the tabs, then kept by each session's change event. */
-function useTabLabels(bridge: LoomBridge, tabs: string[]): Record<string, string> {
-  const [labels, setLabels] = useState<Record<string, string>>({});
+interface TabProps {
+  id: string;
+  active: boolean;
+  onSelect: (id: string) => void;
+  onClose: (id: string) => void;
+}
 
-  useEffect(
-    () =>
-      bridge.onEvent((event) => {
-        if (event.type === 'session_changed') {
-          const label = sessionLabel(event.meta);
-          setLabels((old) => (event.sessionId in old && old[event.sessionId] !== label ? { ...old, [event.sessionId]: label } : old));
-        }
-      }),
-    [bridge],
+function Tab({ id, active, onSelect, onClose }: TabProps) {
+  const { meta, missing } = useSessionMeta(id);
+  const label = meta ? sessionLabel(meta) : `Session ${id.slice(0, 8)}${missing ? ' (unavailable)' : ''}`;
+  return (
+    <div className={`tab${active ? ' active' : ''}`}>
+      <button
+        type="button"
+        role="tab"
+        aria-selected={active}
+        className="tab-label"
+        title={label}
+        onClick={() => onSelect(id)}
+        onAuxClick={(event) => event.button === 1 && onClose(id)}
+      >
+        {label}
+      </button>
+      <button type="button" className="icon tab-close" aria-label={`Close tab ${label}`} title="Close tab (Alt+W)" onClick={() => onClose(id)}>
+        ×
+      </button>
+    </div>
   );
-
-  useEffect(() => {
-    let cancelled = false;
-    // Never rejects: each lookup that fails gives its own label.
-    const loadLabels = async () => {
-      const entries = await Promise.all(
-        tabs.map(async (id) => {
-          try {
-            return [id, sessionLabel(await bridge.invoke('sessions.info', { id }))] as const;
-          } catch {
-            return [id, `Session ${id.slice(0, 8)} (unavailable)`] as const;
-          }
-        }),
-      );
-      if (!cancelled) setLabels(Object.fromEntries(entries));
-    };
-    const timer = setTimeout(() => void loadLabels(), 100);
-    return () => {
-      cancelled = true;
-      clearTimeout(timer);
-    };
-  }, [bridge, tabs]);
-
-  return labels;
 }

@@ -7,7 +7,6 @@
  */
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useEffect, useLayoutEffect, useMemo, useRef } from 'react';
-import type { LoomBridge } from '../../shared/contract';
 import type { ChatSession, ChatSnapshot, CompactionMarker } from '../state/chat-session';
 import { LiveRow } from './LiveRow';
 import { MessageActions } from './MessageActions';
@@ -35,7 +34,7 @@ function rowModel(total: number, markers: CompactionMarker[]) {
 const BOTTOM_SLACK_PX = 80;
 
 /** `scrollToMessage`: open at this message (a sibling branch shown in place) instead of at the bottom. */
-export function Transcript({ bridge, chat, snap, scrollToMessage }: { bridge: LoomBridge; chat: ChatSession; snap: ChatSnapshot; scrollToMessage?: number }) {
+export function Transcript({ chat, snap, scrollToMessage }: { chat: ChatSession; snap: ChatSnapshot; scrollToMessage?: number }) {
   const scroller = useRef<HTMLDivElement>(null);
   const atBottom = useRef(scrollToMessage === undefined);
   const model = useMemo(() => rowModel(snap.total, snap.markers), [snap.total, snap.markers]);
@@ -104,7 +103,7 @@ export function Transcript({ bridge, chat, snap, scrollToMessage }: { bridge: Lo
           return (
             <div key={item.key} data-index={item.index} ref={virtualizer.measureElement} className="row" style={{ transform: `translateY(${item.start}px)` }}>
               {row.kind === 'live' ? (
-                <LiveRow bridge={bridge} chat={chat} snap={snap} />
+                <LiveRow chat={chat} snap={snap} />
               ) : row.kind === 'marker' ? (
                 <MarkerRow marker={row.marker} n={row.n} />
               ) : (

@@ -4,11 +4,13 @@
  * computes them; this only mirrors its answer.
  */
 import { useEffect, useState } from 'react';
-import type { BranchPoint, LoomBridge } from '../../shared/contract';
+import type { BranchPoint } from '../../shared/contract';
+import { useBridge } from '../bridge/context';
 
 const REFRESH_DELAY_MS = 200;
 
-export function useBranchPoints(bridge: LoomBridge, id: string): Map<number, BranchPoint> {
+export function useBranchPoints(id: string): Map<number, BranchPoint> {
+  const bridge = useBridge();
   const [points, setPoints] = useState<Map<number, BranchPoint>>(() => new Map());
   useEffect(() => {
     let timer: ReturnType<typeof setTimeout> | null = null;

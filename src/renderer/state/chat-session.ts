@@ -1,12 +1,15 @@
 /**
- * What one open tab shows of its session: the transcript (fetched in pages as it scrolls
- * into view, so a 5,000-message session opens at once), the reply streaming in, pending
- * approvals and questions, compaction markers and the context meter. It only mirrors the
- * engine: every change comes from a bridge answer or an engine event.
+ * One open session's chat controller: what its tab shows (the transcript, fetched in pages
+ * as it scrolls into view, so a 5,000-message session opens at once; the reply streaming
+ * in, pending approvals and questions, compaction markers and the context meter) and every
+ * action on the chat (send, stop, compact, approve, answer, edit, regenerate, reply).
+ * Components render its snapshot and call it. It only mirrors the engine: every change
+ * comes from a bridge answer or an engine event.
  */
 import type { BridgeEvent, LoomBridge, PendingRequest, SessionInfo } from '../../shared/contract';
-import type { ChatMessage } from '../../shared/types';
+import type { ChatMessage, SessionMeta } from '../../shared/types';
 import { plural } from '../lib/format';
+import type { SessionMetaCache } from './session-meta-cache';
 
 export const PAGE_SIZE = 200;
 
@@ -35,6 +38,24 @@ export interface RunningTool {
   name: string;
 }
 
+/**
+ * What the session is doing: nothing, a turn, or a compaction (asked for with Compact now,
+ * or the engine's own before a request within a turn).
+ */
+export type ChatPhase = 'idle' | 'running' | 'compacting';
+
+/** A turn or a compaction is under way: no new message, branch or compaction until it ends. */
+export function isBusy(phase: ChatPhase): boolean {
+  return phase !== 'idle';
+}
+
+/**
+ * What Continue sends: a user message after the stopped reply. Re-asking with the context
+ * ending on an assistant message is not a valid request for every server (some refuse it,
+ * some start a fresh reply), while this keeps user and assistant turns alternating.
+ */
+export const CONTINUE_MESSAGE = 'Continue from where you stopped.';
+
 export interface ChatSnapshot {
   loaded: boolean;
   loadError: string | null;
@@ -42,8 +63,7 @@ export interface ChatSnapshot {
   /** Bumped on every change so views re-render. */
   version: number;
   streaming: string;
-  busy: boolean;
-  compacting: boolean;
+  phase: ChatPhase;
   runningTools: RunningTool[];
   approvals: Approval[];
   questions: Question[];
@@ -81,14 +101,15 @@ export class ChatSession {
   private piecesAhead: { at: number; delta: string }[] = [];
   /** Numbers the chat.changes requests, so that a slow, older answer cannot win. */
   private changesRequests = 0;
+  /** A turn is under way (a compaction within it ends back in 'running'). */
+  private inTurn = false;
   private snapshot: ChatSnapshot = {
     loaded: false,
     loadError: null,
     total: 0,
     version: 0,
     streaming: '',
-    busy: false,
-    compacting: false,
+    phase: 'idle',
     runningTools: [],
     approvals: [],
     questions: [],
@@ -103,6 +124,7 @@ export class ChatSession {
   constructor(
     readonly id: string,
     private readonly bridge: LoomBridge,
+    private readonly sessions: SessionMetaCache,
   ) {}
 
   subscribe = (listener: Listener): (() => void) => {
@@ -134,7 +156,7 @@ export class ChatSession {
   async load(): Promise<void> {
     try {
       const [info, context, pending] = await Promise.all([
-        this.bridge.invoke('sessions.info', { id: this.id }),
+        this.sessions.info(this.id, { fresh: true }),
         this.bridge.invoke('chat.context', { sessionId: this.id }),
         this.bridge.invoke('chat.pending', { sessionId: this.id }),
       ]);
@@ -143,7 +165,7 @@ export class ChatSession {
         markers: markersFrom(info),
         contextTokens: context.contextTokens,
         maxContextTokens: context.maxContextTokens,
-        busy: context.busy,
+        ...this.turnRunning(context.busy),
         // No turn running: whatever live state this view still shows ended while it was away.
         ...(context.busy
           ? { ...this.withPending(pending), streaming: this.replySoFar(context.replyInFlight) }
@@ -207,7 +229,7 @@ export class ChatSession {
         return this.notify(event.level, event.text);
       case 'session_changed':
       case 'session_deleted':
-        // The header, the tabs and the session list follow these themselves.
+        // The session-metadata cache follows these.
         return;
     }
   }
@@ -243,15 +265,30 @@ export class ChatSession {
   }
 
   private onCompaction(event: Extract<BridgeEvent, { type: 'compaction' }>): void {
-    if (event.phase === 'start') return this.update({ compacting: true });
-    if (event.phase === 'failed') return this.update({ compacting: false, error: event.error ?? 'Compaction failed.' });
+    if (event.phase === 'start') return this.update({ phase: 'compacting' });
+    if (event.phase === 'failed') return this.update({ phase: this.afterCompaction(), error: event.error ?? 'Compaction failed.' });
     const marker: CompactionMarker = {
       index: this.snapshot.total,
       at: new Date().toISOString(),
       before_tokens: event.before_tokens ?? 0,
       after_tokens: event.after_tokens ?? 0,
     };
-    this.update({ compacting: false, markers: [...this.snapshot.markers, marker], contextTokens: event.after_tokens ?? this.snapshot.contextTokens });
+    this.update({
+      phase: this.afterCompaction(),
+      markers: [...this.snapshot.markers, marker],
+      contextTokens: event.after_tokens ?? this.snapshot.contextTokens,
+    });
+  }
+
+  private afterCompaction(): ChatPhase {
+    return this.inTurn ? 'running' : 'idle';
+  }
+
+  /** The phase for the engine's answer "a turn is (not) running", keeping a compaction in progress. */
+  private turnRunning(running: boolean): Pick<ChatSnapshot, 'phase'> {
+    this.inTurn = running;
+    if (this.snapshot.phase === 'compacting') return { phase: 'compacting' };
+    return { phase: running ? 'running' : 'idle' };
   }
 
   /**
@@ -261,10 +298,14 @@ export class ChatSession {
   private onTurn(event: Extract<BridgeEvent, { type: 'turn' }>): void {
     const notices = this.snapshot.notices;
     this.piecesAhead = [];
-    if (event.phase === 'start') return this.update({ busy: true, error: null, streaming: '', notices: notices.filter((n) => !n.duringTurn) });
+    if (event.phase === 'start') {
+      this.inTurn = true;
+      return this.update({ phase: 'running', error: null, streaming: '', notices: notices.filter((n) => !n.duringTurn) });
+    }
+    this.inTurn = false;
     void this.refreshChanges();
     const kept = event.error ? notices : notices.filter((n) => !(n.duringTurn && n.level === 'info'));
-    this.update({ busy: false, streaming: '', runningTools: [], approvals: [], questions: [], error: event.error ?? null, notices: kept });
+    this.update({ phase: 'idle', streaming: '', runningTools: [], approvals: [], questions: [], error: event.error ?? null, notices: kept });
   }
 
   /** The shown prompts plus the pending ones not shown yet (an event may have brought some already). */
@@ -301,7 +342,71 @@ export class ChatSession {
     return reverted;
   }
 
-  answered(requestId: string): void {
+  /** Sends a message and runs the turn; resolves to false when it failed (the error is shown). */
+  send(text: string): Promise<boolean> {
+    return this.runTurn(() => this.bridge.invoke('chat.send', { sessionId: this.id, text }));
+  }
+
+  /** Asks the model to go on after a stopped reply. */
+  continueReply(): Promise<boolean> {
+    return this.send(CONTINUE_MESSAGE);
+  }
+
+  /** Asks the model to answer the user message the session ends with (a branch, or a reply that failed). */
+  reply(): Promise<boolean> {
+    return this.runTurn(() => this.bridge.invoke('chat.reply', { sessionId: this.id }));
+  }
+
+  private async runTurn(turn: () => Promise<{ error: string | null }>): Promise<boolean> {
+    this.setError(null);
+    try {
+      const { error } = await turn();
+      if (error) this.setError(error);
+      return error === null;
+    } catch (err) {
+      this.setError((err as Error).message);
+      return false;
+    }
+  }
+
+  stop(): void {
+    this.bridge.invoke('chat.stop', { sessionId: this.id }).catch((err: Error) => this.setError(err.message));
+  }
+
+  /** Compact now; the engine's compaction events bring the marker and the meter. */
+  async compact(): Promise<void> {
+    this.update({ phase: 'compacting' });
+    try {
+      await this.bridge.invoke('chat.compact', { sessionId: this.id });
+    } catch (err) {
+      this.setError((err as Error).message);
+    } finally {
+      if (this.snapshot.phase === 'compacting') this.update({ phase: this.afterCompaction() });
+    }
+  }
+
+  approve(requestId: string, allow: boolean): void {
+    this.answered(requestId);
+    this.bridge.invoke('chat.approve', { requestId, allow }).catch((err: Error) => this.setError(err.message));
+  }
+
+  /** `value` null: the question is skipped. */
+  answer(requestId: string, value: string | null): void {
+    this.answered(requestId);
+    this.bridge.invoke('chat.answer', { requestId, answer: value }).catch((err: Error) => this.setError(err.message));
+  }
+
+  /** A new branch with `text` in place of the user message at `index`; its reply is asked for in the branch. */
+  edit(index: number, text: string): Promise<SessionMeta> {
+    return this.bridge.invoke('chat.edit', { sessionId: this.id, index, text });
+  }
+
+  /** A sibling branch for the reply at `index`, to be answered again there. */
+  regenerate(index: number): Promise<SessionMeta> {
+    return this.bridge.invoke('chat.regenerate', { sessionId: this.id, index });
+  }
+
+  private answered(requestId: string): void {
     this.update({
       approvals: this.snapshot.approvals.filter((a) => a.requestId !== requestId),
       questions: this.snapshot.questions.filter((q) => q.requestId !== requestId),
@@ -312,12 +417,8 @@ export class ChatSession {
     this.update({ error });
   }
 
-  setCompacting(compacting: boolean): void {
-    this.update({ compacting });
-  }
-
   private notify(level: 'info' | 'warning', text: string): void {
-    const notice: Notice = { id: ++this.noticeIds, level, text, duringTurn: this.snapshot.busy };
+    const notice: Notice = { id: ++this.noticeIds, level, text, duringTurn: this.inTurn };
     this.update({ notices: [...this.snapshot.notices.slice(-4), notice] });
   }
 

@@ -4,7 +4,9 @@
  * tabs come back after a restart or a reload.
  */
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
-import type { LoomBridge, Settings } from '../../shared/contract';
+import type { Settings } from '../../shared/contract';
+import { useBridge } from '../bridge/context';
+import { useSessionMetaCache } from './session-meta';
 
 const SAVE_DELAY_MS = 200;
 
@@ -13,7 +15,9 @@ interface TabState {
   active: string | null;
 }
 
-export function useTabs(bridge: LoomBridge, initial: Settings, onClosed: (id: string) => void) {
+export function useTabs(initial: Settings, onClosed: (id: string) => void) {
+  const bridge = useBridge();
+  const sessions = useSessionMetaCache();
   const [state, setState] = useState<TabState>(() => ({
     ids: initial.openTabs,
     active: initial.activeTab && initial.openTabs.includes(initial.activeTab) ? initial.activeTab : (initial.openTabs[0] ?? null),
@@ -23,11 +27,11 @@ export function useTabs(bridge: LoomBridge, initial: Settings, onClosed: (id: st
   // Tabs saved for sessions deleted since (from the terminal, another window) are dropped.
   useEffect(() => {
     for (const id of initial.openTabs) {
-      bridge.invoke('sessions.info', { id }).catch((err: { code?: string }) => {
+      sessions.info(id).catch((err: { code?: string }) => {
         if (err.code === 'unknown_session') setState((s) => dropTab(s, id));
       });
     }
-  }, [bridge, initial.openTabs]);
+  }, [sessions, initial.openTabs]);
 
   useEffect(() => {
     if (first.current) {
