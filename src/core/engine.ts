@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { ApprovalAnswer, SessionGrant } from '../shared/approvals';
 import type { EngineEvent, PendingRequest } from '../shared/engine-events';
+import type { McpOverview } from '../shared/mcp';
 import type { BranchPoint, SessionFamily, SessionMeta } from '../shared/types';
 import { AgentSession } from './agent/session';
 import { auditDir } from './audit/audit-log';
@@ -21,6 +22,8 @@ import { buildSystemPrompt } from './agent/system-prompt';
 import type { LoomConfig } from './config';
 import { estimateTotal } from './context/budget';
 import { errorMessage, LoomError } from './errors';
+import { defaultMcpConfigFile } from './mcp/mcp-config';
+import type { McpServers } from './mcp/mcp-servers';
 import { MemoryStore } from './memory/memory-store';
 import { ModelClient } from './model/client';
 import { loadPriceTable, PRICES_FILE, type PriceTable } from './model/pricing';
@@ -64,7 +67,9 @@ export class LoomEngine {
    * share an owner (a shared owner would let both write the same session).
    */
   private readonly owner: string;
-  private readonly tools: Tool[];
+  /** Loom's own tools (as --tools limits them), then the MCP servers' once they have started. */
+  private tools: Tool[];
+  private mcp: McpServers | null = null;
   /** The default prices plus <data dir>/prices.json, read once. */
   private readonly prices: PriceTable;
   private readonly listeners = new Set<EngineListener>();
@@ -372,8 +377,35 @@ export class LoomEngine {
     for (const { agent } of this.sessions.values()) agent.reconfigure(this.config, this.client);
   }
 
-  /** Ends work on one session (or all): stops it, marks it saved, releases its lease. */
+  /**
+   * Starts the MCP servers of the configuration (docs/DESIGN.md#mcp-servers); sessions
+   * opened from now on are offered their tools. Resolves, never rejects, with the lines to
+   * tell the user (a bad file, each server that could not start); sessions opened later
+   * hear them as notices too.
+   */
+  async startMcpServers(clientVersion: string): Promise<string[]> {
+    if (!this.mcp) {
+      // Loaded only here: the lifecycle commands never need the MCP client.
+      const { McpServers } = await import('./mcp/mcp-servers');
+      const configFile = this.config.mcpConfigFile ?? defaultMcpConfigFile(this.config.dataDir);
+      const required = this.config.mcpConfigFile !== undefined;
+      this.mcp = await McpServers.start({ configFile, required, projectDir: realDir(this.projectDir), passEnv: this.config.passEnv, clientVersion });
+      this.tools = [...this.tools, ...this.mcp.tools()];
+    }
+    return this.mcp.problems();
+  }
+
+  /** The MCP servers and how they are doing; null until startMcpServers was called. */
+  mcpOverview(): McpOverview | null {
+    return this.mcp?.overview() ?? null;
+  }
+
+  /**
+   * Ends work on one session (or all): stops it, marks it saved, releases its lease. Closing
+   * all of them also stops the MCP servers (their whole process groups): the engine is done.
+   */
   close(sessionId?: string): void {
+    if (sessionId === undefined) void this.mcp?.close();
     const ids = sessionId === undefined ? [...this.sessions.keys()] : [sessionId];
     for (const id of ids) {
       const open = this.sessions.get(id);
@@ -415,6 +447,7 @@ export class LoomEngine {
     }
     this.sessions.set(id, { agent, lease });
     this.auditStart(agent, resumed);
+    for (const text of this.mcp?.problems() ?? []) this.emit({ type: 'notice', sessionId: id, level: 'warning', text });
     return agent;
   }
 
@@ -432,6 +465,7 @@ export class LoomEngine {
       model: c.model,
       mode: c.mode,
       tools: this.tools.map((t) => t.name),
+      mcp_servers: this.mcp?.overview().servers.map(({ name, transport, state, sandboxed, message }) => ({ name, transport, state, sandboxed, message })) ?? [],
       pass_env: c.passEnv ?? [],
       max_context_tokens: c.maxContextTokens,
       tool_timeout_sec: c.toolTimeoutSec,
