@@ -47,7 +47,7 @@ const httpServerSchema = z.strictObject({
 });
 
 /** Server names become part of tool names; the keys Claude Desktop users write fit. */
-const serverName = z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'a server name: letters, digits, _ . - (at most 64)');
+const serverName = z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/);
 
 const mcpFileSchema = z.strictObject({
   mcpServers: z.record(serverName, z.union([stdioServerSchema, httpServerSchema])),
@@ -91,6 +91,7 @@ export function parseMcpConfig(text: string, file: string): McpConfigOutcome {
 function firstIssue(error: z.ZodError): string {
   const issue = error.issues[0];
   const where = issue.path.length ? issue.path.join('.') : 'the top level';
+  if (issue.code === 'invalid_key') return `${where}: not a server name (letters, digits, _ . - only, at most 64)`;
   if (issue.code === 'invalid_union') return `${where}: a server needs either "command" (stdio) or "url" (HTTP), and only the known keys`;
   return `${where}: ${issue.message}`;
 }

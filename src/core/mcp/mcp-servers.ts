@@ -82,7 +82,7 @@ async function connect(server: McpServerConfig, opts: McpStartOptions): Promise<
     const listed = await withinDeadline(timeoutMs, () => handshake(client, transport!, timeoutMs));
     const tools = listed.map((info) => mcpTool(server, info, client));
     client.onclose = () => stopped(status, transport, firstError);
-    return { client, status: { ...connected(status, tools) }, tools };
+    return { client, status: connected(status, tools), tools };
   } catch (err) {
     await client.close().catch(() => {});
     status.state = 'failed';
