@@ -70,6 +70,9 @@ export class LoomEngine {
   /** Loom's own tools (as --tools limits them), then the MCP servers' once they have started. */
   private tools: Tool[];
   private mcp: McpServers | null = null;
+  private mcpStart: Promise<McpServers> | null = null;
+  /** close() without a session: the engine is done, and MCP servers that finish starting later are closed at once. */
+  private closedAll = false;
   /** The default prices plus <data dir>/prices.json, read once. */
   private readonly prices: PriceTable;
   private readonly listeners = new Set<EngineListener>();
@@ -379,25 +382,41 @@ export class LoomEngine {
 
   /**
    * Starts the MCP servers of the configuration (docs/DESIGN.md#mcp-servers); sessions
-   * opened from now on are offered their tools. Resolves, never rejects, with the lines to
-   * tell the user (a bad file, each server that could not start); sessions opened later
-   * hear them as notices too.
+   * opened from now on are offered their tools. Resolves, never rejects, with the lines the
+   * front end tells the user once (a bad file, each server that could not start).
    */
   async startMcpServers(clientVersion: string): Promise<string[]> {
-    if (!this.mcp) {
-      // Loaded only here: the lifecycle commands never need the MCP client.
-      const { McpServers } = await import('./mcp/mcp-servers');
-      const configFile = this.config.mcpConfigFile ?? defaultMcpConfigFile(this.config.dataDir);
-      const required = this.config.mcpConfigFile !== undefined;
-      this.mcp = await McpServers.start({ configFile, required, projectDir: realDir(this.projectDir), passEnv: this.config.passEnv, clientVersion });
-      this.tools = [...this.tools, ...this.mcp.tools()];
-    }
-    return this.mcp.problems();
+    this.mcpStart ??= this.launchMcpServers(clientVersion);
+    return (await this.mcpStart).problems();
   }
 
-  /** The MCP servers and how they are doing; null until startMcpServers was called. */
-  mcpOverview(): McpOverview | null {
-    return this.mcp?.overview() ?? null;
+  private async launchMcpServers(clientVersion: string): Promise<McpServers> {
+    // Loaded only here: the lifecycle commands never need the MCP client.
+    const { McpServers } = await import('./mcp/mcp-servers');
+    const required = this.config.mcpConfigFile !== undefined;
+    const mcp = await McpServers.start({
+      configFile: this.mcpConfigFile(),
+      required,
+      projectDir: this.projectDir,
+      passEnv: this.config.passEnv,
+      clientVersion,
+    });
+    if (this.closedAll) {
+      void mcp.close();
+    } else {
+      this.mcp = mcp;
+      this.tools = [...this.tools, ...mcp.tools()];
+    }
+    return mcp;
+  }
+
+  /** The MCP servers and how they are doing; none until startMcpServers has started them. */
+  mcpOverview(): McpOverview {
+    return this.mcp?.overview() ?? { configFile: this.mcpConfigFile(), problem: null, servers: [] };
+  }
+
+  private mcpConfigFile(): string {
+    return this.config.mcpConfigFile ?? defaultMcpConfigFile(this.config.dataDir);
   }
 
   /**
@@ -405,7 +424,10 @@ export class LoomEngine {
    * all of them also stops the MCP servers (their whole process groups): the engine is done.
    */
   close(sessionId?: string): void {
-    if (sessionId === undefined) void this.mcp?.close();
+    if (sessionId === undefined) {
+      this.closedAll = true;
+      void this.mcp?.close();
+    }
     const ids = sessionId === undefined ? [...this.sessions.keys()] : [sessionId];
     for (const id of ids) {
       const open = this.sessions.get(id);
@@ -447,7 +469,6 @@ export class LoomEngine {
     }
     this.sessions.set(id, { agent, lease });
     this.auditStart(agent, resumed);
-    for (const text of this.mcp?.problems() ?? []) this.emit({ type: 'notice', sessionId: id, level: 'warning', text });
     return agent;
   }
 

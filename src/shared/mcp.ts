@@ -21,3 +21,9 @@ export interface McpOverview {
   problem: string | null;
   servers: McpServerStatus[];
 }
+
+/** The lines to tell the user, once per run: a bad file, each server that failed or stopped. */
+export function mcpProblems(overview: McpOverview): string[] {
+  const lines = overview.servers.flatMap((server) => (server.message ? [server.message] : []));
+  return overview.problem ? [overview.problem, ...lines] : lines;
+}

@@ -1,9 +1,10 @@
 /** What the MCP tests share: the stdio test server's command line, a config file, and the processes a marker finds. */
 import fs from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { ToolContext } from '../../src/core/tools/tool';
 
-export const STDIO_SERVER = path.resolve(__dirname, '../support/mcp-stdio-server.mjs');
+export const STDIO_SERVER = fileURLToPath(new URL('../support/mcp-stdio-server.mjs', import.meta.url));
 
 /** An mcp.json entry that starts the stdio test server in `mode`, with extra arguments (a marker, --child). */
 export function stdioServer(mode: 'serve' | 'crash' | 'hang' | 'garbage', more: Record<string, unknown> = {}, args: string[] = []) {

@@ -4,11 +4,12 @@
  * that cannot be started, hangs or answers with something that is not MCP gets one line
  * (its status message) and Loom goes on without it.
  */
+import fs from 'node:fs';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { Tool as McpToolInfo } from '@modelcontextprotocol/sdk/types.js';
-import type { McpOverview, McpServerStatus } from '../../shared/mcp';
+import { mcpProblems, type McpOverview, type McpServerStatus } from '../../shared/mcp';
 import { errorMessage } from '../errors';
 import { sandboxedLaunch } from '../security/sandbox';
 import type { Tool } from '../tools/tool';
@@ -58,10 +59,8 @@ export class McpServers {
     return { configFile: this.configFile, problem: this.problem, servers: this.connections.map((c) => ({ ...c.status })) };
   }
 
-  /** The lines to tell the user: a bad file, each server that failed or stopped. */
   problems(): string[] {
-    const lines = this.connections.flatMap((c) => (c.status.message ? [c.status.message] : []));
-    return this.problem ? [this.problem, ...lines] : lines;
+    return mcpProblems(this.overview());
   }
 
   /** Ends every connection; a stdio server's whole process group is told to stop at once. */
@@ -109,15 +108,17 @@ async function transportFor(server: McpServerConfig, opts: McpStartOptions, stat
     return new StreamableHTTPClientTransport(new URL(server.http.url), { requestInit: { headers: server.http.headers ?? {} } });
   }
   const { command, args = [], env = {}, sandbox } = server.stdio;
+  // The real path: the sandbox makes exactly that folder writable.
+  const projectDir = await fs.promises.realpath(opts.projectDir);
   const launch = await sandboxedLaunch([command, ...args], {
-    cwd: opts.projectDir,
+    cwd: projectDir,
     timeoutMs: 0,
     sandbox: sandbox !== false,
     passEnv: opts.passEnv,
     extraEnv: env,
   });
   status.sandboxed = launch.sandboxed;
-  return new ProcessTransport(launch, opts.projectDir);
+  return new ProcessTransport(launch, projectDir);
 }
 
 async function handshake(client: Client, transport: Transport, timeoutMs: number): Promise<McpToolInfo[]> {

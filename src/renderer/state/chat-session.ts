@@ -387,7 +387,7 @@ export class ChatSession {
 
   approve(requestId: string, allow: boolean): void {
     this.answered(requestId);
-    this.bridge.invoke('chat.approve', { requestId, allow }).catch((err: Error) => this.setError(err.message));
+    this.bridge.invoke('chat.approve', { requestId, answer: allow ? 'once' : 'deny' }).catch((err: Error) => this.setError(err.message));
   }
 
   /** `value` null: the question is skipped. */
