@@ -67,6 +67,17 @@ describe('MCP tools in a session', () => {
     expect(audit.filter((e) => e.event === 'tool_result').map((e) => e.tool)).toEqual(['mcp__files__echo', 'mcp__files__write_file', 'mcp__files__picture']);
   });
 
+  it('"allow for this session" on an MCP tool runs its later calls without asking', async () => {
+    await withMcp({ files: stdioServer('serve') });
+    h.approvals.push('session');
+    const write = (id: string, name: string) => call(id, 'mcp__files__write_file', { path: path.join(h.projectDir, name), text: id });
+    h.script({ toolCalls: [write('w1', 'a.txt')] }, { toolCalls: [write('w2', 'b.txt')] }, { text: 'Both written.' });
+    await h.send('write two files');
+    expect(h.ofType('approval')).toHaveLength(1);
+    expect(h.engine.grants(h.sessionId)).toEqual([{ kind: 'tool', tool: 'mcp__files__write_file', id: expect.any(String) }]);
+    expect([h.read('a.txt'), h.read('b.txt')]).toEqual(['w1', 'w2']);
+  });
+
   it('a denied MCP call does not run; the model is told so', async () => {
     await withMcp({ files: stdioServer('serve') });
     h.approvals.push(false);

@@ -4,6 +4,7 @@
  * line; the settings dialog lists both with their state; a call to a tool not marked
  * read-only is asked about (and runs once approved), a read-only one is not.
  */
+import AxeBuilder from '@axe-core/playwright';
 import fs from 'node:fs';
 import path from 'node:path';
 import { stdioServer } from '../mcp/support';
@@ -40,4 +41,16 @@ test('MCP servers: a failed one is one banner, settings show both, the gate asks
   await expect(page.getByRole('group', { name: /^Approval needed/ })).toHaveCount(0);
   expect(loom.model.requests.filter((r) => r.body.tools).length).toBe(3);
   expect(fs.readFileSync(note, 'utf8')).toBe('from the server');
+});
+
+test('the MCP servers in the settings dialog pass an axe scan in both themes', async ({ page, loom }) => {
+  await openLoom(page, loom);
+  await page.getByRole('button', { name: 'Settings' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Settings' });
+  await expect(dialog.getByRole('listitem', { name: 'broken' })).toContainText('Failed to start');
+  for (const theme of ['light', 'dark']) {
+    await page.locator('html').evaluate((root, name) => (root.dataset.theme = name), theme);
+    const scan = await new AxeBuilder({ page }).include('.mcp-servers').withTags(['wcag2a', 'wcag2aa']).analyze();
+    expect(scan.violations.map((v) => `${theme}: ${v.id} ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
+  }
 });

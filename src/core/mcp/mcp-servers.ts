@@ -112,7 +112,6 @@ async function transportFor(server: McpServerConfig, opts: McpStartOptions, stat
   const projectDir = await fs.promises.realpath(opts.projectDir);
   const launch = await sandboxedLaunch([command, ...args], {
     cwd: projectDir,
-    timeoutMs: 0,
     sandbox: sandbox !== false,
     passEnv: opts.passEnv,
     extraEnv: env,

@@ -96,7 +96,7 @@ function resolverFolder(): string | undefined {
  * folder that does not exist (service accounts have HOME=/nonexistent) nor bind a PATH
  * folder this user cannot enter, so those are left out rather than failing every command.
  */
-async function sandboxView(options: ShellOptions, env: NodeJS.ProcessEnv, userNamespace: boolean): Promise<SandboxView> {
+async function sandboxView(options: LaunchOptions, env: NodeJS.ProcessEnv, userNamespace: boolean): Promise<SandboxView> {
   const network = options.network ?? false;
   const [home, searchPath] = await Promise.all([existingFolder(env.HOME), enterableFolders(env.PATH)]);
   return {
@@ -140,11 +140,13 @@ export interface SandboxedLaunch {
   filter: Buffer | null;
 }
 
+export type LaunchOptions = Omit<ShellOptions, 'timeoutMs' | 'signal'> & { extraEnv?: Record<string, string> };
+
 /**
  * How to start `argv` in the sandbox (the project folder `cwd` writable, no network unless
  * allowed) with the allowlisted environment plus `extraEnv` (an MCP server's own variables).
  */
-export async function sandboxedLaunch(argv: string[], options: ShellOptions & { extraEnv?: Record<string, string> }): Promise<SandboxedLaunch> {
+export async function sandboxedLaunch(argv: string[], options: LaunchOptions): Promise<SandboxedLaunch> {
   const turnedOff = options.sandbox === false || process.env.LOOM_SANDBOX === 'off';
   const bwrap = turnedOff ? null : sandboxSupport();
   const env = { ...toolEnv(options.env ?? process.env, options.passEnv), ...options.extraEnv };
