@@ -122,6 +122,20 @@ describe('MCP servers', () => {
     await expect(echo.run({ text: 'x' }, ctx)).rejects.toThrow(/MCP server "s" is not running any more/);
   });
 
+  it('a result that is not MCP is one line, and the server goes on answering', async () => {
+    await start({ odd: stdioServer('invalid') });
+    const odd = tool('mcp__odd__odd');
+    for (let i = 0; i < 2; i++) {
+      const failure = await odd.run({}, callContext(projectDir)).then(
+        () => null,
+        (err: Error) => err.message,
+      );
+      expect(failure).toMatch(/^MCP server "odd" failed: .*content/);
+      expect(failure).not.toContain('\n');
+    }
+    expect(servers!.overview().servers[0].state).toBe('connected');
+  });
+
   it('closing ends each stdio server and everything it started, sandboxed or not', async () => {
     const inBox = `marker-${randomUUID()}`;
     const outside = `marker-${randomUUID()}`;

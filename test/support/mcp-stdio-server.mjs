@@ -4,6 +4,8 @@
 //   crash    write a line on stderr and exit 1 before the handshake
 //   hang     read nothing, answer nothing
 //   garbage  write lines that are not JSON-RPC on stdout
+//   invalid  speak JSON-RPC by hand: a valid handshake and listing, then a tools/call result
+//            that is not an MCP result (what the SDK's server classes would never send)
 // `--child` also starts a child process (to check that closing ends the whole tree); any
 // other argument (a marker) is only there for the test to find this process by.
 import { spawn } from 'node:child_process';
@@ -27,6 +29,12 @@ if (mode === 'crash') {
 } else if (mode === 'garbage') {
   process.stdout.write('Welcome to my server!\nthis is not JSON\n');
   setInterval(() => {}, 1000);
+} else if (mode === 'invalid') {
+  answerByHand({
+    initialize: (params) => ({ protocolVersion: params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'by-hand', version: '0' } }),
+    'tools/list': () => ({ tools: [{ name: 'odd', inputSchema: { type: 'object' } }] }),
+    'tools/call': () => ({ content: 5 }),
+  });
 } else {
   const server = new McpServer({ name: 'loom-test-server', version: '1.0.0' });
   server.registerTool('echo', { description: 'Says the text back.', inputSchema: { text: z.string() } }, ({ text }) => ({
@@ -67,4 +75,18 @@ if (mode === 'crash') {
   server.registerTool('fail', { description: 'Always reports an error.' }, () => ({ content: [{ type: 'text', text: 'disk on fire' }], isError: true }));
   server.registerTool('exit', { description: 'Ends the server.' }, () => process.exit(3));
   await server.connect(new StdioServerTransport());
+}
+
+/** A JSON-RPC responder over stdin/stdout: each request gets its method's result; notifications are ignored. */
+function answerByHand(methods) {
+  let buffer = '';
+  process.stdin.setEncoding('utf8').on('data', (chunk) => {
+    buffer += chunk;
+    for (let end = buffer.indexOf('\n'); end >= 0; end = buffer.indexOf('\n')) {
+      const message = JSON.parse(buffer.slice(0, end));
+      buffer = buffer.slice(end + 1);
+      if (message.id === undefined) continue;
+      process.stdout.write(`${JSON.stringify({ jsonrpc: '2.0', id: message.id, result: methods[message.method]?.(message.params) ?? {} })}\n`);
+    }
+  });
 }

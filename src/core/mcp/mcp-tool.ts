@@ -16,6 +16,9 @@ import { mcpToolName } from './tool-names';
 /** A server's description is shown to the model as the tool's; a runaway one is cut. */
 const MAX_DESCRIPTION_CHARS = 2000;
 
+/** Most characters of a failure's description. */
+const MAX_ERROR_CHARS = 500;
+
 /** The server checks the arguments against its own schema; Loom only requires an object. */
 const argumentsSchema = z.record(z.string(), z.unknown());
 
@@ -45,5 +48,11 @@ function callFailure(err: unknown, timeoutMs: number): string {
   if (err instanceof McpError && err.code === Number(ErrorCode.RequestTimeout)) return `did not answer within ${timeoutMs / 1000} s`;
   if (err instanceof McpError && err.code === Number(ErrorCode.ConnectionClosed)) return 'is not running any more (the connection closed)';
   if (err instanceof Error && err.message === 'Not connected') return 'is not running any more';
-  return `failed: ${errorMessage(err)}`;
+  return `failed: ${oneLine(errorMessage(err))}`;
+}
+
+/** The SDK's validation errors span lines (pretty-printed issues): the user gets one, bounded. */
+function oneLine(text: string): string {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length > MAX_ERROR_CHARS ? `${line.slice(0, MAX_ERROR_CHARS)}…` : line;
 }
