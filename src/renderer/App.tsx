@@ -12,6 +12,7 @@ import { ChangesDialog } from './components/ChangesDialog';
 import { ChatView, type BranchHandlers } from './components/ChatView';
 import { DeleteDialog } from './components/DeleteDialog';
 import { InfoDialog } from './components/InfoDialog';
+import { NotificationOffer } from './components/NotificationOffer';
 import { RenameDialog } from './components/RenameDialog';
 import { SecretsNotice } from './components/SecretsNotice';
 import { SettingsDialog } from './components/SettingsDialog';
@@ -22,6 +23,7 @@ import { useBridge } from './bridge/context';
 import { downloadText } from './lib/download';
 import { sessionLabel } from './lib/format';
 import { useShortcuts } from './lib/shortcuts';
+import { useAttentionNotifications } from './state/attention';
 import { ChatSessions } from './state/chat-sessions';
 import { useSessionMetaCache } from './state/session-meta';
 import { useTabs } from './state/tabs';
@@ -31,7 +33,7 @@ type DialogState =
   | { kind: 'delete'; meta: SessionMeta }
   | { kind: 'rename'; meta: SessionMeta }
   | { kind: 'settings' }
-  /** `closing`: asked because the user closes the session's tab; either choice closes it. */
+  /** `closing`: asked because the user closes the session's tab; Keep or Revert closes it, Cancel keeps it open. */
   | { kind: 'changes'; id: string; files: string[]; closing: boolean }
   | null;
 
@@ -44,9 +46,13 @@ export function App({ initialSettings, appInfo }: { initialSettings: Settings; a
   const [chats] = useState(() => new ChatSessions(bridge, sessions));
   const searchBox = useRef<HTMLInputElement>(null);
   const dropChat = useCallback((id: string) => chats.drop(id), [chats]);
+  const chatFor = useCallback((id: string) => chats.get(id), [chats]);
   const tabs = useTabs(initialSettings, dropChat);
 
   useEffect(() => chats.connect(), [chats]);
+  const [offeringNotifications, setOfferingNotifications] = useState(false);
+  useAttentionNotifications({ openTabs: tabs.ids, activeTab: tabs.active, onShow: tabs.focus, onOffer: () => setOfferingNotifications(true) });
+  useEffect(() => bridge.onAccessLost(banners.show), [bridge, banners.show]);
 
   /** Sessions this window deletes itself: their tabs close without a notice. */
   const deleting = useRef(new Set<string>());
@@ -237,9 +243,17 @@ export function App({ initialSettings, appInfo }: { initialSettings: Settings; a
         onError={banners.show}
       />
       <main className="main">
-        <TabBar tabs={tabs.ids} active={tabs.active} onSelect={tabs.focus} onClose={(id) => void closeTab(id)} onNew={() => void newSession()} />
+        <TabBar
+          tabs={tabs.ids}
+          chatFor={chatFor}
+          active={tabs.active}
+          onSelect={tabs.focus}
+          onClose={(id) => void closeTab(id)}
+          onNew={() => void newSession()}
+        />
         <SecretsNotice names={appInfo.secretEnvNames} />
         <Banners banners={banners.list} onDismiss={banners.dismiss} />
+        {offeringNotifications && <NotificationOffer onDone={() => setOfferingNotifications(false)} />}
         {tabs.active ? (
           <ChatView
             key={tabs.active}
@@ -301,6 +315,8 @@ export function App({ initialSettings, appInfo }: { initialSettings: Settings; a
             setDialog(null);
             if (dialog.closing) tabs.close(dialog.id);
           }}
+          onCancel={() => setDialog(null)}
+          cancellable={dialog.closing}
           onRevert={async () => {
             const refused = await revertChanges(dialog.id);
             if (refused) return refused;

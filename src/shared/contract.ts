@@ -244,6 +244,11 @@ export interface LoomBridge {
   onEvent(listener: (event: BridgeEvent) => void): () => void;
   /** Called when the event stream is back after a drop: events may have been missed meanwhile. */
   onReconnect(listener: () => void): () => void;
+  /**
+   * Called once when the server refuses this page for good (the browser mode restarted with
+   * a new access token): the event stream stops retrying, and `reason` says what to do.
+   */
+  onAccessLost(listener: (reason: string) => void): () => void;
 }
 
 /**

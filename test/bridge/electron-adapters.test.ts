@@ -67,20 +67,20 @@ describe('window hardening', () => {
     expect(CONTENT_SECURITY_POLICY_HEADER).not.toMatch(/unsafe-eval|unsafe-inline/);
   });
 
-  it('denies every permission request and check', () => {
+  it('denies every permission request and check but notifications', () => {
     let requestHandler: ((c: unknown, p: string, cb: (granted: boolean) => void) => void) | undefined;
-    let checkHandler: (() => boolean) | undefined;
+    let checkHandler: ((c: unknown, p: string) => boolean) | undefined;
     hardenSession({
       webRequest: { onHeadersReceived: () => {} },
       setPermissionRequestHandler: (h) => void (requestHandler = h),
       setPermissionCheckHandler: (h) => void (checkHandler = h),
     });
-    for (const permission of ['media', 'geolocation', 'notifications', 'clipboard-read']) {
+    for (const permission of ['media', 'geolocation', 'notifications', 'clipboard-read', 'openExternal']) {
       let granted: boolean | undefined;
       requestHandler!({}, permission, (g) => (granted = g));
-      expect(granted, permission).toBe(false);
+      expect(granted, permission).toBe(permission === 'notifications');
+      expect(checkHandler!({}, permission), permission).toBe(permission === 'notifications');
     }
-    expect(checkHandler!()).toBe(false);
   });
 
   it('blocks navigation and webviews, and opens only web links outside', () => {

@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Page } from '@playwright/test';
-import { SUMMARY, expect, newSession, openLoom, send, sidebarRow, test, transcript } from './fixtures';
+import { SUMMARY, expect, newSession, openLoom, send, test, transcript } from './fixtures';
 
 /** Allows the approval the turn waits on, after checking it is about `file`. */
 async function allow(page: Page, tool: string, file: string): Promise<void> {
@@ -64,7 +64,10 @@ test('files written and edited after approval are listed in the header, and Reve
   expect(fs.readFileSync(notes, 'utf8')).toBe('the old text\n');
 });
 
-test('closing a tab whose session changed files offers the revert; Escape and Keep keep them', async ({ page, loom }) => {
+test('closing a tab whose session changed files offers the revert; Cancel and Escape keep the tab, Keep closes it keeping the files', async ({
+  page,
+  loom,
+}) => {
   const kept = path.join(loom.projectDir, 'kept.txt');
   loom.model.enqueue(
     { toolCalls: [{ name: 'write_file', arguments: { path: 'kept.txt', content: 'keep me' } }] },
@@ -78,26 +81,32 @@ test('closing a tab whose session changed files offers the revert; Escape and Ke
   await expect(changedFilesButton(page)).toHaveText('Changed files (1)');
 
   const tabs = page.getByRole('tablist', { name: 'Open sessions' });
-  const closeTab = () => tabs.getByRole('button', { name: /^Close tab / }).click();
+  const tab = tabs.getByRole('tab');
+  const closeTab = () => tabs.getByTitle(/^Close tab /).click();
   const dialog = page.getByRole('dialog', { name: 'Changed files' });
 
-  // Escape keeps the files and closes the tab.
+  // Cancel and Escape change nothing: the tab stays open and the file as it is.
   await closeTab();
   await expect(dialog).toContainText('before its tab closes');
   await expect(dialog.getByRole('listitem')).toHaveText(['kept.txt']);
+  await dialog.getByRole('button', { name: 'Cancel' }).click();
+  await expect(dialog).toBeHidden();
+  await expect(tab).toHaveCount(1);
+  // From the keyboard: Delete on the tab asks, Escape keeps it and gives it the focus back.
+  await tab.focus();
+  await page.keyboard.press('Delete');
+  await expect(dialog).toBeVisible();
   await page.keyboard.press('Escape');
   await expect(dialog).toBeHidden();
-  await expect(tabs.getByRole('tab')).toHaveCount(0);
+  await expect(tab).toHaveCount(1);
+  await expect(tab).toBeFocused();
+  await expect(changedFilesButton(page)).toHaveText('Changed files (1)');
   expect(fs.readFileSync(kept, 'utf8')).toBe('keep me');
 
-  // Opened again, the session still offers its changes; Keep keeps them too.
-  await sidebarRow(page, 'Keeping a file')
-    .getByRole('button', { name: /^Keeping a file/ })
-    .click();
-  await expect(changedFilesButton(page)).toHaveText('Changed files (1)');
+  // Keep keeps the files and closes the tab.
   await closeTab();
   await dialog.getByRole('button', { name: 'Keep' }).click();
-  await expect(tabs.getByRole('tab')).toHaveCount(0);
+  await expect(tab).toHaveCount(0);
   expect(fs.readFileSync(kept, 'utf8')).toBe('keep me');
 });
 
@@ -105,7 +114,7 @@ test('a tab whose session changed nothing closes without asking', async ({ page,
   await openLoom(page, loom);
   await newSession(page);
   const tabs = page.getByRole('tablist', { name: 'Open sessions' });
-  await tabs.getByRole('button', { name: /^Close tab / }).click();
+  await tabs.getByTitle(/^Close tab /).click();
   await expect(tabs.getByRole('tab')).toHaveCount(0);
   await expect(page.getByRole('dialog')).toHaveCount(0);
 });

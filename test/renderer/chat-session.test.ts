@@ -41,6 +41,7 @@ function windowWithSlowEvents(backend: ModelBackend, answerHeld?: Promise<void>)
       return () => listeners.delete(listener);
     },
     onReconnect: () => () => {},
+    onAccessLost: () => () => {},
   };
   const deliver = () => {
     holding = false;
@@ -93,5 +94,73 @@ describe('a window opened mid-reply', () => {
     ctx.backend.engine.stop(session.id);
     await turn;
     for (const window of [late, early, ahead]) window.unsubscribe();
+  });
+});
+
+/** A window's bridge straight onto the backend, events delivered as they come. */
+function liveWindow(backend: ModelBackend): LoomBridge {
+  return {
+    invoke: (method, input) => backend.call<never>(method, input),
+    onEvent: (listener) => backend.backend.subscribe(listener),
+    onReconnect: () => () => {},
+    onAccessLost: () => () => {},
+  };
+}
+
+function liveView(id: string, bridge: LoomBridge): ChatSession {
+  const chat = new ChatSession(id, bridge, new SessionMetaCache(bridge));
+  bridge.onEvent((event) => chat.handle(event));
+  return chat;
+}
+
+describe("a chat controller's phase", () => {
+  it('is running for a turn and idle after it; compacting while Compact now waits for its summary', async () => {
+    const session = await ctx.call<SessionMeta>('chat.create', {});
+    const chat = liveView(session.id, liveWindow(ctx));
+    await chat.load();
+    expect(chat.getSnapshot().phase).toBe('idle');
+
+    let resumeReply = () => {};
+    const long = ' words'.repeat(300);
+    ctx.model.enqueue({ text: `One.${long}`, pauseAfterChunks: 1, resume: new Promise<void>((resolve) => (resumeReply = resolve)) }, { text: 'Summary' });
+    const sent = chat.send('first');
+    await expect.poll(() => chat.getSnapshot().phase).toBe('running');
+    resumeReply();
+    expect(await sent).toBe(true);
+    expect(chat.getSnapshot().phase).toBe('idle');
+    await ctx.backend.engine.afterTurnSettled(session.id);
+    ctx.model.enqueue({ text: `Two.${long}` });
+    expect(await chat.send('second')).toBe(true);
+
+    let resumeSummary = () => {};
+    ctx.model.enqueue({ text: 'Talked about two things.', pauseAfterChunks: 0, resume: new Promise<void>((resolve) => (resumeSummary = resolve)) });
+    const compacted = chat.compact();
+    expect(chat.getSnapshot().phase).toBe('compacting');
+    await ctx.model.waitForRequests(4);
+    expect(chat.getSnapshot().phase).toBe('compacting');
+    resumeSummary();
+    await compacted;
+    expect(chat.getSnapshot().phase).toBe('idle');
+    expect(chat.getSnapshot().markers).toHaveLength(1);
+    expect(chat.getSnapshot().error).toBeNull();
+  });
+
+  it('goes back to running, not idle, after a compaction within a turn', async () => {
+    const session = await ctx.call<SessionMeta>('chat.create', {});
+    const chat = new ChatSession(session.id, liveWindow(ctx), new SessionMetaCache(liveWindow(ctx)));
+    await chat.load();
+    const sessionId = session.id;
+    const phases: string[] = [];
+    // The events the engine sends when it compacts before a request, within a turn.
+    for (const event of [
+      { type: 'turn', sessionId, phase: 'start' },
+      { type: 'compaction', sessionId, phase: 'start' },
+      { type: 'compaction', sessionId, phase: 'done', before_tokens: 900, after_tokens: 200 },
+      { type: 'turn', sessionId, phase: 'end' },
+    ] as BridgeEvent[]) {
+      chat.handle(event);
+      phases.push(chat.getSnapshot().phase);
+    }
+    expect(phases).toEqual(['running', 'compacting', 'running', 'idle']);
   });
 });

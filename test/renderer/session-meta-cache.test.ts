@@ -31,6 +31,7 @@ function windowBridge(backend: ModelBackend, hold?: Promise<void>) {
     },
     onEvent: (listener: (event: BridgeEvent) => void) => backend.backend.subscribe(listener),
     onReconnect: () => () => {},
+    onAccessLost: () => () => {},
   };
   return { bridge, infoRequests };
 }

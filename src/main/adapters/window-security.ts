@@ -1,6 +1,7 @@
 /**
  * Hardening of every Loom window, in one place: the CSP as a response header, every
- * permission request denied, navigation and new windows blocked (http(s) links open in
+ * permission request denied but notifications (the renderer's web Notification API,
+ * which Electron shows as native notifications), navigation and new windows blocked (http(s) links open in
  * the user's browser instead), no <webview>. Electron objects come in through the small
  * interfaces below so the decisions are testable under Node.
  */
@@ -8,12 +9,15 @@ import { CONTENT_SECURITY_POLICY_HEADER } from '../../shared/security-policy';
 
 type Headers = Record<string, string | string[]>;
 
+/** The one permission a Loom window gets: telling the user a turn ended or waits for them. */
+const ALLOWED_PERMISSION = 'notifications';
+
 export interface SessionLike {
   webRequest: {
     onHeadersReceived(listener: (details: { responseHeaders?: Headers }, callback: (response: { responseHeaders: Headers }) => void) => void): void;
   };
   setPermissionRequestHandler(handler: (contents: unknown, permission: string, callback: (granted: boolean) => void) => void): void;
-  setPermissionCheckHandler(handler: () => boolean): void;
+  setPermissionCheckHandler(handler: (contents: unknown, permission: string) => boolean): void;
 }
 
 export interface ContentsLike {
@@ -25,8 +29,8 @@ export function hardenSession(session: SessionLike): void {
   session.webRequest.onHeadersReceived((details, callback) => {
     callback({ responseHeaders: withCsp(details.responseHeaders ?? {}) });
   });
-  session.setPermissionRequestHandler((_contents, _permission, callback) => callback(false));
-  session.setPermissionCheckHandler(() => false);
+  session.setPermissionRequestHandler((_contents, permission, callback) => callback(permission === ALLOWED_PERMISSION));
+  session.setPermissionCheckHandler((_contents, permission) => permission === ALLOWED_PERMISSION);
 }
 
 /** Replaces any CSP a response carries with the app's own. */

@@ -8,12 +8,25 @@ import { BridgeError } from './bridge-error';
 
 const TOKEN_HEADER = 'x-loom-token';
 const RECONNECT_MS = 1000;
+/** Said when the server refuses the token: it can only mean a restart, which made a new one. */
+export const ACCESS_LOST = 'The Loom server restarted with a new access token: open the new URL it printed (pasting it into this tab is enough).';
 
 export function createHttpBridge(token: string, base = ''): LoomBridge {
   const listeners = new Set<(event: BridgeEvent) => void>();
   const reconnectListeners = new Set<() => void>();
+  const accessLostListeners = new Set<(reason: string) => void>();
   let streaming = false;
   let connections = 0;
+  let accessLost = false;
+
+  /** Retrying cannot help: every listener hears it once, and the stream stops. */
+  function loseAccess(): BridgeError {
+    if (!accessLost) {
+      accessLost = true;
+      accessLostListeners.forEach((listener) => listener(ACCESS_LOST));
+    }
+    return new BridgeError('unauthorized', ACCESS_LOST);
+  }
 
   async function invoke<M extends MethodName>(method: M, input: MethodInput<M>): Promise<MethodOutput<M>> {
     let response: Response;
@@ -26,6 +39,7 @@ export function createHttpBridge(token: string, base = ''): LoomBridge {
     } catch {
       throw new BridgeError('offline', 'Cannot reach the Loom server. Is `npm run web` still running?');
     }
+    if (response.status === 401) throw loseAccess();
     const result = (await response.json().catch(() => null)) as BridgeResult<MethodOutput<M>> | null;
     if (!result) throw new BridgeError('internal', `The Loom server answered ${response.status} without a result.`);
     if (!result.ok) throw new BridgeError(result.error.code, result.error.message);
@@ -35,15 +49,19 @@ export function createHttpBridge(token: string, base = ''): LoomBridge {
   /** Reads the SSE stream for as long as anyone listens, reconnecting after a drop. */
   async function stream(): Promise<void> {
     streaming = true;
-    while (listeners.size > 0) {
+    while (listeners.size > 0 && !accessLost) {
       try {
         const response = await fetch(`${base}/api/events`, { headers: { [TOKEN_HEADER]: token } });
+        if (response.status === 401) {
+          loseAccess();
+          break;
+        }
         if (!response.ok || !response.body) throw new Error(`events: ${response.status}`);
         // The server subscribes before it answers, so a catch-up from here misses nothing.
         if (connections++ > 0) reconnectListeners.forEach((listener) => listener());
         await readEvents(response.body, (event) => listeners.forEach((listener) => listener(event)));
       } catch {
-        // The server went away or refused: wait and try again.
+        // The server went away (or is restarting): wait and try again.
       }
       await new Promise((resolve) => setTimeout(resolve, RECONNECT_MS));
     }
@@ -60,6 +78,10 @@ export function createHttpBridge(token: string, base = ''): LoomBridge {
     onReconnect(listener) {
       reconnectListeners.add(listener);
       return () => reconnectListeners.delete(listener);
+    },
+    onAccessLost(listener) {
+      accessLostListeners.add(listener);
+      return () => accessLostListeners.delete(listener);
     },
   };
 }

@@ -2,7 +2,9 @@
  * The renderer's one way to the engine: `window.loom` (Electron preload) when present,
  * else the HTTP client of the browser mode, authenticated by the token from the URL
  * Loom printed. The token is moved out of the address bar into sessionStorage, so a
- * reload keeps working and the token does not linger in the visible URL.
+ * reload keeps working and the token does not linger in the visible URL. A new URL pasted
+ * into the same tab (the server restarted on the same port) changes only the fragment,
+ * which loads nothing: its token is taken and the page starts again with it.
  */
 import type { ElectronAPI, LoomBridge } from '../../shared/contract';
 import { BridgeError } from './bridge-error';
@@ -19,6 +21,10 @@ const TOKEN_KEY = 'loom.token';
 export function connectBridge(): LoomBridge | null {
   if (window.loom) return fromElectron(window.loom);
   const token = takeTokenFromUrl() ?? sessionStorage.getItem(TOKEN_KEY);
+  window.addEventListener('hashchange', () => {
+    const pasted = takeTokenFromUrl();
+    if (pasted && pasted !== token) window.location.reload();
+  });
   return token ? createHttpBridge(token) : null;
 }
 
@@ -36,6 +42,8 @@ function fromElectron(api: ElectronAPI): LoomBridge {
     onEvent: (listener) => api.onEvent(listener),
     // IPC events are not dropped while the page lives; a reload starts the page afresh.
     onReconnect: () => () => {},
+    // The main process never refuses its own window.
+    onAccessLost: () => () => {},
   };
 }
 

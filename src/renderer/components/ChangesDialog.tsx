@@ -1,7 +1,8 @@
 /**
  * The files a session's tools wrote or edited, with the choice to keep them or put them
- * all back as they were before the session. Keep is the default: it has the focus, and
- * Escape keeps too. Reverting asks once more, because created files are deleted.
+ * all back as they were before the session. Keep is the default: it has the focus.
+ * Escape (and Cancel, when the dialog asks before a tab closes) does nothing: the files
+ * and the tab stay as they are. Reverting asks once more, because created files are deleted.
  */
 import { useState } from 'react';
 import { plural } from '../lib/format';
@@ -12,11 +13,14 @@ interface ChangesDialogProps {
   /** Shown above the list: why the dialog is asking. */
   intro: string;
   onKeep: () => void;
+  /** Closes the dialog changing nothing; with `cancellable` a Cancel button says so. */
+  onCancel: () => void;
+  cancellable: boolean;
   /** Resolves to an error message when the revert was refused, else null. */
   onRevert: () => Promise<string | null>;
 }
 
-export function ChangesDialog({ files, intro, onKeep, onRevert }: ChangesDialogProps) {
+export function ChangesDialog({ files, intro, onKeep, onCancel, cancellable, onRevert }: ChangesDialogProps) {
   const [confirming, setConfirming] = useState(false);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
@@ -32,7 +36,7 @@ export function ChangesDialog({ files, intro, onKeep, onRevert }: ChangesDialogP
   };
 
   return (
-    <Dialog title="Changed files" onClose={onKeep} className="changes">
+    <Dialog title="Changed files" onClose={onCancel} className="changes">
       <p>{intro}</p>
       <ul className="changed-files mono" aria-label="Changed files">
         {files.map((file) => (
@@ -60,6 +64,11 @@ export function ChangesDialog({ files, intro, onKeep, onRevert }: ChangesDialogP
           <button type="button" className="danger" onClick={() => setConfirming(true)}>
             Revert all
           </button>
+          {cancellable && (
+            <button type="button" onClick={onCancel}>
+              Cancel
+            </button>
+          )}
         </div>
       )}
     </Dialog>

@@ -1,12 +1,15 @@
 /**
- * A modal dialog on the native <dialog> element: it traps focus, and Escape (the
- * `cancel` event) closes it doing nothing else.
+ * A modal dialog on the native <dialog> element: it traps focus, Escape (the `cancel`
+ * event) closes it doing nothing else, and once closed the focus is back on the control
+ * that opened it.
  */
 import { useEffect, useId, useRef, type ReactNode } from 'react';
+import { useReturnFocus } from '../lib/focus-return';
 
 export function Dialog({ title, onClose, children, className }: { title: string; onClose: () => void; children: ReactNode; className?: string }) {
   const ref = useRef<HTMLDialogElement>(null);
   const titleId = useId();
+  useReturnFocus();
 
   useEffect(() => {
     const dialog = ref.current;

@@ -66,25 +66,24 @@ function QuestionCard({ question, chat }: { question: Question; chat: ChatSessio
   const [text, setText] = useState('');
   const answer = (value: string | null) => chat.answer(question.requestId, value);
   return (
-    <form
-      className="card question"
-      role="group"
-      aria-label="Question from the assistant"
-      onSubmit={(event) => {
-        event.preventDefault();
-        if (text.trim()) answer(text);
-      }}
-    >
-      <p className="question-text">{question.question}</p>
-      <input aria-label="Your answer" value={text} onChange={(e) => setText(e.target.value)} autoFocus />
-      <div className="card-actions">
-        <button type="submit" className="primary" disabled={!text.trim()}>
-          Answer
-        </button>
-        <button type="button" onClick={() => answer(null)}>
-          Skip
-        </button>
-      </div>
-    </form>
+    <div className="card question" role="group" aria-label="Question from the assistant">
+      <form
+        onSubmit={(event) => {
+          event.preventDefault();
+          if (text.trim()) answer(text);
+        }}
+      >
+        <p className="question-text">{question.question}</p>
+        <input aria-label="Your answer" value={text} onChange={(e) => setText(e.target.value)} autoFocus />
+        <div className="card-actions">
+          <button type="submit" className="primary" disabled={!text.trim()}>
+            Answer
+          </button>
+          <button type="button" onClick={() => answer(null)}>
+            Skip
+          </button>
+        </div>
+      </form>
+    </div>
   );
 }

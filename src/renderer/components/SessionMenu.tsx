@@ -4,6 +4,7 @@
  */
 import { useEffect, useRef, type KeyboardEvent } from 'react';
 import type { SessionMeta } from '../../shared/types';
+import { registerMenuOpener, useReturnFocus } from '../lib/focus-return';
 import { sessionLabel } from '../lib/format';
 import type { SessionAction } from './Sidebar';
 
@@ -11,16 +12,20 @@ export function SessionMenu({
   meta,
   x,
   y,
+  opener,
   onAction,
   onClose,
 }: {
   meta: SessionMeta;
   x: number;
   y: number;
+  /** The control focus returns to when the menu closes (the row's ⋯ button, also after a right click). */
+  opener: HTMLElement | null;
   onAction: (action: SessionAction, meta: SessionMeta) => void;
   onClose: () => void;
 }) {
   const ref = useRef<HTMLDivElement>(null);
+  useReturnFocus(opener);
   const items: [SessionAction, string][] = [
     ['open', 'Open'],
     ['rename', 'Rename…'],
@@ -32,13 +37,14 @@ export function SessionMenu({
   ];
 
   useEffect(() => {
+    if (ref.current && opener) registerMenuOpener(ref.current, opener);
     ref.current?.querySelector<HTMLButtonElement>('[role=menuitem]')?.focus();
     const onDown = (event: MouseEvent) => {
       if (!ref.current?.contains(event.target as Node)) onClose();
     };
     window.addEventListener('mousedown', onDown);
     return () => window.removeEventListener('mousedown', onDown);
-  }, [onClose]);
+  }, [onClose, opener]);
 
   const onKeyDown = (event: KeyboardEvent) => {
     const buttons = [...(ref.current?.querySelectorAll<HTMLButtonElement>('[role=menuitem]') ?? [])];

@@ -34,7 +34,7 @@ export function Sidebar(props: SidebarProps) {
   const bridge = useBridge();
   const [query, setQuery] = useState('');
   const [showArchived, setShowArchived] = useState(false);
-  const [menu, setMenu] = useState<{ meta: SessionMeta; x: number; y: number } | null>(null);
+  const [menu, setMenu] = useState<{ meta: SessionMeta; x: number; y: number; opener: HTMLElement | null } | null>(null);
   const list = useSessionList(bridge, query, showArchived);
   const scroller = useRef<HTMLDivElement>(null);
   const importInput = useRef<HTMLInputElement>(null);
@@ -109,7 +109,7 @@ export function Sidebar(props: SidebarProps) {
                 onDragStart={(event) => onDragStart(event, item)}
                 onContextMenu={(event) => {
                   event.preventDefault();
-                  setMenu({ meta: item, x: event.clientX, y: event.clientY });
+                  setMenu({ meta: item, x: event.clientX, y: event.clientY, opener: event.currentTarget.querySelector<HTMLElement>('.session-actions') });
                 }}
               >
                 <button type="button" className="session-open" onClick={() => onAction('open', item)} aria-current={item.id === activeId ? 'page' : undefined}>
@@ -127,7 +127,7 @@ export function Sidebar(props: SidebarProps) {
                   aria-haspopup="menu"
                   onClick={(event) => {
                     const box = event.currentTarget.getBoundingClientRect();
-                    setMenu({ meta: item, x: box.left, y: box.bottom });
+                    setMenu({ meta: item, x: box.left, y: box.bottom, opener: event.currentTarget });
                   }}
                 >
                   ⋯
@@ -154,7 +154,7 @@ export function Sidebar(props: SidebarProps) {
           }}
         />
       </div>
-      {menu && <SessionMenu meta={menu.meta} x={menu.x} y={menu.y} onAction={onAction} onClose={() => setMenu(null)} />}
+      {menu && <SessionMenu meta={menu.meta} x={menu.x} y={menu.y} opener={menu.opener} onAction={onAction} onClose={() => setMenu(null)} />}
     </aside>
   );
 }

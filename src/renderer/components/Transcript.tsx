@@ -6,7 +6,7 @@
  * follows new content while the user is at the bottom.
  */
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { useEffect, useLayoutEffect, useMemo, useRef } from 'react';
+import { useEffect, useLayoutEffect, useMemo, useRef, type KeyboardEvent } from 'react';
 import type { ChatSession, ChatSnapshot, CompactionMarker } from '../state/chat-session';
 import { LiveRow } from './LiveRow';
 import { MessageActions } from './MessageActions';
@@ -60,15 +60,33 @@ export function Transcript({ chat, snap, scrollToMessage }: { chat: ChatSession;
   // Open at the message asked for, once loaded (markers before it shift its row), and keep
   // it there while the rows around it load and are measured, until the user scrolls.
   const scrolledTo = useRef(false);
-  const pinnedRow = useRef<number | null>(null);
+  const pinned = useRef<{ row: number; align: 'start' | 'center' } | null>(null);
+  const pin = (row: number, align: 'start' | 'center') => {
+    pinned.current = { row, align };
+    virtualizer.scrollToIndex(row, { align });
+  };
   useLayoutEffect(() => {
     if (scrollToMessage === undefined || scrolledTo.current || !snap.loaded) return;
     scrolledTo.current = true;
     const markersBefore = snap.markers.filter((m) => m.index <= scrollToMessage).length;
-    pinnedRow.current = Math.min(scrollToMessage, snap.total - 1) + markersBefore;
-    virtualizer.scrollToIndex(pinnedRow.current, { align: 'center' });
-  }, [scrollToMessage, snap.loaded, snap.markers, snap.total, virtualizer]);
-  const unpin = () => (pinnedRow.current = null);
+    pin(Math.min(scrollToMessage, snap.total - 1) + markersBefore, 'center');
+  });
+  const unpin = () => (pinned.current = null);
+  // Home and End go to the very first and last message: the browser's own would scroll by the
+  // estimated height, which the rows measured on the way change (landing mid-transcript).
+  const onKeyDown = (event: KeyboardEvent) => {
+    unpin();
+    if (event.target instanceof HTMLInputElement || event.target instanceof HTMLTextAreaElement) return;
+    if (event.key === 'Home') {
+      event.preventDefault();
+      atBottom.current = false;
+      pin(0, 'start');
+    } else if (event.key === 'End') {
+      event.preventDefault();
+      atBottom.current = true;
+      virtualizer.scrollToIndex(model.count - 1, { align: 'end' });
+    }
+  };
   // Follow new content while at the bottom (and open at the bottom)…
   useLayoutEffect(() => {
     if (snap.loaded && atBottom.current) virtualizer.scrollToIndex(model.count - 1, { align: 'end' });
@@ -77,7 +95,7 @@ export function Transcript({ chat, snap, scrollToMessage }: { chat: ChatSession;
   const totalSize = virtualizer.getTotalSize();
   useLayoutEffect(() => {
     const el = scroller.current;
-    if (pinnedRow.current !== null) virtualizer.scrollToIndex(pinnedRow.current, { align: 'center' });
+    if (pinned.current) virtualizer.scrollToIndex(pinned.current.row, { align: pinned.current.align });
     else if (el && snap.loaded && atBottom.current) el.scrollTop = el.scrollHeight;
   }, [totalSize, snap.loaded, virtualizer]);
 
@@ -91,7 +109,7 @@ export function Transcript({ chat, snap, scrollToMessage }: { chat: ChatSession;
       tabIndex={0}
       onWheel={unpin}
       onPointerDown={unpin}
-      onKeyDown={unpin}
+      onKeyDown={onKeyDown}
       onScroll={(event) => {
         const el = event.currentTarget;
         atBottom.current = el.scrollHeight - el.scrollTop - el.clientHeight < BOTTOM_SLACK_PX;

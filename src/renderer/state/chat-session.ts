@@ -9,6 +9,7 @@
 import type { BridgeEvent, LoomBridge, PendingRequest, SessionInfo } from '../../shared/contract';
 import type { ChatMessage, SessionMeta } from '../../shared/types';
 import { plural } from '../lib/format';
+import { readDraft, saveDraft } from './drafts';
 import type { SessionMetaCache } from './session-meta-cache';
 
 export const PAGE_SIZE = 200;
@@ -91,8 +92,6 @@ const FILE_TOOLS = new Set(['write_file', 'edit_file']);
 type Listener = () => void;
 
 export class ChatSession {
-  /** What is typed in this tab's message box, kept while other tabs are shown. */
-  draft = '';
   private pages = new Map<number, ChatMessage[]>();
   private loading = new Set<number>();
   private listeners = new Set<Listener>();
@@ -133,6 +132,15 @@ export class ChatSession {
   };
 
   getSnapshot = (): ChatSnapshot => this.snapshot;
+
+  /** What is typed in this tab's message box, kept while other tabs are shown and across reloads. */
+  get draft(): string {
+    return readDraft(this.id);
+  }
+
+  set draft(text: string) {
+    saveDraft(this.id, text);
+  }
 
   message(index: number): ChatMessage | undefined {
     return this.pages.get(Math.floor(index / PAGE_SIZE))?.[index % PAGE_SIZE];
@@ -227,8 +235,10 @@ export class ChatSession {
         return this.onTurn(event);
       case 'notice':
         return this.notify(event.level, event.text);
-      case 'session_changed':
       case 'session_deleted':
+        this.draft = '';
+        return;
+      case 'session_changed':
         // The session-metadata cache follows these.
         return;
     }

@@ -1,0 +1,144 @@
+/**
+ * Keyboard use: Home and End in a long transcript reach its very first and last message,
+ * Escape that closes a dialog or a menu puts the focus back on the control that opened
+ * it, and a whole flow (new session, send, menu, rename, Escape) works without a mouse.
+ */
+import type { Locator, Page } from '@playwright/test';
+import type { ChatMessage } from '../../src/shared/types';
+import { SUMMARY, expect, openLoom, sessionAction, sidebarRow, test, transcript } from './fixtures';
+
+function conversation(count: number): ChatMessage[] {
+  const messages: ChatMessage[] = [{ role: 'system', content: 'You are Loom.' }];
+  for (let i = 1; i < count; i++) {
+    // Rows of very different heights, so estimated and measured positions differ a lot.
+    const body = i % 3 === 0 ? `Long answer ${i}.\n\n${'A paragraph that wraps over several lines. '.repeat(12)}` : `Answer ${i}.`;
+    messages.push(i % 2 ? { role: 'user', content: `<user_input>\nQuestion ${i}\n</user_input>` } : { role: 'assistant', content: body });
+  }
+  return messages;
+}
+
+test('Home and End in a 3,000-message transcript go to the very first and the very last message', async ({ page, loom }) => {
+  loom.store.create({ title: 'Long one', messages: conversation(3000), cwd: loom.projectDir });
+  await openLoom(page, loom);
+  await sidebarRow(page, 'Long one')
+    .getByRole('button', { name: /^Long one/ })
+    .click();
+  const log = transcript(page);
+  await expect(log.getByText('Question 2999', { exact: true })).toBeVisible();
+
+  await log.focus();
+  await page.keyboard.press('Home');
+  await expect(log.getByText('Question 1', { exact: true })).toBeInViewport();
+  await expect.poll(() => log.evaluate((el) => el.scrollTop)).toBe(0);
+
+  await page.keyboard.press('End');
+  await expect(log.getByText('Question 2999', { exact: true })).toBeInViewport();
+  await expect.poll(() => log.evaluate((el) => el.scrollHeight - el.scrollTop - el.clientHeight)).toBeLessThan(2);
+
+  await page.keyboard.press('Home');
+  await expect(log.getByText('Question 1', { exact: true })).toBeInViewport();
+  await expect(log.getByText('Question 2999', { exact: true })).toHaveCount(0);
+});
+
+/** Presses Tab until `target` has the focus (a keyboard user's way there), failing after `limit` presses. */
+async function tabTo(page: Page, target: Locator, limit = 60): Promise<void> {
+  for (let i = 0; i < limit; i++) {
+    if (await target.evaluate((el) => el === el.ownerDocument.activeElement)) return;
+    await page.keyboard.press('Tab');
+  }
+  throw new Error(`Tab never reached ${target.toString()}`);
+}
+
+/** The focused control shows a focus ring (our :focus-visible outline). */
+async function expectFocusRing(target: Locator): Promise<void> {
+  await expect(target).toBeFocused();
+  expect(await target.evaluate((el) => el.ownerDocument.defaultView!.getComputedStyle(el).outlineStyle)).toBe('solid');
+}
+
+test('keyboard only: new session, send, session menu, rename, Escape — focus visible and back on the control that opened each', async ({ page, loom }) => {
+  loom.model.enqueue({ text: 'Herons wait.' }, SUMMARY('Heron talk'));
+  await openLoom(page, loom);
+  const sidebar = page.getByRole('complementary', { name: 'Sessions' });
+
+  const newButton = sidebar.getByRole('button', { name: 'New session' });
+  await tabTo(page, newButton);
+  await expectFocusRing(newButton);
+  await page.keyboard.press('Enter');
+  const box = page.getByRole('textbox', { name: 'Message' });
+  await expect(box).toBeFocused();
+  await page.keyboard.type('Tell me about herons');
+  await page.keyboard.press('Enter');
+  await expect(transcript(page).getByText('Herons wait.')).toBeVisible();
+
+  const actions = sidebarRow(page, 'Heron talk').getByRole('button', { name: 'Actions for Heron talk' });
+  await tabTo(page, actions);
+  await expectFocusRing(actions);
+  await page.keyboard.press('Enter');
+  const menu = page.getByRole('menu', { name: 'Actions for Heron talk' });
+  await expect(menu.getByRole('menuitem', { name: 'Open' })).toBeFocused();
+  await page.keyboard.press('ArrowDown');
+  await expectFocusRing(menu.getByRole('menuitem', { name: 'Rename…' }));
+  await page.keyboard.press('Enter');
+  const rename = page.getByRole('dialog', { name: 'Rename session' });
+  await expect(rename.getByRole('textbox', { name: 'Title' })).toBeFocused();
+  await page.keyboard.press('Escape');
+  await expect(rename).toBeHidden();
+  await expect(actions).toBeFocused();
+
+  // Again, this time renaming: Enter in the title saves, and the focus is back on the same button.
+  await page.keyboard.press('Enter');
+  await page.keyboard.press('ArrowDown');
+  await page.keyboard.press('Enter');
+  await page.keyboard.press('Control+A');
+  await page.keyboard.type('Heron field notes');
+  await page.keyboard.press('Enter');
+  await expect(rename).toBeHidden();
+  await expect(page.getByRole('heading', { level: 1, name: 'Heron field notes' })).toBeVisible();
+  const renamedActions = sidebarRow(page, 'Heron field notes').getByRole('button', { name: 'Actions for Heron field notes' });
+  await expect(renamedActions).toBeFocused();
+  expect(loom.store.list()[0].title).toBe('Heron field notes');
+});
+
+test('Escape that closes a menu or a dialog gives the focus back to the control that opened it', async ({ page, loom }) => {
+  loom.store.create({ title: 'Notes', cwd: loom.projectDir });
+  await openLoom(page, loom);
+  const row = sidebarRow(page, 'Notes');
+  await row.getByRole('button', { name: /^Notes/ }).click();
+  await expect(page.getByRole('heading', { level: 1, name: 'Notes' })).toBeVisible();
+
+  const actions = row.getByRole('button', { name: 'Actions for Notes' });
+  await actions.click();
+  await expect(page.getByRole('menu')).toBeVisible();
+  await page.keyboard.press('Escape');
+  await expect(page.getByRole('menu')).toBeHidden();
+  await expect(actions).toBeFocused();
+
+  // A right click opens the same menu; it returns to the row's actions button too.
+  await row.getByRole('button', { name: /^Notes/ }).click({ button: 'right' });
+  await expect(page.getByRole('menu')).toBeVisible();
+  await page.keyboard.press('Escape');
+  await expect(actions).toBeFocused();
+
+  for (const [opener, name] of [
+    [page.getByRole('button', { name: 'Info' }), 'Session info'],
+    [page.getByRole('button', { name: 'Settings' }), 'Settings'],
+  ] as const) {
+    await opener.click();
+    await expect(page.getByRole('dialog', { name })).toBeVisible();
+    await page.keyboard.press('Escape');
+    await expect(page.getByRole('dialog', { name })).toBeHidden();
+    await expect(opener).toBeFocused();
+  }
+
+  // A dialog opened from a menu item returns to the button that opened the menu.
+  for (const [item, name] of [
+    ['Delete…', 'Delete session?'],
+    ['Info', 'Session info'],
+  ] as const) {
+    await sessionAction(page, 'Notes', item);
+    await expect(page.getByRole('dialog', { name })).toBeVisible();
+    await page.keyboard.press('Escape');
+    await expect(page.getByRole('dialog', { name })).toBeHidden();
+    await expect(actions).toBeFocused();
+  }
+});
