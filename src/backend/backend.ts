@@ -78,7 +78,7 @@ export function openBackend(options: BackendOptions): Backend {
     stopWatching();
     try {
       engine.close();
-      await drained;
+      await Promise.all([drained, engine.mcpServersClosed()]);
     } finally {
       store.close();
     }

@@ -55,6 +55,7 @@ export async function runChat(config: LoomConfig, opts: ChatOptions): Promise<nu
     engine?.close();
     input?.close();
     store.close();
+    await engine?.mcpServersClosed();
   }
 }
 

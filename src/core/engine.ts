@@ -73,6 +73,7 @@ export class LoomEngine {
   private mcpStart: Promise<McpServers> | null = null;
   /** close() without a session: the engine is done, and MCP servers that finish starting later are closed at once. */
   private closedAll = false;
+  private mcpClosing: Promise<void> = Promise.resolve();
   /** The default prices plus <data dir>/prices.json, read once. */
   private readonly prices: PriceTable;
   private readonly listeners = new Set<EngineListener>();
@@ -410,6 +411,14 @@ export class LoomEngine {
     return mcp;
   }
 
+  /**
+   * Resolves once the MCP servers close() stopped have exited (a server that ignores SIGTERM
+   * is killed after a grace): a front end about to exit waits for it, so none is left behind.
+   */
+  mcpServersClosed(): Promise<void> {
+    return this.mcpClosing;
+  }
+
   /** The MCP servers and how they are doing; none until startMcpServers has started them. */
   mcpOverview(): McpOverview {
     return this.mcp?.overview() ?? { configFile: this.mcpConfigFile(), problem: null, servers: [] };
@@ -426,7 +435,7 @@ export class LoomEngine {
   close(sessionId?: string): void {
     if (sessionId === undefined) {
       this.closedAll = true;
-      void this.mcp?.close();
+      this.mcpClosing = this.mcp?.close() ?? Promise.resolve();
     }
     const ids = sessionId === undefined ? [...this.sessions.keys()] : [sessionId];
     for (const id of ids) {

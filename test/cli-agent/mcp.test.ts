@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { processesWith, stdioServer, writeMcpConfig } from '../mcp/support';
 import { runLoom, useLoomFixture } from './support';
 
@@ -16,6 +16,8 @@ describe('loom --mcp-config', () => {
     const marker = `marker-${randomUUID()}`;
     const file = writeMcpConfig(ctx.ws.root, {
       files: stdioServer('serve', { readOnlyTools: ['echo'] }, [marker, '--child']),
+      // Unconfined and deaf to SIGTERM: only the kill after the grace ends it, and loom waits for that.
+      stubborn: stdioServer('serve', { sandbox: false }, [marker, '--ignore-term']),
       broken: stdioServer('crash'),
     });
     ctx.server.enqueue({ toolCalls: [{ id: 'e1', name: 'mcp__files__echo', arguments: { text: 'from the cli' } }] }, { text: 'The server answered.' });
@@ -27,7 +29,7 @@ describe('loom --mcp-config', () => {
     expect(lines).toEqual([expect.stringMatching(/^MCP server "broken" could not be started: it exited \(exit code 1\): .*; Loom goes on without it\.$/)]);
     const second = ctx.server.requests.map((r) => r.body).filter((b) => b.tools)[1];
     expect(second.messages.at(-1)).toMatchObject({ role: 'tool', content: '<tool_result name="mcp__files__echo">\necho: from the cli\n</tool_result>' });
-    await vi.waitFor(() => expect(processesWith(marker)).toEqual([]), { timeout: 10_000 });
+    expect(processesWith(marker)).toEqual([]);
   });
 
   it('a named file that is missing is one line; the chat goes on with Loom’s own tools', async () => {

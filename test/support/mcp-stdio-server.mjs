@@ -6,8 +6,9 @@
 //   garbage  write lines that are not JSON-RPC on stdout
 //   invalid  speak JSON-RPC by hand: a valid handshake and listing, then a tools/call result
 //            that is not an MCP result (what the SDK's server classes would never send)
-// `--child` also starts a child process (to check that closing ends the whole tree); any
-// other argument (a marker) is only there for the test to find this process by.
+// `--child` also starts a child process (to check that closing ends the whole tree);
+// `--ignore-term` ignores SIGTERM; any other argument (a marker) is only there for the test
+// to find this process by.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
@@ -17,6 +18,7 @@ import { z } from 'zod';
 
 const [mode = 'serve', ...rest] = process.argv.slice(2);
 
+if (rest.includes('--ignore-term')) process.on('SIGTERM', () => {});
 if (rest.includes('--child')) {
   spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)', ...rest], { stdio: 'ignore' });
 }
