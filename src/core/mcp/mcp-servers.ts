@@ -65,7 +65,12 @@ export class McpServers {
 
   /** Ends every connection; a stdio server's whole process group is told to stop at once. */
   async close(): Promise<void> {
-    await Promise.all(this.connections.map((c) => c.client.close().catch(() => {})));
+    await Promise.all(
+      this.connections.map((c) => {
+        c.client.onclose = undefined; // stopped on purpose, not a server that went away
+        return c.client.close().catch(() => {});
+      }),
+    );
   }
 }
 
