@@ -25,7 +25,7 @@ test('MCP servers: a failed one is one banner, settings show both, the gate asks
 
   await page.getByRole('button', { name: 'Settings' }).click();
   const servers = page.getByRole('dialog', { name: 'Settings' }).getByRole('list', { name: 'MCP servers' });
-  await expect(servers.getByRole('listitem', { name: 'files' })).toContainText(/Running.*stdio, (not )?sandboxed, 8 tools \(1 read-only\)/);
+  await expect(servers.getByRole('listitem', { name: 'files' })).toContainText(/Running.*stdio, (not )?sandboxed, 9 tools \(1 read-only\)/);
   await expect(servers.getByRole('listitem', { name: 'broken' })).toContainText('Failed to start');
   await expect(servers.getByRole('listitem', { name: 'broken' })).toContainText('cannot open its database');
   await expect(page.getByRole('dialog', { name: 'Settings' })).toContainText(path.join(loom.dataDir, 'mcp.json'));

@@ -63,6 +63,9 @@ describe('MCP servers', () => {
     expect(tool('mcp__files__echo').description).toContain('Tool "echo" of the MCP server "files". Says the text back.');
     expect(await tool('mcp__files__echo').run({ text: 'hello' }, callContext(projectDir))).toBe('echo: hello');
     expect(servers!.problems()).toEqual([]);
+    // A schema too large to send with every request is offered as "an object", and the description says so.
+    expect(JSON.stringify(tool('mcp__files__wide').parameters)).toBe('{"type":"object"}');
+    expect(tool('mcp__files__wide').description).toContain('too large to show');
   });
 
   it('calls a Streamable HTTP server with the headers from mcp.json', async () => {

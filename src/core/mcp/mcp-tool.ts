@@ -16,6 +16,12 @@ import { mcpToolName } from './tool-names';
 /** A server's description is shown to the model as the tool's; a runaway one is cut. */
 const MAX_DESCRIPTION_CHARS = 2000;
 
+/**
+ * The most characters of a parameter schema offered to the model: it goes with every
+ * request, so a runaway one (a server's whole database schema) is replaced by "an object".
+ */
+export const MAX_SCHEMA_CHARS = 64 * 1024;
+
 /** Most characters of a failure's description. */
 const MAX_ERROR_CHARS = 500;
 
@@ -24,12 +30,14 @@ const argumentsSchema = z.record(z.string(), z.unknown());
 
 export function mcpTool(server: McpServerConfig, info: McpToolInfo, client: Client): Tool {
   const described = (info.description ?? info.title ?? '').slice(0, MAX_DESCRIPTION_CHARS);
+  const schemaFits = JSON.stringify(info.inputSchema).length <= MAX_SCHEMA_CHARS;
+  const note = schemaFits ? '' : ' (Its parameter schema is too large to show: pass the arguments its documentation names.)';
   return defineTool({
     name: mcpToolName(server.name, info.name),
-    description: `Tool "${info.name}" of the MCP server "${server.name}".${described ? ` ${described}` : ''}`,
+    description: `Tool "${info.name}" of the MCP server "${server.name}".${note}${described ? ` ${described}` : ''}`,
     effects: isReadOnly(server, info.name) ? { kind: 'read' } : { kind: 'run-commands' },
     schema: argumentsSchema,
-    parameters: info.inputSchema,
+    parameters: schemaFits ? info.inputSchema : { type: 'object' },
     async run(args, ctx) {
       let result: CallToolResult;
       try {
