@@ -33,6 +33,8 @@ export interface Backend {
   readonly handlers: Handlers;
   readonly store: SessionStore;
   readonly engine: LoomEngine;
+  /** Resolves once the MCP servers of mcp.json have started or failed (never rejects): sessions opened after it are offered their tools. */
+  readonly mcpStarted: Promise<void>;
   subscribe(listener: (event: BridgeEvent) => void): () => void;
   /**
    * Ends work on every session (releasing leases), lets the calls in flight finish, then
@@ -52,6 +54,7 @@ export function openBackend(options: BackendOptions): Backend {
   const engine = new LoomEngine({ config: engineConfig(options.dataDir, settings.engine()), store, projectDir, owner: `loom-${options.shell}` });
   // Windows hear of what the `loom` command and other windows' processes change, within a second.
   const stopWatching = engine.watchOtherProcesses();
+  const mcpStarted = engine.startMcpServers(appVersion()).then(() => undefined);
   const calls = new CallsInFlight();
   const handlers = createHandlers({
     store,
@@ -75,7 +78,7 @@ export function openBackend(options: BackendOptions): Backend {
     stopWatching();
     try {
       engine.close();
-      await drained;
+      await Promise.all([drained, engine.mcpServersClosed()]);
     } finally {
       store.close();
     }
@@ -84,6 +87,7 @@ export function openBackend(options: BackendOptions): Backend {
     handlers: calls.wrap(handlers),
     store,
     engine,
+    mcpStarted,
     // Each window listens to the engine itself, so one failing window cannot starve the others.
     subscribe: (listener) => engine.on(listener),
     close() {

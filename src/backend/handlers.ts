@@ -104,6 +104,7 @@ export function createHandlers(deps: HandlerDeps): Handlers {
     },
 
     'settings.get': () => settings.view(),
+    'settings.mcpServers': () => engine.mcpOverview(),
     'settings.set': (input) => {
       const view = settings.update(input);
       engine.updateConfig(settings.engine());

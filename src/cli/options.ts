@@ -41,6 +41,9 @@ export interface DoctorAction {
 
 export type CliAction = LifecycleAction | ChatAction | DoctorAction;
 
+/** What `--version` prints, and the version Loom gives MCP servers when it connects. */
+export const LOOM_VERSION = '0.1.0';
+
 export type ParseOutcome =
   | { kind: 'run'; config: LoomConfig; action: CliAction }
   /** --help or --version was shown; nothing else to do. */
@@ -71,6 +74,7 @@ interface RawOptions {
   maxCostUsd?: string;
   approvePlan?: boolean;
   logDir?: string;
+  mcpConfig?: string;
   prompt?: string;
   resume?: string;
   continue?: boolean;
@@ -106,7 +110,7 @@ function createProgram(): Command {
   addLifecycleOptions(program);
   program
     .optionsGroup('Help:')
-    .version('0.1.0', '-V, --version', 'print the version and exit')
+    .version(LOOM_VERSION, '-V, --version', 'print the version and exit')
     .helpOption('-h, --help', 'show this help and exit')
     .addHelpText(
       'after',
@@ -154,7 +158,8 @@ function addLimitOptions(program: Command): void {
     .option('--max-tool-calls <n>', `tool calls per session run (default ${DEFAULTS.maxToolCalls})`)
     .option('--max-cost-usd <usd>', `spending limit per session run in US dollars (default ${DEFAULTS.maxCostUsd.toFixed(2)})`)
     .option('--approve-plan', 'ask for approval of the plan before working on it')
-    .option('--log-dir <dir>', 'audit log folder (default <data dir>/audit)');
+    .option('--log-dir <dir>', 'audit log folder (default <data dir>/audit)')
+    .option('--mcp-config <file>', 'MCP servers whose tools a chat offers, in the mcp.json shape (default <data dir>/mcp.json)');
 }
 
 function addChatOptions(program: Command): void {
@@ -326,6 +331,7 @@ function toConfig(raw: RawOptions, env: NodeJS.ProcessEnv): LoomConfig {
   if (raw.tools !== undefined) config.tools = toolNames(raw.tools);
   if (raw.passEnv !== undefined) config.passEnv = envNames(raw.passEnv);
   if (raw.logDir !== undefined) config.logDir = path.resolve(nonEmpty(raw.logDir, '--log-dir', 'a folder'));
+  if (raw.mcpConfig !== undefined) config.mcpConfigFile = path.resolve(nonEmpty(raw.mcpConfig, '--mcp-config', 'a file'));
   return config;
 }
 

@@ -6,6 +6,7 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { AppInfo, Settings } from '../shared/contract';
 import type { SessionMeta } from '../shared/types';
+import { mcpProblems } from '../shared/mcp';
 import { Banners, useBanners } from './components/Banners';
 import { ChangesDialog } from './components/ChangesDialog';
 import { ChatView, type BranchHandlers } from './components/ChatView';
@@ -68,6 +69,13 @@ export function App({ initialSettings, appInfo }: { initialSettings: Settings; a
       }),
     [bridge, showBanner],
   );
+  // MCP servers that could not start (or a bad mcp.json): one banner line each, once per window.
+  useEffect(() => {
+    bridge.invoke('settings.mcpServers', {}).then(
+      (overview) => mcpProblems(overview).forEach(showBanner),
+      () => {}, // the settings dialog says it again, with the error
+    );
+  }, [bridge, showBanner]);
   useEffect(() => {
     const root = document.documentElement;
     if (settings.theme === 'system') delete root.dataset.theme;

@@ -10,10 +10,12 @@
 import { z } from 'zod';
 import { APPROVAL_ANSWERS, type SessionGrant } from './approvals';
 import type { EngineEvent, PendingRequest } from './engine-events';
+import type { McpOverview } from './mcp';
 import { ENV_VAR_NAME, PERMISSION_MODES, THEMES, type Settings } from './settings';
 import type { BranchPoint, ChatMessage, Compaction, SearchHit, SessionFamily, SessionMeta, SessionUsage } from './types';
 
 export type { PendingRequest } from './engine-events';
+export type { McpOverview, McpServerStatus } from './mcp';
 export type { BranchPoint, SessionFamily } from './types';
 export { PERMISSION_MODES, THEMES, type PermissionMode, type Settings, type Theme } from './settings';
 
@@ -192,6 +194,8 @@ export const contract = {
   'chat.revert': method<RevertedFiles>()(z.strictObject({ sessionId })),
 
   'settings.get': method<Settings>()(none),
+  /** The MCP servers of mcp.json and how each is doing (docs/DESIGN.md#mcp-servers); the file is edited, not this. */
+  'settings.mcpServers': method<McpOverview>()(none),
   'settings.set': method<Settings>()(
     z.strictObject({
       baseUrl: z

@@ -1,11 +1,12 @@
 /**
- * The model server, model, API key, context budget, permission mode, theme and the
- * environment variables passed to tools. The key is write-only here: the dialog only
+ * The model server, model, API key, context budget, permission mode, theme, the
+ * environment variables passed to tools, and the MCP servers (shown, set in mcp.json). The key is write-only here: the dialog only
  * learns whether one is stored.
  */
 import { useState } from 'react';
 import { BASE_TOOL_ENV, PERMISSION_MODES, THEMES, type Settings } from '../../shared/settings';
 import { Dialog } from './Dialog';
+import { McpServersSection } from './McpServersSection';
 
 type Patch = Partial<Omit<Settings, 'hasApiKey' | 'openTabs' | 'activeTab'>> & { apiKey?: string };
 
@@ -101,6 +102,7 @@ export function SettingsDialog({ settings, onClose, onSave }: { settings: Settin
           <input value={form.passEnv} onChange={(e) => set({ passEnv: e.target.value })} spellCheck={false} autoComplete="off" />
         </label>
         <p className="hint">Tools always get {BASE_TOOL_ENV.join(', ')}; nothing else of Loom's environment unless named here.</p>
+        <McpServersSection />
         <div className="dialog-actions">
           <button type="button" onClick={onClose}>
             Cancel
