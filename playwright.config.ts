@@ -1,12 +1,14 @@
 /**
- * Playwright: the browser-mode end-to-end tests in Debian's Chromium (test/e2e/*.spec.ts),
+ * Playwright: the browser-mode end-to-end tests in Chromium (Debian's, or Playwright's own) (test/e2e/*.spec.ts),
  * and the desktop tests through Playwright's `_electron` (test/e2e/electron/), which
  * report themselves skipped where no Electron binary exists.
  */
 import os from 'node:os';
 import { defineConfig } from '@playwright/test';
+import { findChromium } from './scripts/chromium.mjs';
 
-export const CHROMIUM_PATH = process.env.LOOM_CHROMIUM ?? '/usr/bin/chromium';
+/** Debian's Chromium, or Playwright's own where that is absent (undefined: Playwright's); see scripts/chromium.mjs. */
+export const CHROMIUM_PATH = findChromium().path ?? undefined;
 export const CHROMIUM_ARGS = [
   '--no-sandbox',
   '--disable-gpu',

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const entries = { cli: 'src/cli/main.ts', web: 'src/server/web-main.ts', bench: 'bench/index.ts' };
+const entries = { cli: 'src/cli/bin.ts', web: 'src/server/web-main.ts', bench: 'bench/index.ts' };
 
 export async function bundleNode(names) {
   const unknown = names.filter((name) => !(name in entries));

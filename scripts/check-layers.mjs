@@ -4,7 +4,7 @@
 //   backend  -> core, shared; no electron, no React (the transport-neutral backend)
 //   server   -> backend, core, shared; no electron, no React (the HTTP adapter, browser mode)
 //   cli      -> backend, core, shared; no electron, no React
-//   main     -> backend, core, shared, electron; not the server, not the renderer
+//   main     -> backend, core, shared, cli (the packaged app runs the command line), electron; not the server, not the renderer
 //   preload  -> shared, electron
 //   renderer -> shared and browser packages; no Node built-ins, no core, no electron
 // Usage: node scripts/check-layers.mjs [root]. The root defaults to this repository; the
@@ -27,7 +27,7 @@ const rules = {
   backend: { layers: ['shared', 'core', 'backend'], pkg: (s) => s !== 'electron' && !isReact(s) },
   server: { layers: ['shared', 'core', 'backend', 'server'], pkg: (s) => s !== 'electron' && !isReact(s) },
   cli: { layers: ['shared', 'core', 'backend', 'cli'], pkg: (s) => s !== 'electron' && !isReact(s) },
-  main: { layers: ['shared', 'core', 'backend', 'main'], pkg: (s) => !isReact(s) },
+  main: { layers: ['shared', 'core', 'backend', 'cli', 'main'], pkg: (s) => !isReact(s) },
   preload: { layers: ['shared', 'preload'], pkg: (s) => s === 'electron' },
   renderer: { layers: ['shared', 'renderer'], pkg: (s) => !isBuiltin(s) && s !== 'electron' },
 };

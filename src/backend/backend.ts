@@ -3,7 +3,8 @@
  * the event hub every window listens to. The Electron main process and the browser mode
  * each open exactly one.
  */
-import type { BridgeEvent, Handlers } from '../shared/contract';
+import type { Handlers } from '../shared/contract';
+import type { EngineEvent } from '../shared/engine-events';
 import { DEFAULTS, type LoomConfig } from '../core/config';
 import { LoomEngine } from '../core/engine';
 import { ensurePrivateDir } from '../core/paths';
@@ -35,7 +36,8 @@ export interface Backend {
   readonly engine: LoomEngine;
   /** Resolves once the MCP servers of mcp.json have started or failed (never rejects): sessions opened after it are offered their tools. */
   readonly mcpStarted: Promise<void>;
-  subscribe(listener: (event: BridgeEvent) => void): () => void;
+  /** The engine's events (the desktop app adds its own before they reach a window). */
+  subscribe(listener: (event: EngineEvent) => void): () => void;
   /**
    * Ends work on every session (releasing leases), lets the calls in flight finish, then
    * closes the database. Calling it again returns the same promise.

@@ -26,7 +26,7 @@ const INTERRUPTED_EXIT = 130;
 
 export async function runChat(config: LoomConfig, opts: ChatOptions): Promise<number> {
   const interactive = opts.prompt === undefined;
-  const store = SessionStore.open(config.dataDir);
+  const store = SessionStore.open(config.dataDir, { nativeBinding: config.nativeBinding });
   let engine: LoomEngine | undefined;
   // -p reads no prompt, but a person at a terminal can still answer an approval.
   const input = interactive || process.stdin.isTTY ? new LineInput() : undefined;

@@ -25,7 +25,7 @@ export async function runLifecycle(action: LifecycleAction, config: LoomConfig):
   const importText = action.kind === 'import' ? await readImportFile(action.file) : '';
   // Likewise the --import-from location and its files.
   const importing = action.kind === 'import-from' ? importFiles({ source: action.source, path: action.path, home: os.homedir() }) : undefined;
-  const store = SessionStore.open(config.dataDir);
+  const store = SessionStore.open(config.dataDir, { nativeBinding: config.nativeBinding });
   let text: string;
   try {
     const engine = new LoomEngine({ config, store, projectDir: process.cwd() });

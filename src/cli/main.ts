@@ -1,5 +1,5 @@
 /**
- * The `loom` command: parse the command line, run one lifecycle command or a chat, exit.
+ * The `loom` command (started by ./bin.ts, or by the packaged desktop app's `--cli`): parse the command line, run one lifecycle command or a chat, exit.
  * Whatever goes wrong ends as one line on stderr — 2 for a usage mistake, 1 for a refused
  * operation or an unexpected failure — never a stack trace (LOOM_DEBUG=1 shows one).
  */
@@ -13,10 +13,16 @@ import { runLifecycle } from './lifecycle';
 import { parseCommandLine } from './options';
 import { exitQuietlyOnBrokenPipe, writeError, writeOut } from './output';
 
-async function main(argv: string[]): Promise<number> {
+/** What the program hosting the command line adds to it: the packaged desktop app passes its better-sqlite3 build. */
+export interface CommandHost {
+  nativeBinding?: string;
+}
+
+async function main(argv: string[], host: CommandHost): Promise<number> {
   const parsed = parseCommandLine(argv);
   if (parsed.kind === 'exit') return parsed.code;
-  const { action, config } = parsed;
+  const { action } = parsed;
+  const config = { ...parsed.config, nativeBinding: host.nativeBinding };
   try {
     if (action.kind === 'doctor') return await runDoctor(config);
     return await (action.kind === 'chat' ? runChat(config, action) : runLifecycle(action, config));
@@ -48,7 +54,10 @@ function fail(err: unknown): Promise<never> {
   return finish(exitCodeFor(err));
 }
 
-exitQuietlyOnBrokenPipe();
-process.on('uncaughtException', (err) => void fail(err));
-process.on('unhandledRejection', (err) => void fail(err));
-main(process.argv.slice(2)).then(finish, fail);
+/** Runs one `loom` command line to its end, then exits the process with its code. */
+export function runCommandLine(argv: string[], host: CommandHost = {}): void {
+  exitQuietlyOnBrokenPipe();
+  process.on('uncaughtException', (err) => void fail(err));
+  process.on('unhandledRejection', (err) => void fail(err));
+  main(argv, host).then(finish, fail);
+}

@@ -6,7 +6,7 @@
  */
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { BrowserWindow, app, ipcMain, nativeImage, nativeTheme, safeStorage, session, shell } from 'electron';
+import { BrowserWindow, app, dialog, ipcMain, nativeImage, nativeTheme, safeStorage, session, shell } from 'electron';
 import Store from 'electron-store';
 import { IPC_EVENT_CHANNEL } from '../shared/ipc-channels';
 import type { BridgeEvent, Handlers, Settings } from '../shared/contract';
@@ -15,10 +15,12 @@ import { resolveDataDir } from '../core/paths';
 import { SessionStore } from '../core/store/session-store';
 import { openBackend, type Backend } from '../backend/backend';
 import { DragFiles, DRAG_ICON_DATA_URL } from './adapters/drag-export';
+import { readSessionFile, sessionFilesIn } from './adapters/session-files';
 import { DesktopSettingsStore, type KeyValueFile } from './adapters/settings-store';
 import { appUrlMatcher, hardenContents, hardenSession } from './adapters/window-security';
 import { registerBridge } from './ipc';
 import { electronNativeBinding } from './native-sqlite';
+import { offerUpdates } from './updater';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const appRoot = path.resolve(here, '../..');
@@ -27,19 +29,44 @@ const devServerUrl = app.isPackaged ? undefined : process.env.ELECTRON_RENDERER_
 const isAppUrl = appUrlMatcher(pathToFileURL(indexHtml).href, devServerUrl);
 const dragFiles = new DragFiles();
 let backend: Backend | null = null;
+/** Session files opened before the backend was ready (the first start's arguments, macOS open-file). */
+const filesToOpen = sessionFilesIn(process.argv.slice(1));
+/** `Loom --cli …` (the `loom` command installed beside the packaged app) runs the command line, no window. */
+const cliAt = process.argv.indexOf('--cli');
 
-if (!app.requestSingleInstanceLock()) {
+if (cliAt !== -1) {
+  app.dock?.hide();
+  void import('../cli/main').then(
+    ({ runCommandLine }) => runCommandLine(process.argv.slice(cliAt + 1), { nativeBinding: electronNativeBinding(appRoot) }),
+    fail,
+  );
+} else if (!app.requestSingleInstanceLock()) {
   // Another Loom window is open: it gets focused (second-instance below) and this one ends.
   app.quit();
 } else {
-  app.on('second-instance', () => focusFirstWindow());
+  app.on('second-instance', (_event, argv) => {
+    focusFirstWindow();
+    for (const file of sessionFilesIn(argv.slice(1))) void openSessionFile(file);
+  });
+  // macOS hands files over by event, also before the app is ready: they wait for the backend.
+  app.on('open-file', (event, file) => {
+    event.preventDefault();
+    if (backend) void openSessionFile(file);
+    else filesToOpen.push(file);
+  });
   app.on('web-contents-created', (_event, contents) => hardenContents(contents, (url) => void shell.openExternal(url)));
   app.on('window-all-closed', () => app.quit());
-  app.on('before-quit', () => {
-    // Leases are released at once; the database closes as soon as a stopped turn has ended.
-    void backend?.close();
-    backend = null;
+  app.on('before-quit', (event) => {
     dragFiles.cleanUp();
+    if (!backend) return;
+    // Quit only once the store is closed: leases released, a stopped turn ended, the WAL checkpointed.
+    event.preventDefault();
+    const closing = backend;
+    backend = null;
+    closing.close().then(
+      () => app.quit(),
+      (err) => fail(err),
+    );
   });
   app.whenReady().then(start, (err) => fail(err));
 }
@@ -52,7 +79,8 @@ function start(): void {
     registerBridge(ipcMain, handlers, senderOf, isAppUrl);
     backend.subscribe(broadcast);
     nativeTheme.themeSource = (handlers['settings.get']({}) as Settings).theme;
-    createWindow();
+    for (const file of filesToOpen.splice(0)) void openSessionFile(file);
+    offerUpdates(createWindow());
     app.on('activate', () => BrowserWindow.getAllWindows().length === 0 && createWindow());
   } catch (err) {
     fail(err);
@@ -71,7 +99,8 @@ function openDesktopBackend(): Backend {
     // The Electron build of better-sqlite3 (see native-sqlite.ts).
     openStore: (dir) => SessionStore.open(dir, { nativeBinding }),
     startDrag: (exported) => {
-      const contents = BrowserWindow.getFocusedWindow()?.webContents;
+      // The window the drag began in; under a bare X server (CI) no window reports focus.
+      const contents = (BrowserWindow.getFocusedWindow() ?? BrowserWindow.getAllWindows()[0])?.webContents;
       if (!contents) return;
       contents.startDrag({ file: dragFiles.write(exported), icon: nativeImage.createFromDataURL(DRAG_ICON_DATA_URL) });
     },
@@ -108,6 +137,24 @@ function createWindow(): BrowserWindow {
   if (devServerUrl) void window.loadURL(devServerUrl);
   else void window.loadFile(indexHtml);
   return window;
+}
+
+/**
+ * Imports a session file opened from the operating system and opens it in a tab: through
+ * the settings for a window still loading (it restores the open tabs), and by an event for
+ * a window already showing. A file that cannot be imported is said in one dialog line.
+ */
+async function openSessionFile(file: string): Promise<void> {
+  const handlers = backend?.handlers;
+  if (!handlers) return;
+  try {
+    const meta = await handlers['sessions.import']({ text: await readSessionFile(file) });
+    const { openTabs } = await handlers['settings.get']({});
+    await handlers['settings.set']({ openTabs: [...openTabs.filter((id) => id !== meta.id), meta.id].slice(-100), activeTab: meta.id });
+    broadcast({ type: 'open_session', sessionId: meta.id });
+  } catch (err) {
+    dialog.showErrorBox('Loom could not open this file', `${path.basename(file)}: ${errorMessage(err)}`);
+  }
 }
 
 function focusFirstWindow(): void {

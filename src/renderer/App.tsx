@@ -76,6 +76,8 @@ export function App({ initialSettings, appInfo }: { initialSettings: Settings; a
       () => {}, // the settings dialog says it again, with the error
     );
   }, [bridge, showBanner]);
+  // A session file opened from the operating system (desktop app) was imported: show it.
+  useEffect(() => bridge.onEvent((event) => event.type === 'open_session' && currentTabs.current.open(event.sessionId)), [bridge]);
   useEffect(() => {
     const root = document.documentElement;
     if (settings.theme === 'system') delete root.dataset.theme;

@@ -229,8 +229,17 @@ export function isMethodName(name: unknown): name is MethodName {
   return typeof name === 'string' && Object.hasOwn(contract, name);
 }
 
-/** The events pushed to every window: the engine's stream, unchanged. */
-export type BridgeEvent = EngineEvent;
+/**
+ * Pushed by the desktop app itself: a session file opened from the operating system was
+ * imported, and the window shows it in a tab.
+ */
+export interface OpenSessionEvent {
+  type: 'open_session';
+  sessionId: string;
+}
+
+/** The events pushed to every window: the engine's stream, unchanged, and the desktop app's own. */
+export type BridgeEvent = EngineEvent | OpenSessionEvent;
 
 /** Every answer crosses the bridge in this envelope, so errors keep their one-line message. */
 export type BridgeResult<T = unknown> = { ok: true; value: T } | { ok: false; error: { code: string; message: string } };

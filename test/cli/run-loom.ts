@@ -24,7 +24,7 @@ const BUILD_LOCK = path.join(ROOT, 'dist', '.test-build.lock');
 const STALE_LOCK_MS = 60_000;
 
 /**
- * Bundles src/cli/main.ts into dist/cli.js, as `npm install` does, unless the bundle is
+ * Bundles the `loom` command (src/cli/bin.ts) into dist/cli.js, as `npm install` does, unless the bundle is
  * newer than the build script and every source file. Test files run in parallel: a lock
  * folder makes them build one at a time, and the ones after the first find it fresh.
  */

@@ -239,7 +239,8 @@ export class ChatSession {
         this.draft = '';
         return;
       case 'session_changed':
-        // The session-metadata cache follows these.
+      case 'open_session':
+        // The session-metadata cache and the window follow these.
         return;
       case 'grants':
         // The info dialog's grants list (useSessionGrants) follows these.

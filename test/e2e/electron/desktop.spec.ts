@@ -1,58 +1,26 @@
 /**
- * The desktop app through Playwright's Electron driver: the main flows in the real
- * window. They need Electron's binary, its build of better-sqlite3 (`npm start` fetches
- * both) and a display; where any is missing they are reported as skipped, not passed.
+ * The desktop app through Playwright's Electron driver: the window's isolation, a chat,
+ * rename and delete, the single-instance lock. Skipped, with the reason, where the app
+ * cannot start (test/e2e/electron/launch.ts).
  */
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { _electron as electron, expect, test, type ElectronApplication, type Page } from '@playwright/test';
-import { startScriptedServer, type ScriptedServer } from '../../support/scripted-server';
+import type { ScriptedServer } from '../../support/scripted-server';
+import { closeDesktop, electronBinary, launchDesktop, root, skipWithoutElectron, type Desktop } from './launch';
 
-const root = path.resolve('.');
-const electronDir = path.join(root, 'node_modules/electron');
+skipWithoutElectron();
 
-function electronBinary(): string | null {
-  try {
-    const binary = path.join(electronDir, 'dist', fs.readFileSync(path.join(electronDir, 'path.txt'), 'utf8').trim());
-    return fs.existsSync(binary) ? binary : null;
-  } catch {
-    return null;
-  }
-}
-
-function whyNot(): string | null {
-  if (!electronBinary()) return 'no Electron binary (npm start fetches it where the network allows)';
-  if (!fs.existsSync(path.join(root, '.electron-native/better_sqlite3.node'))) return 'no Electron build of better-sqlite3 in .electron-native/';
-  if (process.platform === 'linux' && !process.env.DISPLAY && !process.env.WAYLAND_DISPLAY) return 'no display';
-  return null;
-}
-
-const reason = whyNot();
-test.skip(reason !== null, `Desktop tests skipped: ${reason}`);
-
+let desktop: Desktop;
 let app: ElectronApplication;
 let window: Page;
 let model: ScriptedServer;
 let dataDir: string;
 
 test.beforeEach(async () => {
-  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'loom-electron-'));
-  model = await startScriptedServer();
-  app = await electron.launch({
-    executablePath: electronBinary()!,
-    args: [root],
-    env: { ...process.env, LOOM_HOME: dataDir, LOOM_BASE_URL: model.baseUrl, LOOM_MODEL: 'gemma4' },
-  });
-  window = await app.firstWindow();
-  await expect(window.getByRole('complementary', { name: 'Sessions' })).toBeVisible();
+  desktop = await launchDesktop();
+  ({ app, window, model, dataDir } = desktop);
 });
 
-test.afterEach(async () => {
-  await app?.close();
-  await model?.close();
-  fs.rmSync(dataDir, { recursive: true, force: true });
-});
+test.afterEach(() => closeDesktop(desktop));
 
 test('the window is isolated: window.loom only, no Node, strict CSP', async () => {
   const globals = await window.evaluate(() => {

@@ -1,0 +1,2 @@
+export declare const DEBIAN_CHROMIUM: string;
+export declare function findChromium(env?: NodeJS.ProcessEnv): { path: string; source: string } | { path: null; problem: string };
