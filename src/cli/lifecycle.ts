@@ -9,12 +9,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import type { LoomConfig } from '../core/config';
 import { counted } from '../core/counted';
-import { LoomEngine } from '../core/engine';
+import type { LoomEngine } from '../core/engine';
 import { LoomError, errorMessage } from '../core/errors';
 import { SessionStore } from '../core/store/session-store';
 import { CALL_KINDS, type SearchHit, type SessionMeta, type SessionUsage, type UsageTotals } from '../shared/types';
 import { formatCost, formatCount, localTime, oneLine, relativeTime, renderTable, truncate, uniquePrefixes, type Column } from './format';
-import { importFiles, type ImportRequest, type ImportSummary } from '../core/import/run';
+import type { ImportRequest, ImportSummary } from '../core/import/run';
 import { progressReporter, refusalLines, summaryLine } from './import-report';
 import type { LifecycleAction } from './options';
 import { terminalWidth, writeError, writeOut } from './output';
@@ -24,12 +24,18 @@ export async function runLifecycle(action: LifecycleAction, config: LoomConfig):
   // Read the import before touching the store, so a bad file leaves no trace at all.
   const importText = action.kind === 'import' ? await readImportFile(action.file) : '';
   // Likewise the --import-from location and its files.
-  const importing = action.kind === 'import-from' ? importFiles({ source: action.source, path: action.path, home: os.homedir() }) : undefined;
+  const importing =
+    action.kind === 'import-from'
+      ? (await import('../core/import/run')).importFiles({ source: action.source, path: action.path, home: os.homedir() })
+      : undefined;
+  // Only commands that change a session load the engine (and its lease rule); reading ones
+  // need the store alone, and start faster without it (docs/ARCHITECTURE.md#the-node-build).
+  const Engine = isReading(action) ? undefined : (await import('../core/engine')).LoomEngine;
   const store = SessionStore.open(config.dataDir, { nativeBinding: config.nativeBinding });
   let text: string;
   try {
-    const engine = new LoomEngine({ config, store, projectDir: process.cwd() });
-    text = perform(engine, action, importText, importing);
+    if (isReading(action)) text = read(store, action);
+    else text = change(new Engine!({ config, store, projectDir: process.cwd() }), action, importText, importing);
   } finally {
     store.close();
   }
@@ -37,8 +43,13 @@ export async function runLifecycle(action: LifecycleAction, config: LoomConfig):
   return 0;
 }
 
-function perform(engine: LoomEngine, action: LifecycleAction, importText: string, importing: ImportRequest | undefined): string {
-  const store = engine.store;
+type ReadingAction = Extract<LifecycleAction, { kind: 'list' | 'search' | 'info' | 'export' }>;
+
+function isReading(action: LifecycleAction): action is ReadingAction {
+  return action.kind === 'list' || action.kind === 'search' || action.kind === 'info' || action.kind === 'export';
+}
+
+function read(store: SessionStore, action: ReadingAction): string {
   switch (action.kind) {
     case 'list':
       return listSessions(store, action.includeArchived, action.json);
@@ -46,14 +57,19 @@ function perform(engine: LoomEngine, action: LifecycleAction, importText: string
       return searchSessions(store, action.query, action.includeArchived, action.json);
     case 'info':
       return sessionInfo(store, store.resolveId(action.id), action.json);
+    case 'export':
+      return store.exportSession(store.resolveId(action.id), action.format);
+  }
+}
+
+function change(engine: LoomEngine, action: Exclude<LifecycleAction, ReadingAction>, importText: string, importing: ImportRequest | undefined): string {
+  switch (action.kind) {
     case 'rename':
       return `Renamed session ${engine.rename(action.id, action.title).id} to "${action.title}".`;
     case 'fork':
       return engine.fork(action.id, action.at).id;
     case 'archive':
       return `${action.archived ? 'Archived' : 'Unarchived'} session ${engine.setArchived(action.id, action.archived).id}.`;
-    case 'export':
-      return store.exportSession(store.resolveId(action.id), action.format);
     case 'import':
       return importSession(engine, importText);
     case 'import-from':

@@ -33,6 +33,7 @@ import type { RevertReport } from './security/snapshots';
 import { wrapUserInput } from './security/untrusted';
 import { ChangeWatcher } from './store/change-watcher';
 import type { ImportedSession, Lease, SessionStore } from './store/session-store';
+import { parseExport } from './store/export-schema';
 import { ALL_TOOLS, type Tool } from './tools/index';
 
 /** How often windows hear of other processes' changes: well within a second, one pragma per poll when nothing changed. */
@@ -170,7 +171,7 @@ export class LoomEngine {
 
   /** A JSON export as a new session (store.importSession says what is checked and repaired). */
   importSession(text: string): ImportedSession {
-    const imported = this.store.importSession(text);
+    const imported = this.store.importSession(parseExport(text));
     this.changed(imported.meta.id);
     return imported;
   }

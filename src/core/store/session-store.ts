@@ -18,7 +18,8 @@ import {
 } from '../../shared/types';
 import { LoomError } from '../errors';
 import { openDatabase, type OpenOptions } from './db';
-import { EXPORT_FORMATS, parseExport, renderExport, type ExportFormat, type ExportedSession, type TreeFields } from './export';
+import { EXPORT_FORMATS, renderExport, type ExportFormat, type TreeFields } from './export';
+import type { ExportedSession, ParsedExport } from './export-schema';
 import { LeaseKeeper, defaultOwner, inUseError, type Lease } from './leases';
 import { derive, sameMessages, startFor } from './context-start';
 import { toColumns } from './messages';
@@ -411,12 +412,11 @@ export class SessionStore {
   }
 
   /**
-   * Imports a JSON export as a new session (new id, status saved, content as given, but
-   * for tool calls without a result, closed in the working context: see context-rules.ts).
-   * A refused export leaves the store untouched.
+   * Imports a JSON export, read by parseExport (export-schema.ts), as a new session (new id,
+   * status saved, content as given, but for tool calls without a result, closed in the
+   * working context: see context-rules.ts). A refused export leaves the store untouched.
    */
-  importSession(text: string): ImportedSession {
-    const { session, closedCalls } = parseExport(text);
+  importSession({ session, closedCalls }: ParsedExport): ImportedSession {
     const id = randomUUID();
     this.write(() => this.insertImported(id, session));
     return { meta: this.getMeta(id), closedCalls };
