@@ -21,7 +21,11 @@ const sections: BenchSection[] = [
   uiSection, // the renderer in Chromium: a 5,000-message session, a 10,000-session sidebar
 ];
 
-for (const section of sections) {
+/** BENCH_ONLY=store,cli runs only the sections whose name starts with one of these words. */
+const only = process.env.BENCH_ONLY?.split(',').map((word) => word.trim().toLowerCase());
+const chosen = only ? sections.filter((section) => only.some((word) => section.name.toLowerCase().startsWith(word))) : sections;
+
+for (const section of chosen) {
   console.log(`\n=== ${section.name} ===`);
   await section.run();
 }
