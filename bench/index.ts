@@ -4,6 +4,7 @@
  */
 import type { BenchSection } from './harness';
 import { branchesSection } from './branches';
+import { cliSection } from './cli';
 import { contextSection } from './context';
 import { importSection } from './import';
 import { liveSection } from './live';
@@ -18,6 +19,7 @@ const sections: BenchSection[] = [
   liveSection, // other processes' changes reaching a backend's windows (PRAGMA data_version)
   redactionSection, // redacting every string of a 10 MB session, as an export does
   importSection, // loom --import-from: 1,000 Claude Code sessions, then again unchanged
+  cliSection, // `loom` lifecycle commands beside a bare `node -e 0`
   uiSection, // the renderer in Chromium: a 5,000-message session, a 10,000-session sidebar
 ];
 
