@@ -11,7 +11,8 @@ import { LoomError, errorMessage, isLoomError } from '../errors';
 import { ImportRecords } from '../store/import-records';
 import type { SessionStore } from '../store/session-store';
 import type { ParsedFile } from './imported';
-import { importSource, type ImportSourceName } from './sources';
+import type { ImportSourceName } from './source-names';
+import { importSource } from './sources';
 import { ImportWriter, zeroCounts, type WriteCounts } from './writer';
 
 /** Where to import from: a file or folder, else the source's default location under `home`. */

@@ -9,9 +9,7 @@ import { parseCodex } from './codex';
 import type { ParsedFile } from './imported';
 import { parseOpencode } from './opencode';
 import { parsePi } from './pi';
-
-export const IMPORT_SOURCES = ['claude-code', 'codex', 'pi', 'opencode'] as const;
-export type ImportSourceName = (typeof IMPORT_SOURCES)[number];
+import type { ImportSourceName } from './source-names';
 
 export interface ImportSource {
   name: ImportSourceName;
