@@ -23,9 +23,9 @@ const sections: BenchSection[] = [
   uiSection, // the renderer in Chromium: a 5,000-message session, a 10,000-session sidebar
 ];
 
-/** BENCH_ONLY=store,cli runs only the sections whose name starts with one of these words. */
+/** BENCH_ONLY=store,cli runs only the sections whose name contains one of these words. */
 const only = process.env.BENCH_ONLY?.split(',').map((word) => word.trim().toLowerCase());
-const chosen = only ? sections.filter((section) => only.some((word) => section.name.toLowerCase().startsWith(word))) : sections;
+const chosen = only ? sections.filter((section) => only.some((word) => section.name.toLowerCase().includes(word))) : sections;
 
 for (const section of chosen) {
   console.log(`\n=== ${section.name} ===`);
