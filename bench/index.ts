@@ -1,7 +1,10 @@
 /**
  * `npm run bench`: runs every section in order; each prints its own table.
  * To add a section, export a BenchSection from bench/<area>.ts and append it below.
+ * BENCH_ONLY=ui (any part of a section's name, case-insensitive) runs just the sections it names.
  */
+import { isMainThread } from 'node:worker_threads';
+import { runAppenderThread } from './appender';
 import type { BenchSection } from './harness';
 import { branchesSection } from './branches';
 import { cliSection } from './cli';
@@ -23,11 +26,12 @@ const sections: BenchSection[] = [
   uiSection, // the renderer in Chromium: a 5,000-message session, a 10,000-session sidebar
 ];
 
-/** BENCH_ONLY=store,cli runs only the sections whose name contains one of these words. */
-const only = process.env.BENCH_ONLY?.split(',').map((word) => word.trim().toLowerCase());
-const chosen = only ? sections.filter((section) => only.some((word) => section.name.toLowerCase().includes(word))) : sections;
-
-for (const section of chosen) {
-  console.log(`\n=== ${section.name} ===`);
-  await section.run();
+const only = process.env.BENCH_ONLY?.toLowerCase();
+if (isMainThread) {
+  for (const section of sections.filter((s) => !only || s.name.toLowerCase().includes(only))) {
+    console.log(`\n=== ${section.name} ===`);
+    await section.run();
+  }
+} else {
+  runAppenderThread(); // the UI bench's other connection, on its own thread (appender.ts)
 }

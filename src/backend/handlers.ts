@@ -43,8 +43,8 @@ export function createHandlers(deps: HandlerDeps): Handlers {
   return {
     'app.info': () => ({ ...deps.appInfo, secretEnvNames: engine.secretEnvNames() }),
 
-    'sessions.list': (input) => store.list(input),
-    'sessions.search': (input) => store.search(input.query, { includeArchived: input.includeArchived, limit: input.limit }),
+    'sessions.list': (input) => store.listPage(input),
+    'sessions.search': (input) => store.search(input.query, { includeArchived: input.includeArchived, limit: input.limit, offset: input.offset }),
     'sessions.info': (input) => {
       const sessionId = id(input.id);
       return { ...store.getMeta(sessionId), compactions: store.getCompactions(sessionId), usage: store.getUsage(sessionId) };

@@ -10,6 +10,7 @@ import { LoomEngine } from '../core/engine';
 import { isLoomError, LoomError } from '../core/errors';
 import { SessionStore } from '../core/store/session-store';
 import { BASE_TOOL_ENV } from '../shared/settings';
+import { messageCountText } from '../shared/message-count';
 import { isYes } from './approval-prompt';
 import { LOOM_VERSION } from './options';
 import { answerFromInput, LineInput, onSigint, runRepl, TerminalView } from './repl';
@@ -68,7 +69,7 @@ async function openChatSession(engine: LoomEngine, store: SessionStore, opts: Ch
       throw withInUseAdvice(err, id);
     });
     const name = meta.title ?? meta.summary;
-    view.line(`Session ${meta.id}${name ? ` (${name})` : ''}: ${meta.message_count} messages so far.${hint}`);
+    view.line(`Session ${meta.id}${name ? ` (${name})` : ''}: ${messageCountText(meta)} so far.${hint}`);
     return meta.id;
   }
   const meta = engine.createSession();

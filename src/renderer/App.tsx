@@ -4,6 +4,7 @@
  * back after a restart or a reload.
  */
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { flushSync } from 'react-dom';
 import type { AppInfo, Settings } from '../shared/contract';
 import type { SessionMeta } from '../shared/types';
 import { mcpProblems } from '../shared/mcp';
@@ -26,6 +27,7 @@ import { useShortcuts } from './lib/shortcuts';
 import { useAttentionNotifications } from './state/attention';
 import { ChatSessions } from './state/chat-sessions';
 import { useSessionMetaCache } from './state/session-meta';
+import { useSidebarCollapsed } from './state/sidebar-collapsed';
 import { useTabs } from './state/tabs';
 
 type DialogState =
@@ -133,6 +135,21 @@ export function App({ initialSettings, appInfo }: { initialSettings: Settings; a
   useEffect(() => {
     if (tabs.active) scrollTargets.current.delete(tabs.active);
   }, [tabs.active]);
+  /**
+   * The search hit opened last: its session's view opens (again, if it was open) at the
+   * message that matched, highlighted. `n` tells one opening from the next.
+   */
+  const [hit, setHit] = useState<{ id: string; index: number; n: number } | null>(null);
+  useEffect(() => setHit((now) => (now && now.id !== tabs.active ? null : now)), [tabs.active]);
+  const openAt = useCallback(
+    (meta: SessionMeta, index: number) => {
+      setHit((now) => ({ id: meta.id, index, n: (now?.n ?? 0) + 1 }));
+      tabs.open(meta.id);
+    },
+    [tabs],
+  );
+  const shownHit = hit?.id === tabs.active ? hit : null;
+  const sidebar = useSidebarCollapsed();
 
   /**
    * A new branch (edit, regenerate) takes `from`'s tab once its view has loaded (so it sees
@@ -227,18 +244,26 @@ export function App({ initialSettings, appInfo }: { initialSettings: Settings; a
       closeTab: () => tabs.active && void closeTab(tabs.active),
       nextTab: () => tabs.cycle(1),
       previousTab: () => tabs.cycle(-1),
-      focusSearch: () => searchBox.current?.focus(),
+      focusSearch: () => {
+        // A folded sidebar unfolds first: its search box must exist to take the focus.
+        flushSync(sidebar.expand);
+        searchBox.current?.focus();
+      },
+      toggleSidebar: sidebar.toggle,
     }),
-    [newSession, closeTab, tabs],
+    [newSession, closeTab, tabs, sidebar.toggle, sidebar.expand],
   );
   useShortcuts(shortcuts, dialog === null);
 
   return (
-    <div className="app">
+    <div className={`app${sidebar.collapsed ? ' sidebar-collapsed' : ''}`}>
       <Sidebar
         searchRef={searchBox}
         activeId={tabs.active}
         onAction={(action, meta) => void onAction(action, meta)}
+        onOpenAt={openAt}
+        collapsed={sidebar.collapsed}
+        onToggleCollapsed={sidebar.toggle}
         onNewSession={() => void newSession()}
         onImport={(file) => void importFile(file)}
         onSettings={() => setDialog({ kind: 'settings' })}
@@ -258,11 +283,12 @@ export function App({ initialSettings, appInfo }: { initialSettings: Settings; a
         {offeringNotifications && <NotificationOffer onDone={() => setOfferingNotifications(false)} />}
         {tabs.active ? (
           <ChatView
-            key={tabs.active}
+            key={shownHit ? `${tabs.active}#${shownHit.n}` : tabs.active}
             chat={chats.get(tabs.active)}
             onAction={(action, meta) => void onAction(action, meta)}
             branching={branching}
-            scrollToMessage={scrollTargets.current.get(tabs.active)}
+            scrollToMessage={shownHit?.index ?? scrollTargets.current.get(tabs.active)}
+            highlightMessage={shownHit?.index}
             onShowChanges={() => {
               const id = tabs.active!;
               setDialog({ kind: 'changes', id, files: chats.get(id).getSnapshot().changedFiles, closing: false });

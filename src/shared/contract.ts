@@ -12,7 +12,7 @@ import { APPROVAL_ANSWERS, type SessionGrant } from './approvals';
 import type { EngineEvent, PendingRequest } from './engine-events';
 import type { McpOverview } from './mcp';
 import { ENV_VAR_NAME, PERMISSION_MODES, THEMES, type Settings } from './settings';
-import type { BranchPoint, ChatMessage, Compaction, SearchHit, SessionFamily, SessionMeta, SessionUsage } from './types';
+import type { BranchPoint, ChatMessage, Compaction, SearchHit, SessionFamily, SessionMeta, SessionPage, SessionUsage } from './types';
 
 export type { PendingRequest } from './engine-events';
 export type { McpOverview, McpServerStatus } from './mcp';
@@ -22,6 +22,9 @@ export { PERMISSION_MODES, THEMES, type PermissionMode, type Settings, type Them
 export const EXPORT_FORMATS = ['json', 'markdown', 'html'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 
+/** Most sessions (or search hits) one page of the sidebar may carry. */
+export const MAX_LIST_PAGE = 500;
+const DEFAULT_LIST_PAGE = 100;
 /** Most messages a single transcript page may carry. */
 export const MAX_TRANSCRIPT_PAGE = 1000;
 /** Body cap for ordinary requests; import carries a whole export and gets more room. */
@@ -114,18 +117,21 @@ const messageText = z
 export const contract = {
   'app.info': method<AppInfo>()(none),
 
-  'sessions.list': method<SessionMeta[]>()(
+  /** A page of the list, newest updated first; `after`: the `next` of the page before (docs/DESIGN.md#sidebar-paging). */
+  'sessions.list': method<SessionPage>()(
     z.strictObject({
       includeArchived,
-      limit: z.int().min(1).max(100_000).optional(),
-      offset: z.int().min(0).optional(),
+      limit: z.int().min(1).max(MAX_LIST_PAGE).default(DEFAULT_LIST_PAGE),
+      after: z.strictObject({ updated_at: z.string().min(1).max(64), id: sessionId }).optional(),
     }),
   ),
+  /** Ranked hits from `offset` on: a page shorter than `limit` is the last. */
   'sessions.search': method<SearchHit[]>()(
     z.strictObject({
       query: z.string().trim().min(1, 'Type something to search for.').max(500, 'The search is too long.'),
       includeArchived,
-      limit: z.int().min(1).max(1000).optional(),
+      limit: z.int().min(1).max(MAX_LIST_PAGE).optional(),
+      offset: z.int().min(0).max(10_000_000).optional(),
     }),
   ),
   'sessions.info': method<SessionInfo>()(bySession),

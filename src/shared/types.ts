@@ -96,8 +96,22 @@ export interface SessionRecord extends SessionMeta {
   usage: SessionUsage;
 }
 
+/** Where a page of the session list ends: the last session's place in listing order (newest updated first, then id). */
+export interface SessionCursor {
+  updated_at: string;
+  id: string;
+}
+
+/** One page of the session list and where the next one starts (null: this was the last). */
+export interface SessionPage {
+  sessions: SessionMeta[];
+  next: SessionCursor | null;
+}
+
 export interface SearchHit extends SessionMeta {
   snippet: string;
+  /** Transcript index of the best-matching message; null when only the title or summary matched. */
+  message_index: number | null;
 }
 
 /** A place where branches of a conversation part (docs/DESIGN.md#branches-in-the-ui). */

@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi, type TestContext } from 'vitest';
 import type { BridgeEvent, BridgeResult, MethodName } from '../../src/shared/contract';
-import type { SessionMeta } from '../../src/shared/types';
+import type { SessionMeta, SessionPage } from '../../src/shared/types';
 import { DISK_FULL_MESSAGE } from '../../src/core/disk-full';
 import { startBrowserMode, type BrowserMode } from '../../src/server/browser-mode';
 import { RECEIVE_LIMITS, startBridgeServer, type ReceiveLimits } from '../../src/server/http-server';
@@ -302,7 +302,7 @@ describe('guarantee 12: the browser-mode server is robust', () => {
 
     // Still running, nothing lost: the one session and its transcript read back as saved.
     expect((await api('app.info', {})).status).toBe(200);
-    expect((await call<SessionMeta[]>('sessions.list', {})).map((s) => s.id)).toEqual([session.id]);
+    expect((await call<SessionPage>('sessions.list', {})).sessions.map((s) => s.id)).toEqual([session.id]);
     const page = await call<{ messages: { role: string; content: string | null }[] }>('sessions.transcript', { id: session.id, offset: 0, limit: 50 });
     expect(page.messages.map((m) => m.content)).toEqual(expect.arrayContaining(['Saved before the disk filled.']));
     expect(JSON.stringify(page)).not.toContain('a long message');

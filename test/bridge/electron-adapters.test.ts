@@ -54,7 +54,7 @@ describe('IPC bridge', () => {
       sender = foreign;
       expect(await list({}, {})).toEqual({ ok: false, error: { code: 'forbidden', message: 'Refused: the request did not come from the Loom window.' } });
     }
-    expect(calls).toEqual([{ method: 'sessions.list', input: { includeArchived: true } }]);
+    expect(calls).toEqual([{ method: 'sessions.list', input: { includeArchived: true, limit: 100 } }]);
   });
 });
 

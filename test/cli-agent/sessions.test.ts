@@ -44,7 +44,7 @@ describe('--resume and --continue', () => {
     ctx.server.enqueue({ text: 'Second answer.' });
     const run = await runLoom(ctx.ws, ctx.server.baseUrl, ['--resume', id.slice(0, 8)], 'second question\n');
     expect(run.code).toBe(0);
-    expect(run.stdout).toContain(`Session ${id} (Test session): 3 messages so far.`);
+    expect(run.stdout).toContain(`Session ${id} (Test session): 2 messages so far.`);
     expect(run.stdout).toContain('Assistant: Second answer.');
     const sent = chatBodies()[1].messages;
     expect(sent.map((m: any) => m.role)).toEqual(['system', 'user', 'assistant', 'user']);

@@ -129,6 +129,27 @@ const SCREENS: Screen[] = [
     },
   },
   {
+    name: 'a search hit opened at its message, outlined, with more sidebar pages to load',
+    open: async (page, loom) => {
+      for (let i = 0; i < 150; i++) loom.store.create({ title: `Session ${i}` });
+      await openNotes(page, loom);
+      await page.getByRole('searchbox', { name: 'Search sessions' }).fill('loop');
+      const hit = page.getByRole('list', { name: 'Search results' }).getByRole('listitem').filter({ hasText: 'Notes' });
+      await expect(hit.locator('mark')).toHaveText('loop');
+      await hit.getByRole('button', { name: /^Notes/ }).click();
+      await expect(transcript(page).locator('.row.search-found')).toBeInViewport();
+    },
+  },
+  {
+    name: 'sidebar folded to a rail at 800×600',
+    open: async (page, loom) => {
+      await page.setViewportSize({ width: 800, height: 600 });
+      await openNotes(page, loom);
+      await page.getByRole('button', { name: 'Session sidebar' }).click();
+      await expect(page.getByRole('button', { name: 'Session sidebar' })).toHaveAttribute('aria-expanded', 'false');
+    },
+  },
+  {
     name: 'sidebar with archived sessions shown',
     open: async (page, loom) => {
       const archived = loom.store.create({ title: 'Old notes' });

@@ -199,7 +199,7 @@ describe('listing', () => {
     const [a, b, c] = [store.create({ title: 'a' }), store.create({ title: 'b' }), store.create({ title: 'c' })];
     store.appendMessage(a.id, user('bump a'));
     expect(store.list().map((s) => s.title)).toEqual(['a', 'c', 'b']);
-    expect(store.list({ limit: 2, offset: 1 }).map((s) => s.title)).toEqual(['c', 'b']);
+    expect(store.list({ limit: 2, after: { updated_at: store.getMeta(a.id).updated_at, id: a.id } }).map((s) => s.title)).toEqual(['c', 'b']);
     store.setArchived(c.id, true);
     expect(store.list().map((s) => s.title)).toEqual(['a', 'b']);
     expect(store.list({ includeArchived: true }).map((s) => s.title)).toEqual(['a', 'c', 'b']);
@@ -207,6 +207,41 @@ describe('listing', () => {
     store.setArchived(c.id, false);
     expect(store.list().map((s) => s.id)).toContain(c.id);
     expect(b.id).toBeTruthy();
+  });
+
+  it('pages by (updated_at, id): every session once, in order, even when sessions change between pages or share a time', () => {
+    const store = openStore();
+    const ids = Array.from({ length: 7 }, (_, i) => store.create({ title: `s${i}` }).id);
+    // Two sessions updated at the same moment (an old database or an import): id breaks the tie.
+    store.db.prepare('UPDATE sessions SET updated_at = ? WHERE id IN (?, ?)').run('2020-01-01T00:00:00.000Z', ids[1], ids[2]);
+    const expected = store.list().map((s) => s.id);
+    expect(expected.slice(-2)).toEqual([ids[1], ids[2]].sort().reverse());
+
+    const first = store.listPage({ limit: 3 });
+    expect(first.sessions.map((s) => s.id)).toEqual(expected.slice(0, 3));
+    expect(first.next).toEqual({ updated_at: first.sessions[2].updated_at, id: first.sessions[2].id });
+    // A session already listed moves to the top: the next pages neither repeat nor skip one.
+    store.appendMessage(expected[0], user('bump'));
+    const second = store.listPage({ limit: 3, after: first.next! });
+    const third = store.listPage({ limit: 3, after: second.next! });
+    expect([...second.sessions, ...third.sessions].map((s) => s.id)).toEqual(expected.slice(3));
+    expect(third.next).toBeNull();
+    expect(store.listPage({ limit: 7 }).next).toBeNull();
+  });
+
+  it('serves a page from an index, whatever the size of the list', () => {
+    const store = openStore();
+    for (const includeArchived of [false, true]) {
+      const where = includeArchived ? '' : 's.archived = 0 AND';
+      const plan = store.db
+        .prepare(
+          `EXPLAIN QUERY PLAN SELECT s.title FROM sessions s WHERE ${where} (s.updated_at, s.id) < (?, ?) ORDER BY s.updated_at DESC, s.id DESC LIMIT 10`,
+        )
+        .all('2030-01-01', 'x') as { detail: string }[];
+      const details = plan.map((row) => row.detail).join('\n');
+      expect(details).toMatch(/USING INDEX sessions_page_/);
+      expect(details).not.toMatch(/TEMP B-TREE/);
+    }
   });
 
   it('knows the most recent unarchived session', () => {

@@ -1,3 +1,4 @@
+import { toolText, userText } from '../../shared/fences';
 import { type ChatMessage, type Compaction, type SessionRecord } from '../../shared/types';
 import { redactSecrets } from '../security/secrets';
 
@@ -134,10 +135,21 @@ function renderMarkdown(s: SessionRecord): string {
   return `${out.join('\n').trimEnd()}\n`;
 }
 
+/**
+ * What a reader sees of a message: the user's words and tool output without the fences Loom
+ * keeps around them for the model (the JSON export keeps them: it is what the model saw).
+ */
+function shownContent(m: ChatMessage): string | null {
+  if (m.role === 'user') return userText(m.content);
+  if (m.role === 'tool') return toolText(m.content);
+  return m.content;
+}
+
 function markdownMessage(m: ChatMessage): string[] {
-  if (m.role === 'tool') return [`### ${ROLE_LABELS.tool} (\`${m.tool_call_id}\`)`, '', fence(m.content)];
+  if (m.role === 'tool') return [`### ${ROLE_LABELS.tool} (\`${m.tool_call_id}\`)`, '', fence(toolText(m.content))];
   const blocks = [`### ${ROLE_LABELS[m.role]}`];
-  if (m.content) blocks.push(m.content);
+  const content = shownContent(m);
+  if (content) blocks.push(content);
   if (m.role === 'assistant') {
     for (const call of m.tool_calls ?? []) {
       blocks.push(`**Tool call** \`${call.function.name}\` (\`${call.id}\`)`, fence(call.function.arguments, 'json'));
@@ -198,7 +210,8 @@ ${plan}
 
 function htmlMessage(m: ChatMessage): string {
   const label = m.role === 'tool' ? `${ROLE_LABELS.tool} (${m.tool_call_id})` : ROLE_LABELS[m.role];
-  const body = m.role === 'tool' ? `<pre>${escapeHtml(m.content)}</pre>` : m.content ? `<div class="text">${escapeHtml(m.content)}</div>` : '';
+  const content = shownContent(m);
+  const body = m.role === 'tool' ? `<pre>${escapeHtml(content ?? '')}</pre>` : content ? `<div class="text">${escapeHtml(content)}</div>` : '';
   const calls =
     m.role === 'assistant'
       ? (m.tool_calls ?? [])

@@ -255,6 +255,18 @@ export const MIGRATIONS: readonly Migration[] = [
     },
   },
   {
+    version: 8,
+    description: 'the session list pages by (updated_at, id): its indexes end with id, replacing the ones ending with the implicit pk',
+    up(db) {
+      db.exec(`
+        CREATE INDEX IF NOT EXISTS sessions_page_unarchived ON sessions (archived, updated_at, id);
+        CREATE INDEX IF NOT EXISTS sessions_page_all ON sessions (updated_at, id);
+        DROP INDEX IF EXISTS sessions_by_archived_updated;
+        DROP INDEX IF EXISTS sessions_by_updated;
+      `);
+    },
+  },
+  {
     version: 9,
     description: "imports from other agents: each source file's size, time and hash; each imported branch's source keys",
     up(db) {

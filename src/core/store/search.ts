@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import type { SearchHit } from '../../shared/types';
 import { META_COLUMNS, metaFromRow, type MetaRow } from './rows';
+import { MATCH_CLOSE, MATCH_OPEN, snippetOf } from './snippet';
 import { prepared } from './statements';
 
 /**
@@ -22,6 +23,25 @@ interface BestHit extends MetaRow {
   pk: number;
 }
 
+/** Best-ranked messages fetched first; more (×4 each time) only when they name too few sessions. */
+const FIRST_CANDIDATES_PER_HIT = 10;
+const MORE_CANDIDATES = 4;
+
+interface Ranked {
+  pk: number;
+  score: number;
+  /** The best-matching message (its id and transcript index), null when only the title or summary matched. */
+  rid: number | null;
+  seq: number | null;
+}
+
+interface SearchParams {
+  match: string;
+  all: number;
+  /** How many sessions from the top: the page asked for and those before it. */
+  wanted: number;
+}
+
 /**
  * Indexes the messages queued by appends; returns how many. Runs before each search (so
  * a search sees every committed message) and when the store is idle.
@@ -39,100 +59,100 @@ export function updateSearchIndex(db: Database.Database): number {
   return catchUp.immediate();
 }
 
-/** Best-ranked messages fetched first; more (×4 each time) only when they name too few sessions. */
-const FIRST_CANDIDATES_PER_HIT = 10;
-const MORE_CANDIDATES = 4;
-
-interface Ranked {
-  pk: number;
-  score: number;
-  /** The best-matching message, null when only the title or summary matched. */
-  rid: number | null;
-}
-
 /**
  * Ranked by bm25, one hit per session: its best score over its messages and its
  * title/summary. The snippet comes from its best-matching message (more telling than the
  * title a list shows anyway), else from the title or summary; matches are marked [like
  * this]. The transcript is indexed, not the working context, so compacted-away turns are
  * found too; a message shared by forks is a hit in each of them.
- * A word in most sessions must not rank every match in SQL and then group them: only the
- * best-ranked messages are read, enough of them to name `limit` sessions
+ * A word in most sessions must not rank every match and then group them: only the
+ * best-ranked messages are read, enough of them to name the sessions asked for
  * (docs/DESIGN.md#search).
  */
-export function searchSessions(db: Database.Database, query: string, opts: { includeArchived?: boolean; limit?: number } = {}): SearchHit[] {
+export function searchSessions(db: Database.Database, query: string, opts: { includeArchived?: boolean; limit?: number; offset?: number } = {}): SearchHit[] {
   const match = toMatchQuery(query);
   if (!match) return [];
   updateSearchIndex(db);
-  const params = { match, all: opts.includeArchived ? 1 : 0, limit: opts.limit ?? 20 };
+  const offset = opts.offset ?? 0;
+  const params = { match, all: opts.includeArchived ? 1 : 0, wanted: offset + (opts.limit ?? 20) };
   // One read transaction: every statement below sees the same sessions.
   return db.transaction(() => {
-    const best = topSessions([...bestMessagePerSession(db, params), ...metaHits(db, params)], params.limit);
+    const page = topSessions([...bestMessagePerSession(db, params), ...metaHits(db, params)]).slice(offset, params.wanted);
     const rows = prepared(db, `SELECT ${META_COLUMNS}, s.pk FROM sessions s WHERE s.pk IN (SELECT value FROM json_each(?))`).all(
-      JSON.stringify(best.map((hit) => hit.pk)),
+      JSON.stringify(page.map((hit) => hit.pk)),
     ) as BestHit[];
     const byPk = new Map(rows.map((row) => [row.pk, row]));
-    return best.map((hit) => ({ ...metaFromRow(byPk.get(hit.pk)!), snippet: snippetFor(db, match, hit) }));
+    return page.map((hit) => ({
+      ...metaFromRow(byPk.get(hit.pk)!),
+      snippet: hit.rid === null ? metaSnippet(db, match, hit.pk) : messageSnippet(db, match, hit.rid),
+      message_index: hit.seq,
+    }));
   })();
 }
 
-/** The best `limit` sessions, each at its best score (lower is better; the older session first on a tie). */
-function topSessions(hits: Ranked[], limit: number): Ranked[] {
+/** Each session once, at its best score (lower is better; the older session first on a tie), best first. */
+function topSessions(hits: Ranked[]): Ranked[] {
   const best = new Map<number, Ranked>();
   for (const hit of [...hits].sort((a, b) => a.score - b.score || a.pk - b.pk)) if (!best.has(hit.pk)) best.set(hit.pk, hit);
-  return [...best.values()].slice(0, limit);
-}
-
-interface SearchParams {
-  match: string;
-  all: number;
-  limit: number;
+  return [...best.values()];
 }
 
 /**
  * Each session's best message among the best-ranked ones, in rank order. A session whose
- * best message is not among them ranks below every session listed, so once `limit`
- * sessions are listed (or every match was read) the top `limit` is exact.
+ * best message is not among them ranks below every session listed, so once `wanted`
+ * sessions are listed (or every match was read) the top `wanted` is exact.
  */
 function bestMessagePerSession(db: Database.Database, params: SearchParams): Ranked[] {
   const candidatesOf = prepared(db, 'SELECT rowid AS rid, rank AS score FROM messages_fts WHERE messages_fts MATCH @match ORDER BY rank LIMIT @candidates');
   const sessionsOf = prepared(
     db,
-    `SELECT t.message_id AS rid, s.pk FROM transcript t JOIN sessions s ON s.pk = t.session_pk
+    `SELECT t.message_id AS rid, t.seq, s.pk FROM transcript t JOIN sessions s ON s.pk = t.session_pk
       WHERE t.message_id IN (SELECT value FROM json_each(@rids)) AND (@all OR s.archived = 0)`,
   );
-  for (let candidates = params.limit * FIRST_CANDIDATES_PER_HIT; ; candidates *= MORE_CANDIDATES) {
+  for (let candidates = params.wanted * FIRST_CANDIDATES_PER_HIT; ; candidates *= MORE_CANDIDATES) {
     const messages = candidatesOf.all({ match: params.match, candidates }) as Array<{ rid: number; score: number }>;
     const score = new Map(messages.map((message) => [message.rid, message.score]));
-    const rows = sessionsOf.all({ rids: JSON.stringify([...score.keys()]), all: params.all }) as Array<{ rid: number; pk: number }>;
-    const sessions = topSessions(
-      rows.map((row) => ({ pk: row.pk, score: score.get(row.rid)!, rid: row.rid })),
-      Infinity,
-    );
-    if (sessions.length >= params.limit || messages.length < candidates) return sessions;
+    const rows = sessionsOf.all({ rids: JSON.stringify([...score.keys()]), all: params.all }) as Array<{ rid: number; seq: number; pk: number }>;
+    const sessions = topSessions(rows.map((row) => ({ pk: row.pk, score: score.get(row.rid)!, rid: row.rid, seq: row.seq })));
+    if (sessions.length >= params.wanted || messages.length < candidates) return sessions;
   }
 }
 
-/** The best `limit` title/summary matches; a session named there counts double. */
+/** The best `wanted` title/summary matches; a session named there counts double. */
 function metaHits(db: Database.Database, params: SearchParams): Ranked[] {
   return prepared(
     db,
-    `SELECT s.pk, bm25(sessions_fts) * ${META_WEIGHT} AS score, NULL AS rid
+    `SELECT s.pk, bm25(sessions_fts) * ${META_WEIGHT} AS score, NULL AS rid, NULL AS seq
        FROM sessions_fts JOIN sessions s ON s.pk = sessions_fts.rowid
       WHERE sessions_fts MATCH @match AND (@all OR s.archived = 0)
-      ORDER BY score, s.pk LIMIT @limit`,
+      ORDER BY score, s.pk LIMIT @wanted`,
   ).all(params) as Ranked[];
 }
 
-function snippetFor(db: Database.Database, match: string, hit: Pick<Ranked, 'pk' | 'rid'>): string {
-  const [table, rowid] = hit.rid === null ? ['sessions_fts', hit.pk] : ['messages_fts', hit.rid];
+// The CASTs below matter: numbers are bound as REAL, and FTS5 ignores a rowid constraint that
+// is not an INTEGER (it would return every match's snippet, the first one winning).
+
+function metaSnippet(db: Database.Database, match: string, pk: number): string {
   const row = prepared(
     db,
-    // The CAST matters: numbers are bound as REAL, and FTS5 ignores a rowid constraint that
-    // is not an INTEGER (it would return every match's snippet, the first one winning).
-    `SELECT snippet(${table}, -1, '[', ']', '…', ${SNIPPET_TOKENS}) AS snippet FROM ${table} WHERE ${table} MATCH ? AND rowid = CAST(? AS INTEGER)`,
-  ).get(match, rowid) as { snippet: string } | undefined;
+    `SELECT snippet(sessions_fts, -1, '[', ']', '…', ${SNIPPET_TOKENS}) AS snippet FROM sessions_fts WHERE sessions_fts MATCH ? AND rowid = CAST(? AS INTEGER)`,
+  ).get(match, pk) as { snippet: string } | undefined;
   return (row?.snippet ?? '').replace(/\s+/g, ' ').trim();
+}
+
+/**
+ * The whole message highlighted, cut to a snippet in snippet.ts: FTS5's own snippet() would
+ * cut through Loom's fence tags, which the user must not see.
+ */
+function messageSnippet(db: Database.Database, match: string, rid: number): string {
+  const row = prepared(
+    db,
+    `SELECT highlight(messages_fts, 0, @open, @close) AS content, highlight(messages_fts, 1, @open, @close) AS tool_text
+       FROM messages_fts WHERE messages_fts MATCH @match AND rowid = CAST(@rid AS INTEGER)`,
+  ).get({ open: MATCH_OPEN, close: MATCH_CLOSE, match, rid }) as { content: string | null; tool_text: string | null } | undefined;
+  if (!row) return '';
+  const matched = [row.content, row.tool_text].find((text) => text?.includes(MATCH_OPEN)) ?? row.content ?? row.tool_text ?? '';
+  return snippetOf(matched, SNIPPET_TOKENS);
 }
 
 /**

@@ -10,7 +10,9 @@ import {
   type Compaction,
   type PlanState,
   type SearchHit,
+  type SessionCursor,
   type SessionMeta,
+  type SessionPage,
   type SessionRecord,
   type SessionStatus,
   type SessionUsage,
@@ -264,14 +266,27 @@ export class SessionStore {
     return JSON.parse(row.plan) as PlanState;
   }
 
-  /** Newest updated first; archived sessions only when asked for. */
-  list(opts: { includeArchived?: boolean; limit?: number; offset?: number } = {}): SessionMeta[] {
-    const where = opts.includeArchived ? '' : 'WHERE s.archived = 0';
-    const rows = this.sql(`SELECT ${META_COLUMNS} FROM sessions s ${where} ORDER BY s.updated_at DESC, s.pk DESC LIMIT ? OFFSET ?`).all(
-      opts.limit ?? -1,
-      Math.max(0, opts.offset ?? 0),
-    ) as MetaRow[];
+  /**
+   * Newest updated first (then by id, so ties keep one order); archived sessions only when
+   * asked for; `after`: only the sessions listed after that place (keyset paging).
+   */
+  list(opts: { includeArchived?: boolean; limit?: number; after?: SessionCursor } = {}): SessionMeta[] {
+    const conditions = [...(opts.includeArchived ? [] : ['s.archived = 0']), ...(opts.after ? ['(s.updated_at, s.id) < (@updated_at, @id)'] : [])];
+    const where = conditions.length ? `WHERE ${conditions.join(' AND ')}` : '';
+    const rows = this.sql(`SELECT ${META_COLUMNS} FROM sessions s ${where} ORDER BY s.updated_at DESC, s.id DESC LIMIT @limit`).all({
+      limit: opts.limit ?? -1,
+      ...(opts.after && { updated_at: opts.after.updated_at, id: opts.after.id }),
+    }) as MetaRow[];
     return rows.map(metaFromRow);
+  }
+
+  /** One page of the list (`limit` sessions after `after`) and the cursor of the next one. */
+  listPage(opts: { includeArchived?: boolean; limit: number; after?: SessionCursor }): SessionPage {
+    // One row more than asked says whether another page follows, without a count.
+    const rows = this.list({ ...opts, limit: opts.limit + 1 });
+    const sessions = rows.slice(0, opts.limit);
+    const last = sessions.at(-1);
+    return { sessions, next: rows.length > opts.limit && last ? { updated_at: last.updated_at, id: last.id } : null };
   }
 
   /** The most recently updated unarchived session. */
@@ -280,7 +295,7 @@ export class SessionStore {
   }
 
   /** Full-text search over titles, summaries and transcripts; one ranked hit per session. */
-  search(query: string, opts: { includeArchived?: boolean; limit?: number } = {}): SearchHit[] {
+  search(query: string, opts: { includeArchived?: boolean; limit?: number; offset?: number } = {}): SearchHit[] {
     return searchSessions(this.db, query, opts);
   }
 

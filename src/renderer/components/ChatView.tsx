@@ -2,7 +2,7 @@
  * One open session: header (title, context meter, changed files, Compact now, Fork, Info),
  * the transcript, the turn's error banner and notices, and the message box.
  */
-import { useMemo, useState, useSyncExternalStore } from 'react';
+import { Suspense, lazy, useMemo, useState, useSyncExternalStore } from 'react';
 import type { SessionMeta } from '../../shared/types';
 import { sessionLabel } from '../lib/format';
 import { useBranchPoints } from '../state/branches';
@@ -13,7 +13,12 @@ import { Composer } from './Composer';
 import { ContextMeter } from './ContextMeter';
 import { BranchActionsContext, type BranchActions } from './MessageActions';
 import type { SessionAction } from './Sidebar';
-import { Transcript } from './Transcript';
+
+/**
+ * Loaded on first use: the transcript brings Markdown and code highlighting, most of the
+ * window's script, which the sidebar's first rows need not wait for (docs/DESIGN.md#sidebar-paging).
+ */
+const Transcript = lazy(() => import('./Transcript').then((module) => ({ default: module.Transcript })));
 
 interface ChatViewProps {
   chat: ChatSession;
@@ -22,8 +27,10 @@ interface ChatViewProps {
   onShowChanges: () => void;
   /** The branch actions under the messages (App.tsx carries them out). */
   branching?: BranchHandlers;
-  /** Open at this message instead of at the bottom (a sibling branch shown in place). */
+  /** Open at this message instead of at the bottom (a sibling branch shown in place, a search hit). */
   scrollToMessage?: number;
+  /** The message a search hit opened the session at, shown highlighted. */
+  highlightMessage?: number;
 }
 
 /** What the branch actions of a session's messages do, by session id and transcript index. */
@@ -34,11 +41,12 @@ export interface BranchHandlers {
   switchTo(sessionId: string, siblingId: string, index: number): void;
 }
 
-export function ChatView({ chat, onAction, onShowChanges, branching, scrollToMessage }: ChatViewProps) {
+export function ChatView({ chat, onAction, onShowChanges, branching, scrollToMessage, highlightMessage }: ChatViewProps) {
   const snap = useSyncExternalStore(chat.subscribe, chat.getSnapshot);
   const busy = isBusy(snap.phase);
   // Read once: the tab opens there, later renders leave the scrolling to the user.
   const [openAt] = useState(scrollToMessage);
+  const [highlightAt] = useState(highlightMessage);
   const points = useBranchPoints(chat.id);
   const branchActions = useMemo<BranchActions | null>(
     () =>
@@ -94,7 +102,9 @@ export function ChatView({ chat, onAction, onShowChanges, branching, scrollToMes
       )}
       {snap.loadError && <ErrorBanner text={snap.loadError} onDismiss={() => void chat.load()} />}
       <BranchActionsContext.Provider value={branchActions}>
-        <Transcript chat={chat} snap={snap} scrollToMessage={openAt} />
+        <Suspense fallback={<div className="transcript" role="log" aria-label="Transcript" aria-busy="true" />}>
+          <Transcript chat={chat} snap={snap} scrollToMessage={openAt} highlightMessage={highlightAt} />
+        </Suspense>
       </BranchActionsContext.Provider>
       <div className="chat-foot">
         {snap.phase === 'compacting' && (

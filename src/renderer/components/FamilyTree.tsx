@@ -6,6 +6,7 @@
 import type { ReactNode } from 'react';
 import type { SessionInfo } from '../../shared/contract';
 import type { SessionFamily, SessionMeta } from '../../shared/types';
+import { messageCountText } from '../../shared/message-count';
 import { localTime, sessionLabel } from '../lib/format';
 
 export function ParentLink({ parentId, parent, onOpen }: { parentId: string; parent: SessionMeta | null; onOpen: (id: string) => void }) {
@@ -67,7 +68,8 @@ function FamilyMember({ meta, onOpen, nested }: { meta: SessionMeta; onOpen: (id
       </button>
       <span className="family-meta">
         {' '}
-        · {meta.message_count} messages{meta.archived ? ' · archived' : ''}
+        · {messageCountText(meta)}
+        {meta.archived ? ' · archived' : ''}
       </span>
       {nested}
     </li>

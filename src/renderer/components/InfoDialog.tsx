@@ -7,6 +7,7 @@ import { useEffect, useState } from 'react';
 import type { SessionInfo } from '../../shared/contract';
 import { CALL_KINDS, type SessionFamily, type UsageTotals } from '../../shared/types';
 import { useBridge } from '../bridge/context';
+import { visibleMessageCount } from '../../shared/message-count';
 import { formatCost, formatCount, localTime } from '../lib/format';
 import { useSessionInfo } from '../state/session-meta';
 import { Dialog } from './Dialog';
@@ -59,7 +60,7 @@ function InfoBody({ info, family, onOpen }: { info: SessionInfo; family: Session
         <Fact term="Status" value={`${info.status}${info.archived ? ', archived' : ''}`} />
         <Fact term="Created" value={localTime(info.created_at)} />
         <Fact term="Updated" value={localTime(info.updated_at)} />
-        <Fact term="Transcript messages" value={formatCount(info.message_count)} />
+        <Fact term="Messages" value={formatCount(visibleMessageCount(info))} />
         <Fact term="Compactions" value={formatCount(info.compactions.length)} />
         <Fact term="Model" value={info.model ?? '—'} />
         <Fact term="Project folder" value={info.cwd ?? '—'} mono />

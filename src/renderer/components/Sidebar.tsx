@@ -1,11 +1,13 @@
 /**
  * The session sidebar: newest first with title (or listing summary) and time, a
  * full-text search with snippets, a switch for archived sessions, per-session actions,
- * and drag-export. Virtualised: 10,000 sessions render as the few rows on screen.
+ * and drag-export. Virtualised and paged: 100,000 sessions render as the few rows on
+ * screen, fetched a page at a time as the user scrolls. Collapsible to a narrow rail.
  */
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { useRef, useState, type DragEvent, type RefObject } from 'react';
+import { useEffect, useRef, useState, type DragEvent, type RefObject } from 'react';
 import { exportFileName } from '../../shared/export-name';
+import { messageCountText } from '../../shared/message-count';
 import type { SessionMeta } from '../../shared/types';
 import { downloadUrl, isDesktop } from '../bridge';
 import { useBridge } from '../bridge/context';
@@ -20,6 +22,10 @@ interface SidebarProps {
   searchRef: RefObject<HTMLInputElement | null>;
   activeId: string | null;
   onAction: (action: SessionAction, meta: SessionMeta) => void;
+  /** Opens a search hit's session scrolled to the message that matched. */
+  onOpenAt: (meta: SessionMeta, messageIndex: number) => void;
+  collapsed: boolean;
+  onToggleCollapsed: () => void;
   onNewSession: () => void;
   onImport: (file: File) => void;
   onSettings: () => void;
@@ -28,6 +34,9 @@ interface SidebarProps {
 
 const ROW_HEIGHT = 64;
 const SNIPPET_ROW_HEIGHT = 96;
+/** Rows before the end of the loaded ones at which the next page is asked for. */
+const LOAD_AHEAD_ROWS = 20;
+const BODY_ID = 'session-sidebar-body';
 
 export function Sidebar(props: SidebarProps) {
   const { activeId, onAction } = props;
@@ -38,15 +47,28 @@ export function Sidebar(props: SidebarProps) {
   const list = useSessionList(bridge, query, showArchived);
   const scroller = useRef<HTMLDivElement>(null);
   const importInput = useRef<HTMLInputElement>(null);
-  const searching = query.trim().length > 0;
+  /** Whether the rows shown are search hits (a new search's rows replace the old ones when they arrive). */
+  const searching = list.query.length > 0;
 
+  // One row past the loaded ones while more follow: it says so, and scrolling to it loads them.
   const virtualizer = useVirtualizer({
-    count: list.items.length,
+    count: list.items.length + (list.more ? 1 : 0),
     getScrollElement: () => scroller.current,
     estimateSize: () => (searching ? SNIPPET_ROW_HEIGHT : ROW_HEIGHT),
-    getItemKey: (index) => list.items[index].id,
+    getItemKey: (index) => list.items[index]?.id ?? 'more',
     overscan: 8,
   });
+  const rows = virtualizer.getVirtualItems();
+  const lastRow = rows.at(-1)?.index ?? 0;
+  const { loadMore, items } = list;
+  useEffect(() => {
+    if (lastRow >= items.length - LOAD_AHEAD_ROWS) loadMore();
+  }, [lastRow, items.length, loadMore]);
+
+  const open = (item: SidebarItem) => {
+    if (searching && typeof item.message_index === 'number') props.onOpenAt(item, item.message_index);
+    else onAction('open', item);
+  };
 
   const onDragStart = (event: DragEvent, item: SidebarItem) => {
     if (isDesktop()) {
@@ -64,95 +86,131 @@ export function Sidebar(props: SidebarProps) {
   };
 
   return (
-    <aside className="sidebar" aria-label="Sessions">
+    <aside className={`sidebar${props.collapsed ? ' collapsed' : ''}`} aria-label="Sessions">
       <div className="sidebar-head">
-        <span className="brand">Loom</span>
+        <button
+          type="button"
+          className="icon"
+          aria-label="Session sidebar"
+          title={`${props.collapsed ? 'Show' : 'Hide'} the session sidebar (Alt+B)`}
+          aria-keyshortcuts="Alt+B"
+          aria-expanded={!props.collapsed}
+          aria-controls={BODY_ID}
+          onClick={props.onToggleCollapsed}
+        >
+          {props.collapsed ? '»' : '«'}
+        </button>
+        {!props.collapsed && <span className="brand">Loom</span>}
         <button type="button" className="icon" aria-label="New session" title="New session (Alt+N)" aria-keyshortcuts="Alt+N" onClick={props.onNewSession}>
           +
         </button>
-        <button type="button" className="icon" aria-label="Settings" title="Settings" onClick={props.onSettings}>
-          ⚙
-        </button>
+        {!props.collapsed && (
+          <button type="button" className="icon" aria-label="Settings" title="Settings" onClick={props.onSettings}>
+            ⚙
+          </button>
+        )}
       </div>
-      <input
-        ref={props.searchRef}
-        className="search"
-        type="search"
-        placeholder="Search sessions (Ctrl+K)"
-        aria-label="Search sessions"
-        aria-keyshortcuts="Control+K"
-        value={query}
-        onChange={(e) => setQuery(e.target.value)}
-      />
-      <label className="switch">
-        <input type="checkbox" role="switch" checked={showArchived} onChange={(e) => setShowArchived(e.target.checked)} />
-        <span>Show archived</span>
-      </label>
-      {list.error && (
-        <p className="sidebar-note" role="alert">
-          {list.error}
-        </p>
-      )}
-      {list.loaded && list.items.length === 0 && !list.error && <p className="sidebar-note">{searching ? 'No session matches.' : 'No sessions yet.'}</p>}
-      <div ref={scroller} className="session-scroller">
-        <ul className="session-list" aria-label={searching ? 'Search results' : 'Session list'} style={{ height: virtualizer.getTotalSize() }}>
-          {virtualizer.getVirtualItems().map((row) => {
-            const item = list.items[row.index];
-            return (
-              <li
-                key={row.key}
-                data-index={row.index}
-                ref={virtualizer.measureElement}
-                className={`session-row${item.id === activeId ? ' active' : ''}${item.archived ? ' archived' : ''}`}
-                style={{ transform: `translateY(${row.start}px)` }}
-                draggable
-                onDragStart={(event) => onDragStart(event, item)}
-                onContextMenu={(event) => {
-                  event.preventDefault();
-                  setMenu({ meta: item, x: event.clientX, y: event.clientY, opener: event.currentTarget.querySelector<HTMLElement>('.session-actions') });
-                }}
-              >
-                <button type="button" className="session-open" onClick={() => onAction('open', item)} aria-current={item.id === activeId ? 'page' : undefined}>
-                  <span className="session-title">{sessionLabel(item)}</span>
-                  <span className="session-time">
-                    {item.archived ? 'archived · ' : ''}
-                    {relativeTime(item.updated_at)} · {item.message_count} messages
-                  </span>
-                  {item.snippet && <Snippet text={item.snippet} />}
-                </button>
-                <button
-                  type="button"
-                  className="icon session-actions"
-                  aria-label={`Actions for ${sessionLabel(item)}`}
-                  aria-haspopup="menu"
-                  onClick={(event) => {
-                    const box = event.currentTarget.getBoundingClientRect();
-                    setMenu({ meta: item, x: box.left, y: box.bottom, opener: event.currentTarget });
+      <div id={BODY_ID} className="sidebar-body" hidden={props.collapsed}>
+        <input
+          ref={props.searchRef}
+          className="search"
+          type="search"
+          placeholder="Search sessions (Ctrl+K)"
+          aria-label="Search sessions"
+          aria-keyshortcuts="Control+K"
+          value={query}
+          onChange={(e) => setQuery(e.target.value)}
+        />
+        <label className="switch">
+          <input type="checkbox" role="switch" checked={showArchived} onChange={(e) => setShowArchived(e.target.checked)} />
+          <span>Show archived</span>
+        </label>
+        {list.error && (
+          <p className="sidebar-note" role="alert">
+            {list.error}
+          </p>
+        )}
+        {list.loaded && list.items.length === 0 && !list.error && <p className="sidebar-note">{searching ? 'No session matches.' : 'No sessions yet.'}</p>}
+        <div ref={scroller} className="session-scroller">
+          <ul className="session-list" aria-label={searching ? 'Search results' : 'Session list'} style={{ height: virtualizer.getTotalSize() }}>
+            {rows.map((row) => {
+              const item = list.items[row.index] as SidebarItem | undefined;
+              if (!item) {
+                return (
+                  <li
+                    key={row.key}
+                    data-index={row.index}
+                    ref={virtualizer.measureElement}
+                    className="session-row more"
+                    style={{ transform: `translateY(${row.start}px)` }}
+                  >
+                    {list.error ? '' : 'Loading more…'}
+                  </li>
+                );
+              }
+              const label = sessionLabel(item);
+              return (
+                <li
+                  key={row.key}
+                  data-index={row.index}
+                  ref={virtualizer.measureElement}
+                  className={`session-row${item.id === activeId ? ' active' : ''}${item.archived ? ' archived' : ''}`}
+                  style={{ transform: `translateY(${row.start}px)` }}
+                  draggable
+                  onDragStart={(event) => onDragStart(event, item)}
+                  onContextMenu={(event) => {
+                    event.preventDefault();
+                    setMenu({ meta: item, x: event.clientX, y: event.clientY, opener: event.currentTarget.querySelector<HTMLElement>('.session-actions') });
                   }}
                 >
-                  ⋯
-                </button>
-              </li>
-            );
-          })}
-        </ul>
-      </div>
-      <div className="sidebar-foot">
-        <button type="button" onClick={() => importInput.current?.click()}>
-          Import session…
-        </button>
-        <input
-          ref={importInput}
-          type="file"
-          accept=".json,application/json"
-          aria-label="Session export file to import"
-          hidden
-          onChange={(e) => {
-            const file = e.target.files?.[0];
-            if (file) props.onImport(file);
-            e.target.value = '';
-          }}
-        />
+                  <button
+                    type="button"
+                    className="session-open"
+                    title={label}
+                    onClick={() => open(item)}
+                    aria-current={item.id === activeId ? 'page' : undefined}
+                  >
+                    <span className="session-title">{label}</span>
+                    <span className="session-time">
+                      {item.archived ? 'archived · ' : ''}
+                      {relativeTime(item.updated_at)} · {messageCountText(item)}
+                    </span>
+                    {item.snippet && <Snippet text={item.snippet} />}
+                  </button>
+                  <button
+                    type="button"
+                    className="icon session-actions"
+                    aria-label={`Actions for ${label}`}
+                    aria-haspopup="menu"
+                    onClick={(event) => {
+                      const box = event.currentTarget.getBoundingClientRect();
+                      setMenu({ meta: item, x: box.left, y: box.bottom, opener: event.currentTarget });
+                    }}
+                  >
+                    ⋯
+                  </button>
+                </li>
+              );
+            })}
+          </ul>
+        </div>
+        <div className="sidebar-foot">
+          <button type="button" onClick={() => importInput.current?.click()}>
+            Import session…
+          </button>
+          <input
+            ref={importInput}
+            type="file"
+            accept=".json,application/json"
+            aria-label="Session export file to import"
+            hidden
+            onChange={(e) => {
+              const file = e.target.files?.[0];
+              if (file) props.onImport(file);
+              e.target.value = '';
+            }}
+          />
+        </div>
       </div>
       {menu && <SessionMenu meta={menu.meta} x={menu.x} y={menu.y} opener={menu.opener} onAction={onAction} onClose={() => setMenu(null)} />}
     </aside>

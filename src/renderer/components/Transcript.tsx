@@ -33,8 +33,16 @@ function rowModel(total: number, markers: CompactionMarker[]) {
 
 const BOTTOM_SLACK_PX = 80;
 
-/** `scrollToMessage`: open at this message (a sibling branch shown in place) instead of at the bottom. */
-export function Transcript({ chat, snap, scrollToMessage }: { chat: ChatSession; snap: ChatSnapshot; scrollToMessage?: number }) {
+interface TranscriptProps {
+  chat: ChatSession;
+  snap: ChatSnapshot;
+  /** Open at this message (a sibling branch shown in place, a search hit) instead of at the bottom. */
+  scrollToMessage?: number;
+  /** Shown highlighted: the message a search hit matched. */
+  highlightMessage?: number;
+}
+
+export function Transcript({ chat, snap, scrollToMessage, highlightMessage }: TranscriptProps) {
   const scroller = useRef<HTMLDivElement>(null);
   const atBottom = useRef(scrollToMessage === undefined);
   const model = useMemo(() => rowModel(snap.total, snap.markers), [snap.total, snap.markers]);
@@ -119,8 +127,16 @@ export function Transcript({ chat, snap, scrollToMessage }: { chat: ChatSession;
       <div className="transcript-inner" style={{ height: totalSize }}>
         {items.map((item) => {
           const row = model.rowAt(item.index);
+          const found = row.kind === 'message' && row.index === highlightMessage;
           return (
-            <div key={item.key} data-index={item.index} ref={virtualizer.measureElement} className="row" style={{ transform: `translateY(${item.start}px)` }}>
+            <div
+              key={item.key}
+              data-index={item.index}
+              ref={virtualizer.measureElement}
+              className={found ? 'row search-found' : 'row'}
+              aria-current={found ? 'true' : undefined}
+              style={{ transform: `translateY(${item.start}px)` }}
+            >
               {row.kind === 'live' ? (
                 <LiveRow chat={chat} snap={snap} />
               ) : row.kind === 'marker' ? (

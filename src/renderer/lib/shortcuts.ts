@@ -1,7 +1,7 @@
 /**
  * Window-wide keyboard shortcuts. Alt-based, because a browser keeps Ctrl+N/T/W and
  * Ctrl+Tab for itself; the same keys work in the desktop app.
- *   Alt+N new session · Alt+W close tab · Alt+] / Alt+[ next / previous tab
+ *   Alt+N new session · Alt+W close tab · Alt+] / Alt+[ next / previous tab · Alt+B show/hide the sidebar
  *   Ctrl+K (Cmd+K) focus the session search · Enter sends (in the message box)
  */
 import { useEffect } from 'react';
@@ -12,6 +12,7 @@ export interface ShortcutActions {
   nextTab(): void;
   previousTab(): void;
   focusSearch(): void;
+  toggleSidebar(): void;
 }
 
 export function shortcutFor(event: KeyboardEvent): keyof ShortcutActions | null {
@@ -21,6 +22,7 @@ export function shortcutFor(event: KeyboardEvent): keyof ShortcutActions | null 
     if (event.code === 'KeyW') return 'closeTab';
     if (event.code === 'BracketRight') return 'nextTab';
     if (event.code === 'BracketLeft') return 'previousTab';
+    if (event.code === 'KeyB') return 'toggleSidebar';
   }
   if (mod && !event.altKey && event.code === 'KeyK') return 'focusSearch';
   if (event.ctrlKey && !event.altKey && event.code === 'PageDown') return 'nextTab';

@@ -1,95 +1,171 @@
 /**
- * The sidebar's data: every session (newest first) or, with a query, the full-text hits
- * with their snippets. A session's change event (from this window, another one, or the
- * `loom` command) carries the session as it is now and is applied to the list in place;
- * only a search, or a change no single session describes, is fetched again (at most a few
- * times a second, the newest request always winning over a slower earlier one).
+ * The sidebar's data, a page at a time (docs/DESIGN.md#sidebar-paging): the sessions
+ * newest first, fetched by keyset as the user scrolls, or, with a query, the full-text
+ * hits with their snippets, fetched by offset. A session's change event (from this
+ * window, another one, or the `loom` command) carries the session as it is now and is
+ * applied to the rows loaded so far; no list is fetched again, except the first page
+ * after the event stream was down (events may have been missed).
  */
 import { useCallback, useEffect, useRef, useState } from 'react';
 import type { BridgeEvent, LoomBridge } from '../../shared/contract';
 import type { SessionMeta } from '../../shared/types';
 
-export type SidebarItem = SessionMeta & { snippet?: string };
+export type SidebarItem = SessionMeta & { snippet?: string; message_index?: number | null };
 type SessionEvent = Extract<BridgeEvent, { type: 'session_changed' | 'session_deleted' }>;
 
-const SEARCH_DEBOUNCE_MS = 150;
-const REFRESH_THROTTLE_MS = 250;
-const SEARCH_LIMIT = 200;
-const FIRST_PAGE = 100;
+const SEARCH_DEBOUNCE_MS = 120;
+export const LIST_PAGE = 100;
+export const SEARCH_PAGE = 50;
+
+interface ListState {
+  /** The search the rows answer ('' for the list): until a new search's first page arrives, the rows are the last one's. */
+  query: string;
+  items: SidebarItem[];
+  /** More pages follow the loaded rows. */
+  more: boolean;
+  loaded: boolean;
+  error: string | null;
+}
+
+const EMPTY: ListState = { query: '', items: [], more: false, loaded: false, error: null };
+
+interface Page {
+  items: SidebarItem[];
+  more: boolean;
+}
+
+function isSessionEvent(event: BridgeEvent): event is SessionEvent {
+  return event.type === 'session_changed' || event.type === 'session_deleted';
+}
 
 export function useSessionList(bridge: LoomBridge, query: string, includeArchived: boolean) {
-  const [items, setItems] = useState<SidebarItem[]>([]);
-  const [loaded, setLoaded] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const requestNo = useRef(0);
-  /** Changes heard since the newest request went out: its answer may predate them. */
-  const heard = useRef<SessionEvent[]>([]);
+  const [state, setState] = useState<ListState>(EMPTY);
+  const text = query.trim();
+  /** Bumped whenever what is listed changes: answers to older requests are dropped. */
+  const generation = useRef(0);
+  const loading = useRef(false);
+  /** Search hits the server has given so far (the next page's offset). */
+  const hitsFetched = useRef(0);
+  const latest = useRef(state);
+  latest.current = state;
+  /** Changes heard while a first page is on its way: its answer may predate them. Null: none on its way. */
+  const heard = useRef<SessionEvent[] | null>(null);
 
-  const fetchNow = useCallback(async () => {
-    const mine = ++requestNo.current;
-    heard.current = [];
-    const show = (result: SidebarItem[]) => {
-      if (mine !== requestNo.current) return false;
-      setItems(heard.current.reduce((list, event) => applyChange(list, event, includeArchived), result));
-      setError(null);
-      setLoaded(true);
-      return true;
-    };
-    try {
-      const text = query.trim();
-      if (text) {
-        show(await bridge.invoke('sessions.search', { query: text, includeArchived, limit: SEARCH_LIMIT }));
-        return;
+  const fetchPage = useCallback(
+    async (first: boolean) => {
+      if (loading.current && !first) return;
+      const mine = first ? ++generation.current : generation.current;
+      loading.current = true;
+      if (first) heard.current = [];
+      try {
+        const page = await (first
+          ? firstPage(bridge, text, includeArchived)
+          : nextPage(bridge, text, includeArchived, latest.current.items, hitsFetched.current));
+        if (mine !== generation.current) return;
+        hitsFetched.current = (first ? 0 : hitsFetched.current) + page.items.length;
+        const missed = (first && heard.current) || [];
+        if (first) heard.current = null;
+        setState((now) => {
+          const items = first ? page.items : appendPage(now.items, page.items);
+          return {
+            query: text,
+            items: missed.reduce((list, event) => applyEvent(list, event, text, includeArchived, !page.more), items),
+            more: page.more,
+            loaded: true,
+            error: null,
+          };
+        });
+      } catch (err) {
+        if (first && mine === generation.current) heard.current = null;
+        if (mine === generation.current) setState((now) => ({ ...now, more: false, loaded: true, error: (err as Error).message }));
+      } finally {
+        if (mine === generation.current) loading.current = false;
       }
-      // The first screenful at once, then the whole list (thousands of rows) behind it.
-      const head = await bridge.invoke('sessions.list', { includeArchived, limit: FIRST_PAGE });
-      if (show(head) && head.length === FIRST_PAGE) show(await bridge.invoke('sessions.list', { includeArchived }));
-    } catch (err) {
-      if (mine === requestNo.current) {
-        setError((err as Error).message);
-        setLoaded(true);
-      }
-    }
-  }, [bridge, query, includeArchived]);
+    },
+    [bridge, text, includeArchived],
+  );
 
   useEffect(() => {
-    // fetchNow reports its own failures in the list's error state.
-    const timer = setTimeout(() => void fetchNow(), query.trim() ? SEARCH_DEBOUNCE_MS : 0);
+    // fetchPage reports its own failures in the list's error state.
+    const timer = setTimeout(() => void fetchPage(true), text ? SEARCH_DEBOUNCE_MS : 0);
     return () => clearTimeout(timer);
-  }, [fetchNow, query]);
+  }, [fetchPage, text]);
 
   useEffect(() => {
-    let timer: ReturnType<typeof setTimeout> | null = null;
-    const searching = query.trim().length > 0;
     const off = bridge.onEvent((event) => {
-      if (event.type !== 'session_changed' && event.type !== 'session_deleted') return;
-      if (!searching) {
-        heard.current.push(event);
-        setItems((items) => applyChange(items, event, includeArchived));
-        return;
-      }
-      if (timer) return;
-      timer = setTimeout(() => {
-        timer = null;
-        void fetchNow();
-      }, REFRESH_THROTTLE_MS);
+      if (!isSessionEvent(event)) return;
+      heard.current?.push(event);
+      setState((now) => ({ ...now, items: applyEvent(now.items, event, now.query, includeArchived, !now.more) }));
     });
-    // Events missed while the stream was down are not replayed: fetch the list again.
-    const offReconnect = bridge.onReconnect(() => void fetchNow());
+    const offReconnect = bridge.onReconnect(() => void fetchPage(true));
     return () => {
       off();
       offReconnect();
-      if (timer) clearTimeout(timer);
     };
-  }, [bridge, fetchNow, query, includeArchived]);
+  }, [bridge, fetchPage, text, includeArchived]);
 
-  return { items, loaded, error, refresh: fetchNow };
+  const loadMore = useCallback(() => {
+    if (latest.current.more && !loading.current) void fetchPage(false);
+  }, [fetchPage]);
+
+  return { ...state, loadMore };
 }
 
-/** The list with one session's change applied: gone, or in its place by last update (newest first). */
-export function applyChange(items: SidebarItem[], event: SessionEvent, includeArchived: boolean): SidebarItem[] {
+function firstPage(bridge: LoomBridge, text: string, includeArchived: boolean): Promise<Page> {
+  if (text) return searchPage(bridge, text, includeArchived, 0);
+  return listPage(bridge, includeArchived, undefined);
+}
+
+function nextPage(bridge: LoomBridge, text: string, includeArchived: boolean, items: SidebarItem[], hitsFetched: number): Promise<Page> {
+  return text ? searchPage(bridge, text, includeArchived, hitsFetched) : listPage(bridge, includeArchived, items.at(-1));
+}
+
+async function listPage(bridge: LoomBridge, includeArchived: boolean, last: SessionMeta | undefined): Promise<Page> {
+  const page = await bridge.invoke('sessions.list', {
+    includeArchived,
+    limit: LIST_PAGE,
+    ...(last && { after: { updated_at: last.updated_at, id: last.id } }),
+  });
+  return { items: page.sessions, more: page.next !== null };
+}
+
+async function searchPage(bridge: LoomBridge, query: string, includeArchived: boolean, offset: number): Promise<Page> {
+  const hits = await bridge.invoke('sessions.search', { query, includeArchived, limit: SEARCH_PAGE, offset });
+  return { items: hits, more: hits.length === SEARCH_PAGE };
+}
+
+function applyEvent(items: SidebarItem[], event: SessionEvent, text: string, includeArchived: boolean, complete: boolean): SidebarItem[] {
+  return text ? applyToHits(items, event, includeArchived) : applyChange(items, event, includeArchived, complete);
+}
+
+/** True when `a` lists before `b`: newer first, then the greater id (the store's order). */
+function listsBefore(a: SessionMeta, b: SessionMeta): boolean {
+  return a.updated_at > b.updated_at || (a.updated_at === b.updated_at && a.id > b.id);
+}
+
+/**
+ * The loaded rows with one session's change applied: gone, or in its place in listing
+ * order. `complete`: every session is loaded; otherwise one whose place is past the last
+ * loaded row is left for the page that will bring it.
+ */
+export function applyChange(items: SidebarItem[], event: SessionEvent, includeArchived: boolean, complete = true): SidebarItem[] {
   const rest = items.filter((item) => item.id !== event.sessionId);
   if (event.type === 'session_deleted' || (event.meta.archived && !includeArchived)) return rest.length === items.length ? items : rest;
-  const at = rest.findIndex((item) => item.updated_at < event.meta.updated_at);
-  return at < 0 ? [...rest, event.meta] : [...rest.slice(0, at), event.meta, ...rest.slice(at)];
+  const at = rest.findIndex((item) => listsBefore(event.meta, item));
+  if (at < 0) return complete ? [...rest, event.meta] : rest;
+  return [...rest.slice(0, at), event.meta, ...rest.slice(at)];
+}
+
+/** Search hits keep their rank and snippet: a change updates the session shown, a deletion removes it. */
+export function applyToHits(hits: SidebarItem[], event: SessionEvent, includeArchived: boolean): SidebarItem[] {
+  const at = hits.findIndex((hit) => hit.id === event.sessionId);
+  if (at < 0) return hits;
+  if (event.type === 'session_deleted' || (event.meta.archived && !includeArchived)) return hits.filter((hit) => hit.id !== event.sessionId);
+  return hits.map((hit, i) => (i === at ? { ...event.meta, snippet: hit.snippet, message_index: hit.message_index } : hit));
+}
+
+/** A later page after the rows loaded: a session an event already placed is not listed twice. */
+export function appendPage(items: SidebarItem[], page: SidebarItem[]): SidebarItem[] {
+  const shown = new Set(items.map((item) => item.id));
+  return [...items, ...page.filter((item) => !shown.has(item.id))];
 }
