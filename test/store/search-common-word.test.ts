@@ -55,12 +55,14 @@ describe('search for a word in most sessions', () => {
     expect(hits).not.toContain(archived);
   });
 
-  it('includes archived sessions when asked, and reaches past the sessions that fill the first candidates', () => {
+  it('includes archived sessions when asked, pages, and reaches past the sessions that fill the first candidates', () => {
     const store = openStore();
     const { archived, titled } = seed(store);
     const everything = rankEveryMatch(store, 'code', true);
     expect(store.search('code', { includeArchived: true, limit: 20 }).map((hit) => hit.id)).toEqual(everything.slice(0, 20));
     expect(store.search('code', { includeArchived: true, limit: 20 }).map((hit) => hit.id)).toContain(archived);
+    const paged = store.search('code', { includeArchived: true, offset: 20, limit: 20 });
+    expect(paged.map((hit) => hit.id)).toEqual(everything.slice(20, 40));
     const all = store.search('code', { limit: 1000 });
     expect(all.map((hit) => hit.id)).toEqual(rankEveryMatch(store, 'code', false));
     expect(all.find((hit) => hit.id === titled)?.snippet).toBe('[Code]');
