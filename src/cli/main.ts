@@ -5,8 +5,6 @@
  */
 import { isDiskFull } from '../core/disk-full';
 import { isLoomError, errorMessage } from '../core/errors';
-import { explainDamage } from '../core/store/damage';
-import { databasePath } from '../core/store/db';
 import { parseCommandLine } from './options';
 import { exitQuietlyOnBrokenPipe, writeError, writeOut } from './output';
 
@@ -27,7 +25,9 @@ async function main(argv: string[], host: CommandHost): Promise<number> {
     if (action.kind === 'chat') return await (await import('./chat')).runChat(config, action);
     return await (await import('./lifecycle')).runLifecycle(action, config);
   } catch (err) {
-    // A broken page can surface in any query, long after loom.db was opened.
+    // A broken page can surface in any query, long after loom.db was opened. Loaded here
+    // only: db.ts loads the native SQLite module, which --version and --help do without.
+    const [{ explainDamage }, { databasePath }] = await Promise.all([import('../core/store/damage'), import('../core/store/db')]);
     throw explainDamage(err, databasePath(config.dataDir));
   }
 }

@@ -1,12 +1,11 @@
 import { toolText, userText } from '../../shared/fences';
 import { type ChatMessage, type Compaction, type SessionRecord } from '../../shared/types';
 import { redactSecrets } from '../security/secrets';
+import type { ExportFormat } from './export-formats';
 
 export const EXPORT_FORMAT = 'loom-session';
 /** Version 2 adds the fork point and the context start (docs/DESIGN.md#export-version-2); version 1 is still read. */
 const EXPORT_VERSION = 2;
-export type ExportFormat = 'json' | 'markdown' | 'html';
-export const EXPORT_FORMATS: readonly ExportFormat[] = ['json', 'markdown', 'html'];
 
 /** The version 2 fields, read from the store beside the record. */
 export interface TreeFields {

@@ -20,7 +20,8 @@ import {
 } from '../../shared/types';
 import { LoomError } from '../errors';
 import { openDatabase, type OpenOptions } from './db';
-import { EXPORT_FORMATS, renderExport, type ExportFormat, type TreeFields } from './export';
+import { renderExport, type TreeFields } from './export';
+import { EXPORT_FORMATS, type ExportFormat } from './export-formats';
 import type { ExportedSession, ParsedExport } from './export-schema';
 import { LeaseKeeper, defaultOwner, inUseError, type Lease } from './leases';
 import { derive, sameMessages, startFor } from './context-start';
