@@ -7,7 +7,9 @@ import { isMainThread } from 'node:worker_threads';
 import { runAppenderThread } from './appender';
 import type { BenchSection } from './harness';
 import { branchesSection } from './branches';
+import { cliSection } from './cli';
 import { contextSection } from './context';
+import { importSection } from './import';
 import { liveSection } from './live';
 import { redactionSection } from './redaction';
 import { storeSection } from './store';
@@ -19,6 +21,8 @@ const sections: BenchSection[] = [
   contextSection, // context budget per request and compaction without the model call
   liveSection, // other processes' changes reaching a backend's windows (PRAGMA data_version)
   redactionSection, // redacting every string of a 10 MB session, as an export does
+  importSection, // loom --import-from: 1,000 Claude Code sessions, then again unchanged
+  cliSection, // `loom` lifecycle commands beside a bare `node -e 0`
   uiSection, // the renderer in Chromium: a 5,000-message session, a 10,000-session sidebar
 ];
 

@@ -1,8 +1,13 @@
 // Bundles Node entry points into dist/<name>.js: `cli` (the `loom` command, the default,
 // built on `npm install` by prepare so `npx loom` works at once), `web` (the browser-mode
 // server, used by scripts/web.mjs) and `bench`.
-// Files are written to a temporary name and renamed, so a `loom` process starting while a
-// build runs (tests build in parallel) never loads a half-written bundle.
+// Code splitting: what only some commands need (the agent, the model client, the MCP SDK,
+// the HTML tooling, tree-sitter) lands in dist/chunks/, loaded by the dynamic import() at
+// the command that needs it, so `loom --list-sessions` parses a small entry file only
+// (docs/ARCHITECTURE.md#the-node-build).
+// Files are written to a temporary name and renamed, chunks (named by content hash) before
+// the entries that import them, so a `loom` process starting while a build runs (tests
+// build in parallel) never loads a half-written bundle.
 import { build } from 'esbuild';
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -20,6 +25,8 @@ export async function bundleNode(names) {
     bundle: true,
     platform: 'node',
     format: 'esm',
+    splitting: true,
+    chunkNames: 'chunks/[name]-[hash]',
     target: 'node20',
     // npm packages are bundled (a faster start for every `loom` call) except the native
     // SQLite module; CommonJS ones get a `require` for Node built-ins.
@@ -29,7 +36,9 @@ export async function bundleNode(names) {
     logLevel: 'warning',
     write: false,
   });
-  for (const file of result.outputFiles) {
+  const isEntry = (file) => path.dirname(file.path) === path.join(root, 'dist');
+  const chunksFirst = [...result.outputFiles.filter((file) => !isEntry(file)), ...result.outputFiles.filter(isEntry)];
+  for (const file of chunksFirst) {
     mkdirSync(path.dirname(file.path), { recursive: true });
     const temporary = `${file.path}.${process.pid}.tmp`;
     writeFileSync(temporary, file.contents);

@@ -42,7 +42,8 @@ const CORE_ORDER = [
   ['security'], // hard policy, redaction, data fences, permission decisions
   ['store', 'memory', 'audit', 'model'], // the SQLite store, long-term memory, audit log, model client
   ['context', 'tools'], // budget and compaction (store + model); the tools (security, store, memory)
-  ['agent'], // the loop: tools, permissions, compaction, model calls
+  ['import'], // other agents' sessions into the store (compaction's boundary message)
+  ['agent', 'mcp'], // the loop: tools, permissions, compaction, model calls; the MCP client: its servers' tools as Loom tools
   ['engine.ts'], // LoomEngine, what the front ends use
 ];
 const coreRank = new Map(CORE_ORDER.flatMap((names, rank) => names.map((name) => [name, rank])));

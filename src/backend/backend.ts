@@ -37,6 +37,8 @@ export interface Backend {
   readonly engine: LoomEngine;
   /** The browser mode's drag-export links (null in the desktop app, which drags files itself). */
   readonly downloadTickets: DownloadTickets | null;
+  /** Resolves once the MCP servers of mcp.json have started or failed (never rejects): sessions opened after it are offered their tools. */
+  readonly mcpStarted: Promise<void>;
   /** The engine's events (the desktop app adds its own before they reach a window). */
   subscribe(listener: (event: EngineEvent) => void): () => void;
   /**
@@ -57,6 +59,7 @@ export function openBackend(options: BackendOptions): Backend {
   const engine = new LoomEngine({ config: engineConfig(options.dataDir, settings.engine()), store, projectDir, owner: `loom-${options.shell}` });
   // Windows hear of what the `loom` command and other windows' processes change, within a second.
   const stopWatching = engine.watchOtherProcesses();
+  const mcpStarted = engine.startMcpServers(appVersion()).then(() => undefined);
   const calls = new CallsInFlight();
   const downloadTickets = options.shell === 'browser' ? new DownloadTickets() : null;
   const handlers = createHandlers({
@@ -82,7 +85,7 @@ export function openBackend(options: BackendOptions): Backend {
     stopWatching();
     try {
       engine.close();
-      await drained;
+      await Promise.all([drained, engine.mcpServersClosed()]);
     } finally {
       store.close();
     }
@@ -92,6 +95,7 @@ export function openBackend(options: BackendOptions): Backend {
     store,
     engine,
     downloadTickets,
+    mcpStarted,
     // Each window listens to the engine itself, so one failing window cannot starve the others.
     subscribe: (listener) => engine.on(listener),
     close() {

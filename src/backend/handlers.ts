@@ -126,6 +126,7 @@ export function createHandlers(deps: HandlerDeps): Handlers {
     'models.test': (input) => testConnection({ ...settings.serverFor(input), timeoutMs: deps.modelListTimeoutMs }, input.model),
 
     'settings.get': () => settings.view(),
+    'settings.mcpServers': () => engine.mcpOverview(),
     'settings.set': (input) => {
       const view = settings.update(input);
       engine.updateConfig(settings.engine());

@@ -12,6 +12,7 @@ import { SessionStore } from '../core/store/session-store';
 import { BASE_TOOL_ENV } from '../shared/settings';
 import { messageCountText } from '../shared/message-count';
 import { isYes } from './approval-prompt';
+import { LOOM_VERSION } from './options';
 import { answerFromInput, LineInput, onSigint, runRepl, TerminalView } from './repl';
 import { terminalSafe } from './terminal-safe';
 
@@ -42,6 +43,8 @@ export async function runChat(config: LoomConfig, opts: ChatOptions): Promise<nu
     // An engine listener returns nothing: a failed read is said on the terminal, not left as an unhandled rejection.
     engine.on((event) => void answer(event).catch((err: unknown) => view.line(`Could not read an answer: ${String(err)}`)));
     warnAboutSecrets(engine);
+    // Before the session opens, so that it is offered their tools.
+    for (const line of await engine.startMcpServers(LOOM_VERSION)) process.stderr.write(terminalSafe(`${line}\n`));
 
     const sessionId = await openChatSession(engine, store, opts, view, interactive ? ' Type \\help for commands.' : '');
     const code = input && interactive ? await runRepl({ engine, sessionId, input, view }) : await runPrompt(engine, sessionId, opts.prompt ?? '', input);
@@ -55,6 +58,7 @@ export async function runChat(config: LoomConfig, opts: ChatOptions): Promise<nu
     engine?.close();
     input?.close();
     store.close();
+    await engine?.mcpServersClosed();
   }
 }
 

@@ -6,13 +6,16 @@
  * process works in is not renamed, archived nor deleted: docs/DESIGN.md#who-may-change-a-session).
  */
 import fs from 'node:fs';
+import os from 'node:os';
 import type { LoomConfig } from '../core/config';
 import { counted } from '../core/counted';
-import { LoomEngine } from '../core/engine';
+import type { LoomEngine } from '../core/engine';
 import { LoomError, errorMessage } from '../core/errors';
 import { SessionStore } from '../core/store/session-store';
 import { CALL_KINDS, type SearchHit, type SessionMeta, type SessionUsage, type UsageTotals } from '../shared/types';
 import { formatCost, formatCount, localTime, oneLine, relativeTime, renderTable, truncate, uniquePrefixes, type Column } from './format';
+import type { ImportRequest, ImportSummary } from '../core/import/run';
+import { progressReporter, refusalLines, summaryLine } from './import-report';
 import type { LifecycleAction } from './options';
 import { terminalWidth, writeError, writeOut } from './output';
 
@@ -20,11 +23,19 @@ import { terminalWidth, writeError, writeOut } from './output';
 export async function runLifecycle(action: LifecycleAction, config: LoomConfig): Promise<number> {
   // Read the import before touching the store, so a bad file leaves no trace at all.
   const importText = action.kind === 'import' ? await readImportFile(action.file) : '';
+  // Likewise the --import-from location and its files.
+  const importing =
+    action.kind === 'import-from'
+      ? (await import('../core/import/run')).importFiles({ source: action.source, path: action.path, home: os.homedir() })
+      : undefined;
+  // Only commands that change a session load the engine (and its lease rule); reading ones
+  // need the store alone, and start faster without it (docs/ARCHITECTURE.md#the-node-build).
+  const Engine = isReading(action) ? undefined : (await import('../core/engine')).LoomEngine;
   const store = SessionStore.open(config.dataDir, { nativeBinding: config.nativeBinding });
   let text: string;
   try {
-    const engine = new LoomEngine({ config, store, projectDir: process.cwd() });
-    text = perform(engine, action, importText);
+    if (isReading(action)) text = read(store, action);
+    else text = change(new Engine!({ config, store, projectDir: process.cwd() }), action, importText, importing);
   } finally {
     store.close();
   }
@@ -32,8 +43,13 @@ export async function runLifecycle(action: LifecycleAction, config: LoomConfig):
   return 0;
 }
 
-function perform(engine: LoomEngine, action: LifecycleAction, importText: string): string {
-  const store = engine.store;
+type ReadingAction = Extract<LifecycleAction, { kind: 'list' | 'search' | 'info' | 'export' }>;
+
+function isReading(action: LifecycleAction): action is ReadingAction {
+  return action.kind === 'list' || action.kind === 'search' || action.kind === 'info' || action.kind === 'export';
+}
+
+function read(store: SessionStore, action: ReadingAction): string {
   switch (action.kind) {
     case 'list':
       return listSessions(store, action.includeArchived, action.json);
@@ -41,16 +57,23 @@ function perform(engine: LoomEngine, action: LifecycleAction, importText: string
       return searchSessions(store, action.query, action.includeArchived, action.json);
     case 'info':
       return sessionInfo(store, store.resolveId(action.id), action.json);
+    case 'export':
+      return store.exportSession(store.resolveId(action.id), action.format);
+  }
+}
+
+function change(engine: LoomEngine, action: Exclude<LifecycleAction, ReadingAction>, importText: string, importing: ImportRequest | undefined): string {
+  switch (action.kind) {
     case 'rename':
       return `Renamed session ${engine.rename(action.id, action.title).id} to "${action.title}".`;
     case 'fork':
       return engine.fork(action.id, action.at).id;
     case 'archive':
       return `${action.archived ? 'Archived' : 'Unarchived'} session ${engine.setArchived(action.id, action.archived).id}.`;
-    case 'export':
-      return store.exportSession(store.resolveId(action.id), action.format);
     case 'import':
       return importSession(engine, importText);
+    case 'import-from':
+      return importing ? importFrom(engine, importing) : '';
     case 'delete':
       return deleteSession(engine, action.id, action.yes);
   }
@@ -65,6 +88,19 @@ function importSession(engine: LoomEngine, text: string): string {
     );
   }
   return meta.id;
+}
+
+/** Progress and refusals on stderr, the one-line summary on stdout. */
+function importFrom(engine: LoomEngine, request: ImportRequest): string {
+  const progress = progressReporter(process.stderr);
+  let summary: ImportSummary;
+  try {
+    summary = engine.importFrom({ ...request, onProgress: progress });
+  } finally {
+    progress.finish();
+  }
+  for (const line of refusalLines(summary)) process.stderr.write(`${line}\n`);
+  return summaryLine(request.source, summary);
 }
 
 function deleteSession(engine: LoomEngine, idOrPrefix: string, yes: boolean): string {

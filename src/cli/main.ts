@@ -5,11 +5,6 @@
  */
 import { isDiskFull } from '../core/disk-full';
 import { isLoomError, errorMessage } from '../core/errors';
-import { explainDamage } from '../core/store/damage';
-import { databasePath } from '../core/store/db';
-import { runChat } from './chat';
-import { runDoctor } from './doctor';
-import { runLifecycle } from './lifecycle';
 import { parseCommandLine } from './options';
 import { exitQuietlyOnBrokenPipe, writeError, writeOut } from './output';
 
@@ -24,10 +19,15 @@ async function main(argv: string[], host: CommandHost): Promise<number> {
   const { action } = parsed;
   const config = { ...parsed.config, nativeBinding: host.nativeBinding };
   try {
-    if (action.kind === 'doctor') return await runDoctor(config);
-    return await (action.kind === 'chat' ? runChat(config, action) : runLifecycle(action, config));
+    // Each command loads its own code (a chunk of the build: docs/ARCHITECTURE.md#the-node-build),
+    // so a lifecycle command never parses the agent, the model client nor the MCP SDK.
+    if (action.kind === 'doctor') return await (await import('./doctor')).runDoctor(config);
+    if (action.kind === 'chat') return await (await import('./chat')).runChat(config, action);
+    return await (await import('./lifecycle')).runLifecycle(action, config);
   } catch (err) {
-    // A broken page can surface in any query, long after loom.db was opened.
+    // A broken page can surface in any query, long after loom.db was opened. Loaded here
+    // only: db.ts loads the native SQLite module, which --version and --help do without.
+    const [{ explainDamage }, { databasePath }] = await Promise.all([import('../core/store/damage'), import('../core/store/db')]);
     throw explainDamage(err, databasePath(config.dataDir));
   }
 }

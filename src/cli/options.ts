@@ -8,7 +8,8 @@ import { Command, CommanderError, Option } from 'commander';
 import { DEFAULTS, PERMISSION_MODES, type LoomConfig, type PermissionMode } from '../core/config';
 import { LoomError } from '../core/errors';
 import { resolveDataDir } from '../core/paths';
-import { EXPORT_FORMATS, type ExportFormat } from '../core/store/export';
+import { IMPORT_SOURCES, type ImportSourceName } from '../core/import/source-names';
+import { EXPORT_FORMATS, type ExportFormat } from '../core/store/export-formats';
 import { ENV_VAR_NAME } from '../shared/settings';
 
 export type LifecycleAction =
@@ -21,6 +22,8 @@ export type LifecycleAction =
   | { kind: 'archive'; id: string; archived: boolean }
   | { kind: 'export'; id: string; format: ExportFormat }
   | { kind: 'import'; file: string }
+  /** path: a file or folder; the source's default location when absent. */
+  | { kind: 'import-from'; source: ImportSourceName; path?: string }
   | { kind: 'delete'; id: string; yes: boolean };
 
 /** No lifecycle flag: a new session, or one resumed, interactive unless a prompt is given. */
@@ -39,6 +42,9 @@ export interface DoctorAction {
 }
 
 export type CliAction = LifecycleAction | ChatAction | DoctorAction;
+
+/** What `--version` prints, and the version Loom gives MCP servers when it connects. */
+export const LOOM_VERSION = '0.1.0';
 
 export type ParseOutcome =
   | { kind: 'run'; config: LoomConfig; action: CliAction }
@@ -70,6 +76,7 @@ interface RawOptions {
   maxCostUsd?: string;
   approvePlan?: boolean;
   logDir?: string;
+  mcpConfig?: string;
   prompt?: string;
   resume?: string;
   continue?: boolean;
@@ -86,6 +93,7 @@ interface RawOptions {
   export?: string;
   format?: ExportFormat;
   import?: string;
+  importFrom?: string[];
   delete?: string;
   yes?: boolean;
   doctor?: boolean;
@@ -104,7 +112,7 @@ function createProgram(): Command {
   addLifecycleOptions(program);
   program
     .optionsGroup('Help:')
-    .version('0.1.0', '-V, --version', 'print the version and exit')
+    .version(LOOM_VERSION, '-V, --version', 'print the version and exit')
     .helpOption('-h, --help', 'show this help and exit')
     .addHelpText(
       'after',
@@ -119,7 +127,8 @@ Examples:
   loom -p "summarise README.md"         one turn, print the answer
   loom --continue                       resume the most recent session
   loom --search "parser bug" --json     find sessions, for scripts
-  loom --export 3f2a9c1e > s.json && loom --import s.json`,
+  loom --export 3f2a9c1e > s.json && loom --import s.json
+  loom --import-from claude-code        import Claude Code's sessions (~/.claude/projects)`,
     );
   return program;
 }
@@ -151,7 +160,8 @@ function addLimitOptions(program: Command): void {
     .option('--max-tool-calls <n>', `tool calls per session run (default ${DEFAULTS.maxToolCalls})`)
     .option('--max-cost-usd <usd>', `spending limit per session run in US dollars (default ${DEFAULTS.maxCostUsd.toFixed(2)})`)
     .option('--approve-plan', 'ask for approval of the plan before working on it')
-    .option('--log-dir <dir>', 'audit log folder (default <data dir>/audit)');
+    .option('--log-dir <dir>', 'audit log folder (default <data dir>/audit)')
+    .option('--mcp-config <file>', 'MCP servers whose tools a chat offers, in the mcp.json shape (default <data dir>/mcp.json)');
 }
 
 function addChatOptions(program: Command): void {
@@ -178,6 +188,10 @@ function addLifecycleOptions(program: Command): void {
     .option('--export <id>', 'print a session to stdout, as JSON unless --format says otherwise')
     .addOption(new Option('--format <format>', 'export format').choices(EXPORT_FORMATS))
     .option('--import <file>', "import an exported session as a new one ('-' reads stdin); prints its id")
+    .option(
+      '--import-from <source> [path...]',
+      `import sessions from another agent (${IMPORT_SOURCES.join(', ')}), from PATH or its default location; importing again adds only what is new`,
+    )
     .option('--delete <id>', 'delete a session (needs --yes)')
     .option('--yes', 'confirm --delete')
     .option('--doctor', 'check loom.db for damage; if damaged, salvage what can be read into a new file');
@@ -209,6 +223,7 @@ const LIFECYCLE_FLAGS: Array<[keyof RawOptions, string]> = [
   ['unarchive', '--unarchive'],
   ['export', '--export'],
   ['import', '--import'],
+  ['importFrom', '--import-from'],
   ['delete', '--delete'],
   ['doctor', '--doctor'],
 ];
@@ -254,6 +269,7 @@ function toLifecycleAction(raw: RawOptions): LifecycleAction {
   if (raw.unarchive !== undefined) return { kind: 'archive', id: sessionId(raw.unarchive, '--unarchive'), archived: false };
   if (raw.export !== undefined) return { kind: 'export', id: sessionId(raw.export, '--export'), format: raw.format ?? 'json' };
   if (raw.import !== undefined) return { kind: 'import', file: nonEmpty(raw.import, '--import', 'a file') };
+  if (raw.importFrom !== undefined) return importFromAction(raw.importFrom);
   return { kind: 'delete', id: sessionId(raw.delete ?? '', '--delete'), yes: raw.yes ?? false };
 }
 
@@ -261,6 +277,15 @@ function forkAction(id: string, at: string | undefined): LifecycleAction {
   if (at === undefined) return { kind: 'fork', id: sessionId(id, '--fork') };
   if (!/^\d+$/.test(at.trim()) || Number(at) < 1) throw new UsageError(`--at needs a message number from 1 (the system message), not "${at}".`);
   return { kind: 'fork', id: sessionId(id, '--fork'), at: Number(at) };
+}
+
+/** `--import-from SOURCE [PATH]`. */
+function importFromAction(values: string[]): LifecycleAction {
+  const [source, ...paths] = values;
+  const known = IMPORT_SOURCES.find((name) => name === source);
+  if (!known) throw new UsageError(`--import-from takes a source: ${IMPORT_SOURCES.join(', ')}; got '${source}'.`);
+  if (paths.length > 1) throw new UsageError('--import-from takes one PATH (a file or a folder); quote a path with spaces.');
+  return paths.length ? { kind: 'import-from', source: known, path: nonEmpty(paths[0], '--import-from', 'a PATH') } : { kind: 'import-from', source: known };
 }
 
 /** `--rename ID TITLE`: the words after the id make the title, so quoting is optional. */
@@ -309,6 +334,7 @@ function toConfig(raw: RawOptions, env: NodeJS.ProcessEnv): LoomConfig {
   if (raw.tools !== undefined) config.tools = toolNames(raw.tools);
   if (raw.passEnv !== undefined) config.passEnv = envNames(raw.passEnv);
   if (raw.logDir !== undefined) config.logDir = path.resolve(nonEmpty(raw.logDir, '--log-dir', 'a folder'));
+  if (raw.mcpConfig !== undefined) config.mcpConfigFile = path.resolve(nonEmpty(raw.mcpConfig, '--mcp-config', 'a file'));
   return config;
 }
 

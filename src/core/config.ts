@@ -28,6 +28,8 @@ export interface LoomConfig {
   logDir?: string;
   /** Environment variables tools get on top of the base allowlist (security/tool-env.ts). */
   passEnv?: string[];
+  /** The MCP configuration named with --mcp-config; defaults to <dataDir>/mcp.json (docs/DESIGN.md#mcp-servers). */
+  mcpConfigFile?: string;
   /** The better-sqlite3 build to load: the Electron one when the packaged app runs the command line. */
   nativeBinding?: string;
 }

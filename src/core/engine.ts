@@ -11,6 +11,7 @@ import path from 'node:path';
 import type { ApprovalAnswer, SessionGrant } from '../shared/approvals';
 import type { Attachment } from '../shared/attachments';
 import type { EngineEvent, PendingRequest } from '../shared/engine-events';
+import type { McpOverview } from '../shared/mcp';
 import type { BranchPoint, SessionFamily, SessionMeta } from '../shared/types';
 import { AgentSession } from './agent/session';
 import { auditDir } from './audit/audit-log';
@@ -23,6 +24,9 @@ import { buildSystemPrompt } from './agent/system-prompt';
 import type { LoomConfig } from './config';
 import { estimateTotal } from './context/budget';
 import { errorMessage, LoomError } from './errors';
+import { runImport, type ImportRequest, type ImportSummary } from './import/run';
+import { defaultMcpConfigFile } from './mcp/mcp-config';
+import type { McpServers } from './mcp/mcp-servers';
 import { MemoryStore } from './memory/memory-store';
 import { ModelClient } from './model/client';
 import { loadPriceTable, PRICES_FILE, type PriceTable } from './model/pricing';
@@ -30,6 +34,7 @@ import { withheldSecretEnvNames } from './security/tool-env';
 import type { RevertReport } from './security/snapshots';
 import { ChangeWatcher } from './store/change-watcher';
 import type { ImportedSession, Lease, SessionStore } from './store/session-store';
+import { parseExport } from './store/export-schema';
 import { ALL_TOOLS, type Tool } from './tools/index';
 
 /** How often windows hear of other processes' changes: well within a second, one pragma per poll when nothing changed. */
@@ -64,7 +69,13 @@ export class LoomEngine {
    * share an owner (a shared owner would let both write the same session).
    */
   private readonly owner: string;
-  private readonly tools: Tool[];
+  /** Loom's own tools (as --tools limits them), then the MCP servers' once they have started. */
+  private tools: Tool[];
+  private mcp: McpServers | null = null;
+  private mcpStart: Promise<McpServers> | null = null;
+  /** close() without a session: the engine is done, and MCP servers that finish starting later are closed at once. */
+  private closedAll = false;
+  private mcpClosing: Promise<void> = Promise.resolve();
   /** The default prices plus <data dir>/prices.json, read once. */
   private readonly prices: PriceTable;
   private readonly listeners = new Set<EngineListener>();
@@ -159,9 +170,17 @@ export class LoomEngine {
 
   /** A JSON export as a new session (store.importSession says what is checked and repaired). */
   importSession(text: string): ImportedSession {
-    const imported = this.store.importSession(text);
+    const imported = this.store.importSession(parseExport(text));
     this.changed(imported.meta.id);
     return imported;
+  }
+
+  /**
+   * Sessions from another agent's files (import/run.ts): new ones, and what grew since the
+   * last import; each session written is announced like any other change.
+   */
+  importFrom(request: Omit<ImportRequest, 'onChanged'>): ImportSummary {
+    return runImport(this.store, { ...request, onChanged: (id) => void this.changed(id) });
   }
 
   /**
@@ -392,8 +411,62 @@ export class LoomEngine {
     return this.changed(id);
   }
 
-  /** Ends work on one session (or all): stops it, marks it saved, releases its lease. */
+  /**
+   * Starts the MCP servers of the configuration (docs/DESIGN.md#mcp-servers); sessions
+   * opened from now on are offered their tools. Resolves, never rejects, with the lines the
+   * front end tells the user once (a bad file, each server that could not start).
+   */
+  async startMcpServers(clientVersion: string): Promise<string[]> {
+    this.mcpStart ??= this.launchMcpServers(clientVersion);
+    return (await this.mcpStart).problems();
+  }
+
+  private async launchMcpServers(clientVersion: string): Promise<McpServers> {
+    // Loaded only here: the lifecycle commands never need the MCP client.
+    const { McpServers } = await import('./mcp/mcp-servers');
+    const required = this.config.mcpConfigFile !== undefined;
+    const mcp = await McpServers.start({
+      configFile: this.mcpConfigFile(),
+      required,
+      projectDir: this.projectDir,
+      passEnv: this.config.passEnv,
+      clientVersion,
+    });
+    if (this.closedAll) {
+      void mcp.close();
+    } else {
+      this.mcp = mcp;
+      this.tools = [...this.tools, ...mcp.tools()];
+    }
+    return mcp;
+  }
+
+  /**
+   * Resolves once the MCP servers close() stopped have exited (a server that ignores SIGTERM
+   * is killed after a grace): a front end about to exit waits for it, so none is left behind.
+   */
+  mcpServersClosed(): Promise<void> {
+    return this.mcpClosing;
+  }
+
+  /** The MCP servers and how they are doing; none until startMcpServers has started them. */
+  mcpOverview(): McpOverview {
+    return this.mcp?.overview() ?? { configFile: this.mcpConfigFile(), problem: null, servers: [] };
+  }
+
+  private mcpConfigFile(): string {
+    return this.config.mcpConfigFile ?? defaultMcpConfigFile(this.config.dataDir);
+  }
+
+  /**
+   * Ends work on one session (or all): stops it, marks it saved, releases its lease. Closing
+   * all of them also stops the MCP servers (their whole process groups): the engine is done.
+   */
   close(sessionId?: string): void {
+    if (sessionId === undefined) {
+      this.closedAll = true;
+      this.mcpClosing = this.mcp?.close() ?? Promise.resolve();
+    }
     const ids = sessionId === undefined ? [...this.sessions.keys()] : [sessionId];
     for (const id of ids) {
       const open = this.sessions.get(id);
@@ -454,6 +527,7 @@ export class LoomEngine {
       model: agent.client.settings.model,
       mode: c.mode,
       tools: this.tools.map((t) => t.name),
+      mcp_servers: this.mcp?.overview().servers.map(({ name, transport, state, sandboxed, message }) => ({ name, transport, state, sandboxed, message })) ?? [],
       pass_env: c.passEnv ?? [],
       max_context_tokens: c.maxContextTokens,
       tool_timeout_sec: c.toolTimeoutSec,

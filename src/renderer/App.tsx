@@ -7,6 +7,7 @@ import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { flushSync } from 'react-dom';
 import { IMPORT_MAX_BODY_BYTES, type AppInfo, type ExportFormat, type Settings } from '../shared/contract';
 import type { SessionMeta } from '../shared/types';
+import { mcpProblems } from '../shared/mcp';
 import { Banners, useBanners } from './components/Banners';
 import { ChangesDialog } from './components/ChangesDialog';
 import { ChatView, type BranchHandlers } from './components/ChatView';
@@ -71,6 +72,13 @@ export function App({ initialSettings, appInfo }: { initialSettings: Settings; a
       }),
     [bridge, showBanner],
   );
+  // MCP servers that could not start (or a bad mcp.json): one banner line each, once per window.
+  useEffect(() => {
+    bridge.invoke('settings.mcpServers', {}).then(
+      (overview) => mcpProblems(overview).forEach(showBanner),
+      () => {}, // the settings dialog says it again, with the error
+    );
+  }, [bridge, showBanner]);
   // A session file opened from the operating system (desktop app) was imported: show it.
   useEffect(() => bridge.onEvent((event) => event.type === 'open_session' && currentTabs.current.open(event.sessionId)), [bridge]);
   useEffect(() => {

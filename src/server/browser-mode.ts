@@ -43,6 +43,8 @@ export async function startBrowserMode(options: BrowserModeOptions): Promise<Bro
   });
   let server: BridgeServer;
   try {
+    // The first window's sessions are offered the MCP servers' tools (each server's start is bounded).
+    await backend.mcpStarted;
     server = await startBridgeServer({
       handlers: backend.handlers,
       subscribe: (listener) => backend.subscribe(listener),

@@ -11,6 +11,7 @@ import { z } from 'zod';
 import { APPROVAL_ANSWERS, type SessionGrant } from './approvals';
 import { IMAGE_TYPE_NAMES, IMAGE_TYPES, MAX_ATTACHMENT_NAME, MAX_ATTACHMENTS, MAX_IMAGE_DATA_URL_CHARS, MAX_TEXT_FILE_CHARS } from './attachments';
 import type { EngineEvent, PendingRequest } from './engine-events';
+import type { McpOverview } from './mcp';
 import { ENV_VAR_NAME, PERMISSION_MODES, THEMES, type Settings } from './settings';
 import type {
   BranchPoint,
@@ -27,6 +28,7 @@ import type {
 } from './types';
 
 export type { PendingRequest } from './engine-events';
+export type { McpOverview, McpServerStatus } from './mcp';
 export type { BranchPoint, ConnectionReport, MessageFacts, ModelChange, SessionFamily } from './types';
 export { PERMISSION_MODES, THEMES, type PermissionMode, type Settings, type Theme } from './settings';
 
@@ -259,6 +261,8 @@ export const contract = {
   'models.test': method<ConnectionReport>()(z.strictObject({ ...modelServer, model: modelName })),
 
   'settings.get': method<Settings>()(none),
+  /** The MCP servers of mcp.json and how each is doing (docs/DESIGN.md#mcp-servers); the file is edited, not this. */
+  'settings.mcpServers': method<McpOverview>()(none),
   'settings.set': method<Settings>()(
     z.strictObject({
       baseUrl: baseUrl.optional(),

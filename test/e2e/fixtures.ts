@@ -23,7 +23,9 @@ export interface LoomHarness {
 /** The run's private copy of the built UI (global-setup.ts). */
 export const STATIC_DIR = process.env.LOOM_E2E_STATIC ?? path.resolve('out/renderer');
 
-export const test = base.extend<{ loom: LoomHarness; pageErrors: void }>({
+export const test = base.extend<{ loom: LoomHarness; pageErrors: void; mcpServers: Record<string, unknown> | null }>({
+  /** The `mcpServers` of the data folder's mcp.json, written before Loom starts (test.use({ mcpServers })); null: no file. */
+  mcpServers: [null, { option: true }],
   /** Fails any test whose page threw, or broke the CSP (a sign of inline code or styles). */
   pageErrors: [
     async ({ page }, use) => {
@@ -44,9 +46,9 @@ export const test = base.extend<{ loom: LoomHarness; pageErrors: void }>({
    * runs even if one before it failed, and closing is idempotent (mode.close stops
    * serving, lets the calls in flight end, then closes the store).
    */
-  // eslint-disable-next-line no-empty-pattern -- Playwright reads a fixture's dependencies from this destructuring: none.
-  loom: async ({}, use) => {
+  loom: async ({ mcpServers }, use) => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'loom-e2e-data-'));
+    if (mcpServers) fs.writeFileSync(path.join(dataDir, 'mcp.json'), JSON.stringify({ mcpServers }));
     const projectDir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'loom-e2e-project-')));
     let model: ScriptedServer | undefined;
     let mode: BrowserMode | undefined;

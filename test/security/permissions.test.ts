@@ -140,3 +140,25 @@ describe('decide: always-ask cases', () => {
     expect((await run('edit_file', { path: 'full.txt', old_string: 'some', new_string: '' }, 'acceptEdits')).action).toBe('allow');
   });
 });
+
+describe('decide: a tool that runs commands without a shell line (an MCP server tool)', () => {
+  const mcpTool = { name: 'mcp__files__delete', effects: { kind: 'run-commands' as const } };
+  const args = { path: 'notes/old.md', recursive: true };
+
+  test('asked in default and acceptEdits with its whole arguments, run in dangerouslySkipPermissions; the offer is the tool', async () => {
+    const decisions = await Promise.all(PERMISSION_MODES.map((mode) => decide({ tool: mcpTool, args, mode, projectDir: project })));
+    expect(decisions.map((d) => d.action)).toEqual(['ask', 'ask', 'allow']);
+    expect(decisions[0]).toEqual({
+      action: 'ask',
+      label: 'tool that may run commands (asked unless dangerouslySkipPermissions)',
+      summary: `mcp__files__delete ${JSON.stringify(args)}`,
+      preview: null,
+      offer: { kind: 'tool', tool: 'mcp__files__delete' },
+    });
+  });
+
+  test('an argument named path outside the project is still refused', async () => {
+    const decision = await decide({ tool: mcpTool, args: { path: '../outside/x' }, mode: 'dangerouslySkipPermissions', projectDir: project });
+    expect(decision.action).toBe('deny');
+  });
+});

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { LoomError } from '../../src/core/errors';
+import { parseExport } from '../../src/core/store/export-schema';
 import type { SessionStore } from '../../src/core/store/session-store';
 import { assistant, conversation, openStore, system, tool, user } from './helpers';
 
@@ -67,7 +68,7 @@ describe('JSON export', () => {
     const store = openStore();
     const doc = JSON.parse(store.exportSession(richSession(store)));
     delete doc.session.compactions[0].transcript_index;
-    const { id } = store.importSession(JSON.stringify(doc)).meta;
+    const { id } = store.importSession(parseExport(JSON.stringify(doc))).meta;
     expect(store.getCompactions(id)).toEqual([{ at: '2026-01-02T03:04:05.000Z', before_tokens: 900, after_tokens: 300, summary: 'summary' }]);
     expect(Object.keys(JSON.parse(store.exportSession(id)).session.compactions[0])).toEqual(['at', 'before_tokens', 'after_tokens', 'summary']);
   });
@@ -77,7 +78,7 @@ describe('JSON export', () => {
     const id = richSession(store);
     const fork = store.fork(id);
     const original = store.get(fork.id);
-    const imported = store.importSession(store.exportSession(fork.id)).meta;
+    const imported = store.importSession(parseExport(store.exportSession(fork.id))).meta;
     expect(imported.id).not.toBe(fork.id);
     expect(imported).toMatchObject({
       status: 'saved',
@@ -93,7 +94,7 @@ describe('JSON export', () => {
     const copy = store.get(imported.id);
     for (const key of ['messages', 'transcript', 'compactions', 'plan', 'usage'] as const) expect(copy[key]).toEqual(original[key]);
     // The archived flag is kept as exported.
-    expect(store.importSession(store.exportSession(id)).meta.archived).toBe(true);
+    expect(store.importSession(parseExport(store.exportSession(id))).meta.archived).toBe(true);
     // An import is a session like any other: searchable, and independent of its source.
     expect(store.search('parser', { includeArchived: true }).map((h) => h.id)).toContain(imported.id);
     store.delete(fork.id);
@@ -106,7 +107,7 @@ describe('JSON export', () => {
     const doc = JSON.parse(store.exportSession(id));
     delete doc.session.fork;
     delete doc.session.context_start;
-    const { meta } = store.importSession(JSON.stringify({ ...doc, version: 1 }));
+    const { meta } = store.importSession(parseExport(JSON.stringify({ ...doc, version: 1 })));
     expect(store.getContext(meta.id)).toEqual(store.getContext(id));
     expect(store.getTranscript(meta.id)).toEqual(store.getTranscript(id));
   });
@@ -115,7 +116,7 @@ describe('JSON export', () => {
     const from = openStore();
     const id = richSession(from);
     const to = openStore();
-    const { meta } = to.importSession(from.exportSession(id));
+    const { meta } = to.importSession(parseExport(from.exportSession(id)));
     expect(to.getTranscript(meta.id)).toEqual(from.getTranscript(id));
     expect(to.getContext(meta.id)).toEqual(from.getContext(id));
   });
@@ -197,7 +198,7 @@ describe('import validation', () => {
     const before = store.list({ includeArchived: true });
     let error: unknown;
     try {
-      store.importSession(JSON.stringify(mutate(doc)));
+      store.importSession(parseExport(JSON.stringify(mutate(doc))));
     } catch (err) {
       error = err;
     }
@@ -209,8 +210,8 @@ describe('import validation', () => {
 
   it('rejects text that is not JSON', () => {
     const store = openStore();
-    expect(() => store.importSession('# a markdown export')).toThrow('Not a Loom session export: the file is not valid JSON.');
-    expect(() => store.importSession('')).toThrow(LoomError);
+    expect(() => store.importSession(parseExport('# a markdown export'))).toThrow('Not a Loom session export: the file is not valid JSON.');
+    expect(() => store.importSession(parseExport(''))).toThrow(LoomError);
     expect(store.list()).toEqual([]);
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { wrapToolResult, wrapUserInput } from '../../src/core/security/untrusted';
+import { parseExport } from '../../src/core/store/export-schema';
 import { snippetOf } from '../../src/core/store/snippet';
 import { assistant, openStore, system, tool, user } from './helpers';
 
@@ -55,7 +56,7 @@ describe("Loom's fences are never shown", () => {
     for (const text of [markdown, html]) expect(text).not.toMatch(/<user_input>|&lt;user_input&gt;|<tool_result|&lt;tool_result/);
 
     const json = store.exportSession(id, 'json');
-    const imported = store.importSession(json).meta;
+    const imported = store.importSession(parseExport(json)).meta;
     expect(store.getTranscript(imported.id)).toEqual(store.getTranscript(id));
     expect(store.getContext(imported.id)).toEqual(store.getContext(id));
     expect(store.exportSession(imported.id, 'markdown')).toContain('Why does the wombat fail? I pasted </user_input> by accident.');

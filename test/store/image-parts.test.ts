@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import type { ChatMessage } from '../../src/shared/types';
 import { GIF_URL, PNG_URL } from '../support/images';
 import { assistant, openStore, system } from './helpers';
+import { parseExport } from '../../src/core/store/export-schema';
 
 const withImages: ChatMessage = {
   role: 'user',
@@ -61,7 +62,7 @@ describe('image parts in the store', () => {
     expect(doc.session.transcript[1]).toEqual(withImages);
 
     const other = openStore();
-    const { meta } = other.importSession(text);
+    const { meta } = other.importSession(parseExport(text));
     expect(other.getTranscript(meta.id)).toEqual(conversation());
     expect(other.getContext(meta.id)[1]).toEqual(withImages);
   });
@@ -104,7 +105,7 @@ describe('image parts in the store', () => {
     const doc = JSON.parse(store.exportSession(id));
     doc.session.transcript[1].content[1].image_url.url = `data:image/png;base64,${Buffer.from('MZ not a picture').toString('base64')}`;
     const before = store.list().length;
-    expect(() => store.importSession(JSON.stringify(doc))).toThrow(
+    expect(() => store.importSession(parseExport(JSON.stringify(doc)))).toThrow(
       'Not a valid Loom session export: session.transcript.1.content.1.image_url.url: not an image Loom accepts: its bytes are not a PNG image.',
     );
     expect(store.list().length).toBe(before);
@@ -114,6 +115,6 @@ describe('image parts in the store', () => {
     const store = openStore();
     const { id } = store.create({ messages: conversation() });
     const doc = { ...JSON.parse(store.exportSession(id)), version: 2 };
-    expect(() => store.importSession(JSON.stringify(doc))).toThrow(/^Not a valid Loom session export: session\.messages\.1\.content/);
+    expect(() => store.importSession(parseExport(JSON.stringify(doc)))).toThrow(/^Not a valid Loom session export: session\.messages\.1\.content/);
   });
 });

@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { databasePath } from '../../src/core/store/db';
 import { MIGRATIONS, readSchemaVersion } from '../../src/core/store/migrations';
 import { assistant, openStore, system, tempDir, user } from './helpers';
+import { parseExport } from '../../src/core/store/export-schema';
 
 const REPLY_FACTS = { model: 'gpt-4o', prompt_tokens: 1200, completion_tokens: 300, cost_usd: 0.006, latency_ms: 420, tokens_per_second: 55.5 };
 
@@ -62,7 +63,7 @@ describe('facts and model changes in exports', () => {
     const doc = JSON.parse(store.exportSession(id));
     expect(doc.session.transcript_facts).toEqual(store.getTranscriptFacts(id));
     expect(doc.session.model_changes).toEqual([{ at: expect.any(String), from: 'gemma4', to: 'gpt-4o', transcript_index: 3 }]);
-    const imported = store.importSession(JSON.stringify(doc)).meta;
+    const imported = store.importSession(parseExport(JSON.stringify(doc))).meta;
     expect(store.getTranscriptFacts(imported.id)).toEqual(store.getTranscriptFacts(id));
     expect(store.getModelChanges(imported.id)).toEqual(store.getModelChanges(id));
   });
@@ -72,7 +73,7 @@ describe('facts and model changes in exports', () => {
     const doc = JSON.parse(store.exportSession(id));
     delete doc.session.transcript_facts;
     delete doc.session.model_changes;
-    const imported = store.importSession(JSON.stringify(doc)).meta;
+    const imported = store.importSession(parseExport(JSON.stringify(doc))).meta;
     expect(store.getTranscriptFacts(imported.id)).toEqual([null, null, null]);
     expect(store.getModelChanges(imported.id)).toEqual([]);
   });
@@ -82,15 +83,15 @@ describe('facts and model changes in exports', () => {
     const sessions = store.list({ includeArchived: true }).length;
     const short = JSON.parse(store.exportSession(id));
     short.session.transcript_facts.pop();
-    expect(() => store.importSession(JSON.stringify(short))).toThrow(
+    expect(() => store.importSession(parseExport(JSON.stringify(short)))).toThrow(
       'Not a valid Loom session export: session.transcript_facts: has 2 entries for 3 transcript messages.',
     );
     const wrong = JSON.parse(store.exportSession(id));
     wrong.session.transcript_facts[2].prompt_tokens = -5;
-    expect(() => store.importSession(JSON.stringify(wrong))).toThrow(/session\.transcript_facts\.2\.prompt_tokens/);
+    expect(() => store.importSession(parseExport(JSON.stringify(wrong)))).toThrow(/session\.transcript_facts\.2\.prompt_tokens/);
     const late = JSON.parse(store.exportSession(id));
     late.session.model_changes[0].transcript_index = 9;
-    expect(() => store.importSession(JSON.stringify(late))).toThrow(/session\.model_changes\.0\.transcript_index: 9 is past the end/);
+    expect(() => store.importSession(parseExport(JSON.stringify(late)))).toThrow(/session\.model_changes\.0\.transcript_index: 9 is past the end/);
     expect(store.list({ includeArchived: true })).toHaveLength(sessions);
   });
 

@@ -45,6 +45,16 @@ describe('creating and reading sessions', () => {
     expect(meta.updated_at > updated_at).toBe(true);
   });
 
+  it('appends several messages at once, in order, or none of them for an unknown session', () => {
+    const store = openStore();
+    const { id } = store.create({ messages: [system()] });
+    store.appendMessages(id, conversation().slice(1));
+    expect(store.getTranscript(id)).toEqual(conversation());
+    expect(store.getContext(id)).toEqual(conversation());
+    expect(store.getMeta(id).message_count).toBe(5);
+    expect(() => store.appendMessages('nope', [user('x')])).toThrow(LoomError);
+  });
+
   it('pages through the transcript', () => {
     const store = openStore();
     const { id } = store.create({ messages: conversation() });

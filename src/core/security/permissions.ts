@@ -61,7 +61,7 @@ export async function decide({ tool, args, mode, projectDir, grants }: DecideInp
   const declared = tool.effects;
   const effect: Effect = {
     change: declared.kind === 'write-files' ? declared.change(args) : null,
-    command: declared.kind === 'run-commands' ? declared.command(args) : null,
+    command: declared.kind === 'run-commands' ? (declared.command?.(args) ?? null) : null,
     url: declared.kind === 'network' ? declared.url(args) : null,
   };
   // Parsed once: the denylist (hard policy) and the always-ask list both judge it.
@@ -87,7 +87,7 @@ export async function decide({ tool, args, mode, projectDir, grants }: DecideInp
   // A command is offered as a prefix, and only when it is one plain simple command.
   const offer: GrantOffer | null =
     effect.command === null ? { kind: 'tool', tool: tool.name } : words ? { kind: 'prefix', tool: tool.name, prefix: offeredPrefix(words) } : null;
-  return ask(`${effectLabel(declared.kind)} (asked unless dangerouslySkipPermissions)`, offer);
+  return ask(`${effectLabel(declared.kind, effect.command !== null)} (asked unless dangerouslySkipPermissions)`, offer);
 }
 
 async function previewOf(projectDir: string, effect: Effect): Promise<ApprovalPreview | null> {
@@ -161,8 +161,9 @@ async function editEmptiesFile(projectDir: string, p: string, oldString: string)
   return (await fileContent(projectDir, p, expected.length)).equals(expected);
 }
 
-function effectLabel(effect: ToolEffect): string {
-  if (effect === 'run-commands') return 'shell command';
+/** `shellLine`: the call declares the shell command it runs (run_bash); an MCP tool declares none. */
+function effectLabel(effect: ToolEffect, shellLine: boolean): string {
+  if (effect === 'run-commands') return shellLine ? 'shell command' : 'tool that may run commands';
   if (effect === 'network') return 'network access';
   if (effect === 'write-files') return 'change';
   return 'action';

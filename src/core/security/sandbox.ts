@@ -96,7 +96,7 @@ function resolverFolder(): string | undefined {
  * folder that does not exist (service accounts have HOME=/nonexistent) nor bind a PATH
  * folder this user cannot enter, so those are left out rather than failing every command.
  */
-async function sandboxView(options: ShellOptions, env: NodeJS.ProcessEnv, userNamespace: boolean): Promise<SandboxView> {
+async function sandboxView(options: LaunchOptions, env: NodeJS.ProcessEnv, userNamespace: boolean): Promise<SandboxView> {
   const network = options.network ?? false;
   const [home, searchPath] = await Promise.all([existingFolder(env.HOME), enterableFolders(env.PATH)]);
   return {
@@ -128,21 +128,56 @@ async function enterableFolders(searchPath: string | undefined): Promise<string>
   return entries.filter((_, i) => enterable[i]).join(':');
 }
 
-export async function runShell(command: string, options: ShellOptions): Promise<ShellResult> {
-  const baseEnv = options.env ?? process.env;
+/** A program to start, confined as run_bash commands are (or not, and why). */
+export interface SandboxedLaunch {
+  file: string;
+  args: string[];
+  env: NodeJS.ProcessEnv;
+  sandboxed: boolean;
+  /** Why it runs unconfined, when it does. */
+  note?: string;
+  /** The seccomp filter to hand over on descriptor SECCOMP_FD (see handOverFilter), or null. */
+  filter: Buffer | null;
+}
+
+export type LaunchOptions = Omit<ShellOptions, 'timeoutMs' | 'signal'> & { extraEnv?: Record<string, string> };
+
+/**
+ * How to start `argv` in the sandbox (the project folder `cwd` writable, no network unless
+ * allowed) with the allowlisted environment plus `extraEnv` (an MCP server's own variables).
+ */
+export async function sandboxedLaunch(argv: string[], options: LaunchOptions): Promise<SandboxedLaunch> {
   const turnedOff = options.sandbox === false || process.env.LOOM_SANDBOX === 'off';
   const bwrap = turnedOff ? null : sandboxSupport();
-  const sandboxed = bwrap !== null;
-  const env = toolEnv(baseEnv, options.passEnv);
-  const bash = ['bash', '-c', command];
+  const env = { ...toolEnv(options.env ?? process.env, options.passEnv), ...options.extraEnv };
   const filter = bwrap?.seccomp ? SET_ID_FILTER : null;
   const view = bwrap ? { ...(await sandboxView(options, env, bwrap.userNamespace)), ...(filter ? { seccompFd: SECCOMP_FD } : {}) } : null;
-  const [file, ...args] = view ? ['bwrap', ...bwrapArgs(view), '--', ...bash] : bash;
-  const child = spawn(file, args, { cwd: options.cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe', ...(filter ? ['pipe' as const] : [])] });
-  if (filter) handOver(child.stdio[SECCOMP_FD] as Writable, filter);
-  const note = sandboxed ? undefined : turnedOff ? SANDBOX_OFF_NOTE : NO_SANDBOX_NOTE;
+  const [file, ...args] = view ? ['bwrap', ...bwrapArgs(view), '--', ...argv] : argv;
+  const note = bwrap ? undefined : turnedOff ? SANDBOX_OFF_NOTE : NO_SANDBOX_NOTE;
+  return { file, args, env, sandboxed: bwrap !== null, filter, ...(note ? { note } : {}) };
+}
+
+/** The stdio entry for the seccomp filter's descriptor, after stdin, stdout and stderr. */
+export function filterStdio(launch: SandboxedLaunch): 'pipe'[] {
+  return launch.filter ? ['pipe'] : [];
+}
+
+/** Writes the filter for bubblewrap to read; a bubblewrap that died first is reported by its exit. */
+export function handOverFilter(child: ChildProcess, launch: SandboxedLaunch): void {
+  if (launch.filter) handOver(child.stdio[SECCOMP_FD] as Writable, launch.filter);
+}
+
+export async function runShell(command: string, options: ShellOptions): Promise<ShellResult> {
+  const launch = await sandboxedLaunch(['bash', '-c', command], options);
+  const child = spawn(launch.file, launch.args, {
+    cwd: options.cwd,
+    env: launch.env,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe', ...filterStdio(launch)],
+  });
+  handOverFilter(child, launch);
   const result = await collect(child, options);
-  return { ...result, sandboxed, ...(note ? { sandboxNote: note } : {}) };
+  return { ...result, sandboxed: launch.sandboxed, ...(launch.note ? { sandboxNote: launch.note } : {}) };
 }
 
 /** Writes the filter for bubblewrap to read; a bubblewrap that died first is reported by collect. */
@@ -193,10 +228,10 @@ function collect(child: ChildProcess, options: ShellOptions): Promise<Collected>
 }
 
 /** The child leads its own process group (detached), so one signal reaches every descendant. */
-function killTree(child: ChildProcess): void {
+export function killTree(child: ChildProcess, signal: NodeJS.Signals = 'SIGKILL'): void {
   if (child.pid === undefined) return;
   try {
-    process.kill(-child.pid, 'SIGKILL');
+    process.kill(-child.pid, signal);
   } catch {
     // Already gone.
   }

@@ -19,7 +19,8 @@ export type EffectDeclaration<A> =
   /** Reads only; plans (the session's todo list and scratchpad); asks the user; changes only Loom's own store (memory). */
   | { kind: 'read' | 'plan' | 'interact' | 'loom-store' }
   | { kind: 'write-files'; change(args: A): FileChange }
-  | { kind: 'run-commands'; command(args: A): string }
+  /** `command`: the shell command line; a tool whose action is not one (an MCP server's tool) declares none. */
+  | { kind: 'run-commands'; command?(args: A): string }
   | { kind: 'network'; url(args: A): string };
 
 /** Effects that touch nothing of the user's and reach nothing outside: they always run. */

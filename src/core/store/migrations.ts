@@ -223,6 +223,30 @@ const V5_MESSAGE_FACTS_AND_MODEL_CHANGES = `
   CREATE INDEX model_changes_by_session ON model_changes (session_pk, id);
 `;
 
+/** What `loom --import-from` remembers (docs/DESIGN.md#importing-from-other-agents), so a re-import adds nothing. */
+const IMPORT_RECORDS = `
+  -- One row per source file read: unchanged size and mtime skip it unread, an unchanged hash skips it unparsed.
+  CREATE TABLE IF NOT EXISTS import_files (
+    source TEXT NOT NULL,
+    path TEXT NOT NULL,
+    size INTEGER NOT NULL,
+    mtime_ms REAL NOT NULL,
+    hash TEXT NOT NULL,
+    PRIMARY KEY (source, path)
+  );
+  -- One row per Loom session an import wrote: the source's session and the keys of the
+  -- entries its transcript holds (root to tip, newline-separated), and the transcript
+  -- length then, so a grown session is appended to only if nobody wrote to it since.
+  CREATE TABLE IF NOT EXISTS import_branches (
+    session_id TEXT PRIMARY KEY REFERENCES sessions (id) ON DELETE CASCADE,
+    source TEXT NOT NULL,
+    source_id TEXT NOT NULL,
+    keys TEXT NOT NULL,
+    message_count INTEGER NOT NULL
+  );
+  CREATE INDEX IF NOT EXISTS import_branches_by_source ON import_branches (source, source_id);
+`;
+
 export const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
@@ -272,6 +296,13 @@ export const MIGRATIONS: readonly Migration[] = [
         DROP INDEX IF EXISTS sessions_by_archived_updated;
         DROP INDEX IF EXISTS sessions_by_updated;
       `);
+    },
+  },
+  {
+    version: 8,
+    description: "imports from other agents: each source file's size, time and hash; each imported branch's source keys",
+    up(db) {
+      db.exec(IMPORT_RECORDS);
     },
   },
 ];

@@ -21,9 +21,25 @@ const SNIPPET_TOKENS = 16;
 
 interface BestHit extends MetaRow {
   pk: number;
+}
+
+/** Best-ranked messages fetched first; more (×4 each time) only when they name too few sessions. */
+const FIRST_CANDIDATES_PER_HIT = 10;
+const MORE_CANDIDATES = 4;
+
+interface Ranked {
+  pk: number;
+  score: number;
   /** The best-matching message (its id and transcript index), null when only the title or summary matched. */
   rid: number | null;
   seq: number | null;
+}
+
+interface SearchParams {
+  match: string;
+  all: number;
+  /** How many sessions from the top: the page asked for and those before it. */
+  wanted: number;
 }
 
 /**
@@ -49,41 +65,68 @@ export function updateSearchIndex(db: Database.Database): number {
  * title a list shows anyway), else from the title or summary; matches are marked [like
  * this]. The transcript is indexed, not the working context, so compacted-away turns are
  * found too; a message shared by forks is a hit in each of them.
+ * A word in most sessions must not rank every match and then group them: only the
+ * best-ranked messages are read, enough of them to name the sessions asked for
+ * (docs/DESIGN.md#search).
  */
 export function searchSessions(db: Database.Database, query: string, opts: { includeArchived?: boolean; limit?: number; offset?: number } = {}): SearchHit[] {
   const match = toMatchQuery(query);
   if (!match) return [];
   updateSearchIndex(db);
-  // MATERIALIZED keeps SQLite from folding the bm25() calls into the grouped queries,
-  // where FTS5 cannot compute them.
-  const rows = prepared(
+  const offset = opts.offset ?? 0;
+  const params = { match, all: opts.includeArchived ? 1 : 0, wanted: offset + (opts.limit ?? 20) };
+  // One read transaction: every statement below sees the same sessions.
+  return db.transaction(() => {
+    const page = topSessions([...bestMessagePerSession(db, params), ...metaHits(db, params)]).slice(offset, params.wanted);
+    const rows = prepared(db, `SELECT ${META_COLUMNS}, s.pk FROM sessions s WHERE s.pk IN (SELECT value FROM json_each(?))`).all(
+      JSON.stringify(page.map((hit) => hit.pk)),
+    ) as BestHit[];
+    const byPk = new Map(rows.map((row) => [row.pk, row]));
+    return page.map((hit) => ({
+      ...metaFromRow(byPk.get(hit.pk)!),
+      snippet: hit.rid === null ? metaSnippet(db, match, hit.pk) : messageSnippet(db, match, hit.rid),
+      message_index: hit.seq,
+    }));
+  })();
+}
+
+/** Each session once, at its best score (lower is better; the older session first on a tie), best first. */
+function topSessions(hits: Ranked[]): Ranked[] {
+  const best = new Map<number, Ranked>();
+  for (const hit of [...hits].sort((a, b) => a.score - b.score || a.pk - b.pk)) if (!best.has(hit.pk)) best.set(hit.pk, hit);
+  return [...best.values()];
+}
+
+/**
+ * Each session's best message among the best-ranked ones, in rank order. A session whose
+ * best message is not among them ranks below every session listed, so once `wanted`
+ * sessions are listed (or every match was read) the top `wanted` is exact.
+ */
+function bestMessagePerSession(db: Database.Database, params: SearchParams): Ranked[] {
+  const candidatesOf = prepared(db, 'SELECT rowid AS rid, rank AS score FROM messages_fts WHERE messages_fts MATCH @match ORDER BY rank LIMIT @candidates');
+  const sessionsOf = prepared(
     db,
-    `WITH message_hits AS MATERIALIZED (
-         SELECT t.session_pk, bm25(messages_fts) AS score, messages_fts.rowid AS rid, t.seq
-           FROM messages_fts CROSS JOIN transcript t ON t.message_id = messages_fts.rowid
-          WHERE messages_fts MATCH @match
-       ), best_message AS MATERIALIZED (
-         SELECT session_pk, MIN(score) AS score, rid, seq FROM message_hits GROUP BY session_pk
-       ), meta_hits AS MATERIALIZED (
-         SELECT rowid AS session_pk, bm25(sessions_fts) * ${META_WEIGHT} AS score
-           FROM sessions_fts WHERE sessions_fts MATCH @match
-       ), ranked AS (
-         SELECT session_pk, MIN(score) AS score
-           FROM (SELECT session_pk, score FROM best_message UNION ALL SELECT session_pk, score FROM meta_hits)
-          GROUP BY session_pk
-       )
-       SELECT ${META_COLUMNS}, s.pk, best_message.rid, best_message.seq
-         FROM ranked JOIN sessions s ON s.pk = ranked.session_pk
-         LEFT JOIN best_message ON best_message.session_pk = ranked.session_pk
-        WHERE @all OR s.archived = 0
-        ORDER BY ranked.score, s.pk
-        LIMIT @limit OFFSET @offset`,
-  ).all({ match, all: opts.includeArchived ? 1 : 0, limit: opts.limit ?? 20, offset: opts.offset ?? 0 }) as BestHit[];
-  return rows.map((row) => ({
-    ...metaFromRow(row),
-    snippet: row.rid === null ? metaSnippet(db, match, row.pk) : messageSnippet(db, match, row.rid),
-    message_index: row.seq,
-  }));
+    `SELECT t.message_id AS rid, t.seq, s.pk FROM transcript t JOIN sessions s ON s.pk = t.session_pk
+      WHERE t.message_id IN (SELECT value FROM json_each(@rids)) AND (@all OR s.archived = 0)`,
+  );
+  for (let candidates = params.wanted * FIRST_CANDIDATES_PER_HIT; ; candidates *= MORE_CANDIDATES) {
+    const messages = candidatesOf.all({ match: params.match, candidates }) as Array<{ rid: number; score: number }>;
+    const score = new Map(messages.map((message) => [message.rid, message.score]));
+    const rows = sessionsOf.all({ rids: JSON.stringify([...score.keys()]), all: params.all }) as Array<{ rid: number; seq: number; pk: number }>;
+    const sessions = topSessions(rows.map((row) => ({ pk: row.pk, score: score.get(row.rid)!, rid: row.rid, seq: row.seq })));
+    if (sessions.length >= params.wanted || messages.length < candidates) return sessions;
+  }
+}
+
+/** The best `wanted` title/summary matches; a session named there counts double. */
+function metaHits(db: Database.Database, params: SearchParams): Ranked[] {
+  return prepared(
+    db,
+    `SELECT s.pk, bm25(sessions_fts) * ${META_WEIGHT} AS score, NULL AS rid, NULL AS seq
+       FROM sessions_fts JOIN sessions s ON s.pk = sessions_fts.rowid
+      WHERE sessions_fts MATCH @match AND (@all OR s.archived = 0)
+      ORDER BY score, s.pk LIMIT @wanted`,
+  ).all(params) as Ranked[];
 }
 
 // The CASTs below matter: numbers are bound as REAL, and FTS5 ignores a rowid constraint that

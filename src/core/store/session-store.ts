@@ -22,7 +22,9 @@ import {
 } from '../../shared/types';
 import { LoomError } from '../errors';
 import { openDatabase, type OpenOptions } from './db';
-import { EXPORT_FORMATS, parseExport, renderExport, type ExportFormat, type ExportedSession, type TreeFields } from './export';
+import { renderExport, type TreeFields } from './export';
+import { EXPORT_FORMATS, type ExportFormat } from './export-formats';
+import type { ExportedSession, ParsedExport } from './export-schema';
 import { LeaseKeeper, defaultOwner, inUseError, type Lease } from './leases';
 import { derive, sameMessages, startFor } from './context-start';
 import { toColumns } from './messages';
@@ -131,6 +133,15 @@ export class SessionStore {
     return this.write(() => {
       const at = this.updateTime();
       return this.appendTo(this.pkOf(id), message, at, facts);
+    });
+  }
+
+  /** appendMessage for several messages, in order, in one transaction (an import's run of messages). */
+  appendMessages(id: string, messages: readonly ChatMessage[]): void {
+    this.write(() => {
+      const pk = this.pkOf(id);
+      const at = this.updateTime();
+      for (const message of messages) this.appendTo(pk, message, at);
     });
   }
 
@@ -467,15 +478,24 @@ export class SessionStore {
   }
 
   /**
-   * Imports a JSON export as a new session (new id, status saved, content as given, but
-   * for tool calls without a result, closed in the working context: see context-rules.ts).
-   * A refused export leaves the store untouched.
+   * Imports a JSON export, read by parseExport (export-schema.ts), as a new session (new id,
+   * status saved, content as given, but for tool calls without a result, closed in the
+   * working context: see context-rules.ts). A refused export leaves the store untouched.
    */
-  importSession(text: string): ImportedSession {
-    const { session, closedCalls } = parseExport(text);
+  importSession({ session, closedCalls }: ParsedExport): ImportedSession {
     const id = randomUUID();
     this.write(() => this.insertImported(id, session));
     return { meta: this.getMeta(id), closedCalls };
+  }
+
+  /** Runs `fn` (calls of this store) in one write transaction: all of it is committed, or none of it. */
+  batch<T>(fn: () => T): T {
+    return this.write(fn);
+  }
+
+  /** A session imported from another agent keeps the dates it had there (docs/DESIGN.md#importing-from-other-agents). */
+  setDates(id: string, createdAt: string, updatedAt: string): void {
+    this.update(id, { created_at: createdAt, updated_at: updatedAt }, false);
   }
 
   /**

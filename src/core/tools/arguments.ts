@@ -21,8 +21,8 @@ function describeIssue(issue: z.core.$ZodIssue): string {
 }
 
 function allowedFields(tool: Tool): string {
-  const shape = (tool.schema as unknown as { shape?: Record<string, unknown> }).shape;
-  const names = shape ? Object.keys(shape) : [];
+  const shape = (tool.schema as unknown as { shape?: Record<string, unknown> }).shape ?? tool.parameters?.properties;
+  const names = typeof shape === 'object' && shape !== null ? Object.keys(shape) : [];
   return names.length ? `Allowed fields: ${names.join(', ')}.` : 'This tool takes no arguments: send {}.';
 }
 

@@ -22,7 +22,7 @@ export const ALL_TOOLS: Tool[] = [...FS_TOOLS, runBashTool, webfetchTool, ...PLA
 /** OpenAI function specs; `io: 'input'` keeps fields with defaults optional. */
 export function toolSpecs(tools: Tool[]): ToolSpec[] {
   return tools.map((tool) => {
-    const { $schema: _drop, ...parameters } = z.toJSONSchema(tool.schema, { io: 'input' }) as Record<string, unknown>;
+    const { $schema: _drop, ...parameters } = tool.parameters ?? (z.toJSONSchema(tool.schema, { io: 'input' }) as Record<string, unknown>);
     return { type: 'function', function: { name: tool.name, description: tool.description, parameters } };
   });
 }

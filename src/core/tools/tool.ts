@@ -37,6 +37,11 @@ export interface Tool<A = any> {
   effects: EffectDeclaration<A>;
   /** A z.strictObject with bounds on every field. */
   schema: z.ZodType<A>;
+  /**
+   * The JSON Schema offered to the model when it is not the schema's own: an MCP server's
+   * tool, whose server checks the arguments against it (the schema then only requires an object).
+   */
+  parameters?: Record<string, unknown>;
   run(args: A, ctx: ToolContext): Promise<string>;
 }
 

@@ -1,9 +1,9 @@
 /**
- * The model server, model, API key, context budget, permission mode, theme and the
- * environment variables passed to tools. The key is write-only here: the dialog only
- * learns whether one is stored. The model is picked from the server's list, and Test
- * connection says what is wrong with the server, key and model as filled in
- * (docs/DESIGN.md#model-picker), before anything is saved.
+ * The model server, model, API key, context budget, permission mode, theme, the
+ * environment variables passed to tools, and the MCP servers (shown; set in mcp.json). The
+ * key is write-only here: the dialog only learns whether one is stored. The model is picked
+ * from the server's list, and Test connection says what is wrong with the server, key and
+ * model as filled in (docs/DESIGN.md#model-picker), before anything is saved.
  */
 import { useState } from 'react';
 import type { ConnectionReport } from '../../shared/contract';
@@ -12,6 +12,7 @@ import { useBridge } from '../bridge/context';
 import { useModelList, type ModelServerProbe } from '../state/model-list';
 import { Dialog } from './Dialog';
 import { ModelPicker } from './ModelPicker';
+import { McpServersSection } from './McpServersSection';
 
 type Patch = Partial<Omit<Settings, 'hasApiKey' | 'openTabs' | 'activeTab'>> & { apiKey?: string };
 
@@ -142,6 +143,7 @@ export function SettingsDialog({ settings, onClose, onSave }: { settings: Settin
           <input value={form.passEnv} onChange={(e) => set({ passEnv: e.target.value })} spellCheck={false} autoComplete="off" />
         </label>
         <p className="hint">Tools always get {BASE_TOOL_ENV.join(', ')}; nothing else of Loom's environment unless named here.</p>
+        <McpServersSection />
         <div className="dialog-actions">
           <button type="button" onClick={onClose}>
             Cancel

@@ -1,0 +1,54 @@
+/**
+ * The agents `loom --import-from` reads (docs/DESIGN.md#importing-from-other-agents): where
+ * each keeps its sessions, which files in a folder are sessions, and the importer that
+ * turns one file into conversations.
+ */
+import path from 'node:path';
+import { parseClaudeCode } from './claude-code';
+import { parseCodex } from './codex';
+import type { ParsedFile } from './imported';
+import { parseOpencode } from './opencode';
+import { parsePi } from './pi';
+import type { ImportSourceName } from './source-names';
+
+export interface ImportSource {
+  name: ImportSourceName;
+  /** Under the home folder; undefined when the tool keeps nothing Loom can read (PATH is needed). */
+  defaultLocation?: string;
+  /** Why there is no default location, and what to give instead. */
+  noDefault?: string;
+  isSessionFile: (file: string) => boolean;
+  parse: (text: string, file: string) => ParsedFile;
+}
+
+const SOURCES: Record<ImportSourceName, ImportSource> = {
+  'claude-code': {
+    name: 'claude-code',
+    defaultLocation: '.claude/projects',
+    isSessionFile: (file) => file.endsWith('.jsonl'),
+    parse: parseClaudeCode,
+  },
+  codex: {
+    name: 'codex',
+    defaultLocation: '.codex/sessions',
+    isSessionFile: (file) => /^rollout-.*\.jsonl$/.test(path.basename(file)),
+    parse: parseCodex,
+  },
+  pi: {
+    name: 'pi',
+    defaultLocation: '.pi/agent/sessions',
+    isSessionFile: (file) => file.endsWith('.jsonl'),
+    parse: parsePi,
+  },
+  opencode: {
+    name: 'opencode',
+    noDefault:
+      'opencode keeps its sessions in its own database; export one with `opencode export <id> > session.json` and give that file (or a folder of them)',
+    isSessionFile: (file) => file.endsWith('.json'),
+    parse: parseOpencode,
+  },
+};
+
+export function importSource(name: ImportSourceName): ImportSource {
+  return SOURCES[name];
+}

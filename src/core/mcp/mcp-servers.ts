@@ -1,0 +1,171 @@
+/**
+ * The MCP servers of one engine: started together, each within its startup timeout; their
+ * tools as Loom tools (mcp-tool.ts); closed together when the engine closes. A server
+ * that cannot be started, hangs or answers with something that is not MCP gets one line
+ * (its status message) and Loom goes on without it.
+ */
+import fs from 'node:fs';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { Tool as McpToolInfo } from '@modelcontextprotocol/sdk/types.js';
+import { mcpProblems, type McpOverview, type McpServerStatus } from '../../shared/mcp';
+import { errorMessage } from '../errors';
+import { sandboxedLaunch } from '../security/sandbox';
+import type { Tool } from '../tools/tool';
+import { loadMcpConfig, startupTimeoutMs, type McpServerConfig } from './mcp-config';
+import { mcpTool } from './mcp-tool';
+import { NotMcpError, ProcessTransport } from './process-transport';
+
+/** More tools than any real server lists: a server listing without end is cut here. */
+const MAX_TOOLS_PER_SERVER = 500;
+
+export interface McpStartOptions {
+  /** The file to read; `required`: named by the user, so a missing file is a problem too. */
+  configFile: string;
+  required: boolean;
+  /** The project folder: a stdio server's working folder, and the one folder its sandbox may write. */
+  projectDir: string;
+  passEnv?: readonly string[];
+  clientVersion: string;
+}
+
+interface Connection {
+  client: Client;
+  status: McpServerStatus;
+  tools: Tool[];
+}
+
+export class McpServers {
+  private constructor(
+    private readonly configFile: string,
+    private readonly problem: string | null,
+    private readonly connections: Connection[],
+  ) {}
+
+  /** Reads the configuration and starts every server in it, side by side. Never throws. */
+  static async start(opts: McpStartOptions): Promise<McpServers> {
+    const config = loadMcpConfig(opts.configFile, opts.required);
+    const connections = await Promise.all(config.servers.map((server) => connect(server, opts)));
+    return new McpServers(opts.configFile, config.problem, connections);
+  }
+
+  /** The tools of the servers that started, in the file's order. */
+  tools(): Tool[] {
+    return this.connections.flatMap((c) => (c.status.state === 'connected' ? c.tools : []));
+  }
+
+  overview(): McpOverview {
+    return { configFile: this.configFile, problem: this.problem, servers: this.connections.map((c) => ({ ...c.status })) };
+  }
+
+  problems(): string[] {
+    return mcpProblems(this.overview());
+  }
+
+  /** Ends every connection; a stdio server's whole process group is told to stop at once. */
+  async close(): Promise<void> {
+    await Promise.all(
+      this.connections.map((c) => {
+        c.client.onclose = undefined; // stopped on purpose, not a server that went away
+        return c.client.close().catch(() => {});
+      }),
+    );
+  }
+}
+
+async function connect(server: McpServerConfig, opts: McpStartOptions): Promise<Connection> {
+  const status: McpServerStatus = { name: server.name, transport: server.transport, state: 'connecting', sandboxed: null, tools: [], message: null };
+  const client = new Client({ name: 'loom', version: opts.clientVersion });
+  let firstError: Error | null = null;
+  client.onerror = (err) => (firstError ??= err);
+  let transport: Transport | null = null;
+  try {
+    transport = await transportFor(server, opts, status);
+    const timeoutMs = startupTimeoutMs(server);
+    const listed = await withinDeadline(timeoutMs, () => handshake(client, transport!, timeoutMs));
+    const tools = listed.map((info) => mcpTool(server, info, client));
+    client.onclose = () => stopped(status, transport, firstError);
+    return { client, status: connected(status, tools), tools };
+  } catch (err) {
+    await client.close().catch(() => {});
+    status.state = 'failed';
+    status.message = `MCP server "${server.name}" could not be started: ${failureReason(err, transport, firstError)}; Loom goes on without it.`;
+    return { client, status, tools: [] };
+  }
+}
+
+function connected(status: McpServerStatus, tools: Tool[]): McpServerStatus {
+  status.state = 'connected';
+  status.tools = tools.map((t) => ({ name: t.name, readOnly: t.effects.kind === 'read' }));
+  return status;
+}
+
+/** A server that exits after it started: its tools answer with this line from now on. */
+function stopped(status: McpServerStatus, transport: Transport | null, firstError: Error | null): void {
+  if (status.state !== 'connected') return;
+  status.state = 'stopped';
+  status.message = `MCP server "${status.name}" stopped: ${exitReason(transport, firstError) ?? 'the connection closed'}.`;
+}
+
+async function transportFor(server: McpServerConfig, opts: McpStartOptions, status: McpServerStatus): Promise<Transport> {
+  if (server.transport === 'http') {
+    return new StreamableHTTPClientTransport(new URL(server.http.url), { requestInit: { headers: server.http.headers ?? {} } });
+  }
+  const { command, args = [], env = {}, sandbox } = server.stdio;
+  // The real path: the sandbox makes exactly that folder writable.
+  const projectDir = await fs.promises.realpath(opts.projectDir);
+  const launch = await sandboxedLaunch([command, ...args], {
+    cwd: projectDir,
+    sandbox: sandbox !== false,
+    passEnv: opts.passEnv,
+    extraEnv: env,
+  });
+  status.sandboxed = launch.sandboxed;
+  return new ProcessTransport(launch, projectDir);
+}
+
+async function handshake(client: Client, transport: Transport, timeoutMs: number): Promise<McpToolInfo[]> {
+  await client.connect(transport, { timeout: timeoutMs });
+  const tools: McpToolInfo[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await client.listTools(cursor === undefined ? undefined : { cursor }, { timeout: timeoutMs });
+    tools.push(...page.tools);
+    cursor = page.nextCursor;
+  } while (cursor !== undefined && tools.length < MAX_TOOLS_PER_SERVER);
+  return tools.slice(0, MAX_TOOLS_PER_SERVER);
+}
+
+class StartupTimeout extends Error {}
+
+/** The whole start (spawn or connect, handshake, listing) within one bound, whatever part hangs. */
+async function withinDeadline<T>(ms: number, work: () => Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new StartupTimeout(`it did not answer within ${ms / 1000} s`)), ms);
+  });
+  try {
+    return await Promise.race([work(), expired]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function failureReason(err: unknown, transport: Transport | null, firstError: Error | null): string {
+  // After a timeout the errors of the closing connection say nothing new; output that is not MCP does.
+  if (err instanceof StartupTimeout) return firstError instanceof NotMcpError ? firstError.message : err.message;
+  const spawnFailure = (err as NodeJS.ErrnoException).code === 'ENOENT' && transport instanceof ProcessTransport;
+  if (spawnFailure) return `its command was not found (${errorMessage(err)})`;
+  return exitReason(transport, firstError) ?? errorMessage(err);
+}
+
+/** Why a stdio server ended (its exit and the end of its stderr), or the transport's first error. */
+function exitReason(transport: Transport | null, firstError: Error | null): string | null {
+  if (firstError instanceof NotMcpError) return firstError.message;
+  if (transport instanceof ProcessTransport && transport.exitDescription()) {
+    const tail = transport.stderrTail().split('\n').at(-1);
+    return `it exited (${transport.exitDescription()})${tail ? `: ${tail}` : ''}`;
+  }
+  return firstError?.message ?? null;
+}

@@ -1,0 +1,56 @@
+/**
+ * What `loom --import-from` remembers between runs (docs/DESIGN.md#importing-from-other-agents):
+ * the files it read (size, mtime, hash), and for each Loom session it wrote, the source
+ * session it came from and the keys of the source entries in its transcript.
+ */
+import type Database from 'better-sqlite3';
+import { prepared } from './statements';
+
+export interface ImportFileRecord {
+  size: number;
+  mtimeMs: number;
+  hash: string;
+}
+
+export interface ImportBranchRecord {
+  sessionId: string;
+  /** Keys of the source entries the transcript holds, root to tip (a fork's include the shared ones). */
+  keys: string[];
+  /** The transcript length when the import last wrote to it. */
+  messageCount: number;
+}
+
+export class ImportRecords {
+  constructor(private readonly db: Database.Database) {}
+
+  file(source: string, path: string): ImportFileRecord | undefined {
+    const row = prepared(this.db, 'SELECT size, mtime_ms, hash FROM import_files WHERE source = ? AND path = ?').get(source, path) as
+      { size: number; mtime_ms: number; hash: string } | undefined;
+    return row && { size: row.size, mtimeMs: row.mtime_ms, hash: row.hash };
+  }
+
+  saveFile(source: string, path: string, record: ImportFileRecord): void {
+    prepared(
+      this.db,
+      `INSERT INTO import_files (source, path, size, mtime_ms, hash) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT (source, path) DO UPDATE SET size = excluded.size, mtime_ms = excluded.mtime_ms, hash = excluded.hash`,
+    ).run(source, path, record.size, record.mtimeMs, record.hash);
+  }
+
+  /** The Loom sessions written for one source session, oldest first. */
+  branches(source: string, sourceId: string): ImportBranchRecord[] {
+    const rows = prepared(this.db, 'SELECT session_id, keys, message_count FROM import_branches WHERE source = ? AND source_id = ? ORDER BY rowid').all(
+      source,
+      sourceId,
+    ) as { session_id: string; keys: string; message_count: number }[];
+    return rows.map((row) => ({ sessionId: row.session_id, keys: row.keys ? row.keys.split('\n') : [], messageCount: row.message_count }));
+  }
+
+  saveBranch(source: string, sourceId: string, branch: ImportBranchRecord): void {
+    prepared(
+      this.db,
+      `INSERT INTO import_branches (session_id, source, source_id, keys, message_count) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT (session_id) DO UPDATE SET keys = excluded.keys, message_count = excluded.message_count`,
+    ).run(branch.sessionId, source, sourceId, branch.keys.join('\n'), branch.messageCount);
+  }
+}

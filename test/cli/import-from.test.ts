@@ -1,0 +1,110 @@
+/**
+ * `loom --import-from` end to end: the built command against fixture folders laid out as
+ * each tool lays out its own, a real loom.db, and what the user then sees through the other
+ * lifecycle commands (search, --info, --export, --list-sessions).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { CLAUDE_SESSION, claudeBranch, claudeGrowth, claudeMain, claudeSidechain, jsonl, piLinear, writeFile } from '../import/fixtures';
+import { buildLoom, expectOneErrorLine, makeTempDir, removeDir, runLoom } from './run-loom';
+
+let dir: string;
+let home: string;
+const loom = (...args: string[]) => runLoom([...args, '--data-dir', path.join(dir, 'data')], { env: { HOME: home } });
+
+beforeAll(buildLoom, 120_000);
+beforeEach(() => {
+  dir = makeTempDir('loom-import-from-');
+  home = path.join(dir, 'home');
+  fs.mkdirSync(home);
+});
+afterEach(() => removeDir(dir));
+
+/** Claude Code's layout under the temp home: one project folder with a session and a sub-agent file. */
+function claudeProjects(): { root: string; file: string } {
+  const root = path.join(home, '.claude', 'projects');
+  const file = writeFile(path.join(root, '-home-ada-lexer', `${CLAUDE_SESSION}.jsonl`), jsonl([...claudeMain(), ...claudeBranch()]));
+  writeFile(path.join(root, '-home-ada-lexer', 'agent-c0ffee01.jsonl'), jsonl(claudeSidechain()));
+  return { root, file };
+}
+
+describe('loom --import-from', () => {
+  it('imports from the default location, says which, refuses the malformed line with file:line, and changes none of the files', async () => {
+    const { root, file } = claudeProjects();
+    const before = fs.statSync(file);
+    const run = await loom('--import-from', 'claude-code');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe(
+      `Imported from claude-code (${root}, its default location): 2 files (2 new sessions, 0 grown, 1 new fork, 12 messages added); ` +
+        'files skipped: 0 unchanged, 1 refused (listed above), 1 tool call without a result closed; not understood, skipped: claude-code entry type "future-entry-kind" ×1.\n',
+    );
+    expect(run.stderr).toBe(`loom: ${file}:8: not valid JSON, skipped\n`);
+    const after = fs.statSync(file);
+    expect([after.size, after.mtimeMs]).toEqual([before.size, before.mtimeMs]);
+  });
+
+  it('a second import adds nothing; a grown session gets only its new messages', async () => {
+    const { file } = claudeProjects();
+    await loom('--import-from', 'claude-code');
+    const listed = (await loom('--list-sessions')).stdout;
+
+    const again = await loom('--import-from', 'claude-code');
+    expect(again.stdout).toMatch(/: 2 files \(0 new sessions, 0 grown, 0 new forks, 0 messages added\); files skipped: 2 unchanged\.\n$/);
+    expect(again.stderr).toBe('');
+    expect((await loom('--list-sessions')).stdout).toBe(listed);
+
+    fs.appendFileSync(file, jsonl(claudeGrowth()));
+    const grown = await loom('--import-from', 'claude-code', path.dirname(file));
+    expect(grown.stdout).toContain('(0 new sessions, 1 grown, 0 new forks, 2 messages added)');
+  });
+
+  it('search, --info, --export and --list-sessions reach the imported sessions', async () => {
+    claudeProjects();
+    await loom('--import-from', 'claude-code');
+    const hits = JSON.parse((await loom('--search', 'zebra', '--json')).stdout) as { id: string; title: string; parent_id: string | null }[];
+    const main = hits.find((hit) => hit.parent_id === null);
+    expect(main?.title).toBe('Lexer zebra fix');
+    const id = main?.id ?? '';
+
+    const info = (await loom('--info', id)).stdout;
+    expect(info).toMatch(/^Status: +saved$/m);
+    expect(info).toMatch(/^Model: +claude-sonnet-4-5$/m);
+    expect(info).toMatch(/^Folder: +\/home\/ada\/lexer$/m);
+    expect(info).toMatch(/^Transcript: +7 messages$/m);
+    expect(info).toMatch(/^Compactions: +1$/m);
+
+    const exported = JSON.parse((await loom('--export', id)).stdout) as {
+      session: { transcript: { role: string; content: string | null }[]; compactions: unknown[] };
+    };
+    expect(exported.session.transcript.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'tool', 'assistant', 'user', 'assistant']);
+    expect(exported.session.compactions).toHaveLength(1);
+    expect((await loom('--export', id, '--format', 'markdown')).stdout).toContain('Fixed: quoted zebra tokens are no longer skipped.');
+
+    expect((await loom('--list-sessions')).stdout).toContain('Sub-agent c0ffee01: Explore the tokenizer tables');
+  });
+
+  it('pi and codex read their own default locations; a missing one is one clear line', async () => {
+    writeFile(path.join(home, '.pi/agent/sessions/--home-ada-notes--/2025-11-20_x.jsonl'), jsonl(piLinear()));
+    const pi = await loom('--import-from', 'pi');
+    expect(pi.stdout).toContain(`Imported from pi (${path.join(home, '.pi/agent/sessions')}, its default location): 1 file (1 new session`);
+
+    const codex = await loom('--import-from', 'codex');
+    expect(codex.code).toBe(1);
+    expect(expectOneErrorLine(codex)).toBe(`loom: Nothing to import: ${path.join(home, '.codex/sessions')} does not exist.`);
+  });
+
+  it('refuses an unknown source, opencode without a PATH, and two PATHs, as usage mistakes', async () => {
+    const unknown = await loom('--import-from', 'goose');
+    expect(unknown.code).toBe(2);
+    expect(expectOneErrorLine(unknown)).toBe("loom: --import-from takes a source: claude-code, codex, pi, opencode; got 'goose'.");
+
+    const opencode = await loom('--import-from', 'opencode');
+    expect(opencode.code).toBe(2);
+    expect(expectOneErrorLine(opencode)).toMatch(/^loom: --import-from opencode needs a PATH: .*`opencode export <id> > session\.json`/);
+
+    const two = await loom('--import-from', 'pi', 'a', 'b');
+    expect(two.code).toBe(2);
+    expect(fs.existsSync(path.join(dir, 'data', 'loom.db'))).toBe(false);
+  });
+});

@@ -1,0 +1,83 @@
+/**
+ * `loom`'s lifecycle commands start at once because they never load the heavy code
+ * (docs/ARCHITECTURE.md#the-node-build): the built command runs with a loader hook that
+ * records every file it loads, and each chunk of dist/ is told apart by its source map.
+ */
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { SessionStore } from '../../src/core/store/session-store';
+import { BIN, buildLoom, makeTempDir, removeDir } from './run-loom';
+
+const RECORDER = fileURLToPath(new URL('./load-recorder/register.mjs', import.meta.url));
+/** What only chatting (or changing a session) needs: the engine and agent, the model client, MCP, zod, tree-sitter, the HTML tooling. */
+const HEAVY = [
+  /src\/core\/engine\.ts$/,
+  /src\/core\/agent\//,
+  /src\/core\/mcp\//,
+  /node_modules\/(openai|@modelcontextprotocol|zod|web-tree-sitter|html-to-text)\//,
+];
+
+let dir: string;
+
+/** The source files bundled into the dist/ files one `loom` run loaded. */
+async function sourcesLoadedBy(args: string[]): Promise<string[]> {
+  const log = path.join(dir, 'loaded.log');
+  fs.rmSync(log, { force: true });
+  const env = { PATH: process.env.PATH ?? '', HOME: dir, LOOM_LOAD_LOG: log };
+  await promisify(execFile)(process.execPath, ['--import', RECORDER, BIN, ...args, '--data-dir', dir], { env });
+  const files = fs
+    .readFileSync(log, 'utf8')
+    .split('\n')
+    .filter((url) => url.startsWith('file:') && url.includes('/dist/'))
+    .map((url) => fileURLToPath(url));
+  return files.flatMap((file) => (JSON.parse(fs.readFileSync(`${file}.map`, 'utf8')) as { sources: string[] }).sources);
+}
+
+const heavyIn = (sources: string[]) => sources.filter((source) => HEAVY.some((pattern) => pattern.test(source)));
+
+beforeAll(buildLoom, 120_000);
+
+beforeEach(() => {
+  dir = makeTempDir();
+  const store = SessionStore.open(dir);
+  const session = store.create({ title: 'Parser fix' });
+  store.appendMessage(session.id, { role: 'user', content: 'The tokenizer crashes on unicode input.' });
+  store.close();
+});
+
+afterEach(() => removeDir(dir));
+
+describe('loom lifecycle commands load only what they need', () => {
+  it.each([['--list-sessions'], ['--search', 'tokenizer'], ['--version'], ['--doctor']])(
+    '%s loads no agent, model client, MCP nor zod code',
+    async (...args) => {
+      const sources = await sourcesLoadedBy(args);
+      expect(sources).toContainEqual(expect.stringMatching(/src\/cli\/main\.ts$/));
+      expect(heavyIn(sources)).toEqual([]);
+    },
+  );
+
+  it('--info and --export read the store without the engine', async () => {
+    const id = await sessionId();
+    expect(heavyIn(await sourcesLoadedBy(['--info', id]))).toEqual([]);
+    expect(heavyIn(await sourcesLoadedBy(['--export', id]))).toEqual([]);
+  });
+
+  it('a command that changes a session still goes through the engine (and so its lease rule)', async () => {
+    const sources = await sourcesLoadedBy(['--rename', await sessionId(), 'Lexer fix']);
+    expect(sources).toContainEqual(expect.stringMatching(/src\/core\/engine\.ts$/));
+  });
+});
+
+async function sessionId(): Promise<string> {
+  const store = SessionStore.open(dir);
+  try {
+    return store.list()[0].id;
+  } finally {
+    store.close();
+  }
+}
