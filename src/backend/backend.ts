@@ -85,7 +85,8 @@ export function openBackend(options: BackendOptions): Backend {
     stopWatching();
     try {
       engine.close();
-      await Promise.all([drained, engine.mcpServersClosed()]);
+      // Servers still starting are stopped once started (mcpStarted covers that), the others now.
+      await Promise.all([drained, mcpStarted, engine.mcpServersClosed()]);
     } finally {
       store.close();
     }

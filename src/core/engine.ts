@@ -433,7 +433,8 @@ export class LoomEngine {
       clientVersion,
     });
     if (this.closedAll) {
-      void mcp.close();
+      // Closed while they started: stopped here, so whoever waits for the start waits for this too.
+      await mcp.close();
     } else {
       this.mcp = mcp;
       this.tools = [...this.tools, ...mcp.tools()];

@@ -17,11 +17,11 @@ describe('export file names', () => {
   const titled = (title: string | null, summary: string | null = null) => ({ id: '0123456789abcdef', title, summary });
 
   it('use the title, else the listing summary, else the id prefix, with unsafe characters replaced', () => {
-    expect(exportFileName(titled('Heron notes'))).toBe('Heron notes.json');
+    expect(exportFileName(titled('Heron notes'))).toBe('Heron notes.loom');
     expect(exportFileName(titled(null, 'Naming a heron'), 'html')).toBe('Naming a heron.html');
-    expect(exportFileName(titled(null))).toBe('Session 01234567.json');
-    expect(exportFileName(titled('a/b\\c:d*e?f"g<h>i|j'))).toBe('a_b_c_d_e_f_g_h_i_j.json');
-    expect(exportFileName(titled('..'))).toBe('session.json');
+    expect(exportFileName(titled(null))).toBe('Session 01234567.loom');
+    expect(exportFileName(titled('a/b\\c:d*e?f"g<h>i|j'))).toBe('a_b_c_d_e_f_g_h_i_j.loom');
+    expect(exportFileName(titled('..'))).toBe('session.loom');
     expect(exportFileName(titled(' .hidden. '), 'markdown')).toBe('hidden.md');
     expect(exportFileName(titled('x'.repeat(300))).length).toBe(125);
   });
