@@ -94,7 +94,10 @@ export function Composer({ chat, busy, disabled }: ComposerProps) {
         disabled={disabled}
         onClick={() => picker.current?.click()}
       >
-        <span aria-hidden="true">📎</span>
+        {/* Drawn, not an emoji: a system without an emoji font showed an empty box. */}
+        <svg aria-hidden="true" viewBox="0 0 24 24" width="18" height="18" fill="none" stroke="currentColor" strokeWidth="2" strokeLinecap="round">
+          <path d="M21 12.5l-8.5 8.5a5 5 0 0 1-7-7L14 5.5a3.5 3.5 0 0 1 5 5L10.5 19a2 2 0 0 1-3-3L15 8.5" />
+        </svg>
       </button>
       <input
         ref={picker}
