@@ -437,7 +437,9 @@ export class LoomEngine {
       await mcp.close();
     } else {
       this.mcp = mcp;
-      this.tools = [...this.tools, ...mcp.tools()];
+      // Loom's own list stays the same array when there is nothing to add (a tool registered later is still offered).
+      const offered = mcp.tools();
+      if (offered.length > 0) this.tools = [...this.tools, ...offered];
     }
     return mcp;
   }

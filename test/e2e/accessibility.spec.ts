@@ -216,7 +216,7 @@ const SCREENS: Screen[] = [
         data.items.add(new dom.File(['{}'], 'session.json', { type: 'application/json' }));
         sidebar.dispatchEvent(new dom.DragEvent('dragover', { dataTransfer: data, bubbles: true, cancelable: true }));
       });
-      await expect(page.getByRole('status').filter({ hasText: 'Drop Loom session exports' })).toBeVisible();
+      await expect(page.getByRole('status').filter({ hasText: 'Drop Loom session files' })).toBeVisible();
     },
   },
   {

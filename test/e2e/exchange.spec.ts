@@ -258,7 +258,7 @@ test('files dropped or pasted on the message box are attached, not imported; a b
   const chips = page.getByRole('list', { name: 'Attached files' });
   await expect(chips.getByRole('listitem')).toHaveText([/log\.txt/, /screenshot\.png/]);
   await expect(page.getByText('"app.exe" is not a text file; only text files and PNG, JPEG, GIF or WebP images can be attached.')).toBeVisible();
-  await expect(page.getByRole('status').filter({ hasText: 'Drop Loom session exports' })).toHaveCount(0);
+  await expect(page.getByRole('status').filter({ hasText: 'Drop Loom session files' })).toHaveCount(0);
   expect(loom.store.list().length).toBe(before);
 
   // Files alone can be sent, without words.
