@@ -9,7 +9,7 @@ import { DEFAULTS, PERMISSION_MODES, type LoomConfig, type PermissionMode } from
 import { LoomError } from '../core/errors';
 import { resolveDataDir } from '../core/paths';
 import { IMPORT_SOURCES, type ImportSourceName } from '../core/import/source-names';
-import { EXPORT_FORMATS, type ExportFormat } from '../core/store/export-formats';
+import { EXPORT_FORMATS, type ExportFormat } from '../shared/export-name';
 import { ENV_VAR_NAME } from '../shared/settings';
 
 export type LifecycleAction =

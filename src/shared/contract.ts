@@ -11,6 +11,7 @@ import { z } from 'zod';
 import { APPROVAL_ANSWERS, type SessionGrant } from './approvals';
 import { IMAGE_TYPE_NAMES, IMAGE_TYPES, MAX_ATTACHMENT_NAME, MAX_ATTACHMENTS, MAX_IMAGE_DATA_URL_CHARS, MAX_TEXT_FILE_CHARS } from './attachments';
 import type { EngineEvent, PendingRequest } from './engine-events';
+import { EXPORT_FORMATS } from './export-name';
 import type { McpOverview } from './mcp';
 import { ENV_VAR_NAME, PERMISSION_MODES, THEMES, type Settings } from './settings';
 import type {
@@ -32,8 +33,7 @@ export type { McpOverview, McpServerStatus } from './mcp';
 export type { BranchPoint, ConnectionReport, MessageFacts, ModelChange, SessionFamily } from './types';
 export { PERMISSION_MODES, THEMES, type PermissionMode, type Settings, type Theme } from './settings';
 
-export const EXPORT_FORMATS = ['json', 'markdown', 'html'] as const;
-export type ExportFormat = (typeof EXPORT_FORMATS)[number];
+export { EXPORT_FORMATS, type ExportFormat } from './export-name';
 
 /** Most sessions (or search hits) one page of the sidebar may carry. */
 export const MAX_LIST_PAGE = 500;

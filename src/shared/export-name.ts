@@ -7,7 +7,11 @@
 /** The JSON export is a Loom session file: `.loom`, which the desktop app opens (docs/RELEASING.md). */
 const EXTENSIONS = { json: 'loom', markdown: 'md', html: 'html' } as const;
 
-export function exportFileName(meta: { id: string; title: string | null; summary: string | null }, format: keyof typeof EXTENSIONS = 'json'): string {
+/** The formats a session exports to; here, apart from the contract, so the `loom` command reads them without zod. */
+export const EXPORT_FORMATS = ['json', 'markdown', 'html'] as const;
+export type ExportFormat = (typeof EXPORT_FORMATS)[number];
+
+export function exportFileName(meta: { id: string; title: string | null; summary: string | null }, format: ExportFormat = 'json'): string {
   const name = meta.title || meta.summary || `Session ${meta.id.slice(0, 8)}`;
   const safe = name
     .replace(/[\\/:*?"<>|\u0000-\u001f\u007f]/g, '_')

@@ -2,7 +2,7 @@ import { toolText, userParts } from '../../shared/fences';
 import type { ChatMessage, Compaction, MessageFacts, ModelChange, SessionRecord } from '../../shared/types';
 import { isImageDataUrl } from '../security/image-data';
 import { redactSecrets } from '../security/secrets';
-import type { ExportFormat } from './export-formats';
+import type { ExportFormat } from '../../shared/export-name';
 
 export const EXPORT_FORMAT = 'loom-session';
 /**

@@ -23,7 +23,7 @@ import {
 import { LoomError } from '../errors';
 import { openDatabase, type OpenOptions } from './db';
 import { renderExport, type TreeFields } from './export';
-import { EXPORT_FORMATS, type ExportFormat } from './export-formats';
+import { EXPORT_FORMATS, type ExportFormat } from '../../shared/export-name';
 import type { ExportedSession, ParsedExport } from './export-schema';
 import { LeaseKeeper, defaultOwner, inUseError, type Lease } from './leases';
 import { derive, sameMessages, startFor } from './context-start';
