@@ -10,7 +10,8 @@ import { fileURLToPath } from 'node:url';
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const electronDir = path.join(root, 'node_modules/electron');
-const nativeFile = path.join(root, '.electron-native/better_sqlite3.node');
+/** Where `npm start` and the desktop tests find the Electron build of better-sqlite3. */
+export const nativeFile = path.join(root, '.electron-native/better_sqlite3.node');
 
 /** Fetches what is missing; returns why the desktop app cannot have it, or null. */
 export function fetchElectron() {

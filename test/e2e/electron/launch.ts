@@ -8,23 +8,14 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { _electron as electron, expect, test, type ElectronApplication, type Page } from '@playwright/test';
+import { electronBinary, nativeFile, root } from '../../../scripts/electron-setup.mjs';
 import { startScriptedServer, type ScriptedServer } from '../../support/scripted-server';
 
-export const root = path.resolve('.');
-const electronDir = path.join(root, 'node_modules/electron');
-
-export function electronBinary(): string | null {
-  try {
-    const binary = path.join(electronDir, 'dist', fs.readFileSync(path.join(electronDir, 'path.txt'), 'utf8').trim());
-    return fs.existsSync(binary) ? binary : null;
-  } catch {
-    return null;
-  }
-}
+export { electronBinary, root };
 
 function whyNot(): string | null {
   if (!electronBinary()) return 'no Electron binary (npm start fetches it where the network allows)';
-  if (!fs.existsSync(path.join(root, '.electron-native/better_sqlite3.node'))) return 'no Electron build of better-sqlite3 in .electron-native/';
+  if (!fs.existsSync(nativeFile)) return 'no Electron build of better-sqlite3 in .electron-native/';
   if (process.platform === 'linux' && !process.env.DISPLAY && !process.env.WAYLAND_DISPLAY) return 'no display';
   return null;
 }
