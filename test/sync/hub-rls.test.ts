@@ -7,13 +7,15 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { parseHubUrl } from '../../src/core/sync/hub-connection';
 import { initHub } from '../../src/core/sync/hub-init';
+import { bodyHash, hubSessionSql, TEST_DEVICE } from '../support/hub-sessions';
 import { describeWithHub, startTestCluster, type TestCluster } from '../support/postgres';
 
 const PRIVATE = '11111111-1111-4111-8111-111111111111';
 const SHARED = '22222222-2222-4222-8222-222222222222';
-const DEVICE = '33333333-3333-4333-8333-333333333333';
 const PASSWORDS = { alice: 'alice-pw-71', bob: 'bob-pw-72', carol: 'carol-pw-73' } as const;
 type User = keyof typeof PASSWORDS;
+const PRIVATE_WORDS = 'the private payroll figures';
+const PRIVATE_HASH = bodyHash(PRIVATE_WORDS);
 
 let cluster: TestCluster;
 
@@ -24,14 +26,10 @@ async function as(user: User, sql: string): Promise<string[]> {
   return result.stdout.split('\n').filter(Boolean);
 }
 
-/** A session of alice's with one message whose body holds `words`, and one record. */
+/** A session of alice's with one message, and one record. */
 function aliceSession(id: string, title: string, words: string, seq: number): string {
-  const hash = `hash-${title.toLowerCase().replace(/\W+/g, '-')}`;
-  return `
-    INSERT INTO loom.sessions (id, created_at, title, origin_device, hub_seq) VALUES ('${id}', '2026-11-30T10:00:00Z', '${title}', '${DEVICE}', ${seq});
-    INSERT INTO loom.bodies (hash, body, search) VALUES ('${hash}', '{"role":"user","content":"${words}"}', to_tsvector('english', '${words}'));
-    INSERT INTO loom.entries (session_id, seq, body_hash, device_id, device_seq, hub_seq) VALUES ('${id}', 1, '${hash}', '${DEVICE}', ${seq}, ${seq});
-    INSERT INTO loom.records (device_id, device_seq, session_id, kind, body, hub_seq) VALUES ('${DEVICE}', ${seq + 100}, '${id}', 'model_change', '{}', ${seq});`;
+  return `${hubSessionSql({ id, title, messages: [words], seq })}
+    INSERT INTO loom.records (device_id, device_seq, session_id, kind, body, hub_seq) VALUES ('${TEST_DEVICE}', ${seq + 100}, '${id}', 'model_change', '{}', ${seq});`;
 }
 
 describeWithHub('row-level security on the hub, checked with psql under each role', () => {
@@ -44,7 +42,7 @@ describeWithHub('row-level security on the hub, checked with psql under each rol
     await as(
       'alice',
       `BEGIN;
-       ${aliceSession(PRIVATE, 'Salary review', 'the private payroll figures', 1)}
+       ${aliceSession(PRIVATE, 'Salary review', PRIVATE_WORDS, 1)}
        ${aliceSession(SHARED, 'Parser fix', 'the tokenizer crashed on unicode', 2)}
        INSERT INTO loom.shares (session_id, team, hub_seq) VALUES ('${SHARED}', 'core', 3);
        UPDATE loom.clock SET seq = 3;
@@ -70,9 +68,10 @@ describeWithHub('row-level security on the hub, checked with psql under each rol
   });
 
   it("bob cannot read alice's private body even knowing its hash, nor find it by full-text search", async () => {
-    expect(await as('bob', `SELECT body FROM loom.bodies WHERE hash = 'hash-salary-review'`)).toEqual([]);
+    expect(await as('alice', `SELECT count(*) FROM loom.bodies WHERE hash = '${PRIVATE_HASH}'`)).toEqual(['1']);
+    expect(await as('bob', `SELECT body FROM loom.bodies WHERE hash = '${PRIVATE_HASH}'`)).toEqual([]);
     expect(await as('bob', `SELECT hash FROM loom.bodies WHERE search @@ to_tsquery('english', 'payroll')`)).toEqual([]);
-    expect(await as('bob', `SELECT count(*) FROM loom.entries WHERE body_hash = 'hash-salary-review'`)).toEqual(['0']);
+    expect(await as('bob', `SELECT count(*) FROM loom.entries WHERE body_hash = '${PRIVATE_HASH}'`)).toEqual(['0']);
   });
 
   it("bob reads his own team memberships only, not the other members'", async () => {
@@ -84,10 +83,10 @@ describeWithHub('row-level security on the hub, checked with psql under each rol
     expect(await as('bob', `DELETE FROM loom.entries WHERE session_id = '${SHARED}' RETURNING seq`)).toEqual([]);
     expect(await as('bob', `DELETE FROM loom.sessions WHERE id = '${SHARED}' RETURNING id`)).toEqual([]);
     await expect(
-      as('bob', `INSERT INTO loom.sessions (id, owner, created_at, origin_device, hub_seq) VALUES (gen_random_uuid(), 'alice', 'now', '${DEVICE}', 9)`),
+      as('bob', `INSERT INTO loom.sessions (id, owner, created_at, origin_device, hub_seq) VALUES (gen_random_uuid(), 'alice', 'now', '${TEST_DEVICE}', 9)`),
     ).rejects.toThrow(/row-level security/);
     await expect(
-      as('bob', `INSERT INTO loom.entries (session_id, seq, body_hash, device_id, device_seq, hub_seq) VALUES ('${SHARED}', 2, 'x', '${DEVICE}', 50, 9)`),
+      as('bob', `INSERT INTO loom.entries (session_id, seq, body_hash, device_id, device_seq, hub_seq) VALUES ('${SHARED}', 2, 'x', '${TEST_DEVICE}', 50, 9)`),
     ).rejects.toThrow(/row-level security/);
     expect(await as('alice', `SELECT title FROM loom.sessions WHERE id = '${SHARED}'`)).toEqual(['Parser fix']);
     expect(await as('alice', `SELECT count(*) FROM loom.entries`)).toEqual(['2']);
