@@ -135,8 +135,14 @@ const READABLE_SESSION = `(owner = current_user OR EXISTS (
 /** A row hanging off a session (entries, records) is readable when its session is: the sessions policy applies inside. */
 const readableWithSession = (table: string) => `EXISTS (SELECT 1 FROM loom.sessions s WHERE s.id = ${table}.session_id)`;
 
-/** Written only into the writer's own sessions. */
-const ownSession = (table: string) => `EXISTS (SELECT 1 FROM loom.sessions s WHERE s.id = ${table}.session_id AND s.owner = current_user)`;
+/**
+ * Written only into the writer's own sessions. A function, not an inline EXISTS: the
+ * sessions policy reads shares, so a shares policy reading sessions directly would be a
+ * policy cycle (PostgreSQL refuses it); the function's query gets the sessions policy
+ * applied on its own, as the calling role.
+ */
+const OWN_SESSION_FUNCTION = `CREATE FUNCTION loom.is_own_session(session uuid) RETURNS boolean LANGUAGE sql STABLE AS $$
+  SELECT EXISTS (SELECT 1 FROM loom.sessions s WHERE s.id = session AND s.owner = current_user) $$`;
 
 const OWN = 'owner = current_user';
 
@@ -170,8 +176,8 @@ const POLICIES = [
 
   ...(['entries', 'records'] as const).flatMap((table) => [
     `CREATE POLICY ${table}_read ON loom.${table} FOR SELECT TO loom_user USING (${readableWithSession(table)})`,
-    `CREATE POLICY ${table}_insert ON loom.${table} FOR INSERT TO loom_user WITH CHECK (${OWN} AND ${ownSession(table)})`,
-    `CREATE POLICY ${table}_update ON loom.${table} FOR UPDATE TO loom_user USING (${OWN}) WITH CHECK (${OWN} AND ${ownSession(table)})`,
+    `CREATE POLICY ${table}_insert ON loom.${table} FOR INSERT TO loom_user WITH CHECK (${OWN} AND loom.is_own_session(session_id))`,
+    `CREATE POLICY ${table}_update ON loom.${table} FOR UPDATE TO loom_user USING (${OWN}) WITH CHECK (${OWN} AND loom.is_own_session(session_id))`,
     `CREATE POLICY ${table}_delete ON loom.${table} FOR DELETE TO loom_user USING (${OWN})`,
   ]),
 
@@ -184,14 +190,16 @@ const POLICIES = [
   // Shares: read by the owner and the team's members; made only by the session's owner, for a team the owner is in.
   `CREATE POLICY shares_read ON loom.shares FOR SELECT TO loom_user USING (${OWN} OR team IN (
      SELECT tm.team FROM loom.team_members tm WHERE tm.member = current_user))`,
-  `CREATE POLICY shares_insert ON loom.shares FOR INSERT TO loom_user WITH CHECK (${OWN} AND ${ownSession('shares')} AND team IN (
+  `CREATE POLICY shares_insert ON loom.shares FOR INSERT TO loom_user WITH CHECK (${OWN} AND loom.is_own_session(session_id) AND team IN (
      SELECT tm.team FROM loom.team_members tm WHERE tm.member = current_user))`,
-  `CREATE POLICY shares_update ON loom.shares FOR UPDATE TO loom_user USING (${OWN}) WITH CHECK (${OWN} AND team IN (
+  `CREATE POLICY shares_update ON loom.shares FOR UPDATE TO loom_user USING (${OWN}) WITH CHECK (${OWN} AND loom.is_own_session(session_id) AND team IN (
      SELECT tm.team FROM loom.team_members tm WHERE tm.member = current_user))`,
   `CREATE POLICY shares_delete ON loom.shares FOR DELETE TO loom_user USING (${OWN})`,
 ];
 
-export const HUB_MIGRATIONS: readonly HubMigration[] = [{ version: 1, statements: [...TABLES, ...TEAM_MEMBER_TRIGGER, ...GRANTS, ...POLICIES] }];
+export const HUB_MIGRATIONS: readonly HubMigration[] = [
+  { version: 1, statements: [...TABLES, ...TEAM_MEMBER_TRIGGER, OWN_SESSION_FUNCTION, ...GRANTS, ...POLICIES] },
+];
 
 /** The newest hub schema this Loom knows; a hub at a higher version is refused, untouched. */
 export const HUB_SCHEMA_VERSION = HUB_MIGRATIONS[HUB_MIGRATIONS.length - 1].version;
