@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HubError, parseHubUrl, type HubConfig } from '../../src/core/sync/hub-connection';
 import { initHub } from '../../src/core/sync/hub-init';
+import { listenForHubChanges } from '../../src/core/sync/live';
 import { shareSession } from '../../src/core/sync/share';
 import { PUSH_BATCH } from '../../src/core/sync/push';
 import { describeSyncReport, queuedChanges, syncOnce, type SyncReport } from '../../src/core/sync/sync';
@@ -190,6 +191,39 @@ describeWithHub('sync through a PostgreSQL hub', () => {
     expect(report.pushedMessages).toBeGreaterThan(0);
     expect(queuedChanges(laptop)).toBe(0);
     expect(await hubCount(`SELECT count(*) AS n FROM loom.entries WHERE session_id = ANY(ARRAY['${ids.join("','")}']::uuid[])`)).toBe(3_000);
+  });
+
+  it('a listener hears every push, and hears again once a restarted hub is back', async () => {
+    const laptop = openStore();
+    const desktop = openStore();
+    let heard = 0;
+    let wake = () => undefined as void;
+    const next = () => new Promise<void>((resolve) => (wake = resolve));
+    let change = next();
+    const listener = await listenForHubChanges(alice, () => {
+      heard += 1;
+      wake();
+    });
+    try {
+      const s = laptop.create({ messages: [user('live')] });
+      await sync(laptop, alice, 'laptop');
+      await change;
+      expect(heard).toBe(1);
+      change = next();
+      // The test cluster commits asynchronously: flushed first, so the restart keeps what was pushed.
+      await cluster.admin('CHECKPOINT');
+      await cluster.stop();
+      await cluster.start();
+      await change; // reconnected: changes may have been missed meanwhile, so it says so
+      change = next();
+      laptop.appendMessage(s.id, assistant('after the restart'));
+      await sync(laptop, alice, 'laptop');
+      await change;
+      await sync(desktop, alice, 'desktop');
+      expect(texts(desktop, s.id)).toEqual(['live', 'after the restart']);
+    } finally {
+      await listener.close();
+    }
   });
 });
 
