@@ -179,12 +179,11 @@ export class LoomEngine {
 
   /**
    * Sessions from another agent's files (import/run.ts): new ones, and what grew since the
-   * last import; each session written is announced like any other change, and a session
-   * open here is not appended to. Other work (a window's requests, the progress reaching
-   * it) runs between files.
+   * last import; each session written is announced like any other change. Other work (a
+   * window's requests, the progress reaching it) runs between files.
    */
-  async importFrom(request: Omit<ImportRequest, 'onChanged' | 'openHere'>): Promise<ImportSummary> {
-    const steps = importSteps(this.store, { ...request, onChanged: (id) => void this.changed(id), openHere: (id) => this.sessions.has(id) });
+  async importFrom(request: Omit<ImportRequest, 'onChanged'>): Promise<ImportSummary> {
+    const steps = importSteps(this.store, { ...request, onChanged: (id) => void this.changed(id) });
     for (;;) {
       const step = steps.next();
       if (step.done) return step.value;

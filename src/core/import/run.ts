@@ -32,8 +32,6 @@ export interface ImportRequest {
   onProgress?: (done: number, total: number) => void;
   /** Called with each Loom session created or changed, after it is committed. */
   onChanged?: (sessionId: string) => void;
-  /** Sessions this process works in: not appended to behind their back (the file is read again next time). */
-  openHere?: (sessionId: string) => boolean;
 }
 
 export interface ImportSummary {
@@ -64,7 +62,7 @@ export function* importSteps(store: SessionStore, request: ImportRequest): Gener
   const source = importSource(request.source);
   const { location, usedDefault, files } = request;
   const records = new ImportRecords(store.db);
-  const writer = new ImportWriter(store, source.name, request.openHere);
+  const writer = new ImportWriter(store, source.name);
   const summary: ImportSummary = {
     location,
     usedDefault,

@@ -9,7 +9,6 @@
  */
 import type { ChatMessage } from '../../shared/types';
 import { boundaryMessage } from '../context/compactor';
-import { LoomError } from '../errors';
 import { estimateTotal } from '../model/tokens';
 import { ImportRecords, type ImportBranchRecord } from '../store/import-records';
 import type { SessionStore } from '../store/session-store';
@@ -37,8 +36,6 @@ export class ImportWriter {
   constructor(
     private readonly store: SessionStore,
     private readonly source: string,
-    /** Sessions this process works in (LoomEngine's open ones): their agent holds the transcript as it was. */
-    private readonly openHere: (sessionId: string) => boolean = () => false,
   ) {
     this.records = new ImportRecords(store.db);
   }
@@ -88,7 +85,6 @@ export class ImportWriter {
     ) {
       ({ sessionId: id } = best.record);
       from = best.shared;
-      if (this.openHere(id)) throw new LoomError(`Session ${id} is open in Loom; close its tab to import what it gained.`, 'session_in_use');
       this.store.whileFree(id, () => this.append(id, items, from, counts));
       counts.grown++;
       held.splice(held.indexOf(best.record), 1);
