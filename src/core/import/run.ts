@@ -165,10 +165,9 @@ const UNREADABLE: Record<string, string> = {
 
 /** The file itself, or the session files anywhere under the folder, in name order; a missing or unreadable location is refused. */
 function sessionFiles(location: string, isSessionFile: (file: string) => boolean): string[] {
-  let stat: fs.Stats | undefined;
   let entries: fs.Dirent[];
   try {
-    stat = fs.statSync(location, { throwIfNoEntry: false });
+    const stat = fs.statSync(location, { throwIfNoEntry: false });
     if (!stat) throw new LoomError(`Nothing to import: ${location} does not exist.`, 'import_missing');
     if (stat.isFile()) return [location];
     if (!stat.isDirectory()) throw new LoomError(`Cannot import from ${location}: it is neither a file nor a folder.`, 'import_unreadable');
