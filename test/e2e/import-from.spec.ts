@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Page } from '@playwright/test';
-import { CLAUDE_SESSION, claudeBranch, claudeMain, claudeSidechain, jsonl, writeFile } from '../import/fixtures';
+import { CLAUDE_SESSION, claudeBranch, claudeMain, claudeSidechain, codexRollout, jsonl, writeFile } from '../import/fixtures';
 import { expect, openLoom, sidebarRow, test, transcript } from './fixtures';
 
 /** A Claude Code projects folder of the test's own: a session with a rewind and a malformed line, and a sub-agent file. */
@@ -114,5 +114,55 @@ test('a bad path is one line and imports nothing; opencode asks for the file ope
     await expect(page.getByRole('button', { name: 'Import from…' })).toBeFocused();
   } finally {
     fs.rmSync(empty, { recursive: true, force: true });
+  }
+});
+
+/** Codex's sessions folder with `count` rollouts, each a thread of its own. */
+function codexSessions(count: number): string {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'loom-e2e-codex-'));
+  for (let i = 0; i < count; i++) {
+    const lines = (codexRollout() as { type: string; payload: Record<string, unknown> }[]).map((line) =>
+      line.type === 'session_meta' ? { ...line, payload: { ...line.payload, id: `thread-${i}` } } : line,
+    );
+    writeFile(path.join(root, '2025', '12', '01', `rollout-2025-12-01T09-00-00-${String(i).padStart(4, '0')}.jsonl`), jsonl(lines));
+  }
+  return root;
+}
+
+test('a long import: the bar follows each file read, in order, up to the total', async ({ page, loom }) => {
+  const files = 300;
+  const root = codexSessions(files);
+  try {
+    await openLoom(page, loom);
+    await openImportDialog(page);
+    await importDialog(page).getByRole('combobox', { name: 'Source' }).selectOption('codex');
+    // Every value the bar showed, frame by frame (in the page; this Node project has no DOM types).
+    await page.evaluate(() => {
+      const seen: string[] = [];
+      const dom = globalThis as unknown as {
+        document: { querySelector(s: string): { getAttribute(a: string): string | null } | null };
+        requestAnimationFrame(callback: () => void): void;
+      };
+      const tick = () => {
+        const now = dom.document.querySelector('[role="progressbar"]')?.getAttribute('aria-valuenow');
+        if (now && seen.at(-1) !== now) seen.push(now);
+        dom.requestAnimationFrame(tick);
+      };
+      Object.assign(globalThis, { progressSeen: seen });
+      tick();
+    });
+    await importFrom(page, root);
+    await expect(importDialog(page).getByRole('status')).toContainText(`Imported from codex (${root}): ${files} files (${files} new sessions`);
+    await expect(importDialog(page).getByRole('progressbar', { name: 'Import progress' })).toHaveAttribute('aria-valuenow', String(files));
+    const seen = await page.evaluate<string[]>('globalThis.progressSeen');
+    const shown = seen.map(Number);
+    expect(
+      shown.some((done) => done > 0 && done < files),
+      `values shown: ${seen.join(', ')}`,
+    ).toBe(true);
+    expect(shown).toEqual([...shown].sort((a, b) => a - b));
+    expect(loom.store.list()).toHaveLength(files);
+  } finally {
+    fs.rmSync(root, { recursive: true, force: true });
   }
 });
