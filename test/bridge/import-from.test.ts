@@ -7,9 +7,8 @@
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { ImportReport, ImportSourceInfo } from '../../src/shared/contract';
 import type { EngineEvent } from '../../src/shared/engine-events';
 import type { SessionMeta } from '../../src/shared/types';
@@ -19,6 +18,16 @@ import { useModelBackend } from './model-backend';
 
 const ctx = useModelBackend();
 const { call } = ctx;
+
+/** A home folder of the test's own (the backend reads the default locations under os.homedir(), that is $HOME). */
+function stubHome(): string {
+  const home = path.join(ctx.projectDir, '..', 'home');
+  fs.mkdirSync(home);
+  vi.stubEnv('HOME', home);
+  return home;
+}
+
+afterEach(() => void vi.unstubAllEnvs());
 
 /** A Claude Code projects folder: a session with a rewind and a malformed line, and a sub-agent file. */
 function claudeFolder(): { root: string; file: string } {
@@ -38,11 +47,12 @@ const importedRows = () => ctx.backend.store.db.prepare('SELECT COUNT(*) AS n FR
 
 describe('sessions.importSources', () => {
   it('lists every source with its default location under the home folder, and what opencode needs instead', async () => {
+    const home = stubHome();
     const sources = await call<ImportSourceInfo[]>('sessions.importSources', {});
     expect(sources.map((s) => [s.source, s.defaultLocation])).toEqual([
-      ['claude-code', path.join(os.homedir(), '.claude/projects')],
-      ['codex', path.join(os.homedir(), '.codex/sessions')],
-      ['pi', path.join(os.homedir(), '.pi/agent/sessions')],
+      ['claude-code', path.join(home, '.claude/projects')],
+      ['codex', path.join(home, '.codex/sessions')],
+      ['pi', path.join(home, '.pi/agent/sessions')],
       ['opencode', null],
     ]);
     expect(sources[3].noDefault).toContain('opencode export <id>');
@@ -110,15 +120,11 @@ describe('sessions.importFrom', () => {
   });
 
   it('reads a path starting with ~ under the home folder, and refuses a relative one', async () => {
-    const home = fs.realpathSync(os.homedir());
-    const folder = fs.mkdtempSync(path.join(home, 'loom-import-test-'));
-    try {
-      writeFile(path.join(folder, 'rollout-2025-12-01T09-00-00-x.jsonl'), jsonl(codexRollout()));
-      const report = await call<ImportReport>('sessions.importFrom', { importId: 'i', source: 'codex', path: `~/${path.basename(folder)}` });
-      expect(report.summary).toMatch(new RegExp(`^Imported from codex \\(${folder}\\): 1 file \\(1 new session`));
-    } finally {
-      fs.rmSync(folder, { recursive: true, force: true });
-    }
+    const home = stubHome();
+    const folder = path.join(home, 'exported');
+    writeFile(path.join(folder, 'rollout-2025-12-01T09-00-00-x.jsonl'), jsonl(codexRollout()));
+    const report = await call<ImportReport>('sessions.importFrom', { importId: 'i', source: 'codex', path: '~/exported' });
+    expect(report.summary).toMatch(new RegExp(`^Imported from codex \\(${folder}\\): 1 file \\(1 new session`));
     expect(await dispatch(ctx.backend.handlers, 'sessions.importFrom', { importId: 'i', source: 'codex', path: 'sessions' })).toEqual({
       ok: false,
       error: { code: 'usage', message: 'Give the full path of the folder or file to import from (or one starting with ~/), not sessions.' },
