@@ -162,6 +162,8 @@ const attachment = z.discriminatedUnion('kind', [
       .refine((url) => IMAGE_TYPES.some((type) => url.startsWith(`data:${type};base64,`)), `Images are attached as ${IMAGE_TYPE_NAMES} data URLs.`),
   }),
 ]);
+/** Names one window's import in its progress events. */
+const importId = z.string().min(1, 'An import id is required.').max(128, 'The import id is too long.');
 /** A path the user typed: read-only by the importer, kept out of logs; no control characters (a NUL would cut it short). */
 const importPath = z
   .string()
@@ -227,7 +229,7 @@ export const contract = {
    * Imports another agent's sessions from `path` (default: the source's location); progress
    * arrives as `import_progress` events naming `importId`; answers with the summary.
    */
-  'sessions.importFrom': method<ImportReport>()(z.strictObject({ importId: requestId, source: z.enum(IMPORT_SOURCES), path: importPath.optional() })),
+  'sessions.importFrom': method<ImportReport>()(z.strictObject({ importId, source: z.enum(IMPORT_SOURCES), path: importPath.optional() })),
   'sessions.delete': method<{ deleted: string }>()(bySession),
   /** The session's model from its next turn on; recorded (sessions.info's model_changes). */
   'sessions.setModel': method<SessionMeta>()(z.strictObject({ id: sessionId, model: modelName })),
