@@ -1,6 +1,5 @@
 import type Database from 'better-sqlite3';
 import type pg from 'pg';
-import { searchText } from './hub-rows';
 import { confirmPushed, markPushed, readBatch, type OutboxBatch } from './outbox';
 
 /** Outbox rows per hub transaction. */
@@ -142,12 +141,15 @@ async function upsertSessions(client: pg.Client, batch: OutboxBatch, deviceId: s
   );
 }
 
+/** What the hub's full-text index reads of a body: its text and its tool calls' names and arguments (read from the body, not sent twice). */
+const SEARCH_TEXT = `concat_ws(E'\\n', x.body->>'content', x.body->>'tool_text')`;
+
 async function insertBodies(client: pg.Client, batch: OutboxBatch): Promise<void> {
   if (batch.entries.length === 0) return;
-  const unique = new Map(batch.entries.map((e) => [e.body_hash, { hash: e.body_hash, body: e.body, search: searchText(e.body) }]));
+  const unique = new Map(batch.entries.map((e) => [e.body_hash, { hash: e.body_hash, body: e.body }]));
   await client.query(
     `INSERT INTO loom.bodies (hash, body, search)
-     SELECT x.hash, x.body, to_tsvector('english', x.search) FROM jsonb_to_recordset($1::jsonb) AS x(hash text, body jsonb, search text)
+     SELECT x.hash, x.body, to_tsvector('english', ${SEARCH_TEXT}) FROM jsonb_to_recordset($1::jsonb) AS x(hash text, body jsonb)
      ON CONFLICT DO NOTHING`,
     [JSON.stringify([...unique.values()])],
   );

@@ -2,7 +2,7 @@ import type pg from 'pg';
 import type { SessionStore } from '../store/session-store';
 import { applyInbox, emptyCounts, waitingSessions, type ApplyCounts } from './apply';
 import { checkHubSchema, connectHub, describeHub, explainHubError, type HubConfig } from './hub-connection';
-import { pullHub } from './pull';
+import { deviceLabels, pullHub } from './pull';
 import { pushOutbox } from './push';
 import { ensureSyncOn, queuedChanges as queuedRows } from './sync-state';
 
@@ -60,7 +60,7 @@ async function syncWith(client: pg.Client, store: SessionStore, hub: HubConfig, 
   const { hubId } = await checkHubSchema(client);
   const state = ensureSyncOn(store.db, hub.url, hubId);
   const counts = emptyCounts();
-  applyInbox(store, { deviceLabel: options.deviceLabel, labelOf: () => 'another device', isBusy: options.isBusy }, counts);
+  applyInbox(store, { deviceLabel: options.deviceLabel, labelOf: await deviceLabels(client), isBusy: options.isBusy }, counts);
   const pushed = { sessions: new Set<string>(), messages: 0 };
   for (let attempt = 0; ; attempt++) {
     await options.onProgress?.({ phase: 'pull', pushedMessages: pushed.messages });
