@@ -206,6 +206,7 @@ describeWithHub('sync through a PostgreSQL hub', () => {
     }).catch((err: unknown) => err);
     try {
       expect(failure).toBeInstanceOf(HubError);
+      expect((failure as HubError).unreachable).toBe(true);
       expect((failure as HubError).message).not.toContain('alice-pw');
       expect((failure as HubError).message.split('\n')).toHaveLength(1);
       // Turning sync on queued 30 sessions and 3,000 messages; the first batch of 2,000 reached the hub before it stopped.
