@@ -17,23 +17,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
-import { describe } from 'vitest';
 
 const run = promisify(execFile);
 
 export const HUB_OWNER = 'hub_owner';
 export const HUB_OWNER_PASSWORD = 'owner-pw-3f9c';
 export const HUB_DATABASE = 'loom';
-
-/** Why the hub tests do not run here, or undefined when they do (Linux: Debian/Ubuntu's postgresql package). */
-export const HUB_TESTS_SKIP_REASON =
-  process.platform === 'linux' ? undefined : `PostgreSQL hub tests run on Linux only (CI installs the postgresql package there), not on ${process.platform}`;
-
-/** `describe` for a file of hub tests: on other platforms the suite is skipped with its reason in its name, never silently. */
-export function describeWithHub(name: string, body: () => void): void {
-  if (HUB_TESTS_SKIP_REASON) describe.skip(`${name} (skipped: ${HUB_TESTS_SKIP_REASON})`, body);
-  else describe(name, body);
-}
+/** The `postgres` superuser's password over TCP (through the socket it needs none). */
+export const SUPERUSER_PASSWORD = 'superuser-pw-9d2e';
 
 export interface PsqlResult {
   code: number;
@@ -106,7 +97,7 @@ export async function startTestCluster(): Promise<TestCluster> {
   const socketDir = path.join(dir, 'socket');
   const logFile = path.join(dir, 'server.log');
   fs.mkdirSync(socketDir);
-  fs.writeFileSync(path.join(dir, 'pwfile'), 'unused-superuser-pw\n');
+  fs.writeFileSync(path.join(dir, 'pwfile'), `${SUPERUSER_PASSWORD}\n`);
   if (isRoot()) {
     fs.chmodSync(dir, 0o755);
     execFileSync('chown', ['-R', 'postgres:postgres', dir]);

@@ -9,7 +9,8 @@ import { checkHubSchema, connectHub, parseHubUrl } from '../../src/core/sync/hub
 import { initHub } from '../../src/core/sync/hub-init';
 import { HUB_SCHEMA_VERSION } from '../../src/core/sync/hub-schema';
 import { buildLoom, expectOneErrorLine, runLoom } from '../cli/run-loom';
-import { describeWithHub, startTestCluster, type TestCluster } from '../support/postgres';
+import { describeWithHub } from '../support/hub-suite';
+import { startTestCluster, SUPERUSER_PASSWORD, type TestCluster } from '../support/postgres';
 
 let cluster: TestCluster;
 
@@ -145,6 +146,15 @@ describeWithHub('loom --hub-init and connecting to a hub', () => {
     expect(run.code).toBe(1);
     expect(expectOneErrorLine(run)).toBe(
       `loom: Role gina is not a Loom user on the hub at postgres://gina@127.0.0.1:${cluster.port}/loom: its owner adds it with GRANT loom_user TO gina;`,
+    );
+  });
+
+  it('a superuser, whom row-level security does not bind, may not search nor sync', async () => {
+    await initHub(parseHubUrl(cluster.ownerUrl));
+    const run = await runLoom(['--search', 'parser', '--hub', cluster.url('postgres', SUPERUSER_PASSWORD)]);
+    expect(run.code).toBe(1);
+    expect(expectOneErrorLine(run)).toBe(
+      `loom: Role postgres is a superuser on the hub at postgres://postgres@127.0.0.1:${cluster.port}/loom, which row-level security does not bind: sync as a Loom user role.`,
     );
   });
 
