@@ -113,7 +113,7 @@ function describeFailure(hub: HubConfig, err: unknown): { failure: HubFailure; l
     case '42501':
       return { failure: 'refused', line: `The hub at ${hub.url} refused role ${role}: ${message}.` };
   }
-  if (typeof code === 'string' && /CERT|SSL|TLS/i.test(code)) {
+  if (typeof code === 'string' && /CERT|SSL|TLS|UNABLE_TO_|HOSTNAME/.test(code)) {
     return { failure: 'TLS', line: `The hub at ${hub.url} failed the TLS check (${message}); Loom checks its certificate and name (sslmode=verify-full).` };
   }
   if (/does not support SSL/i.test(message)) return { failure: 'TLS', line: `The hub at ${hub.url} does not offer TLS, which Loom needs for it.` };
