@@ -168,6 +168,32 @@ describeWithHub('loom --hub-init and connecting to a hub', () => {
     expect(await hubSnapshot()).toEqual(before);
   });
 
+  it('--hub-add-member puts a Loom user in a team, once; a role that is no Loom user, or a user who is not the owner, is one line', async () => {
+    await initHub(parseHubUrl(cluster.ownerUrl));
+    await cluster.createUser('ivan', 'ivan-pw');
+    await cluster.createUser('jill', 'jill-pw', { loomUser: false });
+    const where = `on the hub 127.0.0.1:${cluster.port}/loom`;
+    const added = await runLoom(['--hub-add-member', cluster.ownerUrl, 'core', 'ivan']);
+    expect(added.stderr).toBe('');
+    expect(added.stdout).toBe(`Added ivan to team core ${where}; they now read the sessions shared with it.\n`);
+    const again = await runLoom(['--hub-add-member', cluster.ownerUrl, 'core', 'ivan']);
+    expect(again.stdout).toBe(`ivan is already in team core ${where}.\n`);
+    const members = await cluster.admin(`SELECT team, member FROM loom.team_members WHERE member = 'ivan'`);
+    expect(members.rows).toEqual([{ team: 'core', member: 'ivan' }]);
+
+    const notUser = await runLoom(['--hub-add-member', cluster.ownerUrl, 'core', 'jill']);
+    expect(notUser.code).toBe(1);
+    expect(expectOneErrorLine(notUser)).toContain('Role jill is not a Loom user on the hub at postgres://hub_owner@');
+    expect(notUser.stderr).toContain('make it one first: GRANT loom_user TO jill;');
+    const unknown = await runLoom(['--hub-add-member', cluster.ownerUrl, 'core', 'nobody']);
+    expect(expectOneErrorLine(unknown)).toContain("CREATE ROLE nobody LOGIN PASSWORD '…' IN ROLE loom_user;");
+
+    const byUser = await runLoom(['--hub-add-member', cluster.url('ivan', 'ivan-pw'), 'core', 'ivan']);
+    expect(byUser.code).toBe(1);
+    expect(expectOneErrorLine(byUser)).toContain('refused role ivan: permission denied for table team_members');
+    expect((await cluster.admin(`SELECT count(*)::int AS n FROM loom.team_members WHERE member IN ('jill', 'nobody')`)).rows).toEqual([{ n: 0 }]);
+  });
+
   it('a URL asking for TLS from a hub that offers none is one line', async () => {
     const run = await runLoom(['--hub-init', `${cluster.ownerUrl}?sslmode=require`]);
     expect(run.code).toBe(1);
