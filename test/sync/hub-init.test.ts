@@ -124,6 +124,18 @@ describeWithHub('loom --hub-init and connecting to a hub', () => {
     }
   });
 
+  it('a hub at an older schema version asks for --hub-init, as a user sees it', async () => {
+    await initHub(parseHubUrl(cluster.ownerUrl));
+    await cluster.createUser('olga', 'olga-pw');
+    await cluster.admin(`UPDATE loom.hub_meta SET value = '0' WHERE key = 'schema_version'`);
+    const search = await runLoom(['--search', 'parser', '--hub', cluster.url('olga', 'olga-pw')]);
+    expect(expectOneErrorLine(search)).toBe(
+      `loom: The hub at postgres://olga@127.0.0.1:${cluster.port}/loom has schema version 0; run loom --hub-init postgres://olga@127.0.0.1:${cluster.port}/loom to bring it to version ${HUB_SCHEMA_VERSION}.`,
+    );
+    // Put back: the init's own upgrade path is the migrations', run from version 0 by the first test.
+    await cluster.admin(`UPDATE loom.hub_meta SET value = '${HUB_SCHEMA_VERSION}' WHERE key = 'schema_version'`);
+  });
+
   it('a wrong password is one line that never shows the password, from the URL or from PGPASSWORD', async () => {
     await initHub(parseHubUrl(cluster.ownerUrl));
     await cluster.createUser('frank', 'right-pw-frank');
