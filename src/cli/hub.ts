@@ -47,7 +47,7 @@ async function hubInit(hub: Parameters<typeof initHub>[0]): Promise<string> {
 }
 
 async function hubSearch(action: Extract<HubAction, { kind: 'hub-search' }>): Promise<string> {
-  const hits = await searchHub(action.hub, action.query, { limit: SEARCH_LIMIT });
+  const hits = await searchHub(action.hub, action.query, { limit: SEARCH_LIMIT, includeArchived: action.includeArchived });
   if (action.json) return JSON.stringify(hits.map(jsonHit), null, 2);
   if (!hits.length) return `No sessions on the hub ${describeHub(action.hub)} match "${action.query}".`;
   return hitTable(hits).join('\n');

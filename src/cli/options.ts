@@ -46,7 +46,7 @@ export interface DoctorAction {
 export type HubAction =
   | { kind: 'hub-init'; hub: HubConfig }
   | { kind: 'hub-add-member'; hub: HubConfig; team: string; member: string }
-  | { kind: 'hub-search'; hub: HubConfig; query: string; json: boolean };
+  | { kind: 'hub-search'; hub: HubConfig; query: string; includeArchived: boolean; json: boolean };
 
 export type CliAction = LifecycleAction | ChatAction | DoctorAction | HubAction;
 
@@ -300,10 +300,15 @@ function toLifecycleAction(raw: RawOptions): LifecycleAction {
 }
 
 function hubSearchAction(raw: RawOptions, env: NodeJS.ProcessEnv): HubAction {
-  if (raw.includeArchived) throw new UsageError('--include-archived does not apply to --search --hub: the hub search covers every session you may read.');
   const url = raw.hub === true ? fromEnv(env, 'LOOM_HUB') : nonEmpty(raw.hub ?? '', '--hub', 'a hub URL');
   if (url === undefined) throw new UsageError('--hub needs a hub URL (--hub postgres://user@host/database), or LOOM_HUB set to one.');
-  return { kind: 'hub-search', hub: hubConfig(url), query: nonEmpty(raw.search ?? '', '--search', 'a query'), json: raw.json ?? false };
+  return {
+    kind: 'hub-search',
+    hub: hubConfig(url),
+    query: nonEmpty(raw.search ?? '', '--search', 'a query'),
+    includeArchived: raw.includeArchived ?? false,
+    json: raw.json ?? false,
+  };
 }
 
 /** `--hub-add-member URL TEAM ROLE`. */
