@@ -103,11 +103,13 @@ describeWithHub('row-level security on the hub, checked with psql under each rol
   });
 
   it("team search's matching function, called straight, returns only what the caller may read", async () => {
-    const search = (word: string) => `SELECT id FROM loom.team_search('${word}', 50, 0, true, 1000) ORDER BY id`;
+    const search = (word: string, reader = 'current_user') => `SELECT id FROM loom.team_search(${reader}, '${word}', 50, 0, true, 1000) ORDER BY id`;
     expect(await as('alice', search('payroll'))).toEqual([PRIVATE]);
     expect(await as('bob', search('payroll'))).toEqual([]);
     expect(await as('bob', search('tokenizer'))).toEqual([SHARED]);
     expect(await as('carol', search('tokenizer'))).toEqual([]);
+    // Naming another reader gets nothing: bob may not act as alice.
+    expect(await as('bob', search('payroll', "'alice'"))).toEqual([]);
     await cluster.createUser('dave', 'dave-pw', { loomUser: false });
     const outsider = await cluster.psql('dave', 'dave-pw', search('tokenizer'));
     expect(outsider.stderr).toMatch(/permission denied for (schema loom|function team_search)/);
