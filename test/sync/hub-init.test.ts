@@ -214,6 +214,18 @@ describeWithHub('loom --hub-init and connecting to a hub', () => {
     );
   });
 
+  it('a hub that stops is unreachable in one line, and answers again once it is back', async () => {
+    await initHub(parseHubUrl(cluster.ownerUrl));
+    await cluster.stop();
+    try {
+      const down = await runLoom(['--hub-init', cluster.ownerUrl]);
+      expect(expectOneErrorLine(down)).toBe(`loom: Hub unreachable at postgres://hub_owner@127.0.0.1:${cluster.port}/loom (connection refused).`);
+    } finally {
+      await cluster.start();
+    }
+    expect((await runLoom(['--hub-init', cluster.ownerUrl])).stdout).toContain('nothing to do');
+  });
+
   it('a hub that is down is one line naming the hub', async () => {
     const run = await runLoom(['--hub-init', `postgres://hub_owner:pw@127.0.0.1:1/loom`]);
     expect(run.code).toBe(1);
