@@ -98,6 +98,14 @@ describeWithHub('row-level security on the hub, checked with psql under each rol
     await expect(as('bob', `INSERT INTO loom.team_members (team, member) VALUES ('core', 'carol')`)).rejects.toThrow(/permission denied/);
   });
 
+  it('the clock every user takes hub_seqs from only moves forward, a push at a time', async () => {
+    const before = Number((await as('bob', 'SELECT seq FROM loom.clock'))[0]);
+    await expect(as('bob', 'UPDATE loom.clock SET seq = 0')).rejects.toThrow('loom.clock only moves forward');
+    await expect(as('bob', 'UPDATE loom.clock SET seq = seq + 100000000')).rejects.toThrow('loom.clock only moves forward');
+    await expect(as('bob', 'DELETE FROM loom.clock')).rejects.toThrow(/permission denied/);
+    expect(await as('bob', 'UPDATE loom.clock SET seq = seq + 5 RETURNING seq')).toEqual([String(before + 5)]);
+  });
+
   it('alice can share only with a team she is in', async () => {
     await expect(as('alice', `INSERT INTO loom.shares (session_id, team, hub_seq) VALUES ('${PRIVATE}', 'finance', 9)`)).rejects.toThrow(/row-level security/);
   });

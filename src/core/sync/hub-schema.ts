@@ -98,6 +98,25 @@ const TABLES = [
 ];
 
 /**
+ * Every user may take hub_seqs from the clock (a push's `UPDATE loom.clock SET seq = seq +
+ * n`), so the clock itself guards its one rule: it only moves forward, by a push's worth
+ * at a time. Moved back, numbers would be handed out twice and devices whose cursor is
+ * past them would never read those rows.
+ */
+const CLOCK_MAX_STEP = 10_000_000;
+
+const CLOCK_GUARD = [
+  `CREATE FUNCTION loom.clock_moves_forward() RETURNS trigger LANGUAGE plpgsql AS $$
+   BEGIN
+     IF NEW.id <> OLD.id OR NEW.seq <= OLD.seq OR NEW.seq - OLD.seq > ${CLOCK_MAX_STEP} THEN
+       RAISE EXCEPTION 'loom.clock only moves forward, by at most ${CLOCK_MAX_STEP} at a time' USING ERRCODE = '42501';
+     END IF;
+     RETURN NEW;
+   END $$`,
+  `CREATE TRIGGER clock_moves_forward BEFORE UPDATE ON loom.clock FOR EACH ROW EXECUTE FUNCTION loom.clock_moves_forward()`,
+];
+
+/**
  * A new team member must see the sessions already shared with the team: their hub_seq
  * moves past every cursor, so the member's next pull reads them (numbers taken from the
  * clock like a push's). Runs as the owner who adds members (the owner policy lets it).
@@ -254,7 +273,7 @@ const POLICIES = [
 ];
 
 export const HUB_MIGRATIONS: readonly HubMigration[] = [
-  { version: 1, statements: [...TABLES, ...TEAM_MEMBER_TRIGGER, OWN_SESSION_FUNCTION, ...TEAM_SEARCH_FUNCTION, ...GRANTS, ...POLICIES] },
+  { version: 1, statements: [...TABLES, ...CLOCK_GUARD, ...TEAM_MEMBER_TRIGGER, OWN_SESSION_FUNCTION, ...TEAM_SEARCH_FUNCTION, ...GRANTS, ...POLICIES] },
 ];
 
 /** The newest hub schema this Loom knows; a hub at a higher version is refused, untouched. */
