@@ -93,6 +93,23 @@ describeWithHub('row-level security on the hub, checked with psql under each rol
     expect(await as('alice', `SELECT count(*) FROM loom.entries`)).toEqual(['2']);
   });
 
+  it("bob cannot take the keys of alice's device, read off her shared session, for rows of his own", async () => {
+    const device = (await as('bob', `SELECT DISTINCT device_id FROM loom.records WHERE session_id = '${SHARED}'`))[0];
+    expect(device).toBe(TEST_DEVICE);
+    const bobs = '99999999-9999-4999-8999-999999999999';
+    await as('bob', `INSERT INTO loom.sessions (id, created_at, origin_device, hub_seq) VALUES ('${bobs}', 'now', '${device}', 9)`);
+    await expect(
+      as(
+        'bob',
+        `INSERT INTO loom.records (device_id, device_seq, session_id, kind, body, hub_seq) VALUES ('${device}', 500, '${bobs}', 'model_change', '{}', 9)`,
+      ),
+    ).rejects.toThrow(/row-level security/);
+    await expect(
+      as('bob', `INSERT INTO loom.entries (session_id, seq, body_hash, device_id, device_seq, hub_seq) VALUES ('${bobs}', 1, 'x', '${device}', 500, 9)`),
+    ).rejects.toThrow(/row-level security/);
+    await expect(as('bob', `INSERT INTO loom.devices (device_id, label) VALUES ('${device}', 'mine now')`)).rejects.toThrow(/duplicate key|row-level security/);
+  });
+
   it("bob cannot share alice's session, nor add anyone to a team", async () => {
     await expect(as('bob', `INSERT INTO loom.shares (session_id, team, hub_seq) VALUES ('${PRIVATE}', 'core', 9)`)).rejects.toThrow(/row-level security/);
     await expect(as('bob', `INSERT INTO loom.team_members (team, member) VALUES ('core', 'carol')`)).rejects.toThrow(/permission denied/);

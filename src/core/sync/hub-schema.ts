@@ -222,6 +222,13 @@ const OWN_SESSION_FUNCTION = `CREATE FUNCTION loom.is_own_session(session uuid) 
 const OWN = 'owner = current_user';
 
 /**
+ * Rows keyed by (device, device_seq) name one of the writer's own devices: a teammate who
+ * read a device id off a shared session cannot take that device's future keys (a
+ * record pushed later under a taken key would be dropped as already there).
+ */
+const ownDevice = (table: string) => `EXISTS (SELECT 1 FROM loom.devices d WHERE d.device_id = ${table}.device_id AND d.owner = current_user)`;
+
+/**
  * Row-level security, enabled and FORCEd (so it binds a table's owner too) on every table
  * with user data. Loom users (`loom_user`) read what they own or what is shared with a
  * team they belong to, and write only their own rows. The hub owner role that ran the init
@@ -251,8 +258,8 @@ const POLICIES = [
 
   ...(['entries', 'records'] as const).flatMap((table) => [
     `CREATE POLICY ${table}_read ON loom.${table} FOR SELECT TO loom_user USING (${readableWithSession(table)})`,
-    `CREATE POLICY ${table}_insert ON loom.${table} FOR INSERT TO loom_user WITH CHECK (${OWN} AND loom.is_own_session(session_id))`,
-    `CREATE POLICY ${table}_update ON loom.${table} FOR UPDATE TO loom_user USING (${OWN}) WITH CHECK (${OWN} AND loom.is_own_session(session_id))`,
+    `CREATE POLICY ${table}_insert ON loom.${table} FOR INSERT TO loom_user WITH CHECK (${OWN} AND loom.is_own_session(session_id) AND ${ownDevice(table)})`,
+    `CREATE POLICY ${table}_update ON loom.${table} FOR UPDATE TO loom_user USING (${OWN}) WITH CHECK (${OWN} AND loom.is_own_session(session_id) AND ${ownDevice(table)})`,
     `CREATE POLICY ${table}_delete ON loom.${table} FOR DELETE TO loom_user USING (${OWN})`,
   ]),
 
