@@ -37,8 +37,18 @@ const RARE_WORD = 'zanzibar';
 const COMMON_WORD = 'function';
 const PASSWORDS = { alice: 'bench-alice-pw', bob: 'bench-bob-pw' } as const;
 
-/** The device rows first, on a hub not yet busy with the search rows' 100,000 sessions. */
-const HUB_ROWS: HubBenchRow[] = [firstSyncRows, liveLatencyRows, teamSearchRows];
+/**
+ * The device rows first, on a hub not yet busy with the search rows' 100,000 sessions.
+ * BENCH_SYNC_ROWS=first (a comma-separated list of these names) runs only the rows it names.
+ */
+const HUB_ROWS: Record<string, HubBenchRow> = { first: firstSyncRows, live: liveLatencyRows, search: teamSearchRows };
+
+function selectedRows(): HubBenchRow[] {
+  const names = process.env.BENCH_SYNC_ROWS?.split(',').map((name) => name.trim().toLowerCase());
+  return Object.entries(HUB_ROWS)
+    .filter(([name]) => !names || names.includes(name))
+    .map(([, row]) => row);
+}
 
 export const syncSection: BenchSection = {
   name: 'Sync hub',
@@ -52,7 +62,7 @@ async function runSyncBench(): Promise<void> {
     for (const [user, password] of Object.entries(PASSWORDS)) await cluster.createUser(user, password);
     await cluster.admin(`INSERT INTO loom.team_members (team, member) VALUES ('core', 'alice'), ('core', 'bob')`);
     const results: HubBenchResult[] = [];
-    for (const row of HUB_ROWS) results.push(...(await row(cluster)));
+    for (const row of selectedRows()) results.push(...(await row(cluster)));
     printTable(
       'Sync through a PostgreSQL hub',
       ['row', 'measured', 'target', 'met'],

@@ -162,14 +162,20 @@ async function upsertSessions(client: pg.Client, batch: OutboxBatch, deviceId: s
 /** What the hub's full-text index reads of a body: its text and its tool calls' names and arguments (read from the body, not sent twice). */
 const SEARCH_TEXT = `concat_ws(E'\\n', x.body->>'content', x.body->>'tool_text')`;
 
+/**
+ * Bodies travel as two parallel text arrays, each body's JSON parsed once into its row
+ * (OFFSET 0 keeps that one parse from being inlined into each use), not one JSON
+ * document parsed whole and then cut into rows again.
+ */
 async function insertBodies(client: pg.Client, batch: OutboxBatch): Promise<void> {
   if (batch.entries.length === 0) return;
-  const unique = new Map(batch.entries.map((e) => [e.body_hash, { hash: e.body_hash, body: e.body }]));
+  const unique = new Map(batch.entries.map((e) => [e.body_hash, e.body]));
   await client.query(
     `INSERT INTO loom.bodies (hash, body, search)
-     SELECT x.hash, x.body, to_tsvector('english', ${SEARCH_TEXT}) FROM jsonb_to_recordset($1::jsonb) AS x(hash text, body jsonb)
+     SELECT x.hash, x.body, to_tsvector('english', ${SEARCH_TEXT})
+       FROM (SELECT u.hash, u.body::jsonb AS body FROM unnest($1::text[], $2::text[]) AS u(hash, body) OFFSET 0) AS x
      ON CONFLICT DO NOTHING`,
-    [JSON.stringify([...unique.values()])],
+    [[...unique.keys()], [...unique.values()].map((body) => JSON.stringify(body))],
   );
 }
 
