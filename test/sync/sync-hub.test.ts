@@ -178,6 +178,20 @@ describeWithHub('sync through a PostgreSQL hub', () => {
     expect(texts(laptop, s.id)[0]).toBe(`my token is ${SECRET}`);
   });
 
+  it('bodies with quotes, backslashes, braces and non-ASCII text reach another device unchanged and are searchable on the hub', async () => {
+    const laptop = openStore();
+    const desktop = openStore();
+    const awkward = ['say "hi" {not: json} \\ back\\slash\n\ttab', 'unicode: naïve café 日本語 🧵 zanzibarquartz', '[1, 2, "three"]'];
+    const s = laptop.create({ title: 'awkward bodies', messages: awkward.map((text) => user(text)) });
+    expect(await sync(laptop, alice, 'laptop')).toMatchObject({ pushedMessages: 3 });
+    const bodies = `loom.bodies b JOIN loom.entries e ON e.owner = b.owner AND e.body_hash = b.hash WHERE e.session_id = '${s.id}'`;
+    const onHub = await cluster.admin(`SELECT b.body->>'content' AS content FROM ${bodies} ORDER BY e.seq`);
+    expect(onHub.rows.map((row: { content: string }) => row.content)).toEqual(awkward);
+    expect(await hubCount(`SELECT count(*) AS n FROM ${bodies} AND b.search @@ to_tsquery('english', 'zanzibarquartz')`)).toBe(1);
+    await sync(desktop, alice, 'desktop');
+    expect(texts(desktop, s.id)).toEqual(awkward);
+  });
+
   it('a session shared with a team reaches the teammate; the rest of the owner sessions do not', async () => {
     const laptop = openStore();
     const teammate = openStore();
