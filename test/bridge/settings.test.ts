@@ -97,6 +97,7 @@ describe('effective settings', () => {
       openTabs: [],
       activeTab: null,
       passEnv: [],
+      hubUrl: '',
     });
     expect(JSON.stringify(view)).not.toContain('sk-env');
   });
