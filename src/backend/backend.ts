@@ -68,10 +68,15 @@ export function openBackend(options: BackendOptions): Backend {
   // Windows hear of what the `loom` command and other windows' processes change, within a second.
   const stopWatching = engine.watchOtherProcesses();
   const mcpStarted = engine.startMcpServers(appVersion()).then(() => undefined);
-  const sync = new SyncService(openHubSync(options.dataDir, openStore), settings.hubUrl(), (id) => findMeta(store, id), {
-    ...DEFAULT_SYNC_TIMING,
-    ...options.syncTiming,
-  });
+  const sync = new SyncService(
+    openHubSync(options.dataDir, openStore, (id) => engine.contextState(id).busy),
+    settings.hubUrl(),
+    (id) => findMeta(store, id),
+    {
+      ...DEFAULT_SYNC_TIMING,
+      ...options.syncTiming,
+    },
+  );
   // Whatever changes the store, here or in another process, is pushed soon (pulled changes queue nothing).
   const stopHearing = engine.on((event) => LOCAL_CHANGES.has(event.type) && sync.localChange());
   sync.start();

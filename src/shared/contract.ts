@@ -158,8 +158,7 @@ const teamName = z
   .string()
   .trim()
   .min(1, 'Type a team name.')
-  .max(100, 'A team name can have at most 100 characters.')
-  .refine((team) => !/[\p{Cc}]/u.test(team), 'A team name cannot hold control characters.');
+  .regex(/^[\w.-]{1,64}$/, 'A team name is letters, digits, . _ and -, at most 64 of them.');
 const attachmentName = z.string().trim().min(1, 'An attached file needs a name.').max(MAX_ATTACHMENT_NAME, 'The file name is too long.');
 const attachment = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('text'), name: attachmentName, text: z.string().max(MAX_TEXT_FILE_CHARS, 'The attached text file is too long.') }),

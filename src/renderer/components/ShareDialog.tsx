@@ -37,7 +37,7 @@ export function ShareDialog({ meta, onClose }: { meta: SessionMeta; onClose: () 
         <p className="hint">“{sessionLabel(meta)}” becomes readable by the team’s members on the sync hub.</p>
         <label className="field">
           <span>Team</span>
-          <input value={team} onChange={(e) => setTeam(e.target.value)} maxLength={100} autoFocus required spellCheck={false} autoComplete="off" />
+          <input value={team} onChange={(e) => setTeam(e.target.value)} maxLength={64} autoFocus required spellCheck={false} autoComplete="off" />
         </label>
         <p className={`share-result${result && !result.ok ? ' failed' : ''}`} role="status">
           {result?.line ?? ''}
