@@ -1,0 +1,131 @@
+/**
+ * The backend's background sync (docs/DESIGN.md#background-sync-in-the-app) against a real
+ * PostgreSQL hub (test/support/postgres.ts): off without a hub; with one, a sync on start
+ * that every window hears as a status; another device's push pulled through NOTIFY and
+ * announced to the windows; a refused password as one line without the password; a bad
+ * hub URL refused by Save with nothing saved.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import { openBackend, type Backend } from '../../src/backend/backend';
+import { JsonFileSettingsStore } from '../../src/backend/settings-store';
+import type { BridgeEvent, SyncStatus } from '../../src/shared/contract';
+import { parseHubUrl } from '../../src/core/sync/hub-connection';
+import { initHub } from '../../src/core/sync/hub-init';
+import { describeWithHub, startTestCluster, type TestCluster } from '../support/postgres';
+
+const PASSWORD = 'carol-pw-5be1';
+const FAST = { debounceMs: 20, retryFirstMs: 100, retryMaxMs: 500, pollMs: 60_000 };
+
+let cluster: TestCluster;
+const opened: { backend: Backend; dir: string }[] = [];
+
+beforeAll(async () => {
+  cluster = await startTestCluster();
+  await initHub(parseHubUrl(cluster.ownerUrl));
+  await cluster.createUser('carol', PASSWORD);
+}, 120_000);
+afterAll(async () => cluster?.destroy());
+afterEach(async () => {
+  for (const { backend, dir } of opened.splice(0)) {
+    await backend.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+interface Device {
+  backend: Backend;
+  dataDir: string;
+  events: BridgeEvent[];
+}
+
+/** A backend on a fresh data folder, its settings holding `hubUrl` (none: sync off), hearing its events. */
+function device(hubUrl?: string): Device {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'loom-sync-service-'));
+  const dataDir = path.join(dir, 'data');
+  const settingsStore = new JsonFileSettingsStore(dataDir);
+  if (hubUrl) settingsStore.save({ hubUrl });
+  const backend = openBackend({ dataDir, settingsStore, shell: 'browser', projectDir: dir, env: {}, syncTiming: FAST });
+  opened.push({ backend, dir });
+  const events: BridgeEvent[] = [];
+  backend.subscribe((event) => events.push(event));
+  return { backend, dataDir, events };
+}
+
+/** Resolves with the first event matching (already heard, or when it comes); fails after 10 s (a loaded machine). */
+function eventWhere(d: Device, match: (event: BridgeEvent) => boolean): Promise<BridgeEvent> {
+  const heard = d.events.find(match);
+  if (heard) return Promise.resolve(heard);
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      off();
+      reject(new Error(`no such event; heard ${JSON.stringify(d.events.map((e) => (e.type === 'sync_status' ? e.status.line : e.type)))}`));
+    }, 10_000);
+    const off = d.backend.subscribe((event) => {
+      if (!match(event)) return;
+      clearTimeout(timer);
+      off();
+      resolve(event);
+    });
+  });
+}
+
+const statusIs = (state: SyncStatus['state']) => (event: BridgeEvent) => event.type === 'sync_status' && event.status.state === state;
+
+describeWithHub('the background sync', () => {
+  it('is off without a hub, and Sync now says so', async () => {
+    const { backend } = device();
+    expect(await backend.handlers['sync.status']({})).toEqual({ state: 'off', line: 'Sync is off: no hub is set.', queued: 0 });
+    expect((await backend.handlers['sync.now']({})).state).toBe('off');
+    await expect(backend.handlers['sessions.share']({ id: 'x', team: 'core' })).rejects.toThrow(/Set a sync hub in Settings first/);
+  });
+
+  it('syncs on start; every window hears Synced, and the hub has the sessions', async () => {
+    // A session saved before the hub was set: the first sync takes everything.
+    const seed = device();
+    const meta = seed.backend.store.create({ title: 'Before the hub', messages: [{ role: 'user', content: 'hello hub' }] });
+    await seed.backend.handlers['settings.set']({ hubUrl: cluster.url('carol', PASSWORD) });
+    const synced = await eventWhere(seed, statusIs('synced'));
+    expect(synced.type === 'sync_status' && synced.status.line).toMatch(/^Synced \d\d:\d\d$/);
+    expect(seed.events.some(statusIs('syncing'))).toBe(true);
+    const rows = await cluster.admin('SELECT title FROM loom.sessions WHERE id = $1', [meta.id]);
+    expect(rows.rows).toEqual([{ title: 'Before the hub' }]);
+  });
+
+  it("pulls another device's push when the hub announces it, and the windows hear the change", async () => {
+    const url = cluster.url('carol', PASSWORD);
+    const laptop = device(url);
+    const desktop = device(url);
+    await eventWhere(laptop, statusIs('synced'));
+    await eventWhere(desktop, statusIs('synced'));
+
+    const started = Date.now();
+    const created = await laptop.backend.handlers['chat.create']({});
+    await laptop.backend.handlers['sessions.rename']({ id: created.id, title: 'Written on the laptop' });
+    const heard = await eventWhere(desktop, (e) => e.type === 'session_changed' && e.meta.title === 'Written on the laptop');
+    expect(heard.type === 'session_changed' && heard.sessionId).toBe(created.id);
+    expect(desktop.backend.store.getMeta(created.id).title).toBe('Written on the laptop');
+    // The bench measures the latency; here it only has to arrive well within the test's patience.
+    expect(Date.now() - started).toBeLessThan(10_000);
+  });
+
+  it('a refused password is one error line without the password, and the hub is not asked again at once', async () => {
+    const d = device(cluster.url('carol', 'not-the-password-77'));
+    const failed = await eventWhere(d, statusIs('error'));
+    const status = failed.type === 'sync_status' ? failed.status : null;
+    expect(status?.line).toMatch(/refused the password for role carol/);
+    expect(status?.line).not.toContain('not-the-password-77');
+    expect(JSON.stringify(await d.backend.handlers['settings.get']({}))).not.toContain('not-the-password-77');
+  });
+
+  it('Save refuses a hub URL core/sync refuses, with its one line, and keeps the saved one', async () => {
+    const url = cluster.url('carol', PASSWORD);
+    const d = device(url);
+    await expect(d.backend.handlers['settings.set']({ hubUrl: 'postgres://carol@hub.example.com/loom?sslmode=disable' })).rejects.toThrow(
+      /not on this machine, so Loom needs TLS/,
+    );
+    expect(new JsonFileSettingsStore(d.dataDir).load().hubUrl).toBe(url);
+  });
+});
