@@ -9,6 +9,7 @@ import { DEFAULTS, PERMISSION_MODES, type LoomConfig, type PermissionMode } from
 import { LoomError } from '../core/errors';
 import { resolveDataDir } from '../core/paths';
 import { IMPORT_SOURCES, type ImportSourceName } from '../core/import/source-names';
+import { HubUrlError, parseHubUrl, type HubConfig } from '../core/sync/hub-url';
 import { EXPORT_FORMATS, type ExportFormat } from '../shared/export-name';
 import { ENV_VAR_NAME } from '../shared/settings';
 
@@ -41,7 +42,10 @@ export interface DoctorAction {
   kind: 'doctor';
 }
 
-export type CliAction = LifecycleAction | ChatAction | DoctorAction;
+/** The hub commands (docs/DESIGN.md#sync-through-a-hub): they talk to PostgreSQL and load `pg`, nothing else does. */
+export type HubAction = { kind: 'hub-init'; hub: HubConfig } | { kind: 'hub-search'; hub: HubConfig; query: string; json: boolean };
+
+export type CliAction = LifecycleAction | ChatAction | DoctorAction | HubAction;
 
 /** What `--version` prints, and the version Loom gives MCP servers when it connects. */
 export const LOOM_VERSION = '0.1.0';
@@ -97,6 +101,9 @@ interface RawOptions {
   delete?: string;
   yes?: boolean;
   doctor?: boolean;
+  hubInit?: string;
+  /** `--hub` alone: the URL comes from LOOM_HUB. */
+  hub?: string | true;
 }
 
 function createProgram(): Command {
@@ -110,6 +117,7 @@ function createProgram(): Command {
   addLimitOptions(program);
   addChatOptions(program);
   addLifecycleOptions(program);
+  addHubOptions(program);
   program
     .optionsGroup('Help:')
     .version(LOOM_VERSION, '-V, --version', 'print the version and exit')
@@ -197,6 +205,13 @@ function addLifecycleOptions(program: Command): void {
     .option('--doctor', 'check loom.db for damage; if damaged, salvage what can be read into a new file');
 }
 
+function addHubOptions(program: Command): void {
+  program
+    .optionsGroup('Sync and teams (a PostgreSQL hub; URL = postgres://user@host/database):')
+    .option('--hub-init <url>', "create or upgrade the hub's schema, as the hub's owner role")
+    .option('--hub [url]', 'with --search: search the sessions you may read on the hub (URL, else $LOOM_HUB)');
+}
+
 /** Parses `argv` (the arguments after the command name). Throws UsageError on any mistake. */
 export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv = process.env): ParseOutcome {
   const program = createProgram();
@@ -210,7 +225,7 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv = proces
     throw err;
   }
   const raw = program.opts<RawOptions>();
-  return { kind: 'run', action: toAction(raw), config: toConfig(raw, env) };
+  return { kind: 'run', action: toAction(raw, env), config: toConfig(raw, env) };
 }
 
 const LIFECYCLE_FLAGS: Array<[keyof RawOptions, string]> = [
@@ -226,6 +241,7 @@ const LIFECYCLE_FLAGS: Array<[keyof RawOptions, string]> = [
   ['importFrom', '--import-from'],
   ['delete', '--delete'],
   ['doctor', '--doctor'],
+  ['hubInit', '--hub-init'],
 ];
 
 const CHAT_FLAGS: Array<[keyof RawOptions, string]> = [
@@ -238,7 +254,7 @@ function given(raw: RawOptions, flags: Array<[keyof RawOptions, string]>): strin
   return flags.filter(([key]) => raw[key] !== undefined).map(([, flag]) => flag);
 }
 
-function toAction(raw: RawOptions): CliAction {
+function toAction(raw: RawOptions, env: NodeJS.ProcessEnv): CliAction {
   const lifecycle = given(raw, LIFECYCLE_FLAGS);
   const chat = given(raw, CHAT_FLAGS);
   if (lifecycle.length > 1) throw new UsageError(`${lifecycle.join(' and ')} cannot be used together; give one at a time.`);
@@ -249,7 +265,10 @@ function toAction(raw: RawOptions): CliAction {
   requireCompanion(raw.format, '--format', raw.export !== undefined, '--export');
   requireCompanion(raw.yes, '--yes', raw.delete !== undefined, '--delete');
   requireCompanion(raw.at, '--at', raw.fork !== undefined, '--fork');
+  requireCompanion(raw.hub, '--hub', raw.search !== undefined, '--search');
   if (raw.doctor) return { kind: 'doctor' };
+  if (raw.hubInit !== undefined) return { kind: 'hub-init', hub: hubConfig(nonEmpty(raw.hubInit, '--hub-init', 'a hub URL')) };
+  if (raw.search !== undefined && raw.hub !== undefined) return hubSearchAction(raw, env);
   return lifecycle.length ? toLifecycleAction(raw) : toChatAction(raw);
 }
 
@@ -271,6 +290,23 @@ function toLifecycleAction(raw: RawOptions): LifecycleAction {
   if (raw.import !== undefined) return { kind: 'import', file: nonEmpty(raw.import, '--import', 'a file') };
   if (raw.importFrom !== undefined) return importFromAction(raw.importFrom);
   return { kind: 'delete', id: sessionId(raw.delete ?? '', '--delete'), yes: raw.yes ?? false };
+}
+
+function hubSearchAction(raw: RawOptions, env: NodeJS.ProcessEnv): HubAction {
+  if (raw.includeArchived) throw new UsageError('--include-archived does not apply to --search --hub: the hub search covers every session you may read.');
+  const url = raw.hub === true ? fromEnv(env, 'LOOM_HUB') : nonEmpty(raw.hub ?? '', '--hub', 'a hub URL');
+  if (url === undefined) throw new UsageError('--hub needs a hub URL (--hub postgres://user@host/database), or LOOM_HUB set to one.');
+  return { kind: 'hub-search', hub: hubConfig(url), query: nonEmpty(raw.search ?? '', '--search', 'a query'), json: raw.json ?? false };
+}
+
+/** A hub URL Loom will not use (no TLS to a remote host, not postgres://) is a command-line mistake. */
+function hubConfig(url: string): HubConfig {
+  try {
+    return parseHubUrl(url);
+  } catch (err) {
+    if (err instanceof HubUrlError) throw new UsageError(err.message);
+    throw err;
+  }
 }
 
 function forkAction(id: string, at: string | undefined): LifecycleAction {

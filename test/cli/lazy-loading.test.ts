@@ -21,14 +21,21 @@ const HEAVY = [
   /node_modules\/(openai|@modelcontextprotocol|zod|web-tree-sitter|html-to-text)\//,
 ];
 
+/** What only the hub commands need: the PostgreSQL client and the code that talks to a hub. */
+const HUB = [/node_modules\/pg(-[a-z]+)?\//, /src\/core\/sync\/(hub-connection|hub-init|team-search)\.ts$/];
+
 let dir: string;
 
 /** The source files bundled into the dist/ files one `loom` run loaded. */
-async function sourcesLoadedBy(args: string[]): Promise<string[]> {
+async function sourcesLoadedBy(args: string[], exitCode = 0): Promise<string[]> {
   const log = path.join(dir, 'loaded.log');
   fs.rmSync(log, { force: true });
   const env = { PATH: process.env.PATH ?? '', HOME: dir, LOOM_LOAD_LOG: log };
-  await promisify(execFile)(process.execPath, ['--import', RECORDER, BIN, ...args, '--data-dir', dir], { env });
+  const code = await promisify(execFile)(process.execPath, ['--import', RECORDER, BIN, ...args, '--data-dir', dir], { env }).then(
+    () => 0,
+    (err: { code?: number }) => err.code,
+  );
+  expect(code).toBe(exitCode);
   const files = fs
     .readFileSync(log, 'utf8')
     .split('\n')
@@ -38,6 +45,7 @@ async function sourcesLoadedBy(args: string[]): Promise<string[]> {
 }
 
 const heavyIn = (sources: string[]) => sources.filter((source) => HEAVY.some((pattern) => pattern.test(source)));
+const hubCodeIn = (sources: string[]) => sources.filter((source) => HUB.some((pattern) => pattern.test(source)));
 
 beforeAll(buildLoom, 120_000);
 
@@ -60,6 +68,17 @@ describe('loom lifecycle commands load only what they need', () => {
       expect(heavyIn(sources)).toEqual([]);
     },
   );
+
+  it.each([['--list-sessions'], ['--search', 'tokenizer'], ['--version']])('%s loads no PostgreSQL client', async (...args) => {
+    expect(hubCodeIn(await sourcesLoadedBy(args))).toEqual([]);
+  });
+
+  it('--hub-init loads the PostgreSQL client and no agent, model client, MCP nor zod code', async () => {
+    // Nothing listens on port 1: the command fails (exit 1) after loading what it needs.
+    const sources = await sourcesLoadedBy(['--hub-init', 'postgres://owner@127.0.0.1:1/loom'], 1);
+    expect(hubCodeIn(sources)).toContainEqual(expect.stringMatching(/node_modules\/pg\//));
+    expect(heavyIn(sources)).toEqual([]);
+  });
 
   it('--info and --export read the store without the engine', async () => {
     const id = await sessionId();
