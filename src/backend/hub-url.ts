@@ -1,19 +1,10 @@
 /**
- * The hub URL's password in the settings: the dialog shows it as `***` and never gets it
- * back in clear; a `***` sent back stands for the saved password, and only for the same
+ * The hub URL's password in the settings: the dialog shows it as `***` (core/sync's
+ * maskPassword) and never gets it back in clear; a `***` sent back stands for the saved password, and only for the same
  * user on the same hub (like an API key, it goes only where it was typed for).
  */
 import { HUB_PASSWORD_MASK } from '../shared/settings';
 import { LoomError } from '../core/errors';
-
-/** The URL with its password (if any) replaced by `***`; one that does not parse but may hold a password is hidden whole. */
-export function maskHubPassword(url: string): string {
-  const parsed = parse(url);
-  if (!parsed) return url.includes('@') ? HUB_PASSWORD_MASK : url;
-  if (!parsed.password) return url;
-  parsed.password = HUB_PASSWORD_MASK;
-  return parsed.toString();
-}
 
 /** The URL to save for what the dialog sent: a `***` password becomes the saved one when user, host and port are the same. */
 export function unmaskHubUrl(sent: string, saved: string | undefined): string {

@@ -6,7 +6,8 @@
 import type { Settings } from '../shared/contract';
 import { DEFAULTS, type LoomConfig } from '../core/config';
 import { keyFor, scopeSavedKey } from './api-key-scope';
-import { maskHubPassword, unmaskHubUrl } from './hub-url';
+import { maskPassword } from '../core/sync/hub-url';
+import { unmaskHubUrl } from './hub-url';
 import type { SettingsStore, StoredSettings } from './settings-store';
 
 export type EngineSettings = Pick<LoomConfig, 'baseUrl' | 'model' | 'apiKey' | 'maxContextTokens' | 'mode' | 'passEnv'>;
@@ -62,7 +63,7 @@ export class SettingsService {
       theme: this.saved.theme ?? 'system',
       openTabs: this.saved.openTabs ?? [],
       activeTab: this.saved.activeTab ?? null,
-      hubUrl: maskHubPassword(this.hubUrl() ?? ''),
+      hubUrl: maskPassword(this.hubUrl() ?? ''),
     };
   }
 
