@@ -79,7 +79,8 @@ describeWithHub('the background sync', () => {
     const { backend } = device();
     expect(await backend.handlers['sync.status']({})).toEqual({ state: 'off', line: 'Sync is off: no hub is set.', queued: 0 });
     expect((await backend.handlers['sync.now']({})).state).toBe('off');
-    await expect(backend.handlers['sessions.share']({ id: 'x', team: 'core' })).rejects.toThrow(/Set a sync hub in Settings first/);
+    const { id } = backend.store.create({ title: 'Private' });
+    await expect(backend.handlers['sessions.share']({ id, team: 'core' })).rejects.toThrow(/Set a sync hub in Settings first/);
   });
 
   it('syncs on start; every window hears Synced, and the hub has the sessions', async () => {
