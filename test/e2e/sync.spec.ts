@@ -193,7 +193,13 @@ test("another device's rename and new message reach the open page within seconds
   await laptop.mode.backend.handlers['sessions.rename']({ id: meta.id, title: 'Shared plan, renamed on the laptop' });
   await expect(sidebarRow(page, 'Shared plan, renamed on the laptop')).toBeVisible({ timeout: 5000 });
 
-  model?.enqueue({ text: 'Noted.' }, { text: 'Plan' });
+  // With the session open in a tab, a turn on the laptop shows in it.
+  await sidebarRow(page, 'Shared plan, renamed on the laptop')
+    .getByRole('button', { name: /^Shared plan/ })
+    .click();
+  await expect(transcript(page).getByText('first')).toBeVisible();
+  model?.enqueue({ text: 'Noted on the laptop.' }, { text: 'Plan' });
   await laptop.mode.backend.handlers['chat.send']({ sessionId: meta.id, text: 'second' });
   await expect(sidebarRow(page, 'Shared plan, renamed on the laptop')).toContainText('3 messages', { timeout: 5000 });
+  await expect(transcript(page).getByText('Noted on the laptop.')).toBeVisible({ timeout: 5000 });
 });
