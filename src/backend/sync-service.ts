@@ -63,6 +63,8 @@ export class SyncService {
   private failures = 0;
   private timer: NodeJS.Timeout | null = null;
   private debounce: NodeJS.Timeout | null = null;
+  /** The hub announced another device's push since the last decision. */
+  private announced = false;
   private listener: Promise<{ close(): Promise<void> } | null> | null = null;
   private abort = new AbortController();
   private closed = false;
@@ -106,10 +108,7 @@ export class SyncService {
 
   /** Something changed in the store (here or in another process): push it soon. */
   localChange(): void {
-    this.soon(() => {
-      if (this.current.state === 'offline' || this.current.state === 'error') this.publish({ ...this.current, ...this.queuedLine(this.current.line) });
-      else if (this.hub.queued() > 0) void this.run();
-    });
+    this.soon();
   }
 
   /** Syncs now (Sync now), the retry pause forgotten; answers with the status after it. */
@@ -150,13 +149,26 @@ export class SyncService {
     this.hub.close();
   }
 
-  private soon(action: () => void): void {
+  /** Local changes and announcements within the debounce pause make one decision. */
+  private soon(): void {
     if (this.closed || !this.url) return;
     if (this.debounce) clearTimeout(this.debounce);
     this.debounce = setTimeout(() => {
       this.debounce = null;
-      action();
+      this.decide();
     }, this.timing.debounceMs);
+  }
+
+  /**
+   * Syncs when the hub announced something (also the listener's "I am back") or changes
+   * wait; while the hub is known to be away, changes only update the count (its retry is scheduled).
+   */
+  private decide(): void {
+    const announced = this.announced;
+    this.announced = false;
+    const away = this.current.state === 'offline' || this.current.state === 'error';
+    if (announced || (!away && this.hub.queued() > 0)) void this.run();
+    else if (away) this.publish({ ...this.current, ...this.queuedLine(this.current.line) });
   }
 
   private run(): Promise<void> {
@@ -208,7 +220,10 @@ export class SyncService {
   private listenTo(url: string): void {
     // Started after a sync went well: the hub is there. A listener that cannot start is tried again after the next one.
     this.listener ??= this.hub
-      .listen(url, () => this.soon(() => void this.run()))
+      .listen(url, () => {
+        this.announced = true;
+        this.soon();
+      })
       .catch(() => {
         this.listener = null;
         return null;

@@ -54,7 +54,7 @@ function device(hubUrl?: string): Device {
   return { backend, dataDir, events };
 }
 
-/** Resolves with the first event matching (already heard, or when it comes); fails after 10 s (a loaded machine). */
+/** Resolves with the first event matching (already heard, or when it comes); fails after 10 s (a loaded machine; the poll is a minute away). */
 function eventWhere(d: Device, match: (event: BridgeEvent) => boolean): Promise<BridgeEvent> {
   const heard = d.events.find(match);
   if (heard) return Promise.resolve(heard);
@@ -95,21 +95,21 @@ describeWithHub('the background sync', () => {
     expect(rows.rows).toEqual([{ title: 'Before the hub' }]);
   });
 
-  it("pulls another device's push when the hub announces it, and the windows hear the change", async () => {
+  it("pulls each of another device's pushes when the hub announces it, and the windows hear every change", async () => {
     const url = cluster.url('carol', PASSWORD);
     const laptop = device(url);
     const desktop = device(url);
     await eventWhere(laptop, statusIs('synced'));
     await eventWhere(desktop, statusIs('synced'));
 
-    const started = Date.now();
     const created = await laptop.backend.handlers['chat.create']({});
-    await laptop.backend.handlers['sessions.rename']({ id: created.id, title: 'Written on the laptop' });
-    const heard = await eventWhere(desktop, (e) => e.type === 'session_changed' && e.meta.title === 'Written on the laptop');
-    expect(heard.type === 'session_changed' && heard.sessionId).toBe(created.id);
-    expect(desktop.backend.store.getMeta(created.id).title).toBe('Written on the laptop');
-    // The bench measures the latency; here it only has to arrive well within the test's patience.
-    expect(Date.now() - started).toBeLessThan(10_000);
+    // One after another: an announcement must not be lost to the pulled changes' own events arriving meanwhile.
+    for (const title of ['Laptop 1', 'Laptop 2', 'Laptop 3', 'Laptop 4', 'Laptop 5']) {
+      await laptop.backend.handlers['sessions.rename']({ id: created.id, title });
+      const heard = await eventWhere(desktop, (e) => e.type === 'session_changed' && e.meta.title === title);
+      expect(heard.type === 'session_changed' && heard.sessionId).toBe(created.id);
+    }
+    expect(desktop.backend.store.getMeta(created.id).title).toBe('Laptop 5');
   });
 
   it('a refused password is one error line without the password, and the hub is not asked again at once', async () => {

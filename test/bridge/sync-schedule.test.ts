@@ -1,0 +1,145 @@
+/**
+ * When the background sync syncs (docs/DESIGN.md#background-sync-in-the-app), decided by
+ * SyncService alone: these drive it through a HubSync that records its calls and answers as
+ * told, on Vitest's clock, so each pause is exact. What a sync does with a real hub is
+ * sync-service.test.ts's.
+ */
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { SyncService, type HubSync } from '../../src/backend/sync-service';
+import { HubError } from '../../src/core/sync/hub-connection';
+
+const URL = 'postgres://dana:pw-dana-31@127.0.0.1:5433/loom';
+const TIMING = { debounceMs: 100, retryFirstMs: 1000, retryMaxMs: 4000, pollMs: 60_000 };
+
+/** A hub that records each sync and fails it while `failure` is set; `announce` is what its NOTIFY listener calls. */
+function scriptedHub() {
+  const hub = {
+    syncs: 0,
+    running: 0,
+    maxRunning: 0,
+    queued: 0,
+    failure: null as Error | null,
+    announce: () => {},
+    release: null as (() => void) | null,
+  };
+  const port: HubSync = {
+    check: () => {},
+    sync: async () => {
+      hub.syncs += 1;
+      hub.running += 1;
+      hub.maxRunning = Math.max(hub.maxRunning, hub.running);
+      try {
+        await Promise.resolve();
+        if (hub.failure) throw hub.failure;
+        hub.queued = 0;
+      } finally {
+        hub.running -= 1;
+      }
+    },
+    unreachable: (err) => (err instanceof HubError && err.unreachable ? err.failure : null),
+    queued: () => hub.queued,
+    listen: (_url, onChange) => {
+      hub.announce = onChange;
+      return Promise.resolve({ close: () => Promise.resolve() });
+    },
+    share: () => {},
+    search: () => Promise.resolve([]),
+    close: () => {},
+  };
+  return { hub, port };
+}
+
+let service: SyncService;
+beforeEach(() => vi.useFakeTimers());
+afterEach(async () => {
+  await service.close();
+  vi.useRealTimers();
+});
+
+async function started() {
+  const scripted = scriptedHub();
+  service = new SyncService(scripted.port, URL, () => null, TIMING);
+  service.start();
+  await vi.advanceTimersByTimeAsync(0);
+  expect(service.status().state).toBe('synced');
+  return scripted.hub;
+}
+
+describe('the background sync decides', () => {
+  it('to sync on an announcement even when a local change without anything queued comes within the same pause', async () => {
+    const hub = await started();
+    hub.announce();
+    service.localChange(); // the change watcher's event for a pull: nothing to push
+    await vi.advanceTimersByTimeAsync(TIMING.debounceMs);
+    expect(hub.syncs).toBe(2);
+  });
+
+  it('not to sync for local changes that queued nothing, and to sync once for several that did', async () => {
+    const hub = await started();
+    service.localChange();
+    await vi.advanceTimersByTimeAsync(TIMING.debounceMs);
+    expect(hub.syncs).toBe(1);
+    hub.queued = 3;
+    service.localChange();
+    await vi.advanceTimersByTimeAsync(TIMING.debounceMs / 2);
+    service.localChange();
+    await vi.advanceTimersByTimeAsync(TIMING.debounceMs);
+    expect(hub.syncs).toBe(2);
+  });
+
+  it('one sync at a time: asked during one, it runs once more after it', async () => {
+    const hub = await started();
+    const first = service.syncNow();
+    const second = service.syncNow();
+    const third = service.syncNow();
+    await Promise.all([first, second, third]);
+    expect(hub.maxRunning).toBe(1);
+    expect(hub.syncs).toBe(3); // the start's, then the first Sync now and one more for the two asked meanwhile
+  });
+
+  it('to retry an unreachable hub after 1 s, 2 s, 4 s, 4 s, counting the changes queued meanwhile without asking it', async () => {
+    const hub = await started();
+    hub.failure = new HubError(`Hub unreachable at ${URL} (connection refused).`, 'connection refused');
+    hub.queued = 1;
+    service.localChange();
+    await vi.advanceTimersByTimeAsync(TIMING.debounceMs);
+    expect(hub.syncs).toBe(2);
+    expect(service.status()).toMatchObject({ state: 'offline', line: 'Hub unreachable (connection refused): 1 change queued', queued: 1 });
+
+    hub.queued = 4;
+    service.localChange();
+    await vi.advanceTimersByTimeAsync(TIMING.debounceMs);
+    expect(hub.syncs).toBe(2);
+    expect(service.status().line).toBe('Hub unreachable (connection refused): 4 changes queued');
+
+    const attemptsAt = async (ms: number, syncs: number) => {
+      await vi.advanceTimersByTimeAsync(ms - 1);
+      expect(hub.syncs).toBe(syncs - 1);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(hub.syncs).toBe(syncs);
+    };
+    await attemptsAt(1000 - TIMING.debounceMs, 3);
+    await attemptsAt(2000, 4);
+    await attemptsAt(4000, 5);
+    await attemptsAt(4000, 6);
+
+    // The listener says the hub is back: no waiting for the next retry.
+    hub.failure = null;
+    hub.announce();
+    await vi.advanceTimersByTimeAsync(TIMING.debounceMs);
+    expect(hub.syncs).toBe(7);
+    expect(service.status()).toMatchObject({ state: 'synced', queued: 0 });
+  });
+
+  it('to wait for the poll, not retry fast, when the hub refused (a wrong password), and never to show the password', async () => {
+    const hub = await started();
+    hub.failure = new Error('role "dana" failed with password pw-dana-31');
+    await service.syncNow();
+    expect(service.status().state).toBe('error');
+    expect(service.status().line).not.toContain('pw-dana-31');
+    await vi.advanceTimersByTimeAsync(TIMING.pollMs - 1);
+    expect(hub.syncs).toBe(2);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(hub.syncs).toBe(3);
+  });
+});
