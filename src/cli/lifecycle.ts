@@ -15,7 +15,8 @@ import { SessionStore } from '../core/store/session-store';
 import { CALL_KINDS, type SearchHit, type SessionMeta, type SessionUsage, type UsageTotals } from '../shared/types';
 import { formatCost, formatCount, localTime, oneLine, relativeTime, renderTable, truncate, uniquePrefixes, type Column } from './format';
 import type { ImportRequest, ImportSummary } from '../core/import/run';
-import { progressReporter, refusalLines, summaryLine } from './import-report';
+import { summaryLine } from '../core/import/summary';
+import { progressReporter, refusalLines } from './import-report';
 import type { LifecycleAction } from './options';
 import { terminalWidth, writeError, writeOut } from './output';
 
@@ -35,7 +36,7 @@ export async function runLifecycle(action: LifecycleAction, config: LoomConfig):
   let text: string;
   try {
     if (isReading(action)) text = read(store, action);
-    else text = change(new Engine!({ config, store, projectDir: process.cwd() }), action, importText, importing);
+    else text = await change(new Engine!({ config, store, projectDir: process.cwd() }), action, importText, importing);
   } finally {
     store.close();
   }
@@ -62,7 +63,12 @@ function read(store: SessionStore, action: ReadingAction): string {
   }
 }
 
-function change(engine: LoomEngine, action: Exclude<LifecycleAction, ReadingAction>, importText: string, importing: ImportRequest | undefined): string {
+function change(
+  engine: LoomEngine,
+  action: Exclude<LifecycleAction, ReadingAction>,
+  importText: string,
+  importing: ImportRequest | undefined,
+): string | Promise<string> {
   switch (action.kind) {
     case 'rename':
       return `Renamed session ${engine.rename(action.id, action.title).id} to "${action.title}".`;
@@ -91,11 +97,11 @@ function importSession(engine: LoomEngine, text: string): string {
 }
 
 /** Progress and refusals on stderr, the one-line summary on stdout. */
-function importFrom(engine: LoomEngine, request: ImportRequest): string {
+async function importFrom(engine: LoomEngine, request: ImportRequest): Promise<string> {
   const progress = progressReporter(process.stderr);
   let summary: ImportSummary;
   try {
-    summary = engine.importFrom({ ...request, onProgress: progress });
+    summary = await engine.importFrom({ ...request, onProgress: progress });
   } finally {
     progress.finish();
   }

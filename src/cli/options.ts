@@ -8,8 +8,8 @@ import { Command, CommanderError, Option } from 'commander';
 import { DEFAULTS, PERMISSION_MODES, type LoomConfig, type PermissionMode } from '../core/config';
 import { LoomError } from '../core/errors';
 import { resolveDataDir } from '../core/paths';
-import { IMPORT_SOURCES, type ImportSourceName } from '../core/import/source-names';
 import { HubUrlError, parseHubUrl, type HubConfig } from '../core/sync/hub-url';
+import { IMPORT_SOURCES, type ImportSourceName } from '../shared/import-sources';
 import { EXPORT_FORMATS, type ExportFormat } from '../shared/export-name';
 import { ENV_VAR_NAME } from '../shared/settings';
 
