@@ -13,6 +13,7 @@ import { importSection } from './import';
 import { liveSection } from './live';
 import { redactionSection } from './redaction';
 import { storeSection } from './store';
+import { syncDeviceSection } from './sync-device';
 import { uiSection } from './ui';
 
 const sections: BenchSection[] = [
@@ -24,6 +25,7 @@ const sections: BenchSection[] = [
   importSection, // loom --import-from: 1,000 Claude Code sessions, then again unchanged
   cliSection, // `loom` lifecycle commands beside a bare `node -e 0`
   uiSection, // the renderer in Chromium: a 5,000-message session, a 10,000-session sidebar
+  syncDeviceSection, // sync through a PostgreSQL hub: first sync of the bench store, one message from device A to device B
 ];
 
 const only = process.env.BENCH_ONLY?.toLowerCase();

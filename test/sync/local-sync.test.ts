@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { applyChanges, applyInbox, emptyCounts, type ApplyContext, type RemoteChange } from '../../src/core/sync/apply';
 import { bodyHash } from '../../src/core/sync/hub-rows';
-import { dropPushed, readBatch } from '../../src/core/sync/outbox';
+import { confirmPushed, readBatch } from '../../src/core/sync/outbox';
 import { ensureSyncOn, queuedChanges, readSyncState } from '../../src/core/sync/sync-state';
 import type { SessionStore } from '../../src/core/store/session-store';
 import { assistant, openStore, user } from '../store/helpers';
@@ -28,7 +28,7 @@ function handOver(from: SessionStore, deviceId = readSyncState(from.db)?.device_
     for (const e of batch.entries) changes.push({ type: 'entry', entry: { ...e, device_id: deviceId } });
     for (const r of batch.records) changes.push({ type: 'record', record: r });
     for (const t of batch.tombstones) changes.push({ type: 'session', session: { id: t.session_id, deleted_hlc: t.hlc } as never });
-    dropPushed(from.db, batch.lastSeq);
+    confirmPushed(from.db, batch.lastSeq);
   }
   return changes;
 }
@@ -72,7 +72,7 @@ describe('sync on the device', () => {
     const store = openStore();
     store.create({ messages: [user('one')] });
     const first = ensureSyncOn(store.db, 'postgres://hub/loom', 'hub-1');
-    dropPushed(store.db, Number.MAX_SAFE_INTEGER);
+    confirmPushed(store.db, Number.MAX_SAFE_INTEGER);
     expect(ensureSyncOn(store.db, 'postgres://hub/loom', 'hub-1').device_id).toBe(first.device_id);
     expect(queuedChanges(store.db)).toBe(0);
     const again = ensureSyncOn(store.db, 'postgres://hub/loom', 'hub-2');

@@ -54,13 +54,16 @@ export const SYNC_TABLES = `
   ALTER TABLE sessions ADD COLUMN note TEXT;
 
   -- One row while sync is on: the hub (its URL without a password), the hub's id, this
-  -- device's id, the last hub_seq applied, and the clock's floor.
+  -- device's id, the last hub_seq applied, the clock's floor, and the last outbox seq a
+  -- hub commit took (its rows are deleted once the hub's device row confirms it: a hub
+  -- that lost a commit in a crash gets them again).
   CREATE TABLE sync_state (
     hub TEXT PRIMARY KEY,
     hub_id TEXT,
     device_id TEXT NOT NULL,
     cursor INTEGER NOT NULL DEFAULT 0,
-    clock INTEGER NOT NULL DEFAULT 0
+    clock INTEGER NOT NULL DEFAULT 0,
+    pushed INTEGER NOT NULL DEFAULT 0
   );
   -- seq is the device's own sequence: every entry pushed is keyed by (device_id, seq).
   CREATE TABLE sync_outbox (

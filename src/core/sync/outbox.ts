@@ -55,9 +55,19 @@ function pushDefined<T>(list: T[], item: T | undefined): void {
   if (item !== undefined) list.push(item);
 }
 
-/** Outbox rows up to `seq` are on the hub. */
-export function dropPushed(db: Database.Database, seq: number): void {
+/**
+ * The hub's device row says it holds the outbox up to `seq`: those rows go. A hub that
+ * lost commits it had acknowledged (a crash without synchronous commit) says less than
+ * `pushed`, and the rows it lost, still here, are sent again.
+ */
+export function confirmPushed(db: Database.Database, seq: number): void {
   prepared(db, 'DELETE FROM sync_outbox WHERE seq <= ?').run(seq);
+  prepared(db, 'UPDATE sync_state SET pushed = ?').run(seq);
+}
+
+/** A hub commit took the outbox up to `seq` (deleted once confirmed, above). */
+export function markPushed(db: Database.Database, seq: number): void {
+  prepared(db, 'UPDATE sync_state SET pushed = MAX(pushed, ?)').run(seq);
 }
 
 interface MessageRow extends Omit<HubBody, 'stopped'> {

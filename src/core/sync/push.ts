@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import type pg from 'pg';
 import { searchText } from './hub-rows';
-import { dropPushed, readBatch, type OutboxBatch } from './outbox';
+import { confirmPushed, markPushed, readBatch, type OutboxBatch } from './outbox';
 
 /** Outbox rows per hub transaction. */
 export const PUSH_BATCH = 2_000;
@@ -24,7 +24,8 @@ export interface PushOptions {
 /**
  * Sends the outbox to the hub (docs/DESIGN.md#sync-through-a-hub), one hub transaction per
  * batch: the device row is locked first, and rows up to its last_seq are already there (a
- * push killed after the hub's commit), so they are dropped here and never sent twice.
+ * push killed after the hub's commit), so they are dropped here and never sent twice; the
+ * last batch's rows go when the next transaction (the loop's last) reads its last_seq.
  */
 export async function pushOutbox(client: pg.Client, db: Database.Database, options: PushOptions): Promise<PushResult> {
   const result: PushResult = { sessions: new Set(), messages: 0, diverged: false };
@@ -33,7 +34,7 @@ export async function pushOutbox(client: pg.Client, db: Database.Database, optio
     await client.query('BEGIN');
     try {
       const lastSeq = await lockDevice(client, options);
-      dropPushed(db, lastSeq);
+      confirmPushed(db, lastSeq);
       const batch = readBatch(db, lastSeq, PUSH_BATCH);
       if (!batch) {
         await client.query('COMMIT');
@@ -44,7 +45,7 @@ export async function pushOutbox(client: pg.Client, db: Database.Database, optio
         return { ...result, diverged: true };
       }
       await client.query('COMMIT');
-      dropPushed(db, batch.lastSeq);
+      markPushed(db, batch.lastSeq);
       for (const s of batch.sessions) result.sessions.add(s.id);
       result.messages += batch.entries.length;
       await options.afterBatch?.(result.messages);

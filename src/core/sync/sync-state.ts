@@ -56,9 +56,9 @@ function queueEverything(db: Database.Database, clock: number): void {
   }
 }
 
-/** Changes saved here and not yet on the hub (0 while sync is off). */
+/** Changes saved here and not yet pushed (while sync is off: those waiting for the first sync). */
 export function queuedChanges(db: Database.Database): number {
-  return (db.prepare('SELECT count(*) AS n FROM sync_outbox').get() as { n: number }).n;
+  return (db.prepare('SELECT count(*) AS n FROM sync_outbox WHERE seq > (SELECT COALESCE(MAX(pushed), 0) FROM sync_state)').get() as { n: number }).n;
 }
 
 export function setCursor(db: Database.Database, cursor: number): void {
