@@ -218,16 +218,23 @@ export class SyncService {
   }
 
   private listenTo(url: string): void {
-    // Started after a sync went well: the hub is there. A listener that cannot start is tried again after the next one.
-    this.listener ??= this.hub
-      .listen(url, () => {
-        this.announced = true;
-        this.soon();
-      })
-      .catch(() => {
+    if (this.listener) return;
+    const announced = () => {
+      this.announced = true;
+      this.soon();
+    };
+    // Started after a sync went well: the hub is there. A push that landed between that sync's pull and the LISTEN
+    // was announced to nobody, so a listener that is up syncs once. One that cannot start is tried after the next sync.
+    this.listener = this.hub.listen(url, announced).then(
+      (listener) => {
+        announced();
+        return listener;
+      },
+      () => {
         this.listener = null;
         return null;
-      });
+      },
+    );
   }
 
   private async stopListening(): Promise<void> {

@@ -1,12 +1,13 @@
 /**
- * When the background sync syncs (docs/DESIGN.md#background-sync-in-the-app), decided by
- * SyncService alone: these drive it through a HubSync that records its calls and answers as
+ * When the background sync syncs (docs/DESIGN.md#background-sync-in-the-app), and how it
+ * answers a team search, decided by SyncService alone: these drive it through a HubSync that records its calls and answers as
  * told, on Vitest's clock, so each pause is exact. What a sync does with a real hub is
  * sync-service.test.ts's.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { SyncService, type HubSync } from '../../src/backend/sync-service';
 import { HubError } from '../../src/core/sync/hub-connection';
+import type { SessionMeta } from '../../src/shared/types';
 
 const URL = 'postgres://dana:pw-dana-31@127.0.0.1:5433/loom';
 const TIMING = { debounceMs: 100, retryFirstMs: 1000, retryMaxMs: 4000, pollMs: 60_000 };
@@ -43,7 +44,11 @@ function scriptedHub() {
       return Promise.resolve({ close: () => Promise.resolve() });
     },
     share: () => {},
-    search: () => Promise.resolve([]),
+    search: () =>
+      Promise.resolve([
+        { sessionId: 'here-1', title: 'On the hub', owner: 'erin', snippet: 'the [match]', updatedAt: '2026-11-30T10:00:00.000Z' },
+        { sessionId: 'not-here-2', title: 'Shared since', owner: 'erin', snippet: 'a [match]', updatedAt: '2026-11-30T11:00:00.000Z' },
+      ]),
     close: () => {},
   };
   return { hub, port };
@@ -56,12 +61,30 @@ afterEach(async () => {
   vi.useRealTimers();
 });
 
+const LOCAL: SessionMeta = {
+  id: 'here-1',
+  parent_id: null,
+  title: 'Renamed here',
+  summary: null,
+  status: 'saved',
+  archived: false,
+  created_at: '2026-11-29T09:00:00.000Z',
+  updated_at: '2026-11-30T12:00:00.000Z',
+  message_count: 4,
+  model: null,
+  cwd: null,
+};
+
 async function started() {
   const scripted = scriptedHub();
-  service = new SyncService(scripted.port, URL, () => null, TIMING);
+  service = new SyncService(scripted.port, URL, (id) => (id === LOCAL.id ? LOCAL : null), TIMING);
   service.start();
   await vi.advanceTimersByTimeAsync(0);
   expect(service.status().state).toBe('synced');
+  // The listener, once up, syncs once more: a push between the first pull and its LISTEN was announced to nobody.
+  await vi.advanceTimersByTimeAsync(TIMING.debounceMs);
+  expect(scripted.hub.syncs).toBe(2);
+  scripted.hub.syncs = 0;
   return scripted.hub;
 }
 
@@ -71,20 +94,20 @@ describe('the background sync decides', () => {
     hub.announce();
     service.localChange(); // the change watcher's event for a pull: nothing to push
     await vi.advanceTimersByTimeAsync(TIMING.debounceMs);
-    expect(hub.syncs).toBe(2);
+    expect(hub.syncs).toBe(1);
   });
 
   it('not to sync for local changes that queued nothing, and to sync once for several that did', async () => {
     const hub = await started();
     service.localChange();
     await vi.advanceTimersByTimeAsync(TIMING.debounceMs);
-    expect(hub.syncs).toBe(1);
+    expect(hub.syncs).toBe(0);
     hub.queued = 3;
     service.localChange();
     await vi.advanceTimersByTimeAsync(TIMING.debounceMs / 2);
     service.localChange();
     await vi.advanceTimersByTimeAsync(TIMING.debounceMs);
-    expect(hub.syncs).toBe(2);
+    expect(hub.syncs).toBe(1);
   });
 
   it('one sync at a time: asked during one, it runs once more after it', async () => {
@@ -94,7 +117,7 @@ describe('the background sync decides', () => {
     const third = service.syncNow();
     await Promise.all([first, second, third]);
     expect(hub.maxRunning).toBe(1);
-    expect(hub.syncs).toBe(3); // the start's, then the first Sync now and one more for the two asked meanwhile
+    expect(hub.syncs).toBe(2); // the first Sync now, and one more for the two asked meanwhile
   });
 
   it('to retry an unreachable hub after 1 s, 2 s, 4 s, 4 s, counting the changes queued meanwhile without asking it', async () => {
@@ -103,13 +126,13 @@ describe('the background sync decides', () => {
     hub.queued = 1;
     service.localChange();
     await vi.advanceTimersByTimeAsync(TIMING.debounceMs);
-    expect(hub.syncs).toBe(2);
+    expect(hub.syncs).toBe(1);
     expect(service.status()).toMatchObject({ state: 'offline', line: 'Hub unreachable (connection refused): 1 change queued', queued: 1 });
 
     hub.queued = 4;
     service.localChange();
     await vi.advanceTimersByTimeAsync(TIMING.debounceMs);
-    expect(hub.syncs).toBe(2);
+    expect(hub.syncs).toBe(1);
     expect(service.status().line).toBe('Hub unreachable (connection refused): 4 changes queued');
 
     const attemptsAt = async (ms: number, syncs: number) => {
@@ -118,16 +141,16 @@ describe('the background sync decides', () => {
       await vi.advanceTimersByTimeAsync(1);
       expect(hub.syncs).toBe(syncs);
     };
-    await attemptsAt(1000 - TIMING.debounceMs, 3);
-    await attemptsAt(2000, 4);
+    await attemptsAt(1000 - TIMING.debounceMs, 2);
+    await attemptsAt(2000, 3);
+    await attemptsAt(4000, 4);
     await attemptsAt(4000, 5);
-    await attemptsAt(4000, 6);
 
     // The listener says the hub is back: no waiting for the next retry.
     hub.failure = null;
     hub.announce();
     await vi.advanceTimersByTimeAsync(TIMING.debounceMs);
-    expect(hub.syncs).toBe(7);
+    expect(hub.syncs).toBe(6);
     expect(service.status()).toMatchObject({ state: 'synced', queued: 0 });
   });
 
@@ -138,8 +161,23 @@ describe('the background sync decides', () => {
     expect(service.status().state).toBe('error');
     expect(service.status().line).not.toContain('pw-dana-31');
     await vi.advanceTimersByTimeAsync(TIMING.pollMs - 1);
-    expect(hub.syncs).toBe(2);
+    expect(hub.syncs).toBe(1);
     await vi.advanceTimersByTimeAsync(1);
-    expect(hub.syncs).toBe(3);
+    expect(hub.syncs).toBe(2);
+  });
+});
+
+describe('a team search', () => {
+  it("answers a hit on this device with its local metadata, and one not here yet with the hub's title and time, marked so", async () => {
+    await started();
+    const [here, notHere] = await service.searchTeam('match', { limit: 50, offset: 0 });
+    expect(here).toEqual({ ...LOCAL, snippet: 'the [match]', message_index: null, team: { owner: 'erin', synced: true } });
+    expect(notHere).toMatchObject({
+      id: 'not-here-2',
+      title: 'Shared since',
+      updated_at: '2026-11-30T11:00:00.000Z',
+      message_count: 0,
+      team: { owner: 'erin', synced: false },
+    });
   });
 });
