@@ -13,6 +13,7 @@ import { importSection } from './import';
 import { liveSection } from './live';
 import { redactionSection } from './redaction';
 import { storeSection } from './store';
+import { syncAppSection } from './sync-app';
 import { syncDeviceSection } from './sync-device';
 import { uiSection } from './ui';
 
@@ -26,6 +27,7 @@ const sections: BenchSection[] = [
   cliSection, // `loom` lifecycle commands beside a bare `node -e 0`
   uiSection, // the renderer in Chromium: a 5,000-message session, a 10,000-session sidebar
   syncDeviceSection, // sync through a PostgreSQL hub: first sync of the bench store, one message from device A to device B
+  syncAppSection, // the app's background sync: a rename on device A reaching device B's windows
 ];
 
 const only = process.env.BENCH_ONLY?.toLowerCase();
