@@ -56,7 +56,7 @@ export function createHandlers(deps: HandlerDeps): Handlers {
     'sessions.list': (input) => store.listPage(input),
     'sessions.search': (input) =>
       input.scope === 'team'
-        ? sync.searchTeam(input.query, { limit: input.limit ?? TEAM_SEARCH_PAGE, offset: input.offset ?? 0 })
+        ? sync.searchTeam(input.query, { limit: input.limit ?? TEAM_SEARCH_PAGE, offset: input.offset ?? 0, includeArchived: input.includeArchived })
         : store.search(input.query, { includeArchived: input.includeArchived, limit: input.limit, offset: input.offset }),
     'sessions.info': (input) => {
       const sessionId = id(input.id);

@@ -21,6 +21,13 @@ export interface HubHit {
   updatedAt: string;
 }
 
+export interface TeamSearchOptions {
+  limit: number;
+  offset: number;
+  /** Archived sessions too (deleted ones never). */
+  includeArchived?: boolean;
+}
+
 /** What the service needs of core/sync; every `url` is the hub URL with its password. */
 export interface HubSync {
   /** Throws a LoomError (one line, no password) when the URL is not one Loom can use. */
@@ -35,7 +42,7 @@ export interface HubSync {
   listen(url: string, onChange: () => void): Promise<{ close(): Promise<void> }>;
   /** Queues sharing the session with the team. */
   share(sessionId: string, team: string): void;
-  search(url: string, query: string, options: { limit: number; offset: number }): Promise<HubHit[]>;
+  search(url: string, query: string, options: TeamSearchOptions): Promise<HubHit[]>;
   /** Releases what it holds (its store connection). */
   close(): void;
 }
@@ -128,7 +135,7 @@ export class SyncService {
   }
 
   /** The hub's full-text search; a hit already on this device carries its local metadata. */
-  async searchTeam(query: string, options: { limit: number; offset: number }): Promise<SessionSearchHit[]> {
+  async searchTeam(query: string, options: TeamSearchOptions): Promise<SessionSearchHit[]> {
     if (!this.url) throw new LoomError('Set a sync hub in Settings first: the team scope searches it.', 'sync_off');
     const hits = await this.hub.search(this.url, query, options);
     return hits.map((hit) => {
