@@ -198,7 +198,8 @@ export class SyncService {
     const url = this.url;
     if (!url || this.closed) return;
     this.clearTimer();
-    this.publish({ ...this.current, state: 'syncing', line: 'Syncing…', queued: this.hub.queued() });
+    // The line stays as it was while a sync runs (it says Syncing… only before the first): no flicker, and screen readers hear changes only.
+    this.publish({ ...this.current, state: 'syncing', line: this.current.state === 'off' ? 'Syncing…' : this.current.line, queued: this.hub.queued() });
     try {
       await this.hub.sync(url, this.abort.signal);
       if (url !== this.url || this.closed) return;
