@@ -73,7 +73,7 @@ export class SyncService {
   /** The hub announced another device's push since the last decision. */
   private announced = false;
   private listener: Promise<{ close(): Promise<void> } | null> | null = null;
-  private abort = new AbortController();
+  private readonly abort = new AbortController();
   private closed = false;
 
   constructor(
@@ -109,8 +109,9 @@ export class SyncService {
     this.failures = 0;
     this.clearTimer();
     await this.stopListening();
-    if (url) void this.run();
-    else this.publish(OFF);
+    if (!url) return this.publish(OFF);
+    this.publish({ ...OFF, state: 'syncing', line: 'Syncing…' }); // not the old hub's line
+    void this.run();
   }
 
   /** Something changed in the store (here or in another process): push it soon. */

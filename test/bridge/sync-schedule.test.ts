@@ -21,12 +21,14 @@ function scriptedHub() {
     queued: 0,
     failure: null as Error | null,
     announce: () => {},
-    release: null as (() => void) | null,
+    urls: [] as string[],
+    listenersClosed: 0,
   };
   const port: HubSync = {
     check: () => {},
-    sync: async () => {
+    sync: async (url) => {
       hub.syncs += 1;
+      hub.urls.push(url);
       hub.running += 1;
       hub.maxRunning = Math.max(hub.maxRunning, hub.running);
       try {
@@ -41,7 +43,12 @@ function scriptedHub() {
     queued: () => hub.queued,
     listen: (_url, onChange) => {
       hub.announce = onChange;
-      return Promise.resolve({ close: () => Promise.resolve() });
+      return Promise.resolve({
+        close: () => {
+          hub.listenersClosed += 1;
+          return Promise.resolve();
+        },
+      });
     },
     share: () => {},
     search: () =>
@@ -164,6 +171,23 @@ describe('the background sync decides', () => {
     expect(hub.syncs).toBe(1);
     await vi.advanceTimersByTimeAsync(1);
     expect(hub.syncs).toBe(2);
+  });
+});
+
+describe('another hub set in Settings', () => {
+  it("stops listening to the old one, shows no line of the old one's, and syncs with the new one; none turns sync off", async () => {
+    const hub = await started();
+    const statuses: string[] = [];
+    service.onStatus((status) => statuses.push(`${status.state}: ${status.line}`));
+    const other = 'postgres://dana@127.0.0.1:5434/loom';
+    await service.configure(other);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(hub.listenersClosed).toBe(1);
+    expect(hub.urls.at(-1)).toBe(other);
+    expect(statuses.slice(0, 2)).toEqual(['syncing: Syncing…', 'syncing: Syncing…']);
+    expect(service.status().state).toBe('synced');
+    await service.configure(null);
+    expect(service.status()).toEqual({ state: 'off', line: 'Sync is off: no hub is set.', queued: 0 });
   });
 });
 
