@@ -55,7 +55,10 @@ test.afterEach(async () => {
 });
 
 /** A device of `user`: its own data folder and browser-mode server; with `hub`, the hub is in its settings before it starts. */
-async function startDevice(user: { name: string; password: string }, options: { hub?: boolean } = {}): Promise<Device> {
+async function startDevice(
+  user: { name: string; password: string },
+  options: { hub?: boolean; syncTiming?: Partial<typeof SYNC_TIMING> } = {},
+): Promise<Device> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `loom-e2e-sync-${user.name}-`));
   const hubUrl = cluster.url(user.name, user.password);
   if (options.hub) fs.writeFileSync(path.join(dataDir, 'settings.json'), JSON.stringify({ hubUrl }), { mode: 0o600 });
@@ -66,7 +69,7 @@ async function startDevice(user: { name: string; password: string }, options: { 
     staticDir: STATIC_DIR,
     overrides: { baseUrl: model.baseUrl, model: 'gemma4', apiKey: '' },
     env: {},
-    syncTiming: SYNC_TIMING,
+    syncTiming: { ...SYNC_TIMING, ...options.syncTiming },
   });
   const device = { mode, dataDir, hubUrl };
   devices.push(device);
@@ -202,4 +205,28 @@ test("another device's rename and new message reach the open page within seconds
   await laptop.mode.backend.handlers['chat.send']({ sessionId: meta.id, text: 'second' });
   await expect(sidebarRow(page, 'Shared plan, renamed on the laptop')).toContainText('3 messages', { timeout: 5000 });
   await expect(transcript(page).getByText('Noted on the laptop.')).toBeVisible({ timeout: 5000 });
+});
+
+test('a Team hit not on this device yet says so under its owner; opening it syncs, then opens it', async ({ page }) => {
+  await cluster.admin(`INSERT INTO loom.team_members VALUES ('ops', 'alice'), ('ops', 'bob') ON CONFLICT DO NOTHING`);
+  // Bob's device syncs on start, then waits: announcements and changes only after a minute.
+  const bob = await startDevice(BOB, { hub: true, syncTiming: { debounceMs: 60_000 } });
+  await open(page, bob);
+  await expect(syncStatus(page)).toHaveText(SYNCED);
+
+  const alice = await startDevice(ALICE, { hub: true });
+  const meta = alice.mode.backend.store.create({ title: 'Pager rotation', messages: [{ role: 'user', content: 'who holds the pager over the holidays' }] });
+  await alice.mode.backend.handlers['sessions.share']({ id: meta.id, team: 'ops' });
+
+  const sidebar = page.getByRole('complementary', { name: 'Sessions' });
+  await sidebar.getByRole('radio', { name: 'Team' }).check();
+  await sidebar.getByRole('searchbox', { name: 'Search sessions' }).fill('pager holidays');
+  const hit = sidebarRow(page, 'Pager rotation');
+  await expect(hit).toContainText('alice ·');
+  await expect(hit).toContainText('not on this device yet');
+  expect(() => bob.mode.backend.store.getMeta(meta.id)).toThrow();
+
+  await hit.getByRole('button', { name: /^Pager rotation/ }).click();
+  await expect(transcript(page).getByText('who holds the pager over the holidays')).toBeVisible();
+  await expect(hit).not.toContainText('not on this device yet');
 });
