@@ -69,7 +69,7 @@ export function openBackend(options: BackendOptions): Backend {
   const stopWatching = engine.watchOtherProcesses();
   const mcpStarted = engine.startMcpServers(appVersion()).then(() => undefined);
   const sync = new SyncService(
-    openHubSync(options.dataDir, openStore, (id) => engine.contextState(id).busy),
+    openHubSync(options.dataDir, openStore, (id) => engine.isBusy(id)),
     settings.hubUrl(),
     (id) => findMeta(store, id),
     {

@@ -377,6 +377,11 @@ export class LoomEngine {
     return agent ? agent.budget.estimate() : estimateTotal(this.store.getContext(this.store.resolveId(sessionId)));
   }
 
+  /** True while a turn of the session runs in this process (a sync leaves such a session to its inbox). */
+  isBusy(sessionId: string): boolean {
+    return this.sessions.get(sessionId)?.agent.busy ?? false;
+  }
+
   /** With the reply streaming in now, as far as it came: a window that reloaded shows it whole. */
   contextState(sessionId: string): { contextTokens: number; maxContextTokens: number; busy: boolean; replyInFlight: string } {
     const agent = this.sessions.get(sessionId)?.agent;

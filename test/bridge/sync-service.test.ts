@@ -15,6 +15,7 @@ import type { BridgeEvent, SyncStatus } from '../../src/shared/contract';
 import { parseHubUrl } from '../../src/core/sync/hub-connection';
 import { initHub } from '../../src/core/sync/hub-init';
 import { describeWithHub, startTestCluster, type TestCluster } from '../support/postgres';
+import { startScriptedServer, type ScriptedServer } from '../support/scripted-server';
 
 const PASSWORD = 'carol-pw-5be1';
 const FAST = { debounceMs: 20, retryFirstMs: 100, retryMaxMs: 500, pollMs: 60_000 };
@@ -29,10 +30,9 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(async () => cluster?.destroy());
 afterEach(async () => {
-  for (const { backend, dir } of opened.splice(0)) {
-    await backend.close();
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
+  const all = opened.splice(0);
+  await Promise.all(all.map(({ backend }) => backend.close()));
+  for (const { dir } of all) fs.rmSync(dir, { recursive: true, force: true });
 });
 
 interface Device {
@@ -41,14 +41,23 @@ interface Device {
   events: BridgeEvent[];
 }
 
-/** A backend on a fresh data folder, its settings holding `hubUrl` (none: sync off), hearing its events. */
-function device(hubUrl?: string): Device {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'loom-sync-service-'));
-  const dataDir = path.join(dir, 'data');
+/**
+ * A backend on a fresh data folder (or `again`'s: the same device started again), its
+ * settings holding `hubUrl` (none: sync off), hearing its events; `model`: its model server.
+ */
+function device(hubUrl?: string, options: { model?: ScriptedServer; again?: Device } = {}): Device {
+  let dataDir = options.again?.dataDir;
+  if (!dataDir) {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'loom-sync-service-'));
+    dataDir = path.join(dir, 'data');
+    const settingsStore = new JsonFileSettingsStore(dataDir);
+    if (hubUrl) settingsStore.save({ hubUrl });
+  }
+  const { model } = options;
+  const overrides = model ? { baseUrl: model.baseUrl, model: 'gemma4', apiKey: '' } : undefined;
   const settingsStore = new JsonFileSettingsStore(dataDir);
-  if (hubUrl) settingsStore.save({ hubUrl });
-  const backend = openBackend({ dataDir, settingsStore, shell: 'browser', projectDir: dir, env: {}, syncTiming: FAST });
-  opened.push({ backend, dir });
+  const backend = openBackend({ dataDir, settingsStore, shell: 'browser', projectDir: path.dirname(dataDir), env: {}, syncTiming: FAST, overrides });
+  opened.push({ backend, dir: path.dirname(dataDir) });
   const events: BridgeEvent[] = [];
   backend.subscribe((event) => events.push(event));
   return { backend, dataDir, events };
@@ -110,6 +119,40 @@ describeWithHub('the background sync', () => {
       expect(heard.type === 'session_changed' && heard.sessionId).toBe(created.id);
     }
     expect(desktop.backend.store.getMeta(created.id).title).toBe('Laptop 5');
+  });
+
+  it("leaves a session mid-turn here alone: another device's rename waits in the inbox, and nothing of it is lost", async () => {
+    const model = await startScriptedServer();
+    try {
+      const url = cluster.url('carol', PASSWORD);
+      const laptop = device(url);
+      const desktop = device(url, { model });
+      await eventWhere(desktop, statusIs('synced'));
+      const session = await desktop.backend.handlers['chat.create']({});
+      model.enqueue({ toolCalls: [{ name: 'write_file', arguments: { path: 'out.txt', content: 'yes' } }] }, { text: 'Written.' }, { text: 'Writing' });
+      const turn = desktop.backend.handlers['chat.send']({ sessionId: session.id, text: 'write it' });
+      const approval = await eventWhere(desktop, (e) => e.type === 'approval');
+      await desktop.backend.sync.syncNow();
+      await laptop.backend.sync.syncNow();
+      await laptop.backend.handlers['sessions.rename']({ id: session.id, title: 'Renamed on the laptop' });
+      await laptop.backend.sync.syncNow();
+
+      await desktop.backend.sync.syncNow(); // pulls the rename while the turn waits for its approval
+      expect(desktop.backend.store.getMeta(session.id).title).toBeNull();
+      const waiting = desktop.backend.store.db.prepare('SELECT COUNT(*) AS n FROM sync_inbox WHERE session_id = ?').get(session.id) as { n: number };
+      expect(waiting.n).toBeGreaterThan(0);
+      desktop.backend.handlers['chat.approve']({ requestId: approval.type === 'approval' ? approval.requestId : '', answer: 'once' });
+      expect(await turn).toEqual({ error: null });
+
+      // The app holds the session's lease while it is open in this run; started again, the device applies what waited.
+      await desktop.backend.close();
+      const again = device(url, { again: desktop });
+      await eventWhere(again, statusIs('synced'));
+      expect(again.backend.store.getMeta(session.id).title).toBe('Renamed on the laptop');
+      expect(again.backend.store.getMeta(session.id).message_count).toBeGreaterThan(3);
+    } finally {
+      await model.close();
+    }
   });
 
   it('a refused password is one error line without the password, and the hub is not asked again at once', async () => {
