@@ -85,6 +85,8 @@ export async function firstSyncRows(cluster: TestCluster): Promise<DeviceBenchRe
         }
       });
     }
+    // The store's idle maintenance indexes them for search: done now, not during the timed sync.
+    store.updateSearchIndex();
     progress(`first sync: ${SESSIONS.toLocaleString('en-US')} sessions seeded`);
     const started = performance.now();
     const report = await syncOnce(store, hub, { deviceLabel: 'bench' });

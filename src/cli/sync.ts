@@ -5,6 +5,7 @@
  */
 import os from 'node:os';
 import type { LoomConfig } from '../core/config';
+import { LoomError } from '../core/errors';
 import { SessionStore } from '../core/store/session-store';
 import { describeHub, type HubConfig } from '../core/sync/hub-connection';
 import { shareSession } from '../core/sync/share';
@@ -28,7 +29,10 @@ export async function runSyncCommand(action: SyncAction, config: LoomConfig): Pr
     const hub = action.hub as HubConfig;
     const report = await syncOnce(store, hub, { deviceLabel: deviceLabel(), onProgress: pauseForTests() });
     await writeOut(`${describeSyncReport(report)}\n`);
-    if (action.kind === 'share') await writeOut(`Shared with team ${action.team} on the hub ${describeHub(hub)}.\n`);
+    if (action.kind !== 'share') return 0;
+    if (report.refusedTeams.includes(action.team))
+      throw new LoomError(`You are not a member of team ${action.team} on the hub ${describeHub(hub)}: not shared.`, 'not_shared');
+    await writeOut(`Shared with team ${action.team} on the hub ${describeHub(hub)}.\n`);
     return 0;
   } finally {
     store.close();

@@ -119,6 +119,26 @@ describe('sync on the device', () => {
     expect(a.getMeta(s.id).message_count).toBe(3);
   });
 
+  it('compactions, the working context they leave and model changes reach the other device, once however often they are handed over', () => {
+    const a = openStore();
+    const b = openStore();
+    const onB = deviceOf(b, 'desktop');
+    deviceOf(a, 'laptop');
+    const s = a.create({ messages: [user('one'), assistant('two'), user('three'), assistant('four')] });
+    a.setModel(s.id, 'gemma4');
+    a.recordCompaction(s.id, {
+      messages: [user('Summary of the conversation so far: one, two.'), user('three'), assistant('four')],
+      compaction: { at: '2026-12-01T04:00:00.000Z', before_tokens: 900, after_tokens: 300, summary: 'one, two' },
+    });
+    const changes = handOver(a);
+    apply(b, changes, onB);
+    apply(b, changes, onB);
+    expect(b.getContext(s.id)).toEqual(a.getContext(s.id));
+    expect(b.getCompactions(s.id)).toEqual(a.getCompactions(s.id));
+    expect(b.getModelChanges(s.id)).toEqual(a.getModelChanges(s.id));
+    expect(b.getMeta(s.id).model).toBe('gemma4');
+  });
+
   it('the later title wins whichever order the changes arrive in', () => {
     const a = openStore();
     const b = openStore();

@@ -82,6 +82,16 @@ describeWithHub('loom --sync and --share', () => {
     expect(await hubNumber(`SELECT count(*) AS n FROM loom.devices WHERE label = 'laptop'`)).toBe(1);
   });
 
+  it('--share for a team the user is not in on the hub: one line, exit 1, nothing shared', async () => {
+    const dir = dataFolder('not-a-member', 1, 1);
+    const [id] = Object.keys(transcripts(dir));
+    const run = await runLoom(['--data-dir', dir, '--share', id, 'strangers', '--hub', url]);
+    expect(run.code).toBe(1);
+    expect(expectOneErrorLine(run)).toBe(`loom: You are not a member of team strangers on the hub 127.0.0.1:${cluster.port}/loom: not shared.`);
+    expect(run.stdout).toContain('not shared with team strangers (you are not a member of it on the hub)');
+    expect(await hubNumber(`SELECT count(*) AS n FROM loom.shares WHERE session_id = '${id}'`)).toBe(0);
+  });
+
   it('--sync needs a hub (exit 2); a hub that is down is one line without the password (exit 1)', async () => {
     const dir = dataFolder('mistakes', 1, 1);
     const none = await runLoom(['--data-dir', dir, '--sync']);

@@ -134,6 +134,34 @@ describeWithHub('sync through a PostgreSQL hub', () => {
       expect((await sync(syncer, alice, 'desktop')).waiting).toEqual([]);
       expect(texts(syncer, s.id)).toEqual(['one', 'two']);
     });
+
+    it('what the process holding a session wrote meanwhile is held back, then branched off once the waiting changes apply', async () => {
+      const laptop = openStore();
+      const desktop = openStore();
+      const s = laptop.create({ messages: [user('one')] });
+      await sync(laptop, alice, 'laptop');
+      await sync(desktop, alice, 'desktop');
+      const lease = desktop.acquireLease(s.id, 'the desktop app');
+      const syncer = openStore(desktop.dataDir);
+      laptop.appendMessage(s.id, assistant('two on the laptop'));
+      await sync(laptop, alice, 'laptop');
+      desktop.appendMessage(s.id, assistant('two in the desktop app'));
+
+      expect((await sync(syncer, alice, 'desktop')).waiting).toEqual([s.id]);
+      expect(queuedChanges(syncer)).toBeGreaterThan(0);
+      expect(await hubCount(`SELECT count(*) AS n FROM loom.entries WHERE session_id = '${s.id}'`)).toBe(2);
+      lease.release();
+      expect(await sync(syncer, alice, 'desktop')).toMatchObject({ waiting: [], branches: 1 });
+      expect(queuedChanges(syncer)).toBe(0);
+      await sync(laptop, alice, 'laptop');
+      expect(texts(laptop, s.id)).toEqual(['one', 'two on the laptop']);
+      const branch = laptop.branchesAt(s.id, 1)[1];
+      expect(texts(laptop, branch.id)).toEqual(['one', 'two in the desktop app']);
+      expect(laptop.db.prepare('SELECT note FROM sessions WHERE id = ?').get(branch.id)).toEqual({
+        note: 'Diverged: written on desktop while laptop added to the same session; kept as a branch.',
+      });
+      expect(tree(laptop)).toEqual(tree(syncer));
+    });
   });
 
   it('a secret in a message never reaches any hub table', async () => {
@@ -178,6 +206,7 @@ describeWithHub('sync through a PostgreSQL hub', () => {
     }).catch((err: unknown) => err);
     try {
       expect(failure).toBeInstanceOf(HubError);
+      expect((failure as HubError).unreachable).toBe(true);
       expect((failure as HubError).message).not.toContain('alice-pw');
       expect((failure as HubError).message.split('\n')).toHaveLength(1);
       // Turning sync on queued 30 sessions and 3,000 messages; the first batch of 2,000 reached the hub before it stopped.

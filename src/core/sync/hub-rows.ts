@@ -98,8 +98,3 @@ export function canonicalJson(value: unknown): string {
 export function bodyHash(body: HubBody): string {
   return createHash('sha256').update(canonicalJson(body)).digest('hex');
 }
-
-/** The hub's full-text input for a body. */
-export function searchText(body: HubBody): string {
-  return [body.content, body.tool_text].filter(Boolean).join('\n');
-}

@@ -28,13 +28,20 @@ interface OutboxRow {
   fields: string | null;
 }
 
-/** Up to `limit` outbox rows after `afterSeq`, or undefined when none are left. */
+/**
+ * Up to `limit` outbox rows after `afterSeq`, or undefined when none are left. The batch
+ * stops before the first row of a session whose pulled changes wait in the inbox: what
+ * was written here may diverge from them, and only applying them (once the session is
+ * free) can tell, and branch it off, so it is pushed after that.
+ */
 export function readBatch(db: Database.Database, afterSeq: number, limit: number): OutboxBatch | undefined {
   return db.transaction(() => {
-    const rows = prepared(db, 'SELECT seq, kind, session_id, ref, hlc, fields FROM sync_outbox WHERE seq > ? ORDER BY seq LIMIT ?').all(
-      afterSeq,
-      limit,
-    ) as OutboxRow[];
+    const rows = prepared(
+      db,
+      `SELECT seq, kind, session_id, ref, hlc, fields FROM sync_outbox
+        WHERE seq > @after AND seq < COALESCE((SELECT MIN(seq) FROM sync_outbox WHERE seq > @after AND session_id IN (SELECT session_id FROM sync_inbox)), @end)
+        ORDER BY seq LIMIT @limit`,
+    ).all({ after: afterSeq, limit, end: Number.MAX_SAFE_INTEGER }) as OutboxRow[];
     if (rows.length === 0) return undefined;
     const batch: OutboxBatch = { lastSeq: rows[rows.length - 1].seq, sessions: [], entries: [], records: [], tombstones: [], shares: [] };
     // Every session the batch touches goes with it, so its rows never reach the hub before it.

@@ -50,7 +50,8 @@ interface Range {
   fresh: string[];
 }
 
-async function deviceLabels(client: pg.Client): Promise<(deviceId: string) => string> {
+/** How the hub names the user's devices (a teammate's are not readable: "another device"). */
+export async function deviceLabels(client: pg.Client): Promise<(deviceId: string) => string> {
   const { rows } = await client.query<{ device_id: string; label: string }>('SELECT device_id, label FROM loom.devices');
   const labels = new Map(rows.map((r) => [r.device_id, r.label]));
   return (deviceId) => labels.get(deviceId) ?? 'another device';

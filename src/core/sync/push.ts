@@ -1,6 +1,5 @@
 import type Database from 'better-sqlite3';
 import type pg from 'pg';
-import { searchText } from './hub-rows';
 import { confirmPushed, markPushed, readBatch, type OutboxBatch } from './outbox';
 
 /** Outbox rows per hub transaction. */
@@ -11,6 +10,8 @@ export interface PushResult {
   messages: number;
   /** The hub holds other messages at positions this device wrote: pull (which branches them off), then push again. */
   diverged: boolean;
+  /** Teams a share was queued for that the user is not a member of on the hub: not shared. */
+  refusedTeams: Set<string>;
 }
 
 export interface PushOptions {
@@ -28,7 +29,7 @@ export interface PushOptions {
  * last batch's rows go when the next transaction (the loop's last) reads its last_seq.
  */
 export async function pushOutbox(client: pg.Client, db: Database.Database, options: PushOptions): Promise<PushResult> {
-  const result: PushResult = { sessions: new Set(), messages: 0, diverged: false };
+  const result: PushResult = { sessions: new Set(), messages: 0, diverged: false, refusedTeams: new Set() };
   for (;;) {
     options.signal?.throwIfAborted();
     await client.query('BEGIN');
@@ -40,11 +41,13 @@ export async function pushOutbox(client: pg.Client, db: Database.Database, optio
         await client.query('COMMIT');
         return result;
       }
-      if (!(await sendBatch(client, batch, options.deviceId))) {
+      const refused = await sendBatch(client, batch, options.deviceId);
+      if (refused === 'diverged') {
         await client.query('ROLLBACK');
         return { ...result, diverged: true };
       }
       await client.query('COMMIT');
+      for (const team of refused) result.refusedTeams.add(team);
       markPushed(db, batch.lastSeq);
       for (const s of batch.sessions) result.sessions.add(s.id);
       result.messages += batch.entries.length;
@@ -66,23 +69,24 @@ async function lockDevice(client: pg.Client, { deviceId, deviceLabel }: PushOpti
 }
 
 /**
- * One batch into the open hub transaction; false (the caller rolls back) when an entry's
- * position holds another message there. Rows of sessions another user owns (a teammate's
- * shared session written to here) stay on this device: the hub lets only owners write.
+ * One batch into the open hub transaction: the teams its shares were refused for, or
+ * 'diverged' (the caller rolls back) when an entry's position holds another message there.
+ * Rows of sessions another user owns (a teammate's shared session written to here) stay
+ * on this device: the hub lets only owners write.
  */
-async function sendBatch(client: pg.Client, all: OutboxBatch, deviceId: string): Promise<boolean> {
+async function sendBatch(client: pg.Client, all: OutboxBatch, deviceId: string): Promise<string[] | 'diverged'> {
   const batch = await withoutForeignSessions(client, all);
   const { rows } = await client.query<{ seq: string }>('UPDATE loom.clock SET seq = seq + 1 WHERE id = 1 RETURNING seq');
   const hubSeq = rows[0].seq;
   await upsertSessions(client, batch, deviceId, hubSeq);
   await insertBodies(client, batch);
-  if (!(await insertEntries(client, batch, deviceId, hubSeq))) return false;
+  if (!(await insertEntries(client, batch, deviceId, hubSeq))) return 'diverged';
   await insertRecords(client, batch, deviceId, hubSeq);
-  await insertShares(client, batch, hubSeq);
+  const refused = await insertShares(client, batch, hubSeq);
   await applyTombstones(client, batch, hubSeq);
   await client.query('UPDATE loom.devices SET last_seq = $2 WHERE device_id = $1', [deviceId, batch.lastSeq]);
   await client.query(`SELECT pg_notify('loom_changes', $1)`, [hubSeq]);
-  return true;
+  return refused;
 }
 
 async function withoutForeignSessions(client: pg.Client, batch: OutboxBatch): Promise<OutboxBatch> {
@@ -142,12 +146,15 @@ async function upsertSessions(client: pg.Client, batch: OutboxBatch, deviceId: s
   );
 }
 
+/** What the hub's full-text index reads of a body: its text and its tool calls' names and arguments (read from the body, not sent twice). */
+const SEARCH_TEXT = `concat_ws(E'\\n', x.body->>'content', x.body->>'tool_text')`;
+
 async function insertBodies(client: pg.Client, batch: OutboxBatch): Promise<void> {
   if (batch.entries.length === 0) return;
-  const unique = new Map(batch.entries.map((e) => [e.body_hash, { hash: e.body_hash, body: e.body, search: searchText(e.body) }]));
+  const unique = new Map(batch.entries.map((e) => [e.body_hash, { hash: e.body_hash, body: e.body }]));
   await client.query(
     `INSERT INTO loom.bodies (hash, body, search)
-     SELECT x.hash, x.body, to_tsvector('english', x.search) FROM jsonb_to_recordset($1::jsonb) AS x(hash text, body jsonb, search text)
+     SELECT x.hash, x.body, to_tsvector('english', ${SEARCH_TEXT}) FROM jsonb_to_recordset($1::jsonb) AS x(hash text, body jsonb)
      ON CONFLICT DO NOTHING`,
     [JSON.stringify([...unique.values()])],
   );
@@ -180,21 +187,25 @@ async function insertRecords(client: pg.Client, batch: OutboxBatch, deviceId: st
   );
 }
 
-/** A share makes the session new to the team's members: its hub_seq moves past their cursors. */
-async function insertShares(client: pg.Client, batch: OutboxBatch, hubSeq: string): Promise<void> {
-  if (batch.shares.length === 0) return;
-  const json = JSON.stringify(batch.shares);
-  await client.query(
-    `INSERT INTO loom.shares (session_id, team, hub_seq)
-     SELECT x.session_id, x.team, $2 FROM jsonb_to_recordset($1::jsonb) AS x(session_id uuid, team text)
-      WHERE x.team IN (SELECT team FROM loom.team_members WHERE member = current_user)
-     ON CONFLICT (session_id, team) DO UPDATE SET hub_seq = excluded.hub_seq`,
-    [json, hubSeq],
-  );
-  await client.query('UPDATE loom.sessions SET hub_seq = $2 WHERE id = ANY($1::uuid[]) AND deleted_hlc IS NULL', [
-    batch.shares.map((s) => s.session_id),
-    hubSeq,
-  ]);
+/**
+ * A share makes the session new to the team's members: its hub_seq moves past their
+ * cursors. The hub takes shares only for teams the owner is in; the others are returned.
+ */
+async function insertShares(client: pg.Client, batch: OutboxBatch, hubSeq: string): Promise<string[]> {
+  if (batch.shares.length === 0) return [];
+  const { rows } = await client.query<{ team: string }>('SELECT team FROM loom.team_members WHERE member = current_user');
+  const mine = new Set(rows.map((r) => r.team));
+  const allowed = batch.shares.filter((s) => mine.has(s.team));
+  if (allowed.length) {
+    await client.query(
+      `INSERT INTO loom.shares (session_id, team, hub_seq)
+       SELECT x.session_id, x.team, $2 FROM jsonb_to_recordset($1::jsonb) AS x(session_id uuid, team text)
+       ON CONFLICT (session_id, team) DO UPDATE SET hub_seq = excluded.hub_seq`,
+      [JSON.stringify(allowed), hubSeq],
+    );
+    await client.query('UPDATE loom.sessions SET hub_seq = $2 WHERE id = ANY($1::uuid[]) AND deleted_hlc IS NULL', [allowed.map((s) => s.session_id), hubSeq]);
+  }
+  return batch.shares.filter((s) => !mine.has(s.team)).map((s) => s.team);
 }
 
 /**

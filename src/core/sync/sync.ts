@@ -2,7 +2,7 @@ import type pg from 'pg';
 import type { SessionStore } from '../store/session-store';
 import { applyInbox, emptyCounts, waitingSessions, type ApplyCounts } from './apply';
 import { checkHubSchema, connectHub, describeHub, explainHubError, type HubConfig } from './hub-connection';
-import { pullHub } from './pull';
+import { deviceLabels, pullHub } from './pull';
 import { pushOutbox } from './push';
 import { ensureSyncOn, queuedChanges as queuedRows } from './sync-state';
 
@@ -33,6 +33,8 @@ export interface SyncReport {
   deletes: number;
   /** Sessions whose pulled changes wait in the inbox (another process holds them). */
   waiting: string[];
+  /** Teams a share was for that the user is not a member of on the hub: those shares were dropped. */
+  refusedTeams: string[];
 }
 
 /** Push attempts after divergences before giving up for this sync (each one pulls first). */
@@ -60,8 +62,8 @@ async function syncWith(client: pg.Client, store: SessionStore, hub: HubConfig, 
   const { hubId } = await checkHubSchema(client);
   const state = ensureSyncOn(store.db, hub.url, hubId);
   const counts = emptyCounts();
-  applyInbox(store, { deviceLabel: options.deviceLabel, labelOf: () => 'another device', isBusy: options.isBusy }, counts);
-  const pushed = { sessions: new Set<string>(), messages: 0 };
+  applyInbox(store, { deviceLabel: options.deviceLabel, labelOf: await deviceLabels(client), isBusy: options.isBusy }, counts);
+  const pushed: Pushed = { sessions: new Set(), messages: 0, refusedTeams: new Set() };
   for (let attempt = 0; ; attempt++) {
     await options.onProgress?.({ phase: 'pull', pushedMessages: pushed.messages });
     await pullHub(client, store, { ...state, ...currentCursor(store) }, options, counts);
@@ -73,6 +75,7 @@ async function syncWith(client: pg.Client, store: SessionStore, hub: HubConfig, 
     });
     for (const id of result.sessions) pushed.sessions.add(id);
     pushed.messages += result.messages;
+    for (const team of result.refusedTeams) pushed.refusedTeams.add(team);
     if (!result.diverged || attempt >= DIVERGENCE_RETRIES) break;
   }
   return report(hub, pushed, counts, waitingSessions(store.db));
@@ -82,7 +85,13 @@ function currentCursor(store: SessionStore): { cursor: number } {
   return store.db.prepare('SELECT cursor FROM sync_state').get() as { cursor: number };
 }
 
-function report(hub: HubConfig, pushed: { sessions: Set<string>; messages: number }, counts: ApplyCounts, waiting: string[]): SyncReport {
+interface Pushed {
+  sessions: Set<string>;
+  messages: number;
+  refusedTeams: Set<string>;
+}
+
+function report(hub: HubConfig, pushed: Pushed, counts: ApplyCounts, waiting: string[]): SyncReport {
   return {
     hub: describeHub(hub),
     pushedSessions: pushed.sessions.size,
@@ -92,6 +101,7 @@ function report(hub: HubConfig, pushed: { sessions: Set<string>; messages: numbe
     branches: counts.branches,
     deletes: counts.deletes,
     waiting,
+    refusedTeams: [...pushed.refusedTeams].sort(),
   };
 }
 
@@ -105,6 +115,7 @@ export function describeSyncReport(r: SyncReport): string {
   if (r.branches) parts.push(`${plural(r.branches, 'branch', 'branches')} from a divergence`);
   if (r.deletes) parts.push(plural(r.deletes, 'delete'));
   if (r.waiting.length) parts.push(`${plural(r.waiting.length, 'session')} in use elsewhere, to be applied on a later sync`);
+  for (const team of r.refusedTeams) parts.push(`not shared with team ${team} (you are not a member of it on the hub)`);
   return `Synced with hub ${r.hub}: ${parts.length ? parts.join(', ') : 'nothing to do'}.`;
 }
 
