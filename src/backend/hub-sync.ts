@@ -24,7 +24,7 @@ export function openHubSync(dataDir: string, openStore: (dataDir: string) => Ses
     check: (url) => void parseHubUrl(url),
     sync: async (url, signal) => {
       const [{ syncOnce }] = await network();
-      await syncOnce(own(), parseHubUrl(url), { deviceLabel: os.hostname(), signal, isBusy });
+      return syncOnce(own(), parseHubUrl(url), { deviceLabel: os.hostname(), signal, isBusy });
     },
     // Network failures are waited out; anything else (a refused password, a newer hub schema) is for the user to fix.
     unreachable: (err) => (isHubError(err) && err.unreachable ? err.failure : null),

@@ -32,8 +32,8 @@ export interface TeamSearchOptions {
 export interface HubSync {
   /** Throws a LoomError (one line, no password) when the URL is not one Loom can use. */
   check(url: string): void;
-  /** One sync (pull, push); rejects with a LoomError line. */
-  sync(url: string, signal: AbortSignal): Promise<void>;
+  /** One sync (pull, push); rejects with a LoomError line. Answers the teams whose shares the hub refused (not a member). */
+  sync(url: string, signal: AbortSignal): Promise<{ refusedTeams: string[] }>;
   /** Why the hub could not be reached ("connection refused"), or null when the error is something to fix, not to wait out. */
   unreachable(err: unknown): string | null;
   /** Local changes not yet on the hub. */
@@ -74,6 +74,8 @@ export class SyncService {
   private announced = false;
   private listener: Promise<{ close(): Promise<void> } | null> | null = null;
   private readonly abort = new AbortController();
+  /** Teams whose shares a hub refused (the user is not a member), as syncs report them. */
+  private readonly refusedTeams = new Set<string>();
   private closed = false;
 
   constructor(
@@ -129,8 +131,10 @@ export class SyncService {
   /** Queues the share and syncs; the line says whether it reached the hub. */
   async share(sessionId: string, team: string): Promise<ShareResult> {
     if (!this.url) throw new LoomError('Set a sync hub in Settings first: sessions are shared through it.', 'sync_off');
+    this.refusedTeams.delete(team);
     this.hub.share(sessionId, team);
     await this.syncNow();
+    if (this.refusedTeams.has(team)) throw new LoomError(`The hub did not share it: you are not a member of the team "${team}" there.`, 'share_refused');
     if (this.current.state === 'synced') return { line: `Shared with the team "${team}".` };
     return { line: `The share with "${team}" is queued: ${this.current.line}` };
   }
@@ -202,8 +206,9 @@ export class SyncService {
     // The line stays as it was while a sync runs (it says Syncing… only before the first): no flicker, and screen readers hear changes only.
     this.publish({ ...this.current, state: 'syncing', line: this.current.state === 'off' ? 'Syncing…' : this.current.line, queued: this.hub.queued() });
     try {
-      await this.hub.sync(url, this.abort.signal);
+      const { refusedTeams } = await this.hub.sync(url, this.abort.signal);
       if (url !== this.url || this.closed) return;
+      for (const team of refusedTeams) this.refusedTeams.add(team);
       this.failures = 0;
       const lastSyncAt = new Date();
       this.publish({ state: 'synced', line: `Synced ${clockTime(lastSyncAt)}`, queued: this.hub.queued(), lastSyncAt: lastSyncAt.toISOString() });

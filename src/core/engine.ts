@@ -124,6 +124,9 @@ export class LoomEngine {
         return; // busy or closing: the next poll catches up
       }
       for (const change of changes) {
+        // An open session changed by another connection between turns (a sync): its agent reads it again.
+        const agent = this.sessions.get(change.id)?.agent;
+        if (change.meta && agent && !agent.busy) agent.reload();
         if (change.meta) this.emit({ type: 'session_changed', sessionId: change.id, meta: change.meta });
         else if (change.before) this.emit({ type: 'session_deleted', sessionId: change.id, meta: change.before });
       }

@@ -121,7 +121,7 @@ describeWithHub('the background sync', () => {
     expect(desktop.backend.store.getMeta(created.id).title).toBe('Laptop 5');
   });
 
-  it("leaves a session mid-turn here alone: another device's rename waits in the inbox, and nothing of it is lost", async () => {
+  it("leaves a session mid-turn here alone: another device's rename waits in the inbox, and lands once the turn has ended", async () => {
     const model = await startScriptedServer();
     try {
       const url = cluster.url('carol', PASSWORD);
@@ -141,15 +141,40 @@ describeWithHub('the background sync', () => {
       expect(desktop.backend.store.getMeta(session.id).title).toBeNull();
       const waiting = desktop.backend.store.db.prepare('SELECT COUNT(*) AS n FROM sync_inbox WHERE session_id = ?').get(session.id) as { n: number };
       expect(waiting.n).toBeGreaterThan(0);
-      desktop.backend.handlers['chat.approve']({ requestId: approval.type === 'approval' ? approval.requestId : '', answer: 'once' });
+      await desktop.backend.handlers['chat.approve']({ requestId: approval.type === 'approval' ? approval.requestId : '', answer: 'once' });
       expect(await turn).toEqual({ error: null });
+      await eventWhere(desktop, (e) => e.type === 'session_changed' && e.meta.title === 'Renamed on the laptop');
+    } finally {
+      await model.close();
+    }
+  });
 
-      // The app holds the session's lease while it is open in this run; started again, the device applies what waited.
-      await desktop.backend.close();
-      const again = device(url, { again: desktop });
-      await eventWhere(again, statusIs('synced'));
-      expect(again.backend.store.getMeta(session.id).title).toBe('Renamed on the laptop');
-      expect(again.backend.store.getMeta(session.id).message_count).toBeGreaterThan(3);
+  it("brings another device's turn into a session open here between turns: the next turn's request carries it", async () => {
+    const model = await startScriptedServer();
+    try {
+      const url = cluster.url('carol', PASSWORD);
+      const laptop = device(url, { model });
+      const desktop = device(url, { model });
+      await eventWhere(desktop, statusIs('synced'));
+      const session = await desktop.backend.handlers['chat.create']({});
+      model.enqueue({ text: 'Herons wait.' }, { text: 'Herons' });
+      await desktop.backend.handlers['chat.send']({ sessionId: session.id, text: 'tell me about herons' });
+      await desktop.backend.sync.syncNow();
+      await laptop.backend.sync.syncNow();
+
+      model.enqueue({ text: 'Egrets too.' });
+      await laptop.backend.handlers['chat.send']({ sessionId: session.id, text: 'and egrets?' });
+      // The desktop holds the session open (its lease, from its turn): the laptop's turn still arrives, and its engine reads it.
+      const count = laptop.backend.store.getMeta(session.id).message_count;
+      await eventWhere(desktop, (e) => e.type === 'session_changed' && e.meta.message_count === count);
+
+      model.enqueue({ text: 'Both wade.' });
+      await desktop.backend.handlers['chat.send']({ sessionId: session.id, text: 'what do they share?' });
+      const sent = model.requests.at(-1)?.body as { messages: { role: string; content: unknown }[] };
+      const said = sent.messages.map((m) => (typeof m.content === 'string' ? m.content : '')).join('\n');
+      expect(said).toContain('and egrets?');
+      expect(said).toContain('Egrets too.');
+      expect(desktop.backend.store.getTranscript(session.id).at(-1)).toMatchObject({ role: 'assistant', content: 'Both wade.' });
     } finally {
       await model.close();
     }

@@ -164,6 +164,9 @@ test('"Share with…" shares a session with a team: a teammate gets it and finds
   await dialog.getByRole('textbox', { name: 'Team' }).fill('no such team!');
   await dialog.getByRole('button', { name: 'Share' }).click();
   await expect(dialog.getByRole('status')).toHaveText(/team name is letters, digits/);
+  await dialog.getByRole('textbox', { name: 'Team' }).fill('ghosts'); // alice is not in it
+  await dialog.getByRole('button', { name: 'Share' }).click();
+  await expect(dialog.getByRole('status')).toHaveText('The hub did not share it: you are not a member of the team "ghosts" there.');
   await dialog.getByRole('textbox', { name: 'Team' }).fill('core');
   await dialog.getByRole('button', { name: 'Share' }).click();
   await expect(dialog.getByRole('status')).toHaveText('Shared with the team "core".');
