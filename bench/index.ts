@@ -13,8 +13,8 @@ import { importSection } from './import';
 import { liveSection } from './live';
 import { redactionSection } from './redaction';
 import { storeSection } from './store';
+import { syncSection } from './sync';
 import { syncAppSection } from './sync-app';
-import { syncDeviceSection } from './sync-device';
 import { uiSection } from './ui';
 
 const sections: BenchSection[] = [
@@ -25,8 +25,8 @@ const sections: BenchSection[] = [
   redactionSection, // redacting every string of a 10 MB session, as an export does
   importSection, // loom --import-from: 1,000 Claude Code sessions, then again unchanged
   cliSection, // `loom` lifecycle commands beside a bare `node -e 0`
+  syncSection, // sync through a PostgreSQL hub: first sync of the bench store, device A to device B, team search over 100,000 sessions
   uiSection, // the renderer in Chromium: a 5,000-message session, a 10,000-session sidebar
-  syncDeviceSection, // sync through a PostgreSQL hub: first sync of the bench store, one message from device A to device B
   syncAppSection, // the app's background sync: a rename on device A reaching device B's windows
 ];
 

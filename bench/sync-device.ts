@@ -1,6 +1,5 @@
 /**
- * The device side of sync (docs/DESIGN.md#sync-through-a-hub), measured on a throw-away
- * cluster: the first sync of the bench store (10,000 sessions × 40 messages, as
+ * The device side of sync (docs/DESIGN.md#sync-through-a-hub), two rows of bench/sync.ts: the first sync of the bench store (10,000 sessions × 40 messages, as
  * bench/store.ts builds it) to the hub, and one new message from device A's append to
  * device B's store, B listening (live.ts) and syncing on each NOTIFY. Each user here is
  * the bench's own, so the rows do not depend on what other rows put on the hub.
@@ -12,17 +11,10 @@ import { SessionStore } from '../src/core/store/session-store';
 import { parseHubUrl, type HubConfig } from '../src/core/sync/hub-connection';
 import { listenForHubChanges } from '../src/core/sync/live';
 import { syncOnce } from '../src/core/sync/sync';
-import { initHub } from '../src/core/sync/hub-init';
-import { startTestCluster, type TestCluster } from '../test/support/postgres';
-import { formatMs, percentile, printTable, progress, type BenchSection } from './harness';
+import type { TestCluster } from '../test/support/postgres';
+import { formatMs, percentile, progress } from './harness';
+import type { HubBenchResult } from './sync';
 import { Corpus } from './store-corpus';
-
-export interface DeviceBenchResult {
-  row: string;
-  measured: string;
-  target: string;
-  met: boolean;
-}
 
 /** BENCH_SESSIONS scales the store down for a quick look; the target assumes 10,000. */
 const SESSIONS = Number(process.env.BENCH_SESSIONS ?? 10_000);
@@ -31,26 +23,6 @@ const SEED_BATCH = 250;
 const FIRST_SYNC_TARGET = 5_000;
 const LIVE_RUNS = 20;
 const LIVE_TARGET_MS = 1_000;
-
-export const syncDeviceSection: BenchSection = {
-  name: 'Sync, device side: first sync and live updates through a hub',
-  run: runSyncDeviceBench,
-};
-
-async function runSyncDeviceBench(): Promise<void> {
-  const cluster = await startTestCluster();
-  try {
-    await initHub(parseHubUrl(cluster.ownerUrl));
-    const results = [...(await firstSyncRows(cluster)), ...(await liveLatencyRows(cluster))];
-    printTable(
-      'Sync, device side',
-      ['row', 'measured', 'target', 'met'],
-      results.map((r) => [r.row, r.measured, r.target, r.met ? 'yes' : 'NO']),
-    );
-  } finally {
-    await cluster.destroy();
-  }
-}
 
 function tempStore(label: string): { store: SessionStore; remove(): void } {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), `loom-bench-${label}-`));
@@ -71,7 +43,7 @@ async function benchUser(cluster: TestCluster, name: string): Promise<HubConfig>
 }
 
 /** ≥ 5,000 messages/s for the first sync of the 10,000-session bench store. */
-export async function firstSyncRows(cluster: TestCluster): Promise<DeviceBenchResult[]> {
+export async function firstSyncRows(cluster: TestCluster): Promise<HubBenchResult[]> {
   const hub = await benchUser(cluster, 'bench_first_sync');
   const { store, remove } = tempStore('first-sync');
   try {
@@ -106,7 +78,7 @@ export async function firstSyncRows(cluster: TestCluster): Promise<DeviceBenchRe
 }
 
 /** ≤ 1 s from an append on device A to the message in device B's store, B syncing on NOTIFY. */
-export async function liveLatencyRows(cluster: TestCluster): Promise<DeviceBenchResult[]> {
+export async function liveLatencyRows(cluster: TestCluster): Promise<HubBenchResult[]> {
   const hub = await benchUser(cluster, 'bench_live');
   const a = tempStore('live-a');
   const b = tempStore('live-b');

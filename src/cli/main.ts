@@ -23,7 +23,8 @@ async function main(argv: string[], host: CommandHost): Promise<number> {
     // so a lifecycle command never parses the agent, the model client nor the MCP SDK.
     if (action.kind === 'doctor') return await (await import('./doctor')).runDoctor(config);
     if (action.kind === 'chat') return await (await import('./chat')).runChat(config, action);
-    if (action.kind === 'hub-init' || action.kind === 'hub-search') return await (await import('./hub')).runHubCommand(action);
+    if (action.kind === 'hub-init' || action.kind === 'hub-add-member' || action.kind === 'hub-search')
+      return await (await import('./hub')).runHubCommand(action);
     if (action.kind === 'sync' || action.kind === 'share') return await (await import('./sync')).runSyncCommand(action, config);
     return await (await import('./lifecycle')).runLifecycle(action, config);
   } catch (err) {

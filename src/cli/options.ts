@@ -43,7 +43,10 @@ export interface DoctorAction {
 }
 
 /** The hub commands (docs/DESIGN.md#sync-through-a-hub): they talk to PostgreSQL and load `pg`, nothing else does. */
-export type HubAction = { kind: 'hub-init'; hub: HubConfig } | { kind: 'hub-search'; hub: HubConfig; query: string; json: boolean };
+export type HubAction =
+  | { kind: 'hub-init'; hub: HubConfig }
+  | { kind: 'hub-add-member'; hub: HubConfig; team: string; member: string }
+  | { kind: 'hub-search'; hub: HubConfig; query: string; includeArchived: boolean; json: boolean };
 
 /** `--sync` and `--share` (docs/DESIGN.md#sync-through-a-hub): a share without a hub is queued for the next sync. */
 export type SyncAction = { kind: 'sync'; hub: HubConfig } | { kind: 'share'; id: string; team: string; hub?: HubConfig };
@@ -105,6 +108,7 @@ interface RawOptions {
   yes?: boolean;
   doctor?: boolean;
   hubInit?: string;
+  hubAddMember?: string[];
   sync?: boolean;
   share?: string[];
   /** `--hub` alone: the URL comes from LOOM_HUB. */
@@ -214,6 +218,7 @@ function addHubOptions(program: Command): void {
   program
     .optionsGroup('Sync and teams (a PostgreSQL hub; URL = postgres://user@host/database):')
     .option('--hub-init <url>', "create or upgrade the hub's schema, as the hub's owner role")
+    .option('--hub-add-member <url> <team> <role...>', "as the hub's owner: put a Loom user (a role) in a team, which then reads the sessions shared with it")
     .option('--hub [url]', 'with --search: search the sessions you may read on the hub (URL, else $LOOM_HUB)')
     .option('--sync', 'sync with the hub (--hub URL, else $LOOM_HUB) once: push what changed here, pull what changed elsewhere')
     .option('--share <id> <team...>', 'share a session with a team on the hub (at once with --hub or $LOOM_HUB, else at the next sync)');
@@ -249,6 +254,7 @@ const LIFECYCLE_FLAGS: Array<[keyof RawOptions, string]> = [
   ['delete', '--delete'],
   ['doctor', '--doctor'],
   ['hubInit', '--hub-init'],
+  ['hubAddMember', '--hub-add-member'],
   ['sync', '--sync'],
   ['share', '--share'],
 ];
@@ -277,6 +283,7 @@ function toAction(raw: RawOptions, env: NodeJS.ProcessEnv): CliAction {
   requireCompanion(raw.hub, '--hub', raw.search !== undefined || raw.sync || raw.share !== undefined, '--search, --sync or --share');
   if (raw.doctor) return { kind: 'doctor' };
   if (raw.hubInit !== undefined) return { kind: 'hub-init', hub: hubConfig(nonEmpty(raw.hubInit, '--hub-init', 'a hub URL')) };
+  if (raw.hubAddMember !== undefined) return addMemberAction(raw.hubAddMember);
   if (raw.search !== undefined && raw.hub !== undefined) return hubSearchAction(raw, env);
   if (raw.sync) return syncAction(raw, env);
   if (raw.share !== undefined) return shareAction(raw.share, raw, env);
@@ -304,10 +311,23 @@ function toLifecycleAction(raw: RawOptions): LifecycleAction {
 }
 
 function hubSearchAction(raw: RawOptions, env: NodeJS.ProcessEnv): HubAction {
-  if (raw.includeArchived) throw new UsageError('--include-archived does not apply to --search --hub: the hub search covers every session you may read.');
   const url = raw.hub === true ? fromEnv(env, 'LOOM_HUB') : nonEmpty(raw.hub ?? '', '--hub', 'a hub URL');
   if (url === undefined) throw new UsageError('--hub needs a hub URL (--hub postgres://user@host/database), or LOOM_HUB set to one.');
-  return { kind: 'hub-search', hub: hubConfig(url), query: nonEmpty(raw.search ?? '', '--search', 'a query'), json: raw.json ?? false };
+  return {
+    kind: 'hub-search',
+    hub: hubConfig(url),
+    query: nonEmpty(raw.search ?? '', '--search', 'a query'),
+    includeArchived: raw.includeArchived ?? false,
+    json: raw.json ?? false,
+  };
+}
+
+/** `--hub-add-member URL TEAM ROLE`. */
+function addMemberAction(values: string[]): HubAction {
+  const [url, team, member, ...rest] = values.map((value) => value.trim());
+  if (!url || !team || !member || rest.length)
+    throw new UsageError('--hub-add-member takes a hub URL, a TEAM and a ROLE, e.g. loom --hub-add-member postgres://owner@host/loom core alice.');
+  return { kind: 'hub-add-member', hub: hubConfig(url), team, member };
 }
 
 function syncAction(raw: RawOptions, env: NodeJS.ProcessEnv): SyncAction {

@@ -14,7 +14,8 @@ import { JsonFileSettingsStore } from '../../src/backend/settings-store';
 import type { BridgeEvent, SyncStatus } from '../../src/shared/contract';
 import { parseHubUrl } from '../../src/core/sync/hub-connection';
 import { initHub } from '../../src/core/sync/hub-init';
-import { describeWithHub, startTestCluster, type TestCluster } from '../support/postgres';
+import { describeWithHub } from '../support/hub-suite';
+import { startTestCluster, type TestCluster } from '../support/postgres';
 import { startScriptedServer, type ScriptedServer } from '../support/scripted-server';
 
 const PASSWORD = 'carol-pw-5be1';

@@ -13,7 +13,8 @@ import { PUSH_BATCH } from '../../src/core/sync/push';
 import { SessionStore } from '../../src/core/store/session-store';
 import { BIN, ROOT, buildLoom, expectOneErrorLine, makeTempDir, removeDir, runLoom } from '../cli/run-loom';
 import { assistant, user } from '../store/helpers';
-import { describeWithHub, startTestCluster, type TestCluster } from '../support/postgres';
+import { describeWithHub } from '../support/hub-suite';
+import { startTestCluster, type TestCluster } from '../support/postgres';
 
 let cluster: TestCluster;
 let url: string;

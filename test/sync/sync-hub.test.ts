@@ -12,7 +12,8 @@ import { PUSH_BATCH } from '../../src/core/sync/push';
 import { describeSyncReport, queuedChanges, syncOnce, type SyncReport } from '../../src/core/sync/sync';
 import type { SessionStore } from '../../src/core/store/session-store';
 import { assistant, openStore, user } from '../store/helpers';
-import { describeWithHub, startTestCluster, type TestCluster } from '../support/postgres';
+import { describeWithHub } from '../support/hub-suite';
+import { startTestCluster, type TestCluster } from '../support/postgres';
 
 const SECRET = 'ghp_abcdefghijklmnopqrstuvwxyz0123456789';
 let cluster: TestCluster;
