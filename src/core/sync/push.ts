@@ -30,18 +30,24 @@ export interface PushOptions {
  */
 export async function pushOutbox(client: pg.Client, db: Database.Database, options: PushOptions): Promise<PushResult> {
   const result: PushResult = { sessions: new Set(), messages: 0, diverged: false, refusedTeams: new Set() };
+  // The next batch, read while the hub works on this one: used when the hub's last_seq says it comes next.
+  let ahead: { after: number; batch: OutboxBatch } | undefined;
   for (;;) {
     options.signal?.throwIfAborted();
     await client.query('BEGIN');
     try {
       const lastSeq = await lockDevice(client, options);
       confirmPushed(db, lastSeq);
-      const batch = readBatch(db, lastSeq, PUSH_BATCH);
+      const batch = ahead?.after === lastSeq ? ahead.batch : readBatch(db, lastSeq, PUSH_BATCH);
+      ahead = undefined;
       if (!batch) {
         await client.query('COMMIT');
         return result;
       }
-      const refused = await sendBatch(client, batch, options.deviceId);
+      const refused = await sendBatch(client, batch, options.deviceId, () => {
+        const next = readBatch(db, batch.lastSeq, PUSH_BATCH);
+        if (next) ahead = { after: batch.lastSeq, batch: next };
+      });
       if (refused === 'diverged') {
         await client.query('ROLLBACK');
         return { ...result, diverged: true };
@@ -69,17 +75,24 @@ async function lockDevice(client: pg.Client, { deviceId, deviceLabel }: PushOpti
 }
 
 /**
- * One batch into the open hub transaction: the teams its shares were refused for, or
+ * One batch into the open hub transaction (`meanwhile` runs while the hub stores its
+ * bodies): the teams its shares were refused for, or
  * 'diverged' (the caller rolls back) when an entry's position holds another message there.
  * Rows of sessions another user owns (a teammate's shared session written to here) stay
  * on this device: the hub lets only owners write.
  */
-async function sendBatch(client: pg.Client, all: OutboxBatch, deviceId: string): Promise<string[] | 'diverged'> {
+async function sendBatch(client: pg.Client, all: OutboxBatch, deviceId: string, meanwhile: () => void): Promise<string[] | 'diverged'> {
   const batch = await withoutForeignSessions(client, all);
   const { rows } = await client.query<{ seq: string }>('UPDATE loom.clock SET seq = seq + 1 WHERE id = 1 RETURNING seq');
   const hubSeq = rows[0].seq;
   await upsertSessions(client, batch, deviceId, hubSeq);
-  await insertBodies(client, batch);
+  // The hub computes the bodies' search vectors, the longest part of a batch: the caller reads the next batch meanwhile.
+  const bodies = insertBodies(client, batch);
+  try {
+    meanwhile();
+  } finally {
+    await bodies;
+  }
   if (!(await insertEntries(client, batch, deviceId, hubSeq))) return 'diverged';
   await insertRecords(client, batch, deviceId, hubSeq);
   const refused = await insertShares(client, batch, hubSeq);
