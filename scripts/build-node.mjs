@@ -28,10 +28,14 @@ export async function bundleNode(names) {
     splitting: true,
     chunkNames: 'chunks/[name]-[hash]',
     target: 'node20',
-    // npm packages are bundled (a faster start for every `loom` call) except the native
-    // SQLite module; CommonJS ones get a `require` for Node built-ins.
-    external: ['better-sqlite3', 'electron', 'electron-vite', '@playwright/test', 'playwright-core'],
-    banner: { js: "import { createRequire as __loomCreateRequire } from 'node:module'; const require = __loomCreateRequire(import.meta.url);" },
+    // npm packages are bundled (a faster start for every `loom` call), better-sqlite3's
+    // JavaScript too: only its native module is loaded from node_modules, by its path
+    // (src/core/store/sqlite.ts). CommonJS ones get a `require` for Node built-ins.
+    external: ['electron', 'electron-vite', '@playwright/test', 'playwright-core'],
+    // Made on first use: createRequire costs up to a millisecond, and most chunks never call it.
+    banner: {
+      js: "import { createRequire as __loomCreateRequire } from 'node:module'; let __loomRequire; function require(id) { __loomRequire ??= __loomCreateRequire(import.meta.url); return __loomRequire(id); }",
+    },
     sourcemap: true,
     logLevel: 'warning',
     write: false,
