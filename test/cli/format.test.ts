@@ -20,6 +20,15 @@ describe('renderTable', () => {
     expect(renderTable(columns, rows)[1]).toContain('x'.repeat(100));
   });
 
+  it('counts an emoji as one character when aligning and fitting', () => {
+    const lines = renderTable(columns, [
+      ['a1', 'fix 😀', '5'],
+      ['b2', 'plain', '6'],
+    ]);
+    expect(lines).toEqual(['ID  TITLE  N', 'a1  fix 😀  5', 'b2  plain  6']);
+    expect(renderTable(columns, [['a1', '😀'.repeat(30), '5']], 20)[1]).toBe(`a1  ${'😀'.repeat(12)}…  5`);
+  });
+
   it('keeps each row on one line when a cell holds newlines', () => {
     const lines = renderTable(columns, [['a', 'first\nsecond', '1']]);
     expect(lines).toHaveLength(2);
