@@ -4,11 +4,14 @@
  * process and the browser mode. No session rule lives here: `loom` and a window get the
  * same answer. Inputs arrive validated by the contract's schemas.
  */
+import os from 'node:os';
 import path from 'node:path';
 import type { AppInfo, ExportFile, ExportFormat, Handlers } from '../shared/contract';
 import { exportFileName } from '../shared/export-name';
 import type { LoomEngine } from '../core/engine';
 import { LoomError } from '../core/errors';
+import { importSourceList } from '../core/import/sources';
+import { importReport } from '../core/import/summary';
 import { listModels, testConnection } from '../core/model/model-list';
 import type { SessionStore } from '../core/store/session-store';
 import type { DownloadTickets } from './download-tickets';
@@ -73,6 +76,8 @@ export function createHandlers(deps: HandlerDeps): Handlers {
     'sessions.unarchive': (input) => engine.setArchived(input.id, false),
     'sessions.export': (input) => exportFile(input.id, input.format),
     'sessions.import': (input) => engine.importSession(input.text).meta,
+    'sessions.importSources': () => importSourceList(os.homedir()),
+    'sessions.importFrom': async (input) => importReport(input.source, await engine.importFromFolder({ ...input, home: os.homedir() })),
     'sessions.delete': (input) => ({ deleted: engine.deleteSession(input.id) }),
     'sessions.setModel': (input) => engine.setSessionModel(input.id, input.model),
     'sessions.startDrag': (input) => {

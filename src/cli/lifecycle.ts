@@ -17,7 +17,8 @@ import { SessionStore } from '../core/store/session-store';
 import { CALL_KINDS, type SearchHit, type SessionMeta, type SessionUsage, type UsageTotals } from '../shared/types';
 import { formatCost, formatCount, localTime, oneLine, relativeTime, renderTable, truncate, uniquePrefixes, type Column } from './format';
 import type { ImportRequest, ImportSummary } from '../core/import/run';
-import { progressReporter, refusalLines, summaryLine } from './import-report';
+import { summaryLine } from '../core/import/summary';
+import { progressReporter, refusalLines } from './import-report';
 import type { LifecycleAction } from './options';
 import { terminalWidth, writeError, writeOut } from './output';
 
@@ -38,7 +39,7 @@ export async function runLifecycle(action: LifecycleAction, config: LoomConfig):
   let text: string;
   try {
     if (isReading(action)) text = read(store, action);
-    else if (isImporting(action)) text = importInto(new Engine!({ config, store, projectDir: process.cwd() }), action, importText, importing);
+    else if (isImporting(action)) text = await importInto(new Engine!({ config, store, projectDir: process.cwd() }), action, importText, importing);
     else text = change(new SessionLifecycle({ store }), action);
   } finally {
     store.close();
@@ -85,7 +86,7 @@ function change(lifecycle: SessionLifecycle, action: Exclude<LifecycleAction, Re
   }
 }
 
-function importInto(engine: LoomEngine, action: ImportingAction, importText: string, importing: ImportRequest | undefined): string {
+async function importInto(engine: LoomEngine, action: ImportingAction, importText: string, importing: ImportRequest | undefined): Promise<string> {
   if (action.kind === 'import') return importSession(engine, importText);
   return importing ? importFrom(engine, importing) : '';
 }
@@ -102,11 +103,11 @@ function importSession(engine: LoomEngine, text: string): string {
 }
 
 /** Progress and refusals on stderr, the one-line summary on stdout. */
-function importFrom(engine: LoomEngine, request: ImportRequest): string {
+async function importFrom(engine: LoomEngine, request: ImportRequest): Promise<string> {
   const progress = progressReporter(process.stderr);
   let summary: ImportSummary;
   try {
-    summary = engine.importFrom({ ...request, onProgress: progress });
+    summary = await engine.importFrom({ ...request, onProgress: progress });
   } finally {
     progress.finish();
   }

@@ -3,7 +3,8 @@
  * library: loading and configuring commander cost every call several milliseconds, a
  * large share of a 1.5× budget over `node -e 0` (docs/DESIGN.md#command-line). It knows
  * what `loom` uses: long flags (`--name`, `--name value`, `--name=value`), the short ones
- * (`-p value`, `-pvalue`), flags taking the words that follow (`<title...>`), choices,
+ * (`-p value`, `-pvalue`), a value that may be left out (`[url]`), flags taking the words
+ * that follow (`<title...>`), choices,
  * repeatable flags, `--` and a suggestion for a misspelt flag.
  */
 import { LoomError } from '../core/errors';
@@ -16,7 +17,7 @@ export class UsageError extends LoomError {
 }
 
 export interface OptionSpec {
-  /** As shown in the help: '--data-dir <dir>', '-p, --prompt <text>', '--rename <id> <title...>', '--yes'. */
+  /** As shown in the help: '--data-dir <dir>', '-p, --prompt <text>', '--hub [url]', '--rename <id> <title...>', '--yes'. */
   flags: string;
   description: string;
   /** The values the option accepts; the help lists them. */
@@ -42,8 +43,11 @@ interface ResolvedOption {
   long: string;
   short?: string;
   key: string;
-  /** none: a flag; one: a value; words: a value and the words after it, up to the next option. */
-  takes: 'none' | 'one' | 'words';
+  /**
+   * none: a flag; one: a value; optional: the next word unless it is an option (true
+   * without one); words: a value and the words after it, up to the next option.
+   */
+  takes: 'none' | 'one' | 'optional' | 'words';
 }
 
 /** The two options every command has: they end the parse rather than setting a value. */
@@ -54,7 +58,7 @@ export function resolveOption(spec: OptionSpec): ResolvedOption {
   const match = /^(?:(-\w), )?(--[\w-]+)(?: (.*))?$/.exec(spec.flags);
   if (!match) throw new Error(`malformed option flags: ${spec.flags}`);
   const [, short, long, argument] = match;
-  const takes = argument === undefined ? 'none' : argument.includes('...') ? 'words' : 'one';
+  const takes = argument === undefined ? 'none' : argument.includes('...') ? 'words' : argument.startsWith('[') ? 'optional' : 'one';
   const key = long.slice(2).replace(/-(\w)/g, (_, letter: string) => letter.toUpperCase());
   return { spec, long, short, key, takes };
 }
@@ -85,7 +89,10 @@ export function parseOptions(groups: readonly OptionGroup[], argv: readonly stri
     const option = byFlag.get(flag);
     if (option && (inline === undefined || option.takes !== 'none')) {
       if (option.takes === 'none') values[option.key] = true;
-      else {
+      else if (option.takes === 'optional') {
+        const value = inline ?? (rest.length && !looksLikeOption(rest[0]) ? rest.shift() : undefined);
+        values[option.key] = value === undefined ? true : checkChoice(option, value);
+      } else {
         const value = inline ?? rest.shift();
         if (value === undefined) throw new UsageError(`option '${option.spec.flags}' argument missing`);
         store(values, option, checkChoice(option, value));

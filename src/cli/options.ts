@@ -6,7 +6,8 @@
 import path from 'node:path';
 import { DEFAULTS, PERMISSION_MODES, type LoomConfig, type PermissionMode } from '../core/config';
 import { resolveDataDir } from '../core/paths';
-import { IMPORT_SOURCES, type ImportSourceName } from '../core/import/source-names';
+import { HubUrlError, parseHubUrl, type HubConfig } from '../core/sync/hub-url';
+import { IMPORT_SOURCES, type ImportSourceName } from '../shared/import-sources';
 import { EXPORT_FORMATS, type ExportFormat } from '../shared/export-name';
 import { ENV_VAR_NAME } from '../shared/settings';
 import { renderHelp, type HelpPage } from './help-text';
@@ -43,7 +44,10 @@ export interface DoctorAction {
   kind: 'doctor';
 }
 
-export type CliAction = LifecycleAction | ChatAction | DoctorAction;
+/** The hub commands (docs/DESIGN.md#sync-through-a-hub): they talk to PostgreSQL and load `pg`, nothing else does. */
+export type HubAction = { kind: 'hub-init'; hub: HubConfig } | { kind: 'hub-search'; hub: HubConfig; query: string; json: boolean };
+
+export type CliAction = LifecycleAction | ChatAction | DoctorAction | HubAction;
 
 /** What `--version` prints, and the version Loom gives MCP servers when it connects. */
 export const LOOM_VERSION = '0.1.0';
@@ -92,6 +96,9 @@ interface RawOptions {
   delete?: string;
   yes?: boolean;
   doctor?: boolean;
+  hubInit?: string;
+  /** `--hub` alone: the URL comes from LOOM_HUB. */
+  hub?: string | true;
 }
 
 /** Every flag, in the order and groups the help shows them. */
@@ -164,6 +171,13 @@ const OPTION_GROUPS: readonly OptionGroup[] = [
     ],
   },
   {
+    title: 'Sync and teams (a PostgreSQL hub; URL = postgres://user@host/database):',
+    options: [
+      { flags: '--hub-init <url>', description: "create or upgrade the hub's schema, as the hub's owner role" },
+      { flags: '--hub [url]', description: 'with --search: search the sessions you may read on the hub (URL, else $LOOM_HUB)' },
+    ],
+  },
+  {
     title: 'Help:',
     options: [
       { flags: '-V, --version', description: 'print the version and exit' },
@@ -201,7 +215,7 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv = proces
   if (parsed.kind === 'version') process.stdout.write(`${LOOM_VERSION}\n`);
   if (parsed.kind !== 'values') return { kind: 'exit', code: 0 };
   const raw = parsed.values as RawOptions;
-  return { kind: 'run', action: toAction(raw), config: toConfig(raw, env) };
+  return { kind: 'run', action: toAction(raw, env), config: toConfig(raw, env) };
 }
 
 const LIFECYCLE_FLAGS: Array<[keyof RawOptions, string]> = [
@@ -217,6 +231,7 @@ const LIFECYCLE_FLAGS: Array<[keyof RawOptions, string]> = [
   ['importFrom', '--import-from'],
   ['delete', '--delete'],
   ['doctor', '--doctor'],
+  ['hubInit', '--hub-init'],
 ];
 
 const CHAT_FLAGS: Array<[keyof RawOptions, string]> = [
@@ -229,7 +244,7 @@ function given(raw: RawOptions, flags: Array<[keyof RawOptions, string]>): strin
   return flags.filter(([key]) => raw[key] !== undefined).map(([, flag]) => flag);
 }
 
-function toAction(raw: RawOptions): CliAction {
+function toAction(raw: RawOptions, env: NodeJS.ProcessEnv): CliAction {
   const lifecycle = given(raw, LIFECYCLE_FLAGS);
   const chat = given(raw, CHAT_FLAGS);
   if (lifecycle.length > 1) throw new UsageError(`${lifecycle.join(' and ')} cannot be used together; give one at a time.`);
@@ -240,7 +255,10 @@ function toAction(raw: RawOptions): CliAction {
   requireCompanion(raw.format, '--format', raw.export !== undefined, '--export');
   requireCompanion(raw.yes, '--yes', raw.delete !== undefined, '--delete');
   requireCompanion(raw.at, '--at', raw.fork !== undefined, '--fork');
+  requireCompanion(raw.hub, '--hub', raw.search !== undefined, '--search');
   if (raw.doctor) return { kind: 'doctor' };
+  if (raw.hubInit !== undefined) return { kind: 'hub-init', hub: hubConfig(nonEmpty(raw.hubInit, '--hub-init', 'a hub URL')) };
+  if (raw.search !== undefined && raw.hub !== undefined) return hubSearchAction(raw, env);
   return lifecycle.length ? toLifecycleAction(raw) : toChatAction(raw);
 }
 
@@ -262,6 +280,23 @@ function toLifecycleAction(raw: RawOptions): LifecycleAction {
   if (raw.import !== undefined) return { kind: 'import', file: nonEmpty(raw.import, '--import', 'a file') };
   if (raw.importFrom !== undefined) return importFromAction(raw.importFrom);
   return { kind: 'delete', id: sessionId(raw.delete ?? '', '--delete'), yes: raw.yes ?? false };
+}
+
+function hubSearchAction(raw: RawOptions, env: NodeJS.ProcessEnv): HubAction {
+  if (raw.includeArchived) throw new UsageError('--include-archived does not apply to --search --hub: the hub search covers every session you may read.');
+  const url = raw.hub === true ? fromEnv(env, 'LOOM_HUB') : nonEmpty(raw.hub ?? '', '--hub', 'a hub URL');
+  if (url === undefined) throw new UsageError('--hub needs a hub URL (--hub postgres://user@host/database), or LOOM_HUB set to one.');
+  return { kind: 'hub-search', hub: hubConfig(url), query: nonEmpty(raw.search ?? '', '--search', 'a query'), json: raw.json ?? false };
+}
+
+/** A hub URL Loom will not use (no TLS to a remote host, not postgres://) is a command-line mistake. */
+function hubConfig(url: string): HubConfig {
+  try {
+    return parseHubUrl(url);
+  } catch (err) {
+    if (err instanceof HubUrlError) throw new UsageError(err.message);
+    throw err;
+  }
 }
 
 function forkAction(id: string, at: string | undefined): LifecycleAction {

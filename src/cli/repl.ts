@@ -156,6 +156,7 @@ export class TerminalView {
       case 'usage':
       case 'session_changed':
       case 'session_deleted':
+      case 'import_progress':
         break;
     }
   };

@@ -12,6 +12,7 @@ import { Banners, useBanners } from './components/Banners';
 import { ChangesDialog } from './components/ChangesDialog';
 import { ChatView, type BranchHandlers } from './components/ChatView';
 import { DeleteDialog } from './components/DeleteDialog';
+import { ImportFromDialog } from './components/ImportFromDialog';
 import { InfoDialog } from './components/InfoDialog';
 import { NotificationOffer } from './components/NotificationOffer';
 import { RenameDialog } from './components/RenameDialog';
@@ -36,6 +37,7 @@ type DialogState =
   | { kind: 'delete'; meta: SessionMeta }
   | { kind: 'rename'; meta: SessionMeta }
   | { kind: 'settings' }
+  | { kind: 'import-from' }
   /** `closing`: asked because the user closes the session's tab; Keep or Revert closes it, Cancel keeps it open. */
   | { kind: 'changes'; id: string; files: string[]; closing: boolean }
   | null;
@@ -284,6 +286,7 @@ export function App({ initialSettings, appInfo }: { initialSettings: Settings; a
         onToggleCollapsed={sidebar.toggle}
         onNewSession={() => void newSession()}
         onImport={(file) => void importFiles([file])}
+        onImportFrom={() => setDialog({ kind: 'import-from' })}
         onSettings={() => setDialog({ kind: 'settings' })}
         onError={banners.show}
       />
@@ -372,6 +375,7 @@ export function App({ initialSettings, appInfo }: { initialSettings: Settings; a
           }}
         />
       )}
+      {dialog?.kind === 'import-from' && <ImportFromDialog onClose={() => setDialog(null)} />}
       {dialog?.kind === 'settings' && (
         <SettingsDialog
           settings={settings}

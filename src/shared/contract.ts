@@ -12,6 +12,7 @@ import { APPROVAL_ANSWERS, type SessionGrant } from './approvals';
 import { IMAGE_TYPE_NAMES, IMAGE_TYPES, MAX_ATTACHMENT_NAME, MAX_ATTACHMENTS, MAX_IMAGE_DATA_URL_CHARS, MAX_TEXT_FILE_CHARS } from './attachments';
 import type { EngineEvent, PendingRequest } from './engine-events';
 import { EXPORT_FORMATS } from './export-name';
+import { IMPORT_SOURCES, MAX_IMPORT_PATH, type ImportReport, type ImportSourceInfo } from './import-sources';
 import type { McpOverview } from './mcp';
 import { ENV_VAR_NAME, PERMISSION_MODES, THEMES, type Settings } from './settings';
 import type {
@@ -34,6 +35,7 @@ export type { BranchPoint, ConnectionReport, MessageFacts, ModelChange, SessionF
 export { PERMISSION_MODES, THEMES, type PermissionMode, type Settings, type Theme } from './settings';
 
 export { EXPORT_FORMATS, type ExportFormat } from './export-name';
+export { IMPORT_SOURCE_LABELS, IMPORT_SOURCES, MAX_IMPORT_PATH, type ImportReport, type ImportSourceInfo, type ImportSourceName } from './import-sources';
 
 /** Most sessions (or search hits) one page of the sidebar may carry. */
 export const MAX_LIST_PAGE = 500;
@@ -160,6 +162,15 @@ const attachment = z.discriminatedUnion('kind', [
       .refine((url) => IMAGE_TYPES.some((type) => url.startsWith(`data:${type};base64,`)), `Images are attached as ${IMAGE_TYPE_NAMES} data URLs.`),
   }),
 ]);
+/** Names one window's import in its progress events. */
+const importId = z.string().min(1, 'An import id is required.').max(128, 'The import id is too long.');
+/** A path the user typed: read-only by the importer, kept out of logs; no control characters (a NUL would cut it short). */
+const importPath = z
+  .string()
+  .trim()
+  .min(1, 'Give a path, or leave the field empty for the default location.')
+  .max(MAX_IMPORT_PATH, `A path can have at most ${MAX_IMPORT_PATH} characters.`)
+  .refine((typed) => !/[\u0000-\u001f\u007f]/.test(typed), 'A path cannot contain control characters.');
 const messageText = z
   .string()
   .max(200_000, 'The message is too long.')
@@ -212,6 +223,13 @@ export const contract = {
     z.strictObject({ text: z.string().min(1, 'The file is empty.').max(IMPORT_MAX_BODY_BYTES) }),
     IMPORT_MAX_BODY_BYTES + 1024,
   ),
+  /** The agents "Import from…" reads, with their default locations (docs/DESIGN.md#importing-from-other-agents). */
+  'sessions.importSources': method<ImportSourceInfo[]>()(none),
+  /**
+   * Imports another agent's sessions from `path` (default: the source's location); progress
+   * arrives as `import_progress` events naming `importId`; answers with the summary.
+   */
+  'sessions.importFrom': method<ImportReport>()(z.strictObject({ importId, source: z.enum(IMPORT_SOURCES), path: importPath.optional() })),
   'sessions.delete': method<{ deleted: string }>()(bySession),
   /** The session's model from its next turn on; recorded (sessions.info's model_changes). */
   'sessions.setModel': method<SessionMeta>()(z.strictObject({ id: sessionId, model: modelName })),

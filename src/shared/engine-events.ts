@@ -45,7 +45,9 @@ export type EngineEvent =
    */
   | { type: 'session_changed'; sessionId: string; meta: SessionMeta }
   /** A session was deleted, here or by another process; `meta` is how it was last seen. */
-  | { type: 'session_deleted'; sessionId: string; meta: SessionMeta };
+  | { type: 'session_deleted'; sessionId: string; meta: SessionMeta }
+  /** A window's "Import from…" (`importId`: the one its request named) has read `done` of `total` files. */
+  | { type: 'import_progress'; importId: string; done: number; total: number };
 
 export type EngineEventType = EngineEvent['type'];
 

@@ -92,6 +92,14 @@ describe('loom --import-from', () => {
     const codex = await loom('--import-from', 'codex');
     expect(codex.code).toBe(1);
     expect(expectOneErrorLine(codex)).toBe(`loom: Nothing to import: ${path.join(home, '.codex/sessions')} does not exist.`);
+
+    // A folder with no session file of the source's is no import either: one line, nothing written.
+    const before = fs.readdirSync(path.join(dir, 'data')).sort();
+    fs.mkdirSync(path.join(home, '.codex/sessions'), { recursive: true });
+    const empty = await loom('--import-from', 'codex');
+    expect(empty.code).toBe(1);
+    expect(expectOneErrorLine(empty)).toBe(`loom: Nothing to import: no codex session files in ${path.join(home, '.codex/sessions')}.`);
+    expect(fs.readdirSync(path.join(dir, 'data')).sort()).toEqual(before);
   });
 
   it('refuses an unknown source, opencode without a PATH, and two PATHs, as usage mistakes', async () => {

@@ -5,7 +5,8 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import type { ImportSummary } from '../../src/core/import/run';
-import { progressReporter, refusalLines, summaryLine } from '../../src/cli/import-report';
+import { progressReporter, refusalLines } from '../../src/cli/import-report';
+import { summaryLine } from '../../src/core/import/summary';
 
 function stream(isTTY: boolean): { out: NodeJS.WriteStream; text: () => string } {
   const pass = new PassThrough();

@@ -21,28 +21,36 @@ const HEAVY = [
   /src\/core\/engine\.ts$/,
   /src\/core\/agent\//,
   /src\/core\/mcp\//,
-  /src\/core\/import\/(?!source-names)/,
+  /src\/core\/import\/(?!summary\.ts$)/,
   /node_modules\/(openai|@modelcontextprotocol|zod|web-tree-sitter|html-to-text|commander)\//,
 ];
+
+/** What only the hub commands need: the PostgreSQL client and the code that talks to a hub. */
+const HUB = [/node_modules\/pg(-[a-z]+)?\//, /src\/core\/sync\/(hub-connection|hub-init|team-search)\.ts$/];
 
 let dir: string;
 
 /** The URLs one `loom` run loaded: Node's built-in modules and the dist/ files. */
-async function modulesLoadedBy(args: string[]): Promise<string[]> {
+async function modulesLoadedBy(args: string[], exitCode = 0): Promise<string[]> {
   const log = path.join(dir, 'loaded.log');
   fs.rmSync(log, { force: true });
   const env = { PATH: process.env.PATH ?? '', HOME: dir, LOOM_LOAD_LOG: log };
-  await promisify(execFile)(process.execPath, ['--import', RECORDER, BIN, ...args, '--data-dir', dir], { env });
+  const code = await promisify(execFile)(process.execPath, ['--import', RECORDER, BIN, ...args, '--data-dir', dir], { env }).then(
+    () => 0,
+    (err: { code?: number }) => err.code,
+  );
+  expect(code).toBe(exitCode);
   return fs.readFileSync(log, 'utf8').split('\n').filter(Boolean);
 }
 
 /** The source files bundled into the dist/ files one `loom` run loaded. */
-async function sourcesLoadedBy(args: string[]): Promise<string[]> {
-  const files = (await modulesLoadedBy(args)).filter((url) => url.startsWith('file:') && url.includes('/dist/')).map((url) => fileURLToPath(url));
+async function sourcesLoadedBy(args: string[], exitCode = 0): Promise<string[]> {
+  const files = (await modulesLoadedBy(args, exitCode)).filter((url) => url.startsWith('file:') && url.includes('/dist/')).map((url) => fileURLToPath(url));
   return files.flatMap((file) => (JSON.parse(fs.readFileSync(`${file}.map`, 'utf8')) as { sources: string[] }).sources);
 }
 
 const heavyIn = (sources: string[]) => sources.filter((source) => HEAVY.some((pattern) => pattern.test(source)));
+const hubCodeIn = (sources: string[]) => sources.filter((source) => HUB.some((pattern) => pattern.test(source)));
 
 beforeAll(buildLoom, 120_000);
 
@@ -65,6 +73,17 @@ describe('loom lifecycle commands load only what they need', () => {
       expect(heavyIn(sources)).toEqual([]);
     },
   );
+
+  it.each([['--list-sessions'], ['--search', 'tokenizer'], ['--version']])('%s loads no PostgreSQL client', async (...args) => {
+    expect(hubCodeIn(await sourcesLoadedBy(args))).toEqual([]);
+  });
+
+  it('--hub-init loads the PostgreSQL client and no agent, model client, MCP nor zod code', async () => {
+    // Nothing listens on port 1: the command fails (exit 1) after loading what it needs.
+    const sources = await sourcesLoadedBy(['--hub-init', 'postgres://owner@127.0.0.1:1/loom'], 1);
+    expect(hubCodeIn(sources)).toContainEqual(expect.stringMatching(/node_modules\/pg\//));
+    expect(heavyIn(sources)).toEqual([]);
+  });
 
   it('--version and --help load no store (nor the native SQLite module)', async () => {
     for (const args of [['--version'], ['--help']]) {

@@ -11,6 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Locator, Page } from '@playwright/test';
 import type { ChatMessage } from '../../src/shared/types';
+import { CLAUDE_SESSION, claudeBranch, claudeMain, jsonl, writeFile } from '../import/fixtures';
 import { PNG_1X1, PNG_URL } from '../support/images';
 import { SUMMARY, expect, newSession, openLoom, send, sessionAction, sidebarRow, test, transcript, type LoomHarness } from './fixtures';
 
@@ -262,6 +263,34 @@ const SCREENS: Screen[] = [
       await page.getByRole('button', { name: 'Settings' }).click();
     },
     scope: dialog('Settings'),
+  },
+  {
+    name: 'import from another agent: progress, refusals and the summary',
+    open: async (page, loom) => {
+      const folder = path.join(loom.dataDir, 'claude-projects');
+      writeFile(path.join(folder, 'project', `${CLAUDE_SESSION}.jsonl`), jsonl([...claudeMain(), ...claudeBranch()]));
+      await openLoom(page, loom);
+      await page.getByRole('button', { name: 'Import from…' }).click();
+      const importing = page.getByRole('dialog', { name: 'Import from another agent' });
+      await importing.getByRole('textbox', { name: /^Folder or file/ }).fill(folder);
+      await importing.getByRole('button', { name: 'Import' }).click();
+      await expect(importing.getByRole('status')).toContainText('Imported from claude-code');
+      await expect(importing.getByRole('progressbar', { name: 'Import progress' })).toHaveAttribute('aria-valuenow', '1');
+    },
+    scope: dialog('Import from another agent'),
+  },
+  {
+    name: 'import from another agent: opencode, and a path refused',
+    open: async (page, loom) => {
+      await openLoom(page, loom);
+      await page.getByRole('button', { name: 'Import from…' }).click();
+      const importing = page.getByRole('dialog', { name: 'Import from another agent' });
+      await importing.getByRole('combobox', { name: 'Source' }).selectOption('opencode');
+      await importing.getByRole('textbox', { name: /^File or folder/ }).fill(path.join(loom.dataDir, 'missing.json'));
+      await importing.getByRole('button', { name: 'Import' }).click();
+      await expect(importing.getByRole('alert')).toContainText('Nothing to import');
+    },
+    scope: dialog('Import from another agent'),
   },
   {
     name: 'changed files dialog, asked when the tab closes',

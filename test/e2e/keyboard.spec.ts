@@ -142,3 +142,19 @@ test('Escape that closes a menu or a dialog gives the focus back to the control 
     await expect(actions).toBeFocused();
   }
 });
+
+test('keyboard only: Import from… is reached with Tab, opens on Enter, and Escape puts the focus back on it', async ({ page, loom }) => {
+  await openLoom(page, loom);
+  const opener = page.getByRole('complementary', { name: 'Sessions' }).getByRole('button', { name: 'Import from…' });
+  await tabTo(page, opener);
+  await expectFocusRing(opener);
+  await page.keyboard.press('Enter');
+  const dialog = page.getByRole('dialog', { name: 'Import from another agent' });
+  const source = dialog.getByRole('combobox', { name: 'Source' });
+  await expectFocusRing(source);
+  await page.keyboard.press('Tab');
+  await expectFocusRing(dialog.getByRole('textbox', { name: /^Folder or file/ }));
+  await page.keyboard.press('Escape');
+  await expect(dialog).toBeHidden();
+  await expectFocusRing(opener);
+});

@@ -159,6 +159,7 @@ test('at 800×600 the sidebar fits, folds to a rail with a button or Alt+B, and 
     ['message box', page.getByRole('textbox', { name: 'Message' })],
     ['send', page.getByRole('button', { name: 'Send' })],
     ['import', page.getByRole('button', { name: 'Import session…' })],
+    ['import from', page.getByRole('button', { name: 'Import from…' })],
   ] as const) {
     await within(name, control);
   }

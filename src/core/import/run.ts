@@ -11,7 +11,7 @@ import { LoomError, errorMessage, isLoomError } from '../errors';
 import { ImportRecords } from '../store/import-records';
 import type { SessionStore } from '../store/session-store';
 import type { ParsedFile } from './imported';
-import type { ImportSourceName } from './source-names';
+import type { ImportSourceName } from '../../shared/import-sources';
 import { importSource } from './sources';
 import { ImportWriter, zeroCounts, type WriteCounts } from './writer';
 
@@ -46,6 +46,19 @@ export interface ImportSummary {
 }
 
 export function runImport(store: SessionStore, request: ImportRequest): ImportSummary {
+  const steps = importSteps(store, request);
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+  }
+}
+
+/**
+ * The import one file at a time: each step imports a file (and reports progress), so a
+ * caller may let other work run between files (LoomEngine.importFrom); the summary is the
+ * return value.
+ */
+export function* importSteps(store: SessionStore, request: ImportRequest): Generator<void, ImportSummary> {
   const source = importSource(request.source);
   const { location, usedDefault, files } = request;
   const records = new ImportRecords(store.db);
@@ -59,10 +72,11 @@ export function runImport(store: SessionStore, request: ImportRequest): ImportSu
     refused: [],
     notUnderstood: new Map(),
   };
-  files.forEach((file, index) => {
+  for (const [index, file] of files.entries()) {
     importFile(file);
     request.onProgress?.(index + 1, files.length);
-  });
+    yield;
+  }
   return summary;
 
   function importFile(file: string): void {
@@ -123,15 +137,46 @@ export function importFiles({ source, path: given, home }: ImportLocation): Omit
   if (given !== undefined) location = path.resolve(given);
   else if (defaultLocation === undefined) throw new LoomError(`--import-from ${source} needs a PATH: ${noDefault ?? 'there is no default location'}.`, 'usage');
   else location = path.join(home, defaultLocation);
-  return { source, location, usedDefault: given === undefined, files: sessionFiles(location, isSessionFile) };
+  const files = sessionFiles(location, isSessionFile);
+  if (files.length === 0) throw new LoomError(`Nothing to import: no ${source} session files in ${location}.`, 'import_missing');
+  return { source, location, usedDefault: given === undefined, files };
 }
 
-/** The file itself, or the session files anywhere under the folder, in name order; a missing location is refused. */
+/**
+ * A path typed in a window's "Import from…" dialog: full, or under the home folder with
+ * `~` (what a shell would have expanded for the command line); a relative one is refused,
+ * as the window has no working folder the user would mean.
+ */
+export function typedLocation(typed: string, home: string): string {
+  if (typed === '~') return home;
+  if (typed.startsWith('~/')) return path.join(home, typed.slice(2));
+  if (!path.isAbsolute(typed)) throw new LoomError(`Give the full path of the folder or file to import from (or one starting with ~/), not ${typed}.`, 'usage');
+  return typed;
+}
+
+/** Why a location cannot be read, in words (the error's own message repeats the path). */
+const UNREADABLE: Record<string, string> = {
+  EACCES: 'permission denied',
+  EPERM: 'permission denied',
+  ENOTDIR: 'a part of the path is a file, not a folder',
+  ENAMETOOLONG: 'the path is too long',
+  ELOOP: 'too many symbolic links',
+};
+
+/** The file itself, or the session files anywhere under the folder, in name order; a missing or unreadable location is refused. */
 function sessionFiles(location: string, isSessionFile: (file: string) => boolean): string[] {
-  const stat = fs.statSync(location, { throwIfNoEntry: false });
-  if (!stat) throw new LoomError(`Nothing to import: ${location} does not exist.`, 'import_missing');
-  if (stat.isFile()) return [location];
-  const entries = fs.readdirSync(location, { recursive: true, withFileTypes: true });
+  let entries: fs.Dirent[];
+  try {
+    const stat = fs.statSync(location, { throwIfNoEntry: false });
+    if (!stat) throw new LoomError(`Nothing to import: ${location} does not exist.`, 'import_missing');
+    if (stat.isFile()) return [location];
+    if (!stat.isDirectory()) throw new LoomError(`Cannot import from ${location}: it is neither a file nor a folder.`, 'import_unreadable');
+    entries = fs.readdirSync(location, { recursive: true, withFileTypes: true });
+  } catch (err) {
+    if (isLoomError(err)) throw err;
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new LoomError(`Cannot read ${location}: ${(code && UNREADABLE[code]) ?? errorMessage(err)}.`, 'import_unreadable');
+  }
   return entries
     .filter((entry) => entry.isFile() && isSessionFile(path.join(entry.parentPath, entry.name)))
     .map((entry) => path.join(entry.parentPath, entry.name))

@@ -9,7 +9,7 @@ import { parseCodex } from './codex';
 import type { ParsedFile } from './imported';
 import { parseOpencode } from './opencode';
 import { parsePi } from './pi';
-import type { ImportSourceName } from './source-names';
+import { IMPORT_SOURCES, type ImportSourceInfo, type ImportSourceName } from '../../shared/import-sources';
 
 export interface ImportSource {
   name: ImportSourceName;
@@ -51,4 +51,12 @@ const SOURCES: Record<ImportSourceName, ImportSource> = {
 
 export function importSource(name: ImportSourceName): ImportSource {
   return SOURCES[name];
+}
+
+/** Every source as a window offers it, with its default location in full under `home`. */
+export function importSourceList(home: string): ImportSourceInfo[] {
+  return IMPORT_SOURCES.map((name) => {
+    const { defaultLocation, noDefault } = SOURCES[name];
+    return { source: name, defaultLocation: defaultLocation === undefined ? null : path.join(home, defaultLocation), noDefault: noDefault ?? null };
+  });
 }

@@ -28,6 +28,8 @@ interface SidebarProps {
   onToggleCollapsed: () => void;
   onNewSession: () => void;
   onImport: (file: File) => void;
+  /** Opens the "Import from…" dialog: another agent's sessions. */
+  onImportFrom: () => void;
   onSettings: () => void;
   onError: (message: string) => void;
 }
@@ -185,6 +187,9 @@ export function Sidebar(props: SidebarProps) {
         <div className="sidebar-foot">
           <button type="button" onClick={() => importInput.current?.click()}>
             Import session…
+          </button>
+          <button type="button" title="Import sessions from Claude Code, Codex, pi or opencode" onClick={props.onImportFrom}>
+            Import from…
           </button>
           <input
             ref={importInput}

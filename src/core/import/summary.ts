@@ -1,0 +1,36 @@
+/**
+ * How an import went, in the words `loom --import-from` prints and the window's "Import
+ * from…" dialog shows (docs/DESIGN.md#importing-from-other-agents): the refusals, the first
+ * few one by one, and one summary line.
+ */
+import type { ImportReport } from '../../shared/import-sources';
+import { counted } from '../counted';
+import type { ImportSummary } from './run';
+
+/** Refused lines shown one by one; the rest are counted. */
+const SHOWN_REFUSALS = 20;
+
+export function importReport(source: string, summary: ImportSummary): ImportReport {
+  return { refused: shownRefusals(summary), summary: summaryLine(source, summary) };
+}
+
+/** The first refusals, then how many more there were. */
+export function shownRefusals(summary: ImportSummary): string[] {
+  const lines = summary.refused.slice(0, SHOWN_REFUSALS);
+  const more = summary.refused.length - SHOWN_REFUSALS;
+  if (more > 0) lines.push(`… and ${counted(more, 'more refusal')}.`);
+  return lines;
+}
+
+export function summaryLine(source: string, summary: ImportSummary): string {
+  const c = summary.counts;
+  const where = summary.usedDefault ? `${summary.location}, its default location` : summary.location;
+  const parts = [counted(c.created, 'new session'), `${c.grown} grown`, counted(c.forks, 'new fork'), `${counted(c.messages, 'message')} added`];
+  const skipped = [`${summary.unchangedFiles} unchanged`];
+  if (summary.refused.length) skipped.push(`${summary.refused.length} refused (listed above)`);
+  if (c.closedCalls) skipped.push(`${counted(c.closedCalls, 'tool call')} without a result closed`);
+  if (c.droppedResults) skipped.push(`${counted(c.droppedResults, 'tool result')} without a call left out`);
+  const notUnderstood = [...summary.notUnderstood].map(([what, n]) => `${what} ×${n}`);
+  const tail = notUnderstood.length ? `; not understood, skipped: ${notUnderstood.join(', ')}` : '';
+  return `Imported from ${source} (${where}): ${counted(summary.files, 'file')} (${parts.join(', ')}); files skipped: ${skipped.join(', ')}${tail}.`;
+}

@@ -1,0 +1,205 @@
+/**
+ * The hub's schema (docs/DESIGN.md#sync-through-a-hub): PostgreSQL tables in the schema
+ * `loom`, created and migrated by `loom --hub-init` as the hub's owner role. Like the local
+ * store's migrations, they are ordered and never edited once released: a change is a new
+ * entry. `hub-init.ts` runs them in one transaction and records the version in
+ * `loom.hub_meta`.
+ *
+ * Kept to the SQL that PostgreSQL, CockroachDB and YugabyteDB share where it could be
+ * (no xid or snapshot functions, no advisory locks, no COPY); the exceptions — row-level
+ * security and the one PL/pgSQL trigger — are named in the design.
+ */
+
+export interface HubMigration {
+  version: number;
+  /** Statements run in order, in the init's transaction. */
+  statements: string[];
+}
+
+/** Tables holding a user's data: row-level security is enabled and forced on each. */
+export const USER_DATA_TABLES = ['devices', 'sessions', 'bodies', 'entries', 'records', 'shares', 'conflicts'] as const;
+
+const TABLES = [
+  `CREATE TABLE loom.clock (id integer PRIMARY KEY CHECK (id = 1), seq bigint NOT NULL)`,
+  `INSERT INTO loom.clock (id, seq) VALUES (1, 0)`,
+  `CREATE TABLE loom.devices (
+     device_id uuid PRIMARY KEY,
+     owner text NOT NULL DEFAULT current_user,
+     label text NOT NULL,
+     last_seq bigint NOT NULL DEFAULT 0,
+     seen_at timestamptz NOT NULL DEFAULT now())`,
+  `CREATE TABLE loom.sessions (
+     id uuid PRIMARY KEY,
+     owner text NOT NULL DEFAULT current_user,
+     parent_id uuid,
+     fork_parent_id uuid,
+     fork_at integer NOT NULL DEFAULT 0,
+     created_at text NOT NULL,
+     title text,
+     title_hlc bigint NOT NULL DEFAULT 0,
+     archived boolean NOT NULL DEFAULT false,
+     archived_hlc bigint NOT NULL DEFAULT 0,
+     state jsonb NOT NULL DEFAULT '{}',
+     state_hlc bigint NOT NULL DEFAULT 0,
+     deleted_hlc bigint,
+     note text,
+     origin_device uuid NOT NULL,
+     hub_seq bigint NOT NULL)`,
+  `CREATE INDEX sessions_hub_seq ON loom.sessions (hub_seq)`,
+  `CREATE INDEX sessions_owner ON loom.sessions (owner)`,
+  `CREATE INDEX sessions_title_search ON loom.sessions USING gin (to_tsvector('english', coalesce(title, '')))`,
+  `CREATE TABLE loom.bodies (
+     owner text NOT NULL DEFAULT current_user,
+     hash text NOT NULL,
+     body jsonb NOT NULL,
+     search tsvector NOT NULL,
+     PRIMARY KEY (owner, hash))`,
+  `CREATE INDEX bodies_search ON loom.bodies USING gin (search)`,
+  `CREATE TABLE loom.entries (
+     session_id uuid NOT NULL,
+     seq integer NOT NULL,
+     owner text NOT NULL DEFAULT current_user,
+     body_hash text NOT NULL,
+     device_id uuid NOT NULL,
+     device_seq bigint NOT NULL,
+     hub_seq bigint NOT NULL,
+     PRIMARY KEY (session_id, seq))`,
+  `CREATE INDEX entries_hub_seq ON loom.entries (hub_seq)`,
+  `CREATE INDEX entries_body ON loom.entries (owner, body_hash)`,
+  `CREATE TABLE loom.records (
+     device_id uuid NOT NULL,
+     device_seq bigint NOT NULL,
+     session_id uuid NOT NULL,
+     owner text NOT NULL DEFAULT current_user,
+     kind text NOT NULL CHECK (kind IN ('compaction', 'context_start', 'model_change')),
+     body jsonb NOT NULL,
+     hub_seq bigint NOT NULL,
+     PRIMARY KEY (device_id, device_seq))`,
+  `CREATE INDEX records_hub_seq ON loom.records (hub_seq)`,
+  `CREATE INDEX records_session ON loom.records (session_id)`,
+  `CREATE TABLE loom.team_members (team text NOT NULL, member text NOT NULL, PRIMARY KEY (team, member))`,
+  `CREATE INDEX team_members_member ON loom.team_members (member)`,
+  `CREATE TABLE loom.shares (
+     session_id uuid NOT NULL,
+     team text NOT NULL,
+     owner text NOT NULL DEFAULT current_user,
+     hub_seq bigint NOT NULL,
+     PRIMARY KEY (session_id, team))`,
+  `CREATE INDEX shares_team ON loom.shares (team)`,
+  `CREATE TABLE loom.conflicts (
+     session_id uuid NOT NULL,
+     owner text NOT NULL DEFAULT current_user,
+     field text NOT NULL,
+     value jsonb,
+     hlc bigint NOT NULL,
+     device_id uuid NOT NULL,
+     recorded_at timestamptz NOT NULL DEFAULT now())`,
+];
+
+/**
+ * A new team member must see the sessions already shared with the team: their hub_seq
+ * moves past every cursor, so the member's next pull reads them (numbers taken from the
+ * clock like a push's). Runs as the owner who adds members (the owner policy lets it).
+ */
+const TEAM_MEMBER_TRIGGER = [
+  `CREATE FUNCTION loom.team_member_added() RETURNS trigger LANGUAGE plpgsql AS $$
+   DECLARE
+     shared bigint;
+     top bigint;
+   BEGIN
+     SELECT count(*) INTO shared FROM loom.shares WHERE team = NEW.team;
+     IF shared > 0 THEN
+       UPDATE loom.clock SET seq = seq + shared WHERE id = 1 RETURNING seq INTO top;
+       UPDATE loom.sessions AS s SET hub_seq = top - shared + r.n
+         FROM (SELECT session_id, row_number() OVER (ORDER BY session_id) AS n FROM loom.shares WHERE team = NEW.team) AS r
+         WHERE s.id = r.session_id;
+       PERFORM pg_notify('loom_changes', top::text);
+     END IF;
+     RETURN NEW;
+   END $$`,
+  `CREATE TRIGGER team_member_added AFTER INSERT ON loom.team_members FOR EACH ROW EXECUTE FUNCTION loom.team_member_added()`,
+];
+
+const GRANTS = [
+  `GRANT USAGE ON SCHEMA loom TO loom_user`,
+  `GRANT SELECT ON loom.hub_meta, loom.team_members TO loom_user`,
+  `GRANT SELECT, UPDATE ON loom.clock TO loom_user`,
+  `GRANT SELECT, INSERT, UPDATE, DELETE ON ${USER_DATA_TABLES.map((table) => `loom.${table}`).join(', ')} TO loom_user`,
+];
+
+/** The sessions a reader may see: their own, and those shared with a team they are in. */
+const READABLE_SESSION = `(owner = current_user OR EXISTS (
+  SELECT 1 FROM loom.shares sh JOIN loom.team_members tm ON tm.team = sh.team
+  WHERE sh.session_id = sessions.id AND tm.member = current_user))`;
+
+/** A row hanging off a session (entries, records) is readable when its session is: the sessions policy applies inside. */
+const readableWithSession = (table: string) => `EXISTS (SELECT 1 FROM loom.sessions s WHERE s.id = ${table}.session_id)`;
+
+/**
+ * Written only into the writer's own sessions. A function, not an inline EXISTS: the
+ * sessions policy reads shares, so a shares policy reading sessions directly would be a
+ * policy cycle (PostgreSQL refuses it); the function's query gets the sessions policy
+ * applied on its own, as the calling role.
+ */
+const OWN_SESSION_FUNCTION = `CREATE FUNCTION loom.is_own_session(session uuid) RETURNS boolean LANGUAGE sql STABLE AS $$
+  SELECT EXISTS (SELECT 1 FROM loom.sessions s WHERE s.id = session AND s.owner = current_user) $$`;
+
+const OWN = 'owner = current_user';
+
+/**
+ * Row-level security, enabled and FORCEd (so it binds a table's owner too) on every table
+ * with user data. Loom users (`loom_user`) read what they own or what is shared with a
+ * team they belong to, and write only their own rows. The hub owner role that ran the init
+ * (`TO CURRENT_USER`, fixed when the policy is made) administers: adding team members
+ * bumps shared sessions through the trigger above. The init refuses an owner that is
+ * also a Loom user, so no user reads through the owner's policies.
+ */
+const POLICIES = [
+  ...USER_DATA_TABLES.flatMap((table) => [
+    `ALTER TABLE loom.${table} ENABLE ROW LEVEL SECURITY`,
+    `ALTER TABLE loom.${table} FORCE ROW LEVEL SECURITY`,
+    `CREATE POLICY hub_owner ON loom.${table} TO CURRENT_USER USING (true) WITH CHECK (true)`,
+  ]),
+  // team_members: the owner manages it (its owner policy); a user reads only their own memberships.
+  `ALTER TABLE loom.team_members ENABLE ROW LEVEL SECURITY`,
+  `ALTER TABLE loom.team_members FORCE ROW LEVEL SECURITY`,
+  `CREATE POLICY hub_owner ON loom.team_members TO CURRENT_USER USING (true) WITH CHECK (true)`,
+  `CREATE POLICY member_reads_own ON loom.team_members FOR SELECT TO loom_user USING (member = current_user)`,
+
+  `CREATE POLICY devices_own ON loom.devices TO loom_user USING (${OWN}) WITH CHECK (${OWN})`,
+  `CREATE POLICY conflicts_own ON loom.conflicts TO loom_user USING (${OWN}) WITH CHECK (${OWN})`,
+
+  `CREATE POLICY sessions_read ON loom.sessions FOR SELECT TO loom_user USING ${READABLE_SESSION}`,
+  `CREATE POLICY sessions_insert ON loom.sessions FOR INSERT TO loom_user WITH CHECK (${OWN})`,
+  `CREATE POLICY sessions_update ON loom.sessions FOR UPDATE TO loom_user USING (${OWN}) WITH CHECK (${OWN})`,
+  `CREATE POLICY sessions_delete ON loom.sessions FOR DELETE TO loom_user USING (${OWN})`,
+
+  ...(['entries', 'records'] as const).flatMap((table) => [
+    `CREATE POLICY ${table}_read ON loom.${table} FOR SELECT TO loom_user USING (${readableWithSession(table)})`,
+    `CREATE POLICY ${table}_insert ON loom.${table} FOR INSERT TO loom_user WITH CHECK (${OWN} AND loom.is_own_session(session_id))`,
+    `CREATE POLICY ${table}_update ON loom.${table} FOR UPDATE TO loom_user USING (${OWN}) WITH CHECK (${OWN} AND loom.is_own_session(session_id))`,
+    `CREATE POLICY ${table}_delete ON loom.${table} FOR DELETE TO loom_user USING (${OWN})`,
+  ]),
+
+  // A body is readable when a readable entry uses it: knowing a hash reveals nothing.
+  `CREATE POLICY bodies_read ON loom.bodies FOR SELECT TO loom_user USING (${OWN} OR EXISTS (
+     SELECT 1 FROM loom.entries e WHERE e.owner = bodies.owner AND e.body_hash = bodies.hash))`,
+  `CREATE POLICY bodies_insert ON loom.bodies FOR INSERT TO loom_user WITH CHECK (${OWN})`,
+  `CREATE POLICY bodies_delete ON loom.bodies FOR DELETE TO loom_user USING (${OWN})`,
+
+  // Shares: read by the owner and the team's members; made only by the session's owner, for a team the owner is in.
+  `CREATE POLICY shares_read ON loom.shares FOR SELECT TO loom_user USING (${OWN} OR team IN (
+     SELECT tm.team FROM loom.team_members tm WHERE tm.member = current_user))`,
+  `CREATE POLICY shares_insert ON loom.shares FOR INSERT TO loom_user WITH CHECK (${OWN} AND loom.is_own_session(session_id) AND team IN (
+     SELECT tm.team FROM loom.team_members tm WHERE tm.member = current_user))`,
+  `CREATE POLICY shares_update ON loom.shares FOR UPDATE TO loom_user USING (${OWN}) WITH CHECK (${OWN} AND loom.is_own_session(session_id) AND team IN (
+     SELECT tm.team FROM loom.team_members tm WHERE tm.member = current_user))`,
+  `CREATE POLICY shares_delete ON loom.shares FOR DELETE TO loom_user USING (${OWN})`,
+];
+
+export const HUB_MIGRATIONS: readonly HubMigration[] = [
+  { version: 1, statements: [...TABLES, ...TEAM_MEMBER_TRIGGER, OWN_SESSION_FUNCTION, ...GRANTS, ...POLICIES] },
+];
+
+/** The newest hub schema this Loom knows; a hub at a higher version is refused, untouched. */
+export const HUB_SCHEMA_VERSION = HUB_MIGRATIONS[HUB_MIGRATIONS.length - 1].version;

@@ -1,0 +1,34 @@
+/**
+ * The agents Loom imports sessions from (docs/DESIGN.md#importing-from-other-agents), by
+ * name: shared by `loom --import-from` and the window's "Import from…" dialog, and apart
+ * from core/import/sources.ts (the importers) so that parsing the command line loads no
+ * importer (docs/ARCHITECTURE.md#the-node-build).
+ */
+export const IMPORT_SOURCES = ['claude-code', 'codex', 'pi', 'opencode'] as const;
+export type ImportSourceName = (typeof IMPORT_SOURCES)[number];
+
+/** Each source as its users call it. */
+export const IMPORT_SOURCE_LABELS: Record<ImportSourceName, string> = {
+  'claude-code': 'Claude Code',
+  codex: 'Codex',
+  pi: 'pi',
+  opencode: 'opencode',
+};
+
+/** Longest path the window's dialog takes (Linux's PATH_MAX). */
+export const MAX_IMPORT_PATH = 4096;
+
+/** A source as the dialog offers it: where it is read from when no path is given. */
+export interface ImportSourceInfo {
+  source: ImportSourceName;
+  /** The full default location; null when there is none and a path must be given. */
+  defaultLocation: string | null;
+  /** With no default location: what to give instead. */
+  noDefault: string | null;
+}
+
+/** How an import went, as `loom --import-from` prints it: the refusals (the first few), then the one summary line. */
+export interface ImportReport {
+  refused: string[];
+  summary: string;
+}

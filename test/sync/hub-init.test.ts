@@ -1,0 +1,181 @@
+/**
+ * `loom --hub-init URL` against a real PostgreSQL cluster (test/support/postgres.ts): the
+ * schema is created once, a second run changes nothing, a newer hub is left alone, and
+ * every refusal — no schema, a wrong password, a role that is no Loom user, no TLS to a
+ * remote host — is one line without the password.
+ */
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { checkHubSchema, connectHub, parseHubUrl } from '../../src/core/sync/hub-connection';
+import { initHub } from '../../src/core/sync/hub-init';
+import { HUB_SCHEMA_VERSION } from '../../src/core/sync/hub-schema';
+import { buildLoom, expectOneErrorLine, runLoom } from '../cli/run-loom';
+import { describeWithHub, startTestCluster, type TestCluster } from '../support/postgres';
+
+let cluster: TestCluster;
+
+beforeAll(buildLoom, 120_000);
+
+/** The number of rows in every table of the hub's schema, and its version. */
+async function hubSnapshot(): Promise<Record<string, string>> {
+  const tables = await cluster.admin(`SELECT table_name FROM information_schema.tables WHERE table_schema = 'loom' ORDER BY table_name`);
+  const snapshot: Record<string, string> = {};
+  for (const { table_name } of tables.rows as Array<{ table_name: string }>) {
+    const count = await cluster.admin(`SELECT count(*)::text AS n FROM loom.${table_name}`);
+    snapshot[table_name] = (count.rows[0] as { n: string }).n;
+  }
+  const meta = await cluster.admin(`SELECT string_agg(key || '=' || value, ',' ORDER BY key) AS meta FROM loom.hub_meta`);
+  snapshot.meta = (meta.rows[0] as { meta: string }).meta;
+  return snapshot;
+}
+
+describeWithHub('loom --hub-init and connecting to a hub', () => {
+  beforeAll(async () => {
+    cluster = await startTestCluster();
+  }, 120_000);
+
+  afterAll(async () => {
+    await cluster?.destroy();
+  });
+
+  it('a hub without the schema tells a user to run --hub-init, and --hub-init then creates it', async () => {
+    await cluster.createUser('early', 'early-pw', { loomUser: false });
+    const search = await runLoom(['--search', 'anything', '--hub', cluster.url('early', 'early-pw')]);
+    expect(search.code).toBe(1);
+    expect(expectOneErrorLine(search)).toContain(`has no Loom schema yet: run loom --hub-init postgres://early@127.0.0.1:${cluster.port}/loom`);
+
+    const init = await runLoom(['--hub-init', cluster.ownerUrl]);
+    expect(init.stderr).toBe('');
+    expect(init.code).toBe(0);
+    expect(init.stdout).toContain(`Created Loom's schema (version ${HUB_SCHEMA_VERSION}) on the hub 127.0.0.1:${cluster.port}/loom`);
+    const tables = await cluster.admin(`SELECT table_name FROM information_schema.tables WHERE table_schema = 'loom' ORDER BY 1`);
+    expect(tables.rows.map((row) => (row as { table_name: string }).table_name)).toEqual([
+      'bodies',
+      'clock',
+      'conflicts',
+      'devices',
+      'entries',
+      'hub_meta',
+      'records',
+      'sessions',
+      'shares',
+      'team_members',
+    ]);
+    const forced = await cluster.admin(
+      `SELECT relname FROM pg_class WHERE relnamespace = 'loom'::regnamespace AND relkind = 'r' AND relrowsecurity AND relforcerowsecurity ORDER BY 1`,
+      [],
+      'loom',
+    );
+    expect(forced.rows.map((row) => (row as { relname: string }).relname)).toEqual([
+      'bodies',
+      'conflicts',
+      'devices',
+      'entries',
+      'records',
+      'sessions',
+      'shares',
+      'team_members',
+    ]);
+  });
+
+  it('a second --hub-init says the hub is already at the version and changes nothing', async () => {
+    await initHub(parseHubUrl(cluster.ownerUrl));
+    const before = await hubSnapshot();
+    const again = await runLoom(['--hub-init', cluster.ownerUrl]);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain(`is already at schema version ${HUB_SCHEMA_VERSION}; nothing to do.`);
+    expect(await hubSnapshot()).toEqual(before);
+  });
+
+  it('a Loom user connects and passes the schema check; the hub id stays the same', async () => {
+    await initHub(parseHubUrl(cluster.ownerUrl));
+    await cluster.createUser('dora', 'dora-pw');
+    const client = await connectHub(parseHubUrl(cluster.url('dora', 'dora-pw')));
+    try {
+      const first = await checkHubSchema(client);
+      expect(first.version).toBe(HUB_SCHEMA_VERSION);
+      expect(first.hubId).toMatch(/^[0-9a-f-]{36}$/);
+      await initHub(parseHubUrl(cluster.ownerUrl));
+      expect((await checkHubSchema(client)).hubId).toBe(first.hubId);
+    } finally {
+      await client.end();
+    }
+  });
+
+  it('a hub with a newer schema gets one line from --hub-init and from a search, and nothing is written', async () => {
+    await initHub(parseHubUrl(cluster.ownerUrl));
+    await cluster.createUser('erin', 'erin-pw');
+    await cluster.admin(`UPDATE loom.hub_meta SET value = '${HUB_SCHEMA_VERSION + 2}' WHERE key = 'schema_version'`);
+    try {
+      const before = await hubSnapshot();
+      const init = await runLoom(['--hub-init', cluster.ownerUrl]);
+      expect(init.code).toBe(1);
+      expect(expectOneErrorLine(init)).toBe(
+        `loom: The hub at postgres://hub_owner@127.0.0.1:${cluster.port}/loom has schema version ${HUB_SCHEMA_VERSION + 2}; this Loom supports up to ${HUB_SCHEMA_VERSION}. Update Loom.`,
+      );
+      const search = await runLoom(['--search', 'parser', '--hub', cluster.url('erin', 'erin-pw')]);
+      expect(search.code).toBe(1);
+      expect(expectOneErrorLine(search)).toContain(
+        `has schema version ${HUB_SCHEMA_VERSION + 2}; this Loom supports up to ${HUB_SCHEMA_VERSION}. Update Loom.`,
+      );
+      expect(await hubSnapshot()).toEqual(before);
+    } finally {
+      await cluster.admin(`UPDATE loom.hub_meta SET value = '${HUB_SCHEMA_VERSION}' WHERE key = 'schema_version'`);
+    }
+  });
+
+  it('a wrong password is one line that never shows the password, from the URL or from PGPASSWORD', async () => {
+    await initHub(parseHubUrl(cluster.ownerUrl));
+    await cluster.createUser('frank', 'right-pw-frank');
+    const secret = 'Wr0ng-s3cret-Pa55';
+    const inUrl = await runLoom(['--search', 'parser', '--hub', cluster.url('frank', secret)]);
+    expect(inUrl.code).toBe(1);
+    expect(expectOneErrorLine(inUrl)).toBe(`loom: The hub at postgres://frank@127.0.0.1:${cluster.port}/loom refused the password for role frank.`);
+    expect(inUrl.stdout + inUrl.stderr).not.toContain(secret);
+
+    const fromEnv = await runLoom(['--hub-init', cluster.url('frank')], { env: { PGPASSWORD: secret } });
+    expect(fromEnv.code).toBe(1);
+    expect(expectOneErrorLine(fromEnv)).toContain('refused the password for role frank');
+    expect(fromEnv.stdout + fromEnv.stderr).not.toContain(secret);
+  });
+
+  it('a role that is not a Loom user is refused with the grant that fixes it', async () => {
+    await initHub(parseHubUrl(cluster.ownerUrl));
+    await cluster.createUser('gina', 'gina-pw', { loomUser: false });
+    const run = await runLoom(['--search', 'parser', '--hub', cluster.url('gina', 'gina-pw')]);
+    expect(run.code).toBe(1);
+    expect(expectOneErrorLine(run)).toBe(
+      `loom: Role gina is not a Loom user on the hub at postgres://gina@127.0.0.1:${cluster.port}/loom: its owner adds it with GRANT loom_user TO gina;`,
+    );
+  });
+
+  it('--hub-init as a Loom user is refused: the owner policies would let it read every session', async () => {
+    await initHub(parseHubUrl(cluster.ownerUrl));
+    await cluster.createUser('hank', 'hank-pw');
+    const before = await hubSnapshot();
+    const run = await runLoom(['--hub-init', cluster.url('hank', 'hank-pw')]);
+    expect(run.code).toBe(1);
+    expect(expectOneErrorLine(run)).toContain('Role hank is a Loom user (in loom_user); run loom --hub-init');
+    expect(await hubSnapshot()).toEqual(before);
+  });
+
+  it('a hub that is down is one line naming the hub', async () => {
+    const run = await runLoom(['--hub-init', `postgres://hub_owner:pw@127.0.0.1:1/loom`]);
+    expect(run.code).toBe(1);
+    expect(expectOneErrorLine(run)).toBe('loom: Hub unreachable at postgres://hub_owner@127.0.0.1:1/loom (connection refused).');
+  });
+});
+
+it('a host that is not loopback needs TLS with its certificate checked: less is refused before connecting', async () => {
+  const run = await runLoom(['--hub-init', 'postgres://alice:Sup3rSecret@hub.example.com/loom?sslmode=require']);
+  expect(run.code).toBe(2);
+  expect(expectOneErrorLine(run)).toBe(
+    'loom: The hub at postgres://alice:***@hub.example.com/loom?sslmode=require is not on this machine, so Loom needs TLS with its certificate checked: use sslmode=verify-full (the default), not sslmode=require.',
+  );
+  expect(run.stderr).not.toContain('Sup3rSecret');
+  expect(parseHubUrl('postgres://alice@hub.example.com/loom').sslMode).toBe('verify-full');
+  expect(parseHubUrl('postgres://alice@127.0.0.5:6543/loom').sslMode).toBe('disable');
+  expect(parseHubUrl('postgres://alice@[::1]/loom').sslMode).toBe('disable');
+  expect(parseHubUrl('postgres:///loom?host=/run/postgresql').sslMode).toBe('disable');
+  expect(() => parseHubUrl('postgres://alice@10.0.0.8/loom?sslmode=disable')).toThrow(/not on this machine/);
+  expect(() => parseHubUrl('postgres://alice@hub.example.com/loom?sslmode=verify-ca')).toThrow(/not sslmode=verify-ca/);
+});

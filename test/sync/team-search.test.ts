@@ -1,0 +1,104 @@
+/**
+ * Team search (`loom --search QUERY --hub`) against a real hub: PostgreSQL full-text over
+ * the sessions the role may read (docs/DESIGN.md#team-search). alice has a private session
+ * and one shared with team `core`; bob is in `core`.
+ */
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { parseHubUrl } from '../../src/core/sync/hub-connection';
+import { initHub } from '../../src/core/sync/hub-init';
+import { searchHub } from '../../src/core/sync/team-search';
+import { buildLoom, runLoom } from '../cli/run-loom';
+import { hubSessionSql } from '../support/hub-sessions';
+import { describeWithHub, startTestCluster, type TestCluster } from '../support/postgres';
+
+const SHARED = '22222222-2222-4222-8222-222222222222';
+const PRIVATE = '11111111-1111-4111-8111-111111111111';
+const TITLED = '44444444-4444-4444-8444-444444444444';
+const ARCHIVED = '55555555-5555-4555-8555-555555555555';
+const DELETED = '66666666-6666-4666-8666-666666666666';
+
+let cluster: TestCluster;
+const aliceUrl = () => cluster.url('alice', 'alice-pw');
+const bobUrl = () => cluster.url('bob', 'bob-pw');
+
+describeWithHub('team search on the hub', () => {
+  beforeAll(async () => {
+    [cluster] = await Promise.all([startTestCluster(), buildLoom()]);
+    await initHub(parseHubUrl(cluster.ownerUrl));
+    await cluster.createUser('alice', 'alice-pw');
+    await cluster.createUser('bob', 'bob-pw');
+    await cluster.admin(`INSERT INTO loom.team_members (team, member) VALUES ('core', 'alice'), ('core', 'bob')`);
+    const sessions = [
+      {
+        id: SHARED,
+        title: 'Parser fix',
+        seq: 1,
+        messages: ['The tokenizer crashes on unicode input.', 'Fixed: the tokenizer now reads code points, not bytes.'],
+      },
+      { id: PRIVATE, title: 'Salary review', seq: 2, messages: ['The private payroll figures, and a tokenizer aside.'] },
+      { id: TITLED, title: 'Tokenizer rewrite plan', seq: 3, messages: ['Start from the grammar.'] },
+      { id: ARCHIVED, title: 'Old notes', seq: 4, archived: true, messages: ['An archived tokenizer note.'] },
+      { id: DELETED, title: 'Gone', seq: 5, deleted: true, messages: ['A deleted tokenizer note.'] },
+    ];
+    const shares = [SHARED, TITLED, ARCHIVED, DELETED].map((id) => `INSERT INTO loom.shares (session_id, team, hub_seq) VALUES ('${id}', 'core', 6);`);
+    const alice = await cluster.psql('alice', 'alice-pw', `BEGIN; ${sessions.map(hubSessionSql).join('\n')} ${shares.join('\n')} COMMIT;`);
+    expect(alice.stderr).toBe('');
+  }, 120_000);
+
+  afterAll(async () => {
+    await cluster?.destroy();
+  });
+
+  it("bob's search finds the shared session with its snippet, never alice's private one", async () => {
+    const run = await runLoom(['--search', 'tokenizer', '--hub', bobUrl()]);
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    const lines = run.stdout.split('\n');
+    expect(lines[0]).toMatch(/^ID\s+TITLE\s+OWNER\s+UPDATED/);
+    expect(run.stdout).toContain(SHARED);
+    expect(run.stdout).toMatch(/Parser fix\s+alice/);
+    expect(run.stdout).toContain('[tokenizer]');
+    expect(run.stdout).not.toContain(PRIVATE);
+    expect(run.stdout).not.toContain('payroll');
+  });
+
+  it("alice's own search finds her private session too", async () => {
+    const hits = await searchHub(parseHubUrl(aliceUrl()), 'payroll', { limit: 10 });
+    expect(hits.map((hit) => [hit.sessionId, hit.title, hit.owner])).toEqual([[PRIVATE, 'Salary review', 'alice']]);
+    expect(hits[0].snippet).toContain('[payroll]');
+    expect(await searchHub(parseHubUrl(bobUrl()), 'payroll', { limit: 10 })).toEqual([]);
+  });
+
+  it('one hit per session, a title match first; archived only when asked; deleted never', async () => {
+    const hits = await searchHub(parseHubUrl(bobUrl()), 'tokenizer', { limit: 10 });
+    expect(hits.map((hit) => hit.sessionId)).toEqual([TITLED, SHARED]);
+    const withArchived = await searchHub(parseHubUrl(bobUrl()), 'tokenizer', { limit: 10, includeArchived: true });
+    expect(withArchived.map((hit) => hit.sessionId).sort()).toEqual([ARCHIVED, SHARED, TITLED].sort());
+    const page = await searchHub(parseHubUrl(bobUrl()), 'tokenizer', { limit: 1, offset: 1 });
+    expect(page.map((hit) => hit.sessionId)).toEqual([SHARED]);
+  });
+
+  it('--json gives the hits for scripts; a bare --hub takes LOOM_HUB', async () => {
+    const run = await runLoom(['--search', 'unicode', '--hub', '--json'], { env: { LOOM_HUB: bobUrl() } });
+    expect(run.stderr).toBe('');
+    expect(JSON.parse(run.stdout)).toEqual([
+      { id: SHARED, title: 'Parser fix', owner: 'alice', updated_at: '2026-11-30T10:00:00.000Z', snippet: expect.stringContaining('[unicode]') as string },
+    ]);
+  });
+
+  it('no match says so, naming the hub', async () => {
+    const run = await runLoom(['--search', 'xylophone', '--hub', bobUrl()]);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe(`No sessions on the hub 127.0.0.1:${cluster.port}/loom match "xylophone".\n`);
+  });
+});
+
+it('--hub without a URL nor LOOM_HUB is a usage error, and --hub needs --search', async () => {
+  await buildLoom();
+  const bare = await runLoom(['--search', 'tokenizer', '--hub']);
+  expect(bare.code).toBe(2);
+  expect(bare.stderr).toBe('loom: --hub needs a hub URL (--hub postgres://user@host/database), or LOOM_HUB set to one.\n');
+  const alone = await runLoom(['--hub', 'postgres://a@127.0.0.1/loom', '--list-sessions']);
+  expect(alone.code).toBe(2);
+  expect(alone.stderr).toBe('loom: --hub only applies to --search.\n');
+}, 120_000);
