@@ -5,6 +5,7 @@
  */
 import { initHub } from '../core/sync/hub-init';
 import { HUB_SCHEMA_VERSION } from '../core/sync/hub-schema';
+import { addTeamMember } from '../core/sync/hub-teams';
 import { describeHub } from '../core/sync/hub-url';
 import { searchHub, type HubSearchHit } from '../core/sync/team-search';
 import { oneLine, relativeTime, renderTable, truncate, type Column } from './format';
@@ -15,9 +16,26 @@ import { terminalWidth, writeOut } from './output';
 const SEARCH_LIMIT = 50;
 
 export async function runHubCommand(action: HubAction): Promise<number> {
-  const text = action.kind === 'hub-init' ? await hubInit(action.hub) : await hubSearch(action);
+  const text = await hubCommandText(action);
   await writeOut(`${text}\n`);
   return 0;
+}
+
+function hubCommandText(action: HubAction): Promise<string> {
+  switch (action.kind) {
+    case 'hub-init':
+      return hubInit(action.hub);
+    case 'hub-add-member':
+      return addMember(action);
+    case 'hub-search':
+      return hubSearch(action);
+  }
+}
+
+async function addMember({ hub, team, member }: Extract<HubAction, { kind: 'hub-add-member' }>): Promise<string> {
+  const { added } = await addTeamMember(hub, team, member);
+  const where = `on the hub ${describeHub(hub)}`;
+  return added ? `Added ${member} to team ${team} ${where}; they now read the sessions shared with it.` : `${member} is already in team ${team} ${where}.`;
 }
 
 async function hubInit(hub: Parameters<typeof initHub>[0]): Promise<string> {
@@ -29,7 +47,7 @@ async function hubInit(hub: Parameters<typeof initHub>[0]): Promise<string> {
 }
 
 async function hubSearch(action: Extract<HubAction, { kind: 'hub-search' }>): Promise<string> {
-  const hits = await searchHub(action.hub, action.query, { limit: SEARCH_LIMIT });
+  const hits = await searchHub(action.hub, action.query, { limit: SEARCH_LIMIT, includeArchived: action.includeArchived });
   if (action.json) return JSON.stringify(hits.map(jsonHit), null, 2);
   if (!hits.length) return `No sessions on the hub ${describeHub(action.hub)} match "${action.query}".`;
   return hitTable(hits).join('\n');

@@ -22,7 +22,8 @@ async function main(argv: string[], host: CommandHost): Promise<number> {
     // Each command loads its own code (a chunk of the build: docs/ARCHITECTURE.md#the-node-build),
     // so a lifecycle command never parses the agent, the model client nor the MCP SDK.
     if (action.kind === 'chat') return await (await import('./chat')).runChat(config, action);
-    if (action.kind === 'hub-init' || action.kind === 'hub-search') return await (await import('./hub')).runHubCommand(action);
+    if (action.kind === 'hub-init' || action.kind === 'hub-add-member' || action.kind === 'hub-search')
+      return await (await import('./hub')).runHubCommand(action);
     const commands = await import('./commands');
     return action.kind === 'doctor' ? await commands.runDoctor(config) : await commands.runLifecycle(action, config);
   } catch (err) {

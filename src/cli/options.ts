@@ -45,7 +45,10 @@ export interface DoctorAction {
 }
 
 /** The hub commands (docs/DESIGN.md#sync-through-a-hub): they talk to PostgreSQL and load `pg`, nothing else does. */
-export type HubAction = { kind: 'hub-init'; hub: HubConfig } | { kind: 'hub-search'; hub: HubConfig; query: string; json: boolean };
+export type HubAction =
+  | { kind: 'hub-init'; hub: HubConfig }
+  | { kind: 'hub-add-member'; hub: HubConfig; team: string; member: string }
+  | { kind: 'hub-search'; hub: HubConfig; query: string; includeArchived: boolean; json: boolean };
 
 export type CliAction = LifecycleAction | ChatAction | DoctorAction | HubAction;
 
@@ -97,6 +100,7 @@ interface RawOptions {
   yes?: boolean;
   doctor?: boolean;
   hubInit?: string;
+  hubAddMember?: string[];
   /** `--hub` alone: the URL comes from LOOM_HUB. */
   hub?: string | true;
 }
@@ -174,6 +178,10 @@ const OPTION_GROUPS: readonly OptionGroup[] = [
     title: 'Sync and teams (a PostgreSQL hub; URL = postgres://user@host/database):',
     options: [
       { flags: '--hub-init <url>', description: "create or upgrade the hub's schema, as the hub's owner role" },
+      {
+        flags: '--hub-add-member <url> <team> <role...>',
+        description: "as the hub's owner: put a Loom user (a role) in a team, which then reads the sessions shared with it",
+      },
       { flags: '--hub [url]', description: 'with --search: search the sessions you may read on the hub (URL, else $LOOM_HUB)' },
     ],
   },
@@ -232,6 +240,7 @@ const LIFECYCLE_FLAGS: Array<[keyof RawOptions, string]> = [
   ['delete', '--delete'],
   ['doctor', '--doctor'],
   ['hubInit', '--hub-init'],
+  ['hubAddMember', '--hub-add-member'],
 ];
 
 const CHAT_FLAGS: Array<[keyof RawOptions, string]> = [
@@ -258,6 +267,7 @@ function toAction(raw: RawOptions, env: NodeJS.ProcessEnv): CliAction {
   requireCompanion(raw.hub, '--hub', raw.search !== undefined, '--search');
   if (raw.doctor) return { kind: 'doctor' };
   if (raw.hubInit !== undefined) return { kind: 'hub-init', hub: hubConfig(nonEmpty(raw.hubInit, '--hub-init', 'a hub URL')) };
+  if (raw.hubAddMember !== undefined) return addMemberAction(raw.hubAddMember);
   if (raw.search !== undefined && raw.hub !== undefined) return hubSearchAction(raw, env);
   return lifecycle.length ? toLifecycleAction(raw) : toChatAction(raw);
 }
@@ -283,10 +293,23 @@ function toLifecycleAction(raw: RawOptions): LifecycleAction {
 }
 
 function hubSearchAction(raw: RawOptions, env: NodeJS.ProcessEnv): HubAction {
-  if (raw.includeArchived) throw new UsageError('--include-archived does not apply to --search --hub: the hub search covers every session you may read.');
   const url = raw.hub === true ? fromEnv(env, 'LOOM_HUB') : nonEmpty(raw.hub ?? '', '--hub', 'a hub URL');
   if (url === undefined) throw new UsageError('--hub needs a hub URL (--hub postgres://user@host/database), or LOOM_HUB set to one.');
-  return { kind: 'hub-search', hub: hubConfig(url), query: nonEmpty(raw.search ?? '', '--search', 'a query'), json: raw.json ?? false };
+  return {
+    kind: 'hub-search',
+    hub: hubConfig(url),
+    query: nonEmpty(raw.search ?? '', '--search', 'a query'),
+    includeArchived: raw.includeArchived ?? false,
+    json: raw.json ?? false,
+  };
+}
+
+/** `--hub-add-member URL TEAM ROLE`. */
+function addMemberAction(values: string[]): HubAction {
+  const [url, team, member, ...rest] = values.map((value) => value.trim());
+  if (!url || !team || !member || rest.length)
+    throw new UsageError('--hub-add-member takes a hub URL, a TEAM and a ROLE, e.g. loom --hub-add-member postgres://owner@host/loom core alice.');
+  return { kind: 'hub-add-member', hub: hubConfig(url), team, member };
 }
 
 /** A hub URL Loom will not use (no TLS to a remote host, not postgres://) is a command-line mistake. */

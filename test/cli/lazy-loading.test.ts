@@ -26,7 +26,7 @@ const HEAVY = [
 ];
 
 /** What only the hub commands need: the PostgreSQL client and the code that talks to a hub. */
-const HUB = [/node_modules\/pg(-[a-z]+)?\//, /src\/core\/sync\/(hub-connection|hub-init|team-search)\.ts$/];
+const HUB = [/node_modules\/pg(-[a-z]+)?\//, /src\/core\/sync\/(hub-connection|hub-init|hub-teams|team-search)\.ts$/];
 
 let dir: string;
 

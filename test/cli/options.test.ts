@@ -221,3 +221,33 @@ describe('the parser (commander’s rules, without commander)', () => {
     expect(usageError(args)).toBe(expected);
   });
 });
+
+describe('hub commands', () => {
+  it('reads --hub-init, --hub-add-member and --search --hub (URL given, or from LOOM_HUB)', () => {
+    expect(run(['--hub-init', 'postgres://owner@127.0.0.1/loom']).action).toMatchObject({ kind: 'hub-init', hub: { host: '127.0.0.1', user: 'owner' } });
+    expect(run(['--hub-add-member', 'postgres://owner@127.0.0.1/loom', 'core', 'alice']).action).toMatchObject({
+      kind: 'hub-add-member',
+      team: 'core',
+      member: 'alice',
+    });
+    expect(run(['--search', 'parser bug', '--hub', 'postgres://alice@127.0.0.1/loom', '--json']).action).toMatchObject({
+      kind: 'hub-search',
+      query: 'parser bug',
+      json: true,
+      hub: { user: 'alice' },
+    });
+    expect(run(['--search', 'parser', '--hub', '--include-archived'], { ...ENV, LOOM_HUB: 'postgres://bob@localhost/loom' }).action).toMatchObject({
+      includeArchived: true,
+      hub: { user: 'bob' },
+    });
+    expect(run(['--search', 'parser']).action).toMatchObject({ kind: 'search' });
+  });
+
+  it('refuses what the hub commands cannot use, in one line', () => {
+    expect(usageError(['--hub-init', 'http://db/loom'])).toContain('The hub URL must look like postgres://');
+    expect(usageError(['--hub-init', 'postgres://a:pw@db.example.com/loom?sslmode=disable'])).toContain('not sslmode=disable');
+    expect(usageError(['--hub-add-member', 'postgres://o@127.0.0.1/loom', 'core'])).toContain('--hub-add-member takes a hub URL, a TEAM and a ROLE');
+    expect(usageError(['--hub-init', 'postgres://o@127.0.0.1/loom', '--list-sessions'])).toContain('cannot be used together');
+    expect(usageError(['--search', 'x', '--hub'])).toContain('--hub needs a hub URL');
+  });
+});

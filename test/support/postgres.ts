@@ -17,23 +17,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
-import { describe } from 'vitest';
 
 const run = promisify(execFile);
 
 export const HUB_OWNER = 'hub_owner';
 export const HUB_OWNER_PASSWORD = 'owner-pw-3f9c';
 export const HUB_DATABASE = 'loom';
-
-/** Why the hub tests do not run here, or undefined when they do (Linux: Debian/Ubuntu's postgresql package). */
-export const HUB_TESTS_SKIP_REASON =
-  process.platform === 'linux' ? undefined : `PostgreSQL hub tests run on Linux only (CI installs the postgresql package there), not on ${process.platform}`;
-
-/** `describe` for a file of hub tests: on other platforms the suite is skipped with its reason in its name, never silently. */
-export function describeWithHub(name: string, body: () => void): void {
-  if (HUB_TESTS_SKIP_REASON) describe.skip(`${name} (skipped: ${HUB_TESTS_SKIP_REASON})`, body);
-  else describe(name, body);
-}
+/** The `postgres` superuser's password over TCP (through the socket it needs none). */
+export const SUPERUSER_PASSWORD = 'superuser-pw-9d2e';
 
 export interface PsqlResult {
   code: number;
@@ -43,6 +34,8 @@ export interface PsqlResult {
 
 export interface TestCluster {
   readonly port: number;
+  /** With `tls`: the PEM of the CA that signed the server's certificate (for the name `localhost` only). */
+  readonly caFile?: string;
   /** The folder holding the data directory, the socket and the server log. */
   readonly dir: string;
   /** A postgres:// URL for `role` over TCP to 127.0.0.1 (the password in it when given). */
@@ -98,15 +91,46 @@ function freePort(): Promise<number> {
   });
 }
 
-/** Makes a cluster and starts it: call in beforeAll, and `destroy()` in afterAll. */
-export async function startTestCluster(): Promise<TestCluster> {
+/**
+ * A CA and a server certificate it signs for `localhost` (not 127.0.0.1, so a client
+ * checking the host name can be caught connecting by address). Returns the settings.
+ */
+async function makeCertificates(dir: string): Promise<{ settings: string[]; caFile: string }> {
+  const file = (name: string) => path.join(dir, name);
+  const openssl = (args: string[]) => run('openssl', args);
+  await openssl([
+    'req',
+    '-x509',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-keyout',
+    file('ca.key'),
+    '-out',
+    file('ca.pem'),
+    '-days',
+    '2',
+    '-subj',
+    '/CN=Loom test CA',
+  ]);
+  await openssl(['req', '-newkey', 'rsa:2048', '-nodes', '-keyout', file('server.key'), '-out', file('server.csr'), '-subj', '/CN=localhost']);
+  fs.writeFileSync(file('san.ext'), 'subjectAltName=DNS:localhost\n');
+  const sign = ['x509', '-req', '-in', file('server.csr'), '-CA', file('ca.pem'), '-CAkey', file('ca.key'), '-CAcreateserial', '-days', '2'];
+  await openssl([...sign, '-out', file('server.crt'), '-extfile', file('san.ext')]);
+  fs.chmodSync(file('server.key'), 0o600);
+  return { caFile: file('ca.pem'), settings: ['ssl = on', `ssl_cert_file = '${file('server.crt')}'`, `ssl_key_file = '${file('server.key')}'`] };
+}
+
+/** Makes a cluster and starts it: call in beforeAll, and `destroy()` in afterAll. `tls`: the server offers TLS too. */
+export async function startTestCluster(options: { tls?: boolean } = {}): Promise<TestCluster> {
   const bin = postgresBinDir();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'loom-pg-'));
   const dataDir = path.join(dir, 'data');
   const socketDir = path.join(dir, 'socket');
   const logFile = path.join(dir, 'server.log');
   fs.mkdirSync(socketDir);
-  fs.writeFileSync(path.join(dir, 'pwfile'), 'unused-superuser-pw\n');
+  fs.writeFileSync(path.join(dir, 'pwfile'), `${SUPERUSER_PASSWORD}\n`);
+  const tls = options.tls ? await makeCertificates(dir) : undefined;
   if (isRoot()) {
     fs.chmodSync(dir, 0o755);
     execFileSync('chown', ['-R', 'postgres:postgres', dir]);
@@ -135,6 +159,7 @@ export async function startTestCluster(): Promise<TestCluster> {
     'synchronous_commit = off',
     'full_page_writes = off',
     'max_connections = 100',
+    ...(tls?.settings ?? []),
   ];
   fs.appendFileSync(path.join(dataDir, 'postgresql.conf'), `\n${settings.join('\n')}\n`);
 
@@ -165,6 +190,7 @@ export async function startTestCluster(): Promise<TestCluster> {
 
   return {
     port,
+    ...(tls ? { caFile: tls.caFile } : {}),
     dir,
     url,
     ownerUrl: url(HUB_OWNER, HUB_OWNER_PASSWORD),

@@ -9,7 +9,8 @@ import { checkHubSchema, connectHub, parseHubUrl } from '../../src/core/sync/hub
 import { initHub } from '../../src/core/sync/hub-init';
 import { HUB_SCHEMA_VERSION } from '../../src/core/sync/hub-schema';
 import { buildLoom, expectOneErrorLine, runLoom } from '../cli/run-loom';
-import { describeWithHub, startTestCluster, type TestCluster } from '../support/postgres';
+import { describeWithHub } from '../support/hub-suite';
+import { startTestCluster, SUPERUSER_PASSWORD, type TestCluster } from '../support/postgres';
 
 let cluster: TestCluster;
 
@@ -123,6 +124,18 @@ describeWithHub('loom --hub-init and connecting to a hub', () => {
     }
   });
 
+  it('a hub at an older schema version asks for --hub-init, as a user sees it', async () => {
+    await initHub(parseHubUrl(cluster.ownerUrl));
+    await cluster.createUser('olga', 'olga-pw');
+    await cluster.admin(`UPDATE loom.hub_meta SET value = '0' WHERE key = 'schema_version'`);
+    const search = await runLoom(['--search', 'parser', '--hub', cluster.url('olga', 'olga-pw')]);
+    expect(expectOneErrorLine(search)).toBe(
+      `loom: The hub at postgres://olga@127.0.0.1:${cluster.port}/loom has schema version 0; run loom --hub-init postgres://olga@127.0.0.1:${cluster.port}/loom to bring it to version ${HUB_SCHEMA_VERSION}.`,
+    );
+    // Put back: the init's own upgrade path is the migrations', run from version 0 by the first test.
+    await cluster.admin(`UPDATE loom.hub_meta SET value = '${HUB_SCHEMA_VERSION}' WHERE key = 'schema_version'`);
+  });
+
   it('a wrong password is one line that never shows the password, from the URL or from PGPASSWORD', async () => {
     await initHub(parseHubUrl(cluster.ownerUrl));
     await cluster.createUser('frank', 'right-pw-frank');
@@ -148,6 +161,15 @@ describeWithHub('loom --hub-init and connecting to a hub', () => {
     );
   });
 
+  it('a superuser, whom row-level security does not bind, may not search nor sync', async () => {
+    await initHub(parseHubUrl(cluster.ownerUrl));
+    const run = await runLoom(['--search', 'parser', '--hub', cluster.url('postgres', SUPERUSER_PASSWORD)]);
+    expect(run.code).toBe(1);
+    expect(expectOneErrorLine(run)).toBe(
+      `loom: Role postgres is a superuser on the hub at postgres://postgres@127.0.0.1:${cluster.port}/loom, which row-level security does not bind: sync as a Loom user role.`,
+    );
+  });
+
   it('--hub-init as a Loom user is refused: the owner policies would let it read every session', async () => {
     await initHub(parseHubUrl(cluster.ownerUrl));
     await cluster.createUser('hank', 'hank-pw');
@@ -156,6 +178,40 @@ describeWithHub('loom --hub-init and connecting to a hub', () => {
     expect(run.code).toBe(1);
     expect(expectOneErrorLine(run)).toContain('Role hank is a Loom user (in loom_user); run loom --hub-init');
     expect(await hubSnapshot()).toEqual(before);
+  });
+
+  it('--hub-add-member puts a Loom user in a team, once; a role that is no Loom user, or a user who is not the owner, is one line', async () => {
+    await initHub(parseHubUrl(cluster.ownerUrl));
+    await cluster.createUser('ivan', 'ivan-pw');
+    await cluster.createUser('jill', 'jill-pw', { loomUser: false });
+    const where = `on the hub 127.0.0.1:${cluster.port}/loom`;
+    const added = await runLoom(['--hub-add-member', cluster.ownerUrl, 'core', 'ivan']);
+    expect(added.stderr).toBe('');
+    expect(added.stdout).toBe(`Added ivan to team core ${where}; they now read the sessions shared with it.\n`);
+    const again = await runLoom(['--hub-add-member', cluster.ownerUrl, 'core', 'ivan']);
+    expect(again.stdout).toBe(`ivan is already in team core ${where}.\n`);
+    const members = await cluster.admin(`SELECT team, member FROM loom.team_members WHERE member = 'ivan'`);
+    expect(members.rows).toEqual([{ team: 'core', member: 'ivan' }]);
+
+    const notUser = await runLoom(['--hub-add-member', cluster.ownerUrl, 'core', 'jill']);
+    expect(notUser.code).toBe(1);
+    expect(expectOneErrorLine(notUser)).toContain('Role jill is not a Loom user on the hub at postgres://hub_owner@');
+    expect(notUser.stderr).toContain('make it one first: GRANT loom_user TO jill;');
+    const unknown = await runLoom(['--hub-add-member', cluster.ownerUrl, 'core', 'nobody']);
+    expect(expectOneErrorLine(unknown)).toContain("CREATE ROLE nobody LOGIN PASSWORD '…' IN ROLE loom_user;");
+
+    const byUser = await runLoom(['--hub-add-member', cluster.url('ivan', 'ivan-pw'), 'core', 'ivan']);
+    expect(byUser.code).toBe(1);
+    expect(expectOneErrorLine(byUser)).toContain('refused role ivan: permission denied for table team_members');
+    expect((await cluster.admin(`SELECT count(*)::int AS n FROM loom.team_members WHERE member IN ('jill', 'nobody')`)).rows).toEqual([{ n: 0 }]);
+  });
+
+  it('a URL asking for TLS from a hub that offers none is one line', async () => {
+    const run = await runLoom(['--hub-init', `${cluster.ownerUrl}?sslmode=require`]);
+    expect(run.code).toBe(1);
+    expect(expectOneErrorLine(run)).toBe(
+      `loom: The hub at postgres://hub_owner@127.0.0.1:${cluster.port}/loom?sslmode=require does not offer TLS, which Loom needs for it.`,
+    );
   });
 
   it('a hub that is down is one line naming the hub', async () => {
@@ -172,10 +228,4 @@ it('a host that is not loopback needs TLS with its certificate checked: less is 
     'loom: The hub at postgres://alice:***@hub.example.com/loom?sslmode=require is not on this machine, so Loom needs TLS with its certificate checked: use sslmode=verify-full (the default), not sslmode=require.',
   );
   expect(run.stderr).not.toContain('Sup3rSecret');
-  expect(parseHubUrl('postgres://alice@hub.example.com/loom').sslMode).toBe('verify-full');
-  expect(parseHubUrl('postgres://alice@127.0.0.5:6543/loom').sslMode).toBe('disable');
-  expect(parseHubUrl('postgres://alice@[::1]/loom').sslMode).toBe('disable');
-  expect(parseHubUrl('postgres:///loom?host=/run/postgresql').sslMode).toBe('disable');
-  expect(() => parseHubUrl('postgres://alice@10.0.0.8/loom?sslmode=disable')).toThrow(/not on this machine/);
-  expect(() => parseHubUrl('postgres://alice@hub.example.com/loom?sslmode=verify-ca')).toThrow(/not sslmode=verify-ca/);
 });

@@ -8,7 +8,8 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { parseHubUrl } from '../../src/core/sync/hub-connection';
 import { initHub } from '../../src/core/sync/hub-init';
 import { bodyHash, hubSessionSql, TEST_DEVICE } from '../support/hub-sessions';
-import { describeWithHub, startTestCluster, type TestCluster } from '../support/postgres';
+import { describeWithHub } from '../support/hub-suite';
+import { startTestCluster, type TestCluster } from '../support/postgres';
 
 const PRIVATE = '11111111-1111-4111-8111-111111111111';
 const SHARED = '22222222-2222-4222-8222-222222222222';
@@ -99,6 +100,18 @@ describeWithHub('row-level security on the hub, checked with psql under each rol
 
   it('alice can share only with a team she is in', async () => {
     await expect(as('alice', `INSERT INTO loom.shares (session_id, team, hub_seq) VALUES ('${PRIVATE}', 'finance', 9)`)).rejects.toThrow(/row-level security/);
+  });
+
+  it("team search's matching function, called straight, returns only what the caller may read", async () => {
+    const search = (word: string) => `SELECT id FROM loom.team_search('${word}', 50, 0, true, 1000) ORDER BY id`;
+    expect(await as('alice', search('payroll'))).toEqual([PRIVATE]);
+    expect(await as('bob', search('payroll'))).toEqual([]);
+    expect(await as('bob', search('tokenizer'))).toEqual([SHARED]);
+    expect(await as('carol', search('tokenizer'))).toEqual([]);
+    await cluster.createUser('dave', 'dave-pw', { loomUser: false });
+    const outsider = await cluster.psql('dave', 'dave-pw', search('tokenizer'));
+    expect(outsider.stderr).toMatch(/permission denied for (schema loom|function team_search)/);
+    expect(outsider.stdout).toBe('');
   });
 
   it('carol, in no team, reads nothing of alice', async () => {

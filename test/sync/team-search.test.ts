@@ -8,14 +8,16 @@ import { parseHubUrl } from '../../src/core/sync/hub-connection';
 import { initHub } from '../../src/core/sync/hub-init';
 import { searchHub } from '../../src/core/sync/team-search';
 import { buildLoom, runLoom } from '../cli/run-loom';
-import { hubSessionSql } from '../support/hub-sessions';
-import { describeWithHub, startTestCluster, type TestCluster } from '../support/postgres';
+import { hubSessionSql, TEST_DEVICE } from '../support/hub-sessions';
+import { describeWithHub } from '../support/hub-suite';
+import { startTestCluster, type TestCluster } from '../support/postgres';
 
 const SHARED = '22222222-2222-4222-8222-222222222222';
 const PRIVATE = '11111111-1111-4111-8111-111111111111';
 const TITLED = '44444444-4444-4444-8444-444444444444';
 const ARCHIVED = '55555555-5555-4555-8555-555555555555';
 const DELETED = '66666666-6666-4666-8666-666666666666';
+const QUASAR = '88888888-8888-4888-8888-888888888888';
 
 let cluster: TestCluster;
 const aliceUrl = () => cluster.url('alice', 'alice-pw');
@@ -76,6 +78,24 @@ describeWithHub('team search on the hub', () => {
     expect(withArchived.map((hit) => hit.sessionId).sort()).toEqual([ARCHIVED, SHARED, TITLED].sort());
     const page = await searchHub(parseHubUrl(bobUrl()), 'tokenizer', { limit: 1, offset: 1 });
     expect(page.map((hit) => hit.sessionId)).toEqual([SHARED]);
+  });
+
+  it("finds a shared session even when a thousand of alice's private messages rank above it", async () => {
+    const crowd = `INSERT INTO loom.sessions (id, created_at, title, origin_device, hub_seq)
+                   VALUES ('77777777-7777-4777-8777-777777777777', 'now', 'Crowd', '${TEST_DEVICE}', 7);
+                   INSERT INTO loom.bodies (hash, body, search)
+                   SELECT 'crowd-' || g, '{"role":"user","content":"quasar quasar quasar"}', to_tsvector('english', 'quasar quasar quasar') FROM generate_series(1, 1500) g;
+                   INSERT INTO loom.entries (session_id, seq, body_hash, device_id, device_seq, hub_seq)
+                   SELECT '77777777-7777-4777-8777-777777777777', g, 'crowd-' || g, '${TEST_DEVICE}', 10000 + g, 7 FROM generate_series(1, 1500) g;
+                   ${hubSessionSql({ id: QUASAR, title: 'Telescope notes', seq: 8, messages: ['One quasar, seen once.'] })}
+                   INSERT INTO loom.shares (session_id, team, hub_seq) VALUES ('${QUASAR}', 'core', 8);`;
+    expect((await cluster.psql('alice', 'alice-pw', `BEGIN; ${crowd} COMMIT;`)).stderr).toBe('');
+    const hits = await searchHub(parseHubUrl(bobUrl()), 'quasar', { limit: 10 });
+    expect(hits.map((hit) => hit.sessionId)).toEqual([QUASAR]);
+    expect((await searchHub(parseHubUrl(aliceUrl()), 'quasar', { limit: 10 })).map((hit) => hit.sessionId)).toEqual([
+      '77777777-7777-4777-8777-777777777777',
+      QUASAR,
+    ]);
   });
 
   it('--json gives the hits for scripts; a bare --hub takes LOOM_HUB', async () => {

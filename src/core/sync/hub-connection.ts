@@ -113,7 +113,7 @@ function describeFailure(hub: HubConfig, err: unknown): { failure: HubFailure; l
     case '42501':
       return { failure: 'refused', line: `The hub at ${hub.url} refused role ${role}: ${message}.` };
   }
-  if (typeof code === 'string' && /CERT|SSL|TLS/i.test(code)) {
+  if (typeof code === 'string' && /CERT|SSL|TLS|UNABLE_TO_|HOSTNAME/.test(code)) {
     return { failure: 'TLS', line: `The hub at ${hub.url} failed the TLS check (${message}); Loom checks its certificate and name (sslmode=verify-full).` };
   }
   if (/does not support SSL/i.test(message)) return { failure: 'TLS', line: `The hub at ${hub.url} does not offer TLS, which Loom needs for it.` };
@@ -151,13 +151,20 @@ export async function checkHubSchema(client: pg.Client): Promise<{ hubId: string
             EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = 'loom_user') AND pg_has_role('loom_user', 'USAGE') AS "loomUser"`,
   );
   const facts = rows[0];
-  if (!facts.schema) throw new HubError(`The hub at ${url} has no Loom schema yet: run loom --hub-init ${url} as its owner.`, 'schema');
+  if (!facts.schema) throw noSchemaError(url);
   if (facts.superuser) {
     throw new HubError(`Role ${facts.role} is a superuser on the hub at ${url}, which row-level security does not bind: sync as a Loom user role.`, 'role');
   }
   if (!facts.loomUser) {
     throw new HubError(`Role ${facts.role} is not a Loom user on the hub at ${url}: its owner adds it with GRANT loom_user TO ${facts.role};`, 'role');
   }
+  return readHubVersion(client, url);
+}
+
+/** The hub's id and schema version, refused when this Loom cannot use it (newer, older or none). */
+export async function readHubVersion(client: pg.Client, url = clientUrl(client)): Promise<{ hubId: string; version: number }> {
+  const { rows } = await client.query<{ schema: boolean }>(`SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_namespace WHERE nspname = 'loom') AS schema`);
+  if (!rows[0].schema) throw noSchemaError(url);
   const meta = await client.query<{ key: string; value: string }>(`SELECT key, value FROM loom.hub_meta WHERE key IN ('schema_version', 'hub_id')`);
   const value = (key: string) => meta.rows.find((row) => row.key === key)?.value;
   const version = Number(value('schema_version') ?? 0);
@@ -167,6 +174,10 @@ export async function checkHubSchema(client: pg.Client): Promise<{ hubId: string
     throw new HubError(`The hub at ${url} has schema version ${version}; run loom --hub-init ${url} to bring it to version ${HUB_SCHEMA_VERSION}.`, 'schema');
   }
   return { hubId, version };
+}
+
+function noSchemaError(url: string): HubError {
+  return new HubError(`The hub at ${url} has no Loom schema yet: run loom --hub-init ${url} as its owner.`, 'schema');
 }
 
 export function newerSchemaError(url: string, version: number): HubError {

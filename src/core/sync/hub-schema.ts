@@ -120,6 +120,57 @@ const TEAM_MEMBER_TRIGGER = [
   `CREATE TRIGGER team_member_added AFTER INSERT ON loom.team_members FOR EACH ROW EXECUTE FUNCTION loom.team_member_added()`,
 ];
 
+/**
+ * Team search's matching, as a function run with the owner's rights (SECURITY DEFINER).
+ * Row-level security cannot serve it: PostgreSQL does not use an index for a condition
+ * that is not leakproof (`@@` is not) on a table with policies, so under RLS every search
+ * read every body (8 s over 100,000 sessions in the bench). The function applies the
+ * sessions policy's rule itself — the caller's own sessions and those shared with the
+ * caller's teams, `session_user` being the caller — to each candidate, and returns only
+ * those sessions' ids, titles and best-matching (owner, hash); the message text for the
+ * snippets is then read by the caller under row-level security. Executable by Loom users
+ * only; jit off, since compiling the plan took longer than running it.
+ *
+ * Ranking reads only the `cap` best-ranked matching messages (of every owner): the first
+ * sessions found among them are the best sessions, since a session ranks by its best
+ * message. `capped` says the cap was reached; when that left fewer hits than asked for,
+ * team-search.ts asks again without a cap.
+ */
+const TEAM_SEARCH_FUNCTION = [
+  `CREATE FUNCTION loom.team_search(words text, max_hits integer, skip integer, with_archived boolean, cap integer)
+   RETURNS TABLE (id uuid, title text, owner text, updated_at text, rank real, body_owner text, body_hash text, capped boolean)
+   LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp SET jit = off AS $$
+   WITH q AS (SELECT websearch_to_tsquery('english', words) AS query),
+   top_bodies AS (
+     SELECT b.owner, b.hash, ts_rank(b.search, q.query) AS rank
+       FROM q, loom.bodies b WHERE b.search @@ q.query ORDER BY rank DESC LIMIT cap
+   ),
+   hits AS (
+     SELECT e.session_id, t.owner AS body_owner, t.hash, t.rank
+       FROM top_bodies t JOIN loom.entries e ON e.owner = t.owner AND e.body_hash = t.hash
+     UNION ALL
+     SELECT s.id, NULL, NULL, ts_rank(to_tsvector('english', coalesce(s.title, '')), q.query) + 1
+       FROM q, loom.sessions s WHERE to_tsvector('english', coalesce(s.title, '')) @@ q.query
+   ),
+   readable AS (
+     SELECT h.session_id, h.body_owner, h.hash, h.rank, s.title, s.owner, coalesce(s.state->>'updated_at', s.created_at) AS updated_at
+       FROM hits h CROSS JOIN LATERAL (
+         SELECT s.* FROM loom.sessions s
+          WHERE s.id = h.session_id AND s.deleted_hlc IS NULL AND (with_archived OR NOT s.archived)
+            AND (s.owner = session_user OR EXISTS (
+              SELECT 1 FROM loom.shares sh JOIN loom.team_members tm ON tm.team = sh.team
+               WHERE sh.session_id = s.id AND tm.member = session_user))
+         OFFSET 0) s
+   ),
+   best AS (SELECT DISTINCT ON (r.session_id) r.* FROM readable r ORDER BY r.session_id, r.rank DESC)
+   SELECT best.session_id, best.title, best.owner, best.updated_at, best.rank, best.body_owner, best.hash,
+          coalesce((SELECT count(*) FROM top_bodies) >= cap, false)
+     FROM best ORDER BY best.rank DESC, best.session_id
+    LIMIT max_hits OFFSET skip $$`,
+  `REVOKE ALL ON FUNCTION loom.team_search(text, integer, integer, boolean, integer) FROM PUBLIC`,
+  `GRANT EXECUTE ON FUNCTION loom.team_search(text, integer, integer, boolean, integer) TO loom_user`,
+];
+
 const GRANTS = [
   `GRANT USAGE ON SCHEMA loom TO loom_user`,
   `GRANT SELECT ON loom.hub_meta, loom.team_members TO loom_user`,
@@ -198,7 +249,7 @@ const POLICIES = [
 ];
 
 export const HUB_MIGRATIONS: readonly HubMigration[] = [
-  { version: 1, statements: [...TABLES, ...TEAM_MEMBER_TRIGGER, OWN_SESSION_FUNCTION, ...GRANTS, ...POLICIES] },
+  { version: 1, statements: [...TABLES, ...TEAM_MEMBER_TRIGGER, OWN_SESSION_FUNCTION, ...TEAM_SEARCH_FUNCTION, ...GRANTS, ...POLICIES] },
 ];
 
 /** The newest hub schema this Loom knows; a hub at a higher version is refused, untouched. */
