@@ -28,10 +28,12 @@ export function bodyHash(content: string): string {
   return createHash('sha256').update(userMessageBody(content)).digest('hex');
 }
 
-/** The SQL that inserts one session, its bodies and entries, as the role that runs it. */
+/** The SQL that inserts one session, its bodies and entries (and the test device, once), as the role that runs it. */
 export function hubSessionSql(session: HubSessionRows): string {
   const state = JSON.stringify({ updated_at: session.updatedAt ?? '2026-11-30T10:00:00.000Z', message_count: session.messages.length });
   const statements = [
+    // The rows name the writer's device, which the hub requires to be the writer's own.
+    `INSERT INTO loom.devices (device_id, label) VALUES ('${TEST_DEVICE}', 'test device') ON CONFLICT DO NOTHING`,
     `INSERT INTO loom.sessions (id, created_at, title, archived, state, deleted_hlc, origin_device, hub_seq)
      VALUES (${literal(session.id)}, '2026-11-30T09:00:00.000Z', ${literal(session.title)}, ${session.archived ? 'true' : 'false'},
              ${literal(state)}, ${session.deleted ? '1' : 'NULL'}, '${TEST_DEVICE}', ${session.seq})`,

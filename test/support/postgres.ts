@@ -149,11 +149,9 @@ export async function startTestCluster(options: { tls?: boolean } = {}): Promise
     '--no-locale',
     '--no-sync',
   ]);
-  const port = await freePort();
   // Durability is not what these tests check; the settings make a throw-away cluster fast.
   const settings = [
     `listen_addresses = '127.0.0.1'`,
-    `port = ${port}`,
     `unix_socket_directories = '${socketDir}'`,
     'fsync = off',
     'synchronous_commit = off',
@@ -163,15 +161,26 @@ export async function startTestCluster(options: { tls?: boolean } = {}): Promise
   ];
   fs.appendFileSync(path.join(dataDir, 'postgresql.conf'), `\n${settings.join('\n')}\n`);
 
+  let port = 0;
   const start = async () => {
-    await asServerUser(path.join(bin, 'pg_ctl'), ['start', '-w', '-t', '120', '-D', dataDir, '-l', logFile]).catch((err: Error) => {
+    await asServerUser(path.join(bin, 'pg_ctl'), ['start', '-w', '-t', '120', '-D', dataDir, '-l', logFile, '-o', `-p ${port}`]).catch((err: Error) => {
       throw new Error(`PostgreSQL did not start: ${err.message}\n${fs.existsSync(logFile) ? fs.readFileSync(logFile, 'utf8') : ''}`);
     });
   };
   const stop = async () => {
     await asServerUser(path.join(bin, 'pg_ctl'), ['stop', '-m', 'immediate', '-w', '-D', dataDir]);
   };
-  await start();
+  // A port found free may be taken before the server binds it (tests start clusters in parallel): then another.
+  for (let attempt = 1; ; attempt++) {
+    port = await freePort();
+    try {
+      await start();
+      break;
+    } catch (err) {
+      if (attempt === 3 || !/could not bind|already in use/i.test(String(err))) throw err;
+      fs.rmSync(logFile, { force: true });
+    }
+  }
 
   const admin = async (sql: string, values?: unknown[], database = HUB_DATABASE) => {
     const client = new pg.Client({ host: socketDir, port, user: 'postgres', database });

@@ -10,7 +10,7 @@ import { initHub } from '../../src/core/sync/hub-init';
 import { HUB_SCHEMA_VERSION } from '../../src/core/sync/hub-schema';
 import { buildLoom, expectOneErrorLine, runLoom } from '../cli/run-loom';
 import { describeWithHub } from '../support/hub-suite';
-import { startTestCluster, SUPERUSER_PASSWORD, type TestCluster } from '../support/postgres';
+import { HUB_OWNER, startTestCluster, SUPERUSER_PASSWORD, type TestCluster } from '../support/postgres';
 
 let cluster: TestCluster;
 
@@ -85,6 +85,16 @@ describeWithHub('loom --hub-init and connecting to a hub', () => {
     expect(again.code).toBe(0);
     expect(again.stdout).toContain(`is already at schema version ${HUB_SCHEMA_VERSION}; nothing to do.`);
     expect(await hubSnapshot()).toEqual(before);
+  });
+
+  it('two --hub-init at once on a new hub: one creates the schema, the other finds it done', async () => {
+    await cluster.admin(`CREATE DATABASE twice OWNER ${HUB_OWNER}`, [], 'postgres');
+    const url = cluster.ownerUrl.replace(/\/loom$/, '/twice');
+    const both = await Promise.all([runLoom(['--hub-init', url]), runLoom(['--hub-init', url])]);
+    expect(both.map((run) => run.stderr)).toEqual(['', '']);
+    const lines = both.map((run) => run.stdout).sort();
+    expect(lines[0]).toContain("Created Loom's schema (version");
+    expect(lines[1]).toContain('is already at schema version');
   });
 
   it('a Loom user connects and passes the schema check; the hub id stays the same', async () => {
@@ -212,6 +222,18 @@ describeWithHub('loom --hub-init and connecting to a hub', () => {
     expect(expectOneErrorLine(run)).toBe(
       `loom: The hub at postgres://hub_owner@127.0.0.1:${cluster.port}/loom?sslmode=require does not offer TLS, which Loom needs for it.`,
     );
+  });
+
+  it('a hub that stops is unreachable in one line, and answers again once it is back', async () => {
+    await initHub(parseHubUrl(cluster.ownerUrl));
+    await cluster.stop();
+    try {
+      const down = await runLoom(['--hub-init', cluster.ownerUrl]);
+      expect(expectOneErrorLine(down)).toBe(`loom: Hub unreachable at postgres://hub_owner@127.0.0.1:${cluster.port}/loom (connection refused).`);
+    } finally {
+      await cluster.start();
+    }
+    expect((await runLoom(['--hub-init', cluster.ownerUrl])).stdout).toContain('nothing to do');
   });
 
   it('a hub that is down is one line naming the hub', async () => {

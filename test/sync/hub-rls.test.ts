@@ -93,9 +93,34 @@ describeWithHub('row-level security on the hub, checked with psql under each rol
     expect(await as('alice', `SELECT count(*) FROM loom.entries`)).toEqual(['2']);
   });
 
+  it("bob cannot take the keys of alice's device, read off her shared session, for rows of his own", async () => {
+    const device = (await as('bob', `SELECT DISTINCT device_id FROM loom.records WHERE session_id = '${SHARED}'`))[0];
+    expect(device).toBe(TEST_DEVICE);
+    const bobs = '99999999-9999-4999-8999-999999999999';
+    await as('bob', `INSERT INTO loom.sessions (id, created_at, origin_device, hub_seq) VALUES ('${bobs}', 'now', '${device}', 9)`);
+    await expect(
+      as(
+        'bob',
+        `INSERT INTO loom.records (device_id, device_seq, session_id, kind, body, hub_seq) VALUES ('${device}', 500, '${bobs}', 'model_change', '{}', 9)`,
+      ),
+    ).rejects.toThrow(/row-level security/);
+    await expect(
+      as('bob', `INSERT INTO loom.entries (session_id, seq, body_hash, device_id, device_seq, hub_seq) VALUES ('${bobs}', 1, 'x', '${device}', 500, 9)`),
+    ).rejects.toThrow(/row-level security/);
+    await expect(as('bob', `INSERT INTO loom.devices (device_id, label) VALUES ('${device}', 'mine now')`)).rejects.toThrow(/duplicate key|row-level security/);
+  });
+
   it("bob cannot share alice's session, nor add anyone to a team", async () => {
     await expect(as('bob', `INSERT INTO loom.shares (session_id, team, hub_seq) VALUES ('${PRIVATE}', 'core', 9)`)).rejects.toThrow(/row-level security/);
     await expect(as('bob', `INSERT INTO loom.team_members (team, member) VALUES ('core', 'carol')`)).rejects.toThrow(/permission denied/);
+  });
+
+  it('the clock every user takes hub_seqs from only moves forward, a push at a time', async () => {
+    const before = Number((await as('bob', 'SELECT seq FROM loom.clock'))[0]);
+    await expect(as('bob', 'UPDATE loom.clock SET seq = 0')).rejects.toThrow('loom.clock only moves forward');
+    await expect(as('bob', 'UPDATE loom.clock SET seq = seq + 100000000')).rejects.toThrow('loom.clock only moves forward');
+    await expect(as('bob', 'DELETE FROM loom.clock')).rejects.toThrow(/permission denied/);
+    expect(await as('bob', 'UPDATE loom.clock SET seq = seq + 5 RETURNING seq')).toEqual([String(before + 5)]);
   });
 
   it('alice can share only with a team she is in', async () => {
@@ -103,11 +128,13 @@ describeWithHub('row-level security on the hub, checked with psql under each rol
   });
 
   it("team search's matching function, called straight, returns only what the caller may read", async () => {
-    const search = (word: string) => `SELECT id FROM loom.team_search('${word}', 50, 0, true, 1000) ORDER BY id`;
+    const search = (word: string, reader = 'current_user') => `SELECT id FROM loom.team_search(${reader}, '${word}', 50, 0, true, 1000) ORDER BY id`;
     expect(await as('alice', search('payroll'))).toEqual([PRIVATE]);
     expect(await as('bob', search('payroll'))).toEqual([]);
     expect(await as('bob', search('tokenizer'))).toEqual([SHARED]);
     expect(await as('carol', search('tokenizer'))).toEqual([]);
+    // Naming another reader gets nothing: bob may not act as alice.
+    expect(await as('bob', search('payroll', "'alice'"))).toEqual([]);
     await cluster.createUser('dave', 'dave-pw', { loomUser: false });
     const outsider = await cluster.psql('dave', 'dave-pw', search('tokenizer'));
     expect(outsider.stderr).toMatch(/permission denied for (schema loom|function team_search)/);

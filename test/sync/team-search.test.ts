@@ -98,6 +98,32 @@ describeWithHub('team search on the hub', () => {
     ]);
   });
 
+  it('finds exactly the sessions a plain query under row-level security finds, for every user and word', async () => {
+    await cluster.createUser('carol', 'carol-pw');
+    const underRls = (word: string) => `
+      SELECT s.id FROM loom.sessions s
+       WHERE s.deleted_hlc IS NULL AND NOT s.archived
+         AND (to_tsvector('english', coalesce(s.title, '')) @@ websearch_to_tsquery('english', '${word}')
+              OR EXISTS (SELECT 1 FROM loom.entries e JOIN loom.bodies b ON b.owner = e.owner AND b.hash = e.body_hash
+                          WHERE e.session_id = s.id AND b.search @@ websearch_to_tsquery('english', '${word}')))
+       ORDER BY s.id`;
+    const users = [
+      ['alice', 'alice-pw'],
+      ['bob', 'bob-pw'],
+      ['carol', 'carol-pw'],
+    ] as const;
+    let nonEmpty = 0;
+    for (const [user, password] of users) {
+      for (const word of ['tokenizer', 'payroll', 'quasar', 'unicode', 'grammar', 'note']) {
+        const expected = (await cluster.psql(user, password, underRls(word))).stdout.split('\n').filter(Boolean);
+        const found = (await searchHub(parseHubUrl(cluster.url(user, password)), word, { limit: 100 })).map((hit) => hit.sessionId).sort();
+        expect([user, word, found]).toEqual([user, word, expected]);
+        if (found.length) nonEmpty++;
+      }
+    }
+    expect(nonEmpty).toBeGreaterThanOrEqual(8);
+  });
+
   it('--json gives the hits for scripts; a bare --hub takes LOOM_HUB', async () => {
     const run = await runLoom(['--search', 'unicode', '--hub', '--json'], { env: { LOOM_HUB: bobUrl() } });
     expect(run.stderr).toBe('');

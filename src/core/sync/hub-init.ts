@@ -18,7 +18,12 @@ export async function initHub(hub: HubConfig): Promise<{ from: number; to: numbe
   try {
     await refuseLoomUser(client, hub);
     await ensureGroupRole(client);
-    return await migrate(client, hub);
+    return await migrate(client, hub).catch((err: unknown) => {
+      // Two inits at once: the second's CREATE SCHEMA waits for the first, then collides
+      // with it (IF NOT EXISTS is no lock). Run again, it finds the work done.
+      if ((err as { code?: unknown }).code === '23505') return migrate(client, hub);
+      throw err;
+    });
   } catch (err) {
     throw explainHubError(hub, err);
   } finally {
@@ -50,6 +55,8 @@ async function ensureGroupRole(client: pg.Client): Promise<void> {
   try {
     await client.query(`CREATE ROLE ${LOOM_USER_ROLE} NOLOGIN`);
   } catch (err) {
+    // Another init made it in the meantime: what this one wanted.
+    if ((err as { code?: unknown }).code === '42710') return;
     if ((err as { code?: unknown }).code === '42501') {
       throw new HubError(
         `Role ${client.user ?? ''} may not create the role ${LOOM_USER_ROLE}: run loom --hub-init as a role with CREATEROLE (the hub's owner).`,

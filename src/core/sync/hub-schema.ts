@@ -6,8 +6,9 @@
  * `loom.hub_meta`.
  *
  * Kept to the SQL that PostgreSQL, CockroachDB and YugabyteDB share where it could be
- * (no xid or snapshot functions, no advisory locks, no COPY); the exceptions — row-level
- * security and the one PL/pgSQL trigger — are named in the design.
+ * (no xid or snapshot functions, no advisory locks, no COPY); the rest — row-level
+ * security, the PL/pgSQL trigger, the SQL functions — is weighed in
+ * docs/DESIGN.md#portability-cockroachdb-and-yugabytedb.
  */
 
 export interface HubMigration {
@@ -97,6 +98,25 @@ const TABLES = [
 ];
 
 /**
+ * Every user may take hub_seqs from the clock (a push's `UPDATE loom.clock SET seq = seq +
+ * n`), so the clock itself guards its one rule: it only moves forward, by a push's worth
+ * at a time. Moved back, numbers would be handed out twice and devices whose cursor is
+ * past them would never read those rows.
+ */
+const CLOCK_MAX_STEP = 10_000_000;
+
+const CLOCK_GUARD = [
+  `CREATE FUNCTION loom.clock_moves_forward() RETURNS trigger LANGUAGE plpgsql AS $$
+   BEGIN
+     IF NEW.id <> OLD.id OR NEW.seq <= OLD.seq OR NEW.seq - OLD.seq > ${CLOCK_MAX_STEP} THEN
+       RAISE EXCEPTION 'loom.clock only moves forward, by at most ${CLOCK_MAX_STEP} at a time' USING ERRCODE = '42501';
+     END IF;
+     RETURN NEW;
+   END $$`,
+  `CREATE TRIGGER clock_moves_forward BEFORE UPDATE ON loom.clock FOR EACH ROW EXECUTE FUNCTION loom.clock_moves_forward()`,
+];
+
+/**
  * A new team member must see the sessions already shared with the team: their hub_seq
  * moves past every cursor, so the member's next pull reads them (numbers taken from the
  * clock like a push's). Runs as the owner who adds members (the owner policy lets it).
@@ -125,11 +145,14 @@ const TEAM_MEMBER_TRIGGER = [
  * Row-level security cannot serve it: PostgreSQL does not use an index for a condition
  * that is not leakproof (`@@` is not) on a table with policies, so under RLS every search
  * read every body (8 s over 100,000 sessions in the bench). The function applies the
- * sessions policy's rule itself — the caller's own sessions and those shared with the
- * caller's teams, `session_user` being the caller — to each candidate, and returns only
+ * sessions policy's rule itself — the reader's own sessions and those shared with the
+ * reader's teams — to each candidate, and returns only
  * those sessions' ids, titles and best-matching (owner, hash); the message text for the
- * snippets is then read by the caller under row-level security. Executable by Loom users
- * only; jit off, since compiling the plan took longer than running it.
+ * snippets is then read by the caller under row-level security. The reader is the
+ * caller's `current_user`, passed in because a definer function sees only its own; it
+ * counts only when it is the session's user or a role that user may act as (the same
+ * membership that lets SET ROLE read that role's rows), so nobody searches as another.
+ * Executable by Loom users only; jit off, since compiling the plan took longer than running it.
  *
  * Ranking reads only the `cap` best-ranked matching messages (of every owner): the first
  * sessions found among them are the best sessions, since a session ranks by its best
@@ -137,7 +160,7 @@ const TEAM_MEMBER_TRIGGER = [
  * team-search.ts asks again without a cap.
  */
 const TEAM_SEARCH_FUNCTION = [
-  `CREATE FUNCTION loom.team_search(words text, max_hits integer, skip integer, with_archived boolean, cap integer)
+  `CREATE FUNCTION loom.team_search(reader text, words text, max_hits integer, skip integer, with_archived boolean, cap integer)
    RETURNS TABLE (id uuid, title text, owner text, updated_at text, rank real, body_owner text, body_hash text, capped boolean)
    LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp SET jit = off AS $$
    WITH q AS (SELECT websearch_to_tsquery('english', words) AS query),
@@ -157,9 +180,10 @@ const TEAM_SEARCH_FUNCTION = [
        FROM hits h CROSS JOIN LATERAL (
          SELECT s.* FROM loom.sessions s
           WHERE s.id = h.session_id AND s.deleted_hlc IS NULL AND (with_archived OR NOT s.archived)
-            AND (s.owner = session_user OR EXISTS (
+            AND (reader = session_user OR pg_has_role(session_user, reader, 'MEMBER'))
+            AND (s.owner = reader OR EXISTS (
               SELECT 1 FROM loom.shares sh JOIN loom.team_members tm ON tm.team = sh.team
-               WHERE sh.session_id = s.id AND tm.member = session_user))
+               WHERE sh.session_id = s.id AND tm.member = reader))
          OFFSET 0) s
    ),
    best AS (SELECT DISTINCT ON (r.session_id) r.* FROM readable r ORDER BY r.session_id, r.rank DESC)
@@ -167,8 +191,8 @@ const TEAM_SEARCH_FUNCTION = [
           coalesce((SELECT count(*) FROM top_bodies) >= cap, false)
      FROM best ORDER BY best.rank DESC, best.session_id
     LIMIT max_hits OFFSET skip $$`,
-  `REVOKE ALL ON FUNCTION loom.team_search(text, integer, integer, boolean, integer) FROM PUBLIC`,
-  `GRANT EXECUTE ON FUNCTION loom.team_search(text, integer, integer, boolean, integer) TO loom_user`,
+  `REVOKE ALL ON FUNCTION loom.team_search(text, text, integer, integer, boolean, integer) FROM PUBLIC`,
+  `GRANT EXECUTE ON FUNCTION loom.team_search(text, text, integer, integer, boolean, integer) TO loom_user`,
 ];
 
 const GRANTS = [
@@ -196,6 +220,13 @@ const OWN_SESSION_FUNCTION = `CREATE FUNCTION loom.is_own_session(session uuid) 
   SELECT EXISTS (SELECT 1 FROM loom.sessions s WHERE s.id = session AND s.owner = current_user) $$`;
 
 const OWN = 'owner = current_user';
+
+/**
+ * Rows keyed by (device, device_seq) name one of the writer's own devices: a teammate who
+ * read a device id off a shared session cannot take that device's future keys (a
+ * record pushed later under a taken key would be dropped as already there).
+ */
+const ownDevice = (table: string) => `EXISTS (SELECT 1 FROM loom.devices d WHERE d.device_id = ${table}.device_id AND d.owner = current_user)`;
 
 /**
  * Row-level security, enabled and FORCEd (so it binds a table's owner too) on every table
@@ -227,8 +258,8 @@ const POLICIES = [
 
   ...(['entries', 'records'] as const).flatMap((table) => [
     `CREATE POLICY ${table}_read ON loom.${table} FOR SELECT TO loom_user USING (${readableWithSession(table)})`,
-    `CREATE POLICY ${table}_insert ON loom.${table} FOR INSERT TO loom_user WITH CHECK (${OWN} AND loom.is_own_session(session_id))`,
-    `CREATE POLICY ${table}_update ON loom.${table} FOR UPDATE TO loom_user USING (${OWN}) WITH CHECK (${OWN} AND loom.is_own_session(session_id))`,
+    `CREATE POLICY ${table}_insert ON loom.${table} FOR INSERT TO loom_user WITH CHECK (${OWN} AND loom.is_own_session(session_id) AND ${ownDevice(table)})`,
+    `CREATE POLICY ${table}_update ON loom.${table} FOR UPDATE TO loom_user USING (${OWN}) WITH CHECK (${OWN} AND loom.is_own_session(session_id) AND ${ownDevice(table)})`,
     `CREATE POLICY ${table}_delete ON loom.${table} FOR DELETE TO loom_user USING (${OWN})`,
   ]),
 
@@ -249,7 +280,7 @@ const POLICIES = [
 ];
 
 export const HUB_MIGRATIONS: readonly HubMigration[] = [
-  { version: 1, statements: [...TABLES, ...TEAM_MEMBER_TRIGGER, OWN_SESSION_FUNCTION, ...TEAM_SEARCH_FUNCTION, ...GRANTS, ...POLICIES] },
+  { version: 1, statements: [...TABLES, ...CLOCK_GUARD, ...TEAM_MEMBER_TRIGGER, OWN_SESSION_FUNCTION, ...TEAM_SEARCH_FUNCTION, ...GRANTS, ...POLICIES] },
 ];
 
 /** The newest hub schema this Loom knows; a hub at a higher version is refused, untouched. */

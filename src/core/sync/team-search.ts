@@ -40,7 +40,7 @@ SELECT t.id, t.title, t.owner, t.updated_at, t.rank,
        CASE WHEN b.hash IS NULL THEN NULL
             ELSE ts_headline('english', coalesce(b.body->>'content', '') || ' ' || coalesce(b.body->>'tool_text', ''), websearch_to_tsquery('english', $1), $5)
        END AS highlighted, t.capped
-  FROM loom.team_search($1, $2, $3, $4, $6) t
+  FROM loom.team_search(current_user, $1, $2, $3, $4, $6) t
   LEFT JOIN loom.bodies b ON b.owner = t.body_owner AND b.hash = t.body_hash
  ORDER BY t.rank DESC, t.id`;
 
