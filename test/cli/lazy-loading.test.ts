@@ -85,6 +85,12 @@ describe('loom lifecycle commands load only what they need', () => {
     expect(heavyIn(sources)).toEqual([]);
   });
 
+  it('--sync loads the PostgreSQL client and no agent, model client, MCP nor zod code', async () => {
+    const sources = await sourcesLoadedBy(['--sync', '--hub', 'postgres://alice@127.0.0.1:1/loom'], 1);
+    expect(hubCodeIn(sources)).toContainEqual(expect.stringMatching(/node_modules\/pg\//));
+    expect(heavyIn(sources)).toEqual([]);
+  });
+
   it('--version and --help load no store (nor the native SQLite module)', async () => {
     for (const args of [['--version'], ['--help']]) {
       const sources = await sourcesLoadedBy(args);
