@@ -5,19 +5,12 @@ import type { SessionStore } from '../store/session-store';
 import { prepared } from '../store/statements';
 import { detachForks } from '../store/transcript-chain';
 import { branchOffDivergence, divergenceNote } from './divergence';
-import { bodyHash, type HubBody, type RecordKind, type SessionState } from './hub-rows';
+import { bodyHash, type HubBody, type HubSession, type RecordKind, type SessionState } from './hub-rows';
 import { localBody } from './outbox';
 import { observeClock } from './sync-state';
 
 /** A session row as the hub holds it (state is '{}' on a tombstone). */
-export interface RemoteSession {
-  id: string;
-  title: string | null;
-  title_hlc: number;
-  archived: boolean;
-  archived_hlc: number;
-  state: SessionState;
-  state_hlc: number;
+export interface RemoteSession extends HubSession {
   deleted_hlc: number | null;
 }
 
