@@ -27,7 +27,7 @@ export async function runLifecycle(action: LifecycleAction, config: LoomConfig):
   // Likewise the --import-from location and its files.
   const importing =
     action.kind === 'import-from'
-      ? (await import('../core/import/run')).importFiles({ source: action.source, path: action.path, home: os.homedir() })
+      ? await (await import('../core/import/run')).importFiles({ source: action.source, path: action.path, home: os.homedir() })
       : undefined;
   // Only commands that change a session load the engine (and its lease rule); reading ones
   // need the store alone, and start faster without it (docs/ARCHITECTURE.md#the-node-build).
