@@ -29,7 +29,7 @@ export async function runLifecycle(action: LifecycleAction, config: LoomConfig):
   // Likewise the --import-from location and its files.
   const importing =
     action.kind === 'import-from'
-      ? (await import('../core/import/run')).importFiles({ source: action.source, path: action.path, home: os.homedir() })
+      ? await (await import('../core/import/run')).importFiles({ source: action.source, path: action.path, home: os.homedir() })
       : undefined;
   // Only the imports load the whole engine (an export's schema, the importers); the other
   // changes need its lifecycle rules alone, and reading needs the store alone: each starts

@@ -8,7 +8,6 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { setImmediate as nextTurnOfTheEventLoop } from 'node:timers/promises';
 import type { ApprovalAnswer, SessionGrant } from '../shared/approvals';
 import type { Attachment } from '../shared/attachments';
 import type { EngineEvent, PendingRequest } from '../shared/engine-events';
@@ -26,7 +25,7 @@ import { buildSystemPrompt } from './agent/system-prompt';
 import type { LoomConfig } from './config';
 import { estimateTotal } from './context/budget';
 import { LoomError } from './errors';
-import { importFiles, importSteps, typedLocation, type ImportRequest, type ImportSummary } from './import/run';
+import { importFiles, runImport, typedLocation, type ImportRequest, type ImportSummary } from './import/run';
 import { defaultMcpConfigFile } from './mcp/mcp-config';
 import type { McpServers } from './mcp/mcp-servers';
 import { MemoryStore } from './memory/memory-store';
@@ -146,15 +145,10 @@ export class LoomEngine extends SessionLifecycle {
   /**
    * Sessions from another agent's files (import/run.ts): new ones, and what grew since the
    * last import; each session written is announced like any other change. Other work (a
-   * window's requests, the progress reaching it) runs between files.
+   * window's requests, the progress reaching it) runs between files, while each is read.
    */
-  async importFrom(request: Omit<ImportRequest, 'onChanged'>): Promise<ImportSummary> {
-    const steps = importSteps(this.store, { ...request, onChanged: (id) => void this.changed(id) });
-    for (;;) {
-      const step = steps.next();
-      if (step.done) return step.value;
-      await nextTurnOfTheEventLoop();
-    }
+  importFrom(request: Omit<ImportRequest, 'onChanged'>): Promise<ImportSummary> {
+    return runImport(this.store, { ...request, onChanged: (id) => void this.changed(id) });
   }
 
   /**
@@ -164,7 +158,7 @@ export class LoomEngine extends SessionLifecycle {
    */
   async importFromFolder(request: { importId: string; source: ImportSourceName; path?: string; home: string }): Promise<ImportSummary> {
     const { importId, source, home } = request;
-    const found = importFiles({ source, home, path: request.path === undefined ? undefined : typedLocation(request.path, home) });
+    const found = await importFiles({ source, home, path: request.path === undefined ? undefined : typedLocation(request.path, home) });
     return this.importFrom({ ...found, onProgress: (done, total) => this.emit({ type: 'import_progress', importId, done, total }) });
   }
 
