@@ -154,10 +154,13 @@ const TEAM_MEMBER_TRIGGER = [
  * membership that lets SET ROLE read that role's rows), so nobody searches as another.
  * Executable by Loom users only; jit off, since compiling the plan took longer than running it.
  *
- * Ranking reads only the `cap` best-ranked matching messages (of every owner): the first
- * sessions found among them are the best sessions, since a session ranks by its best
- * message. `capped` says the cap was reached; when that left fewer hits than asked for,
- * team-search.ts asks again without a cap.
+ * Ranking reads only the `cap` best matching messages (of every owner) in one total order —
+ * rank, then the body's hash and owner — and orders sessions by their best message in that
+ * same order (then by id): every session not named by those messages ranks below every
+ * one named, ties included, so the page is exact once it is full. `capped` says the cap
+ * was reached; when that left fewer hits than asked for, team-search.ts asks again with a
+ * larger one. A common word still ranks every match (`ts_rank` reads each matching body):
+ * the cap saves joining them all to their sessions.
  */
 const TEAM_SEARCH_FUNCTION = [
   `CREATE FUNCTION loom.team_search(reader text, words text, max_hits integer, skip integer, with_archived boolean, cap integer)
@@ -166,7 +169,7 @@ const TEAM_SEARCH_FUNCTION = [
    WITH q AS (SELECT websearch_to_tsquery('english', words) AS query),
    top_bodies AS (
      SELECT b.owner, b.hash, ts_rank(b.search, q.query) AS rank
-       FROM q, loom.bodies b WHERE b.search @@ q.query ORDER BY rank DESC LIMIT cap
+       FROM q, loom.bodies b WHERE b.search @@ q.query ORDER BY rank DESC, b.hash, b.owner LIMIT cap
    ),
    hits AS (
      SELECT e.session_id, t.owner AS body_owner, t.hash, t.rank
@@ -186,10 +189,10 @@ const TEAM_SEARCH_FUNCTION = [
                WHERE sh.session_id = s.id AND tm.member = reader))
          OFFSET 0) s
    ),
-   best AS (SELECT DISTINCT ON (r.session_id) r.* FROM readable r ORDER BY r.session_id, r.rank DESC)
+   best AS (SELECT DISTINCT ON (r.session_id) r.* FROM readable r ORDER BY r.session_id, r.rank DESC, r.hash, r.body_owner)
    SELECT best.session_id, best.title, best.owner, best.updated_at, best.rank, best.body_owner, best.hash,
           coalesce((SELECT count(*) FROM top_bodies) >= cap, false)
-     FROM best ORDER BY best.rank DESC, best.session_id
+     FROM best ORDER BY best.rank DESC, best.hash, best.body_owner, best.session_id
     LIMIT max_hits OFFSET skip $$`,
   `REVOKE ALL ON FUNCTION loom.team_search(text, text, integer, integer, boolean, integer) FROM PUBLIC`,
   `GRANT EXECUTE ON FUNCTION loom.team_search(text, text, integer, integer, boolean, integer) TO loom_user`,
