@@ -118,7 +118,7 @@ describeWithHub('team search on the hub', () => {
             FROM loom.entries e JOIN loom.bodies b ON b.owner = e.owner AND b.hash = e.body_hash
            WHERE e.session_id = s.id AND b.search @@ websearch_to_tsquery('english', 'nebula')
           UNION ALL
-          SELECT ts_rank(to_tsvector('english', coalesce(s.title, '')), websearch_to_tsquery('english', 'nebula')) + 1, NULL, NULL
+          SELECT ts_rank(to_tsvector('english', coalesce(s.title, '')), websearch_to_tsquery('english', 'nebula')) + 1::real, NULL, NULL
            WHERE to_tsvector('english', coalesce(s.title, '')) @@ websearch_to_tsquery('english', 'nebula')) m
          ORDER BY m.rank DESC, m.hash, m.owner LIMIT 1) best
        WHERE s.deleted_hlc IS NULL AND NOT s.archived
