@@ -24,7 +24,7 @@ const sections: BenchSection[] = [
   redactionSection, // redacting every string of a 10 MB session, as an export does
   importSection, // loom --import-from: 1,000 Claude Code sessions, then again unchanged
   cliSection, // `loom` lifecycle commands beside a bare `node -e 0`
-  syncSection, // sync through a PostgreSQL hub: team search over 100,000 sessions
+  syncSection, // sync through a PostgreSQL hub: first sync of the bench store, device A to device B, team search over 100,000 sessions
   uiSection, // the renderer in Chromium: a 5,000-message session, a 10,000-session sidebar
 ];
 

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { resolveDataDir } from '../src/core/paths';
 import { databasePath } from '../src/core/store/db';
 import { SessionStore } from '../src/core/store/session-store';
+import { ensureSyncOn } from '../src/core/sync/sync-state';
 import type { ChatMessage, SessionRecord } from '../src/shared/types';
 import { formatBytes, formatMs, formatRatio, printTable, progress, sample, timeOnce, type BenchSection, type Timing } from './harness';
 import { JsonFileSessions } from './store-baseline';
@@ -164,6 +165,10 @@ function measure({ store, baseline, longId }: Stores): { results: Result[]; expo
   const baselineAppend = sample((i) => baseline.append(longId, appends[i < 0 ? -i : i + 5]), BASELINE_APPEND_RUNS, 2);
   run({ label: 'append one message', stat: 'p50', loom: append, baseline: baselineAppend });
   run({ label: 'append one message', stat: 'p99', target: TARGETS.appendP99, loom: append, baseline: baselineAppend });
+  // With sync on (docs/DESIGN.md#sync-through-a-hub) a trigger also queues each append for the hub, in its transaction.
+  ensureSyncOn(store.db, 'bench hub', 'bench');
+  const queued = sample((i) => store.appendMessage(longId, appends[i < 0 ? -i : i + 5]), APPEND_RUNS, 5);
+  run({ label: 'append one message, sync on', stat: 'p99', target: TARGETS.appendP99, loom: queued, baseline: baselineAppend });
   const matches = (store.db.prepare(`SELECT count(*) AS n FROM messages_fts WHERE messages_fts MATCH ?`).get(SEARCH_WORD) as { n: number }).n;
   const commonIn = (
     store.db

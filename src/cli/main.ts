@@ -25,6 +25,7 @@ async function main(argv: string[], host: CommandHost): Promise<number> {
     if (action.kind === 'chat') return await (await import('./chat')).runChat(config, action);
     if (action.kind === 'hub-init' || action.kind === 'hub-add-member' || action.kind === 'hub-search')
       return await (await import('./hub')).runHubCommand(action);
+    if (action.kind === 'sync' || action.kind === 'share') return await (await import('./sync')).runSyncCommand(action, config);
     return await (await import('./lifecycle')).runLifecycle(action, config);
   } catch (err) {
     // A broken page can surface in any query, long after loom.db was opened. Loaded here

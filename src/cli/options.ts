@@ -48,7 +48,10 @@ export type HubAction =
   | { kind: 'hub-add-member'; hub: HubConfig; team: string; member: string }
   | { kind: 'hub-search'; hub: HubConfig; query: string; includeArchived: boolean; json: boolean };
 
-export type CliAction = LifecycleAction | ChatAction | DoctorAction | HubAction;
+/** `--sync` and `--share` (docs/DESIGN.md#sync-through-a-hub): a share without a hub is queued for the next sync. */
+export type SyncAction = { kind: 'sync'; hub: HubConfig } | { kind: 'share'; id: string; team: string; hub?: HubConfig };
+
+export type CliAction = LifecycleAction | ChatAction | DoctorAction | HubAction | SyncAction;
 
 /** What `--version` prints, and the version Loom gives MCP servers when it connects. */
 export const LOOM_VERSION = '0.1.0';
@@ -106,6 +109,8 @@ interface RawOptions {
   doctor?: boolean;
   hubInit?: string;
   hubAddMember?: string[];
+  sync?: boolean;
+  share?: string[];
   /** `--hub` alone: the URL comes from LOOM_HUB. */
   hub?: string | true;
 }
@@ -214,7 +219,9 @@ function addHubOptions(program: Command): void {
     .optionsGroup('Sync and teams (a PostgreSQL hub; URL = postgres://user@host/database):')
     .option('--hub-init <url>', "create or upgrade the hub's schema, as the hub's owner role")
     .option('--hub-add-member <url> <team> <role...>', "as the hub's owner: put a Loom user (a role) in a team, which then reads the sessions shared with it")
-    .option('--hub [url]', 'with --search: search the sessions you may read on the hub (URL, else $LOOM_HUB)');
+    .option('--hub [url]', 'with --search: search the sessions you may read on the hub (URL, else $LOOM_HUB)')
+    .option('--sync', 'sync with the hub (--hub URL, else $LOOM_HUB) once: push what changed here, pull what changed elsewhere')
+    .option('--share <id> <team...>', 'share a session with a team on the hub (at once with --hub or $LOOM_HUB, else at the next sync)');
 }
 
 /** Parses `argv` (the arguments after the command name). Throws UsageError on any mistake. */
@@ -248,6 +255,8 @@ const LIFECYCLE_FLAGS: Array<[keyof RawOptions, string]> = [
   ['doctor', '--doctor'],
   ['hubInit', '--hub-init'],
   ['hubAddMember', '--hub-add-member'],
+  ['sync', '--sync'],
+  ['share', '--share'],
 ];
 
 const CHAT_FLAGS: Array<[keyof RawOptions, string]> = [
@@ -271,11 +280,13 @@ function toAction(raw: RawOptions, env: NodeJS.ProcessEnv): CliAction {
   requireCompanion(raw.format, '--format', raw.export !== undefined, '--export');
   requireCompanion(raw.yes, '--yes', raw.delete !== undefined, '--delete');
   requireCompanion(raw.at, '--at', raw.fork !== undefined, '--fork');
-  requireCompanion(raw.hub, '--hub', raw.search !== undefined, '--search');
+  requireCompanion(raw.hub, '--hub', raw.search !== undefined || raw.sync || raw.share !== undefined, '--search, --sync or --share');
   if (raw.doctor) return { kind: 'doctor' };
   if (raw.hubInit !== undefined) return { kind: 'hub-init', hub: hubConfig(nonEmpty(raw.hubInit, '--hub-init', 'a hub URL')) };
   if (raw.hubAddMember !== undefined) return addMemberAction(raw.hubAddMember);
   if (raw.search !== undefined && raw.hub !== undefined) return hubSearchAction(raw, env);
+  if (raw.sync) return syncAction(raw, env);
+  if (raw.share !== undefined) return shareAction(raw.share, raw, env);
   return lifecycle.length ? toLifecycleAction(raw) : toChatAction(raw);
 }
 
@@ -317,6 +328,27 @@ function addMemberAction(values: string[]): HubAction {
   if (!url || !team || !member || rest.length)
     throw new UsageError('--hub-add-member takes a hub URL, a TEAM and a ROLE, e.g. loom --hub-add-member postgres://owner@host/loom core alice.');
   return { kind: 'hub-add-member', hub: hubConfig(url), team, member };
+}
+
+function syncAction(raw: RawOptions, env: NodeJS.ProcessEnv): SyncAction {
+  const hub = givenHub(raw, env);
+  if (!hub) throw new UsageError('--sync needs a hub: --hub postgres://user@host/database, or LOOM_HUB set to one.');
+  return { kind: 'sync', hub };
+}
+
+/** `--share ID TEAM`. */
+function shareAction(values: string[], raw: RawOptions, env: NodeJS.ProcessEnv): SyncAction {
+  const [id, ...teams] = values;
+  if (teams.length !== 1) throw new UsageError('--share takes a session id and one team name: --share ID TEAM.');
+  const hub = givenHub(raw, env);
+  return { kind: 'share', id: sessionId(id, '--share'), team: nonEmpty(teams[0], '--share', 'a team name'), ...(hub ? { hub } : {}) };
+}
+
+/** --hub URL, else --hub alone or no --hub: LOOM_HUB, if set. */
+function givenHub(raw: RawOptions, env: NodeJS.ProcessEnv): HubConfig | undefined {
+  const url = typeof raw.hub === 'string' ? nonEmpty(raw.hub, '--hub', 'a hub URL') : fromEnv(env, 'LOOM_HUB');
+  if (url === undefined && raw.hub === true) throw new UsageError('--hub needs a hub URL (--hub postgres://user@host/database), or LOOM_HUB set to one.');
+  return url === undefined ? undefined : hubConfig(url);
 }
 
 /** A hub URL Loom will not use (no TLS to a remote host, not postgres://) is a command-line mistake. */

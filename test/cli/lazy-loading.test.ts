@@ -80,6 +80,12 @@ describe('loom lifecycle commands load only what they need', () => {
     expect(heavyIn(sources)).toEqual([]);
   });
 
+  it('--sync loads the PostgreSQL client and no agent, model client, MCP nor zod code', async () => {
+    const sources = await sourcesLoadedBy(['--sync', '--hub', 'postgres://alice@127.0.0.1:1/loom'], 1);
+    expect(hubCodeIn(sources)).toContainEqual(expect.stringMatching(/node_modules\/pg\//));
+    expect(heavyIn(sources)).toEqual([]);
+  });
+
   it('--info and --export read the store without the engine', async () => {
     const id = await sessionId();
     expect(heavyIn(await sourcesLoadedBy(['--info', id]))).toEqual([]);

@@ -184,7 +184,13 @@ describe('migrations', () => {
     const store = openStore();
     const { id } = store.create({ messages: conversation('the parser') });
     const before = store.getTranscript(id);
-    // As version 3 wrote it (without the later stopped, images and facts columns and model changes).
+    // As version 3 wrote it (without the later stopped, images and facts columns and model changes, nor version 9's sync tables).
+    for (const { name } of store.db.prepare(`SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'sync_queue_%'`).all() as { name: string }[]) {
+      store.db.exec(`DROP TRIGGER ${name}`);
+    }
+    store.db.exec(
+      'DROP TABLE sync_state; DROP TABLE sync_outbox; DROP TABLE sync_clocks; DROP TABLE sync_applying; DROP TABLE sync_inbox; ALTER TABLE sessions DROP COLUMN note',
+    );
     store.db.exec(
       'ALTER TABLE messages DROP COLUMN images; ALTER TABLE messages DROP COLUMN stopped; ALTER TABLE messages DROP COLUMN facts; DROP TABLE model_changes; UPDATE schema_version SET version = 3',
     );

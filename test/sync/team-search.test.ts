@@ -192,5 +192,5 @@ it('--hub without a URL nor LOOM_HUB is a usage error, and --hub needs --search'
   expect(bare.stderr).toBe('loom: --hub needs a hub URL (--hub postgres://user@host/database), or LOOM_HUB set to one.\n');
   const alone = await runLoom(['--hub', 'postgres://a@127.0.0.1/loom', '--list-sessions']);
   expect(alone.code).toBe(2);
-  expect(alone.stderr).toBe('loom: --hub only applies to --search.\n');
+  expect(alone.stderr).toBe('loom: --hub only applies to --search, --sync or --share.\n');
 }, 120_000);

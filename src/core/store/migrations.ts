@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import { deriveContexts } from './migration-v3';
+import { SYNC_TABLES } from './sync-tables';
 
 /**
  * The schema of loom.db as an ordered list of migrations. Each one runs in its own
@@ -303,6 +304,13 @@ export const MIGRATIONS: readonly Migration[] = [
     description: "imports from other agents: each source file's size, time and hash; each imported branch's source keys",
     up(db) {
       db.exec(IMPORT_RECORDS);
+    },
+  },
+  {
+    version: 9,
+    description: 'sync through a hub: sync_state, the outbox its triggers fill, per-field clocks, the inbox; sessions.note',
+    up(db) {
+      db.exec(SYNC_TABLES);
     },
   },
 ];

@@ -1,0 +1,313 @@
+import type Database from 'better-sqlite3';
+import { LoomError } from '../errors';
+import type { SessionStore } from '../store/session-store';
+import { prepared } from '../store/statements';
+import { detachForks } from '../store/transcript-chain';
+import { branchOffDivergence, divergenceNote } from './divergence';
+import { bodyHash, type HubBody, type RecordKind, type SessionState } from './hub-rows';
+import { localBody } from './outbox';
+import { observeClock } from './sync-state';
+
+/** A session row as the hub holds it (state is '{}' on a tombstone). */
+export interface RemoteSession {
+  id: string;
+  title: string | null;
+  title_hlc: number;
+  archived: boolean;
+  archived_hlc: number;
+  state: SessionState;
+  state_hlc: number;
+  deleted_hlc: number | null;
+}
+
+export interface RemoteEntry {
+  session_id: string;
+  seq: number;
+  device_id: string;
+  body_hash: string;
+  body: HubBody;
+}
+
+export interface RemoteRecord {
+  session_id: string;
+  kind: RecordKind;
+  body: Record<string, unknown>;
+}
+
+export type RemoteChange = { type: 'session'; session: RemoteSession } | { type: 'entry'; entry: RemoteEntry } | { type: 'record'; record: RemoteRecord };
+
+export interface ApplyCounts {
+  sessions: Set<string>;
+  messages: number;
+  branches: number;
+  deletes: number;
+}
+
+export interface ApplyContext {
+  deviceLabel: string;
+  /** Another device's label, for a divergence note. */
+  labelOf: (deviceId: string) => string;
+  /** This process is using the session (its engine mid-turn): its changes wait in the inbox. */
+  isBusy?: (sessionId: string) => boolean;
+}
+
+export function emptyCounts(): ApplyCounts {
+  return { sessions: new Set(), messages: 0, branches: 0, deletes: 0 };
+}
+
+/**
+ * Applies pulled changes (docs/DESIGN.md#sync-through-a-hub) in one local transaction with
+ * sync_applying set, so the outbox triggers do not queue them again. A session another
+ * live process holds (its lease), or one with changes already waiting, is not touched:
+ * its changes wait in sync_inbox, in order, for a later sync.
+ */
+export function applyChanges(store: SessionStore, changes: RemoteChange[], context: ApplyContext, counts: ApplyCounts): void {
+  const db = store.db;
+  const bySession = new Map<string, RemoteChange[]>();
+  for (const change of changes) {
+    const id = sessionIdOf(change);
+    bySession.set(id, [...(bySession.get(id) ?? []), change]);
+  }
+  store.batch(() => {
+    prepared(db, 'INSERT OR IGNORE INTO sync_applying (one) VALUES (1)').run();
+    for (const [id, group] of bySession) {
+      const waiting = prepared(db, 'SELECT 1 FROM sync_inbox WHERE session_id = ? LIMIT 1').get(id) !== undefined;
+      if (waiting || !applyIfFree(store, id, group, context, counts)) defer(db, id, group);
+    }
+    prepared(db, 'DELETE FROM sync_applying').run();
+  });
+}
+
+/** Applies what waits in the inbox for sessions now free; returns the sessions still waiting. */
+export function applyInbox(store: SessionStore, context: ApplyContext, counts: ApplyCounts): string[] {
+  const db = store.db;
+  const ids = (prepared(db, 'SELECT DISTINCT session_id FROM sync_inbox ORDER BY session_id').all() as { session_id: string }[]).map((r) => r.session_id);
+  store.batch(() => {
+    prepared(db, 'INSERT OR IGNORE INTO sync_applying (one) VALUES (1)').run();
+    for (const id of ids) {
+      const rows = prepared(db, 'SELECT change FROM sync_inbox WHERE session_id = ? ORDER BY id').all(id) as { change: string }[];
+      const group = rows.map((r) => JSON.parse(r.change) as RemoteChange);
+      if (applyIfFree(store, id, group, context, counts)) prepared(db, 'DELETE FROM sync_inbox WHERE session_id = ?').run(id);
+    }
+    prepared(db, 'DELETE FROM sync_applying').run();
+  });
+  return waitingSessions(db);
+}
+
+export function waitingSessions(db: Database.Database): string[] {
+  return (prepared(db, 'SELECT DISTINCT session_id FROM sync_inbox ORDER BY session_id').all() as { session_id: string }[]).map((r) => r.session_id);
+}
+
+function sessionIdOf(change: RemoteChange): string {
+  if (change.type === 'session') return change.session.id;
+  return change.type === 'entry' ? change.entry.session_id : change.record.session_id;
+}
+
+function defer(db: Database.Database, id: string, group: RemoteChange[]): void {
+  const insert = prepared(db, 'INSERT INTO sync_inbox (session_id, change) VALUES (?, ?)');
+  for (const change of group) insert.run(id, JSON.stringify(change));
+}
+
+function localPk(db: Database.Database, id: string): number | undefined {
+  return (prepared(db, 'SELECT pk FROM sessions WHERE id = ?').get(id) as { pk: number } | undefined)?.pk;
+}
+
+/** False when the session is in use (another process's lease, or this process's engine). */
+function applyIfFree(store: SessionStore, id: string, group: RemoteChange[], context: ApplyContext, counts: ApplyCounts): boolean {
+  if (localPk(store.db, id) === undefined) {
+    applyGroup(store.db, id, group, context, counts);
+    return true;
+  }
+  if (context.isBusy?.(id)) return false;
+  try {
+    store.whileFree(id, () => applyGroup(store.db, id, group, context, counts));
+    return true;
+  } catch (err) {
+    if (err instanceof LoomError && err.code === 'session_in_use') return false;
+    throw err;
+  }
+}
+
+function applyGroup(db: Database.Database, id: string, group: RemoteChange[], context: ApplyContext, counts: ApplyCounts): void {
+  for (const change of group) {
+    if (change.type === 'session') applySession(db, change.session, counts);
+    else if (change.type === 'entry') applyEntry(db, change.entry, context, counts);
+    else applyRecord(db, change.record);
+  }
+  const pk = localPk(db, id);
+  if (pk !== undefined) {
+    prepared(
+      db,
+      'UPDATE sessions SET message_count = MAX(fork_at, COALESCE((SELECT MAX(seq) + 1 FROM transcript WHERE session_pk = sessions.pk), 0)) WHERE pk = ?',
+    ).run(pk);
+  }
+}
+
+interface LocalClocks {
+  title_hlc: number;
+  archived_hlc: number;
+  state_hlc: number;
+}
+
+function applySession(db: Database.Database, remote: RemoteSession, counts: ApplyCounts): void {
+  const pk = localPk(db, remote.id);
+  if (remote.deleted_hlc !== null) {
+    if (pk === undefined) return;
+    deleteLocally(db, pk);
+    counts.deletes += 1;
+    counts.sessions.add(remote.id);
+    return;
+  }
+  observeClock(db, Math.max(remote.title_hlc, remote.archived_hlc, remote.state_hlc));
+  if (pk === undefined) {
+    createLocally(db, remote);
+    counts.sessions.add(remote.id);
+    return;
+  }
+  const local = (prepared(db, 'SELECT title_hlc, archived_hlc, state_hlc FROM sync_clocks WHERE session_id = ?').get(remote.id) as LocalClocks | undefined) ?? {
+    title_hlc: 0,
+    archived_hlc: 0,
+    state_hlc: 0,
+  };
+  let changed = false;
+  if (remote.title_hlc > local.title_hlc) {
+    prepared(db, 'UPDATE sessions SET title = ? WHERE pk = ?').run(remote.title, pk);
+    changed = true;
+  }
+  if (remote.archived_hlc > local.archived_hlc) {
+    prepared(db, 'UPDATE sessions SET archived = ? WHERE pk = ?').run(remote.archived ? 1 : 0, pk);
+    changed = true;
+  }
+  if (remote.state_hlc > local.state_hlc) {
+    writeState(db, pk, remote.state);
+    changed = true;
+  }
+  if (!changed) return;
+  writeClocks(
+    db,
+    remote.id,
+    Math.max(remote.title_hlc, local.title_hlc),
+    Math.max(remote.archived_hlc, local.archived_hlc),
+    Math.max(remote.state_hlc, local.state_hlc),
+  );
+  counts.sessions.add(remote.id);
+}
+
+function writeClocks(db: Database.Database, id: string, title: number, archived: number, state: number): void {
+  prepared(db, 'INSERT OR REPLACE INTO sync_clocks (session_id, title_hlc, archived_hlc, state_hlc) VALUES (?, ?, ?, ?)').run(id, title, archived, state);
+}
+
+/** A fork whose parent this device cannot see (not shared with it) stands alone, with the rows it can read. */
+function forkParentPk(db: Database.Database, state: SessionState): number | null {
+  return state.fork_parent_id === null ? null : (localPk(db, state.fork_parent_id) ?? null);
+}
+
+function createLocally(db: Database.Database, remote: RemoteSession): void {
+  const s = remote.state;
+  const parentPk = forkParentPk(db, s);
+  prepared(
+    db,
+    `INSERT INTO sessions (id, parent_id, title, summary, status, archived, created_at, updated_at, message_count, model, cwd, plan, fork_parent_pk, fork_at, note)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  ).run(
+    remote.id,
+    s.parent_id,
+    remote.title,
+    s.summary,
+    s.status === 'active' ? 'saved' : s.status,
+    remote.archived ? 1 : 0,
+    s.created_at,
+    s.updated_at,
+    parentPk === null ? 0 : s.fork_at,
+    s.model,
+    s.cwd,
+    s.plan,
+    parentPk,
+    parentPk === null ? 0 : s.fork_at,
+    s.note,
+  );
+  writeUsage(db, localPk(db, remote.id) as number, s);
+  writeClocks(db, remote.id, remote.title_hlc, remote.archived_hlc, remote.state_hlc);
+}
+
+function writeState(db: Database.Database, pk: number, s: SessionState): void {
+  const parentPk = forkParentPk(db, s);
+  prepared(
+    db,
+    `UPDATE sessions SET parent_id = ?, summary = ?, status = ?, created_at = ?, updated_at = ?, model = ?, cwd = ?, plan = ?, fork_parent_pk = ?, fork_at = ?, note = ?
+      WHERE pk = ?`,
+  ).run(
+    s.parent_id,
+    s.summary,
+    s.status === 'active' ? 'saved' : s.status,
+    s.created_at,
+    s.updated_at,
+    s.model,
+    s.cwd,
+    s.plan,
+    parentPk,
+    parentPk === null ? 0 : s.fork_at,
+    s.note,
+    pk,
+  );
+  writeUsage(db, pk, s);
+}
+
+function writeUsage(db: Database.Database, pk: number, s: SessionState): void {
+  prepared(db, 'DELETE FROM usage WHERE session_pk = ?').run(pk);
+  const insert = prepared(db, 'INSERT INTO usage (session_pk, kind, calls, prompt_tokens, completion_tokens, cost_usd) VALUES (?, ?, ?, ?, ?, ?)');
+  for (const u of s.usage) insert.run(pk, u.kind, u.calls, u.prompt_tokens, u.completion_tokens, u.cost_usd);
+}
+
+/** As SessionStore.delete, with the triggers on: forks that took over rows queue them (the hub may not have them). */
+function deleteLocally(db: Database.Database, pk: number): void {
+  prepared(db, 'DELETE FROM sync_applying').run();
+  detachForks(db, pk);
+  prepared(db, 'DELETE FROM sessions WHERE pk = ?').run(pk);
+  prepared(db, 'INSERT OR IGNORE INTO sync_applying (one) VALUES (1)').run();
+}
+
+function applyEntry(db: Database.Database, entry: RemoteEntry, context: ApplyContext, counts: ApplyCounts): void {
+  const pk = localPk(db, entry.session_id);
+  if (pk === undefined) return;
+  const mine = localBody(db, pk, entry.seq);
+  if (mine && bodyHash(mine) === entry.body_hash) return;
+  if (mine) {
+    prepared(db, 'DELETE FROM sync_applying').run();
+    branchOffDivergence(db, pk, entry.seq, divergenceNote(context.deviceLabel, context.labelOf(entry.device_id)));
+    prepared(db, 'INSERT OR IGNORE INTO sync_applying (one) VALUES (1)').run();
+    counts.branches += 1;
+  }
+  const b = entry.body;
+  const messageId = Number(
+    prepared(
+      db,
+      'INSERT INTO messages (role, content, tool_calls, tool_call_id, tool_text, stopped, images, facts, in_transcript) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1)',
+    ).run(b.role, b.content, b.tool_calls, b.tool_call_id, b.tool_text, b.stopped ? 1 : 0, b.images, b.facts).lastInsertRowid,
+  );
+  prepared(db, 'INSERT INTO transcript (session_pk, seq, message_id) VALUES (?, ?, ?)').run(pk, entry.seq, messageId);
+  if (b.role !== 'system') prepared(db, 'INSERT INTO search_backlog (message_id) VALUES (?)').run(messageId);
+  counts.messages += 1;
+  counts.sessions.add(entry.session_id);
+}
+
+/** The columns a record of each kind may carry: the hub's data never names a column of its own. */
+const RECORD_COLUMNS: Record<RecordKind, { table: string; columns: string[] }> = {
+  compaction: { table: 'compactions', columns: ['at', 'before_tokens', 'after_tokens', 'summary', 'transcript_index'] },
+  context_start: { table: 'context_starts', columns: ['at_seq', 'kept_from', 'with_system', 'head', 'prompt_seq'] },
+  model_change: { table: 'model_changes', columns: ['at', 'from_model', 'to_model', 'transcript_index'] },
+};
+
+/** Inserted once: a pull that is run again (killed before its end) finds the same record there. */
+function applyRecord(db: Database.Database, record: RemoteRecord): void {
+  const pk = localPk(db, record.session_id);
+  const shape = RECORD_COLUMNS[record.kind] as (typeof RECORD_COLUMNS)[RecordKind] | undefined;
+  if (pk === undefined || !shape) return;
+  const values = shape.columns.map((c) => (record.body[c] ?? null) as string | number | null);
+  const same = shape.columns.map((c) => `${c} IS ?`).join(' AND ');
+  prepared(
+    db,
+    `INSERT INTO ${shape.table} (session_pk, ${shape.columns.join(', ')}) SELECT ?, ${shape.columns.map(() => '?').join(', ')}
+      WHERE NOT EXISTS (SELECT 1 FROM ${shape.table} WHERE session_pk = ? AND ${same})`,
+  ).run(pk, ...values, pk, ...values);
+}
