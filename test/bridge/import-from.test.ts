@@ -9,8 +9,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { ImportReport, ImportSourceInfo } from '../../src/shared/contract';
-import type { EngineEvent } from '../../src/shared/engine-events';
+import type { BridgeEvent, ImportReport, ImportSourceInfo } from '../../src/shared/contract';
 import type { SessionMeta } from '../../src/shared/types';
 import { dispatch } from '../../src/backend/dispatch';
 import { CLAUDE_SESSION, claudeBranch, claudeMain, claudeSidechain, codexRollout, jsonl, writeFile } from '../import/fixtures';
@@ -37,8 +36,8 @@ function claudeFolder(): { root: string; file: string } {
   return { root, file };
 }
 
-function recordEvents(): EngineEvent[] {
-  const events: EngineEvent[] = [];
+function recordEvents(): BridgeEvent[] {
+  const events: BridgeEvent[] = [];
   ctx.backend.subscribe((event) => events.push(event));
   return events;
 }
