@@ -32,7 +32,7 @@ interface Command {
 function runCliBench(): void {
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'loom-bench-cli-'));
   try {
-    const id = seed(home);
+    const [id, other] = seed(home);
     const data = ['--data-dir', home];
     const commands: Command[] = [
       { label: 'node -e 0', args: ['-e', '0'] },
@@ -42,6 +42,8 @@ function runCliBench(): void {
       { label: 'loom --info ID', args: [BIN, '--info', id, ...data] },
       { label: 'loom --export ID', args: [BIN, '--export', id, ...data] },
       { label: 'loom --rename ID', args: [BIN, '--rename', id, 'Renamed', ...data] },
+      // Another session: archiving one already archived archives it again (a write all the same).
+      { label: 'loom --archive ID', args: [BIN, '--archive', other, ...data] },
       { label: 'loom --doctor', args: [BIN, '--doctor', ...data] },
     ];
     report(commands, interleaved(commands));
@@ -50,7 +52,8 @@ function runCliBench(): void {
   }
 }
 
-function seed(home: string): string {
+/** The ids of the first two sessions. */
+function seed(home: string): string[] {
   const corpus = new Corpus(11);
   const store = SessionStore.open(home);
   try {
@@ -58,7 +61,7 @@ function seed(home: string): string {
       Array.from({ length: SESSIONS }, () => store.create({ title: corpus.sentence(), messages: corpus.session(MESSAGES_PER_SESSION) }).id),
     )();
     store.updateSearchIndex();
-    return ids[0];
+    return ids.slice(0, 2);
   } finally {
     store.close();
   }

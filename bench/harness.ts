@@ -20,6 +20,13 @@ export function timeOnce(fn: () => unknown): number {
   return Number(process.hrtime.bigint() - start) / 1e6;
 }
 
+/** Milliseconds taken by one call of an asynchronous `fn`, until its promise settles. */
+export async function timeOnceAsync(fn: () => Promise<unknown>): Promise<number> {
+  const start = process.hrtime.bigint();
+  await fn();
+  return Number(process.hrtime.bigint() - start) / 1e6;
+}
+
 /** Runs `fn` `warmup` times unmeasured, then `runs` times; nearest-rank percentiles. */
 export function sample(fn: (run: number) => unknown, runs: number, warmup = 1): Timing {
   for (let i = 0; i < warmup; i++) fn(-1 - i);

@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { importFiles, runImport } from '../src/core/import/run';
 import { SessionStore } from '../src/core/store/session-store';
-import { formatMs, formatRatio, printTable, progress, timeOnce, type BenchSection } from './harness';
+import { formatMs, formatRatio, printTable, progress, timeOnceAsync, type BenchSection } from './harness';
 import { Corpus } from './store-corpus';
 
 const SESSIONS = Number(process.env.BENCH_IMPORT_SESSIONS ?? 1_000);
@@ -22,7 +22,7 @@ export const importSection: BenchSection = {
   run: runImportBench,
 };
 
-function runImportBench(): void {
+async function runImportBench(): Promise<void> {
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'loom-bench-import-'));
   try {
     const projects = path.join(home, 'projects');
@@ -30,9 +30,13 @@ function runImportBench(): void {
     const store = SessionStore.open(path.join(home, 'data'));
     try {
       // The search index is part of an import: a session must be searchable once it returns.
-      const first = timeOnce(() => (runImport(store, importFiles({ source: 'claude-code', path: projects, home })), store.updateSearchIndex()));
+      const importProjects = async () => runImport(store, await importFiles({ source: 'claude-code', path: projects, home }));
+      const first = await timeOnceAsync(async () => {
+        await importProjects();
+        store.updateSearchIndex();
+      });
       progress(`  first import: ${formatMs(first)}`);
-      const again = timeOnce(() => runImport(store, importFiles({ source: 'claude-code', path: projects, home })));
+      const again = await timeOnceAsync(importProjects);
       progress(`  re-import unchanged: ${formatMs(again)}`);
       const messages = store.list({ limit: -1 }).reduce((n, s) => n + s.message_count, 0);
       const speedup = first / again;

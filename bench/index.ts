@@ -14,6 +14,7 @@ import { liveSection } from './live';
 import { redactionSection } from './redaction';
 import { storeSection } from './store';
 import { syncSection } from './sync';
+import { syncAppSection } from './sync-app';
 import { uiSection } from './ui';
 
 const sections: BenchSection[] = [
@@ -26,6 +27,7 @@ const sections: BenchSection[] = [
   cliSection, // `loom` lifecycle commands beside a bare `node -e 0`
   syncSection, // sync through a PostgreSQL hub: first sync of the bench store, device A to device B, team search over 100,000 sessions
   uiSection, // the renderer in Chromium: a 5,000-message session, a 10,000-session sidebar
+  syncAppSection, // the app's background sync: a rename on device A reaching device B's windows
 ];
 
 const only = process.env.BENCH_ONLY?.toLowerCase();

@@ -1,17 +1,26 @@
 /**
  * Sync through a PostgreSQL hub (docs/DESIGN.md#sync-through-a-hub), on a throw-away
  * cluster made like the tests' (test/support/postgres.ts). Each row is one HubBenchRow:
- * to add one, write a function that measures on the cluster and append it to HUB_ROWS.
+ * to add one, write a function that measures on the cluster and add it to HUB_ROWS under a name.
  *
  * Team search: a hub of 100,000 sessions (5 messages each) of two users, half of one
  * user's sessions shared with the other's team; the searcher reads 70,000 of them through
  * row-level security. Timed end to end as `loom --search --hub` runs it (connect, schema
  * check, query), for a rare word and for one in a fifth of all messages.
+ *
+ * Filling the hub takes minutes, so while tuning the search: BENCH_HUB_KEEP=1 leaves the
+ * filled cluster running and prints its folder; BENCH_HUB_DIR=<that folder> measures the
+ * team search rows on it again without filling, after re-creating loom.team_search from
+ * this checkout's hub-schema.ts. Stop a kept cluster with `pg_ctl stop -D <folder>/data` as postgres.
  */
+import fs from 'node:fs';
+import path from 'node:path';
+import pg from 'pg';
 import { parseHubUrl } from '../src/core/sync/hub-connection';
 import { initHub } from '../src/core/sync/hub-init';
+import { HUB_MIGRATIONS } from '../src/core/sync/hub-schema';
 import { searchHub } from '../src/core/sync/team-search';
-import { startTestCluster, type TestCluster } from '../test/support/postgres';
+import { HUB_DATABASE, startTestCluster, type TestCluster } from '../test/support/postgres';
 import { formatMs, percentile, printTable, progress, type BenchSection } from './harness';
 import { firstSyncRows, liveLatencyRows } from './sync-device';
 
@@ -23,7 +32,8 @@ export interface HubBenchResult {
   met: boolean;
 }
 
-type HubBenchRow = (cluster: TestCluster) => Promise<HubBenchResult[]>;
+/** `filled`: the cluster was kept filled by an earlier run (BENCH_HUB_DIR). */
+type HubBenchRow = (cluster: TestCluster, options: { filled: boolean }) => Promise<HubBenchResult[]>;
 
 const SESSIONS = 100_000;
 const MESSAGES_PER_SESSION = 5;
@@ -56,21 +66,52 @@ export const syncSection: BenchSection = {
 };
 
 async function runSyncBench(): Promise<void> {
-  const cluster = await startTestCluster();
+  const keptDir = process.env.BENCH_HUB_DIR;
+  const cluster = keptDir ? await reuseKeptCluster(keptDir) : await startTestCluster();
   try {
-    await initHub(parseHubUrl(cluster.ownerUrl));
-    for (const [user, password] of Object.entries(PASSWORDS)) await cluster.createUser(user, password);
-    await cluster.admin(`INSERT INTO loom.team_members (team, member) VALUES ('core', 'alice'), ('core', 'bob')`);
+    if (keptDir) await recreateTeamSearch(cluster);
+    else {
+      await initHub(parseHubUrl(cluster.ownerUrl));
+      for (const [user, password] of Object.entries(PASSWORDS)) await cluster.createUser(user, password);
+      await cluster.admin(`INSERT INTO loom.team_members (team, member) VALUES ('core', 'alice'), ('core', 'bob')`);
+    }
     const results: HubBenchResult[] = [];
-    for (const row of selectedRows()) results.push(...(await row(cluster)));
+    // A kept hub is already filled and has its users: only the team search rows measure on it again.
+    for (const row of keptDir ? [teamSearchRows] : selectedRows()) results.push(...(await row(cluster, { filled: Boolean(keptDir) })));
     printTable(
       'Sync through a PostgreSQL hub',
       ['row', 'measured', 'target', 'met'],
       results.map((r) => [r.row, r.measured, r.target, r.met ? 'yes' : 'NO']),
     );
   } finally {
-    await cluster.destroy();
+    if (keptDir || process.env.BENCH_HUB_KEEP) progress(`hub: kept running in ${cluster.dir} (BENCH_HUB_DIR=${cluster.dir})`);
+    else await cluster.destroy();
   }
+}
+
+/** A cluster a BENCH_HUB_KEEP run left running in `dir`: reached through its socket, its port read from postmaster.pid. */
+async function reuseKeptCluster(dir: string): Promise<TestCluster> {
+  const port = Number(fs.readFileSync(path.join(dir, 'data', 'postmaster.pid'), 'utf8').split('\n')[3]);
+  const admin = async (sql: string, values?: unknown[], database = HUB_DATABASE) => {
+    const client = new pg.Client({ host: path.join(dir, 'socket'), port, user: 'postgres', database });
+    await client.connect();
+    try {
+      return await client.query(sql, values);
+    } finally {
+      await client.end();
+    }
+  };
+  const url = (role: string, password?: string) => `postgres://${role}${password === undefined ? '' : `:${password}`}@127.0.0.1:${port}/${HUB_DATABASE}`;
+  const unused = () => Promise.reject(new Error('not available on a kept bench cluster'));
+  return { port, dir, url, ownerUrl: '', admin, createUser: unused, psql: unused, stop: unused, start: unused, destroy: unused };
+}
+
+/** The kept hub's search function replaced by this checkout's, so a change to it is measured without filling again. */
+async function recreateTeamSearch(cluster: TestCluster): Promise<void> {
+  const statements = HUB_MIGRATIONS.flatMap((migration) => migration.statements).filter((sql) => sql.includes('loom.team_search('));
+  await cluster.admin(
+    `DROP FUNCTION IF EXISTS loom.team_search(text, text, integer, integer, boolean, integer); ${statements.map((sql) => `${sql};`).join(' ')}`,
+  );
 }
 
 /** A made-up vocabulary of pronounceable words (none of them the rare or the common word). */
@@ -116,7 +157,8 @@ async function fillSessions(cluster: TestCluster, first: number, last: number, w
   );
 }
 
-async function teamSearchRows(cluster: TestCluster): Promise<HubBenchResult[]> {
+/** 100,000 sessions of alice and bob (half of alice's shared with team core), the full-text indexes built after. */
+async function fillHub(cluster: TestCluster): Promise<void> {
   const words = vocabulary(3000);
   const started = Date.now();
   // The full-text indexes are built once at the end, as a bulk load would: the same definitions, read from the hub.
@@ -134,6 +176,10 @@ async function teamSearchRows(cluster: TestCluster): Promise<HubBenchResult[]> {
   progress(
     `hub: ${SESSIONS.toLocaleString('en-US')} sessions, ${(SESSIONS * MESSAGES_PER_SESSION).toLocaleString('en-US')} messages in ${formatMs(Date.now() - started)}`,
   );
+}
+
+async function teamSearchRows(cluster: TestCluster, { filled }: { filled: boolean }): Promise<HubBenchResult[]> {
+  if (!filled) await fillHub(cluster);
   const bob = parseHubUrl(cluster.url('bob', PASSWORDS.bob));
   const rows: HubBenchResult[] = [];
   for (const [label, word] of [

@@ -41,7 +41,7 @@ const CORE_ORDER = [
   ['errors.ts'], // LoomError, with the disk-full sentence
   ['security'], // hard policy, redaction, data fences, permission decisions
   ['store', 'memory', 'audit', 'model'], // the SQLite store, long-term memory, audit log, model client
-  ['context', 'tools', 'sync'], // budget and compaction (store + model); the tools (security, store, memory); sync through a PostgreSQL hub (store, redaction)
+  ['context', 'tools', 'sync', 'session-lifecycle.ts'], // budget and compaction (store + model); the tools (security, store, memory); sync through a PostgreSQL hub (store, redaction); rename, archive, delete, fork (store)
   ['import'], // other agents' sessions into the store (compaction's boundary message)
   ['agent', 'mcp'], // the loop: tools, permissions, compaction, model calls; the MCP client: its servers' tools as Loom tools
   ['engine.ts'], // LoomEngine, what the front ends use

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
-// The package's CLI breaks on the hoisted commander 14; its runner works as a library.
+// The runner as a library: the package's own CLI parses arguments this script does not need.
 const run = require('@doyensec/electronegativity/dist/runner.js');
 const GATED = new Set(['HIGH', 'MEDIUM']);
 

@@ -3,9 +3,11 @@
  * the event hub every window listens to. The Electron main process and the browser mode
  * each open exactly one.
  */
-import type { Handlers } from '../shared/contract';
+import type { BridgeEvent, Handlers } from '../shared/contract';
 import type { EngineEvent } from '../shared/engine-events';
+import type { SessionMeta } from '../shared/types';
 import { DEFAULTS, type LoomConfig } from '../core/config';
+import { isLoomError } from '../core/errors';
 import { LoomEngine } from '../core/engine';
 import { ensurePrivateDir } from '../core/paths';
 import { SessionStore } from '../core/store/session-store';
@@ -13,8 +15,10 @@ import { appVersion } from './app-version';
 import { CallsInFlight } from './calls-in-flight';
 import { DownloadTickets } from './download-tickets';
 import { createHandlers, type HandlerDeps } from './handlers';
+import { openHubSync } from './hub-sync';
 import { SettingsService, type EngineSettings } from './settings-service';
 import type { SettingsStore } from './settings-store';
+import { DEFAULT_SYNC_TIMING, SyncService, type SyncTiming } from './sync-service';
 
 export interface BackendOptions {
   dataDir: string;
@@ -29,18 +33,21 @@ export interface BackendOptions {
   startDrag?: HandlerDeps['startDrag'];
   /** Opens the store (the desktop app passes the Electron build of better-sqlite3). */
   openStore?: (dataDir: string) => SessionStore;
+  /** Shorter pauses for the background sync (tests). */
+  syncTiming?: Partial<SyncTiming>;
 }
 
 export interface Backend {
   readonly handlers: Handlers;
   readonly store: SessionStore;
   readonly engine: LoomEngine;
+  readonly sync: SyncService;
   /** The browser mode's drag-export links (null in the desktop app, which drags files itself). */
   readonly downloadTickets: DownloadTickets | null;
   /** Resolves once the MCP servers of mcp.json have started or failed (never rejects): sessions opened after it are offered their tools. */
   readonly mcpStarted: Promise<void>;
-  /** The engine's events (the desktop app adds its own before they reach a window). */
-  subscribe(listener: (event: EngineEvent) => void): () => void;
+  /** The engine's events and the sync's status (the desktop app adds its own before they reach a window). */
+  subscribe(listener: (event: BridgeEvent) => void): () => void;
   /**
    * Ends work on every session (releasing leases), lets the calls in flight finish, then
    * closes the database. Calling it again returns the same promise.
@@ -54,18 +61,32 @@ const CLOSE_WAIT_MS = 10_000;
 export function openBackend(options: BackendOptions): Backend {
   ensurePrivateDir(options.dataDir);
   const settings = new SettingsService(options.settingsStore, options.env ?? process.env, options.overrides);
-  const store = (options.openStore ?? SessionStore.open)(options.dataDir);
+  const openStore = options.openStore ?? ((dataDir: string) => SessionStore.open(dataDir));
+  const store = openStore(options.dataDir);
   const projectDir = options.projectDir ?? process.cwd();
   const engine = new LoomEngine({ config: engineConfig(options.dataDir, settings.engine()), store, projectDir, owner: `loom-${options.shell}` });
   // Windows hear of what the `loom` command and other windows' processes change, within a second.
   const stopWatching = engine.watchOtherProcesses();
   const mcpStarted = engine.startMcpServers(appVersion()).then(() => undefined);
+  const sync = new SyncService(
+    openHubSync(options.dataDir, openStore, (id) => engine.isBusy(id)),
+    settings.hubUrl(),
+    (id) => findMeta(store, id),
+    {
+      ...DEFAULT_SYNC_TIMING,
+      ...options.syncTiming,
+    },
+  );
+  // Whatever changes the store, here or in another process, is pushed soon (pulled changes queue nothing).
+  const stopHearing = engine.on((event) => LOCAL_CHANGES.has(event.type) && sync.localChange());
+  sync.start();
   const calls = new CallsInFlight();
   const downloadTickets = options.shell === 'browser' ? new DownloadTickets() : null;
   const handlers = createHandlers({
     store,
     engine,
     settings,
+    sync,
     projectDir,
     startDrag: options.startDrag,
     downloadTickets: downloadTickets ?? undefined,
@@ -83,10 +104,11 @@ export function openBackend(options: BackendOptions): Backend {
   const shutDown = async () => {
     const drained = calls.drain(CLOSE_WAIT_MS); // refuses new calls from here on
     stopWatching();
+    stopHearing();
     try {
       engine.close();
       // Servers still starting are stopped once started (mcpStarted covers that), the others now.
-      await Promise.all([drained, mcpStarted, engine.mcpServersClosed()]);
+      await Promise.all([drained, mcpStarted, engine.mcpServersClosed(), sync.close()]);
     } finally {
       store.close();
     }
@@ -95,15 +117,35 @@ export function openBackend(options: BackendOptions): Backend {
     handlers: calls.wrap(handlers),
     store,
     engine,
+    sync,
     downloadTickets,
     mcpStarted,
     // Each window listens to the engine itself, so one failing window cannot starve the others.
-    subscribe: (listener) => engine.on(listener),
+    subscribe: (listener) => {
+      const offEngine = engine.on(listener);
+      const offSync = sync.onStatus((status) => listener({ type: 'sync_status', status }));
+      return () => {
+        offEngine();
+        offSync();
+      };
+    },
     close() {
       closing ??= shutDown();
       return closing;
     },
   };
+}
+
+const LOCAL_CHANGES = new Set<EngineEvent['type']>(['message', 'session_changed', 'session_deleted']);
+
+/** The session's metadata, or null when it is not in the store. */
+function findMeta(store: SessionStore, id: string): SessionMeta | null {
+  try {
+    return store.getMeta(id);
+  } catch (err) {
+    if (isLoomError(err) && err.code === 'unknown_session') return null;
+    throw err;
+  }
 }
 
 function engineConfig(dataDir: string, settings: EngineSettings): LoomConfig {

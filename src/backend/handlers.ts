@@ -16,11 +16,13 @@ import { listModels, testConnection } from '../core/model/model-list';
 import type { SessionStore } from '../core/store/session-store';
 import type { DownloadTickets } from './download-tickets';
 import type { SettingsService } from './settings-service';
+import type { SyncService } from './sync-service';
 
 export interface HandlerDeps {
   store: SessionStore;
   engine: LoomEngine;
   settings: SettingsService;
+  sync: SyncService;
   /** Fixed for the run; the secret-variable names are read from the engine on each call. */
   appInfo: Omit<AppInfo, 'secretEnvNames'>;
   /** The folder every session works in (the engine's). */
@@ -34,7 +36,7 @@ export interface HandlerDeps {
 }
 
 export function createHandlers(deps: HandlerDeps): Handlers {
-  const { store, engine, settings } = deps;
+  const { store, engine, settings, sync } = deps;
   const id = (raw: string) => store.resolveId(raw);
   const projectDirOf = (sessionId: string) => store.getMeta(sessionId).cwd ?? deps.projectDir;
   const exportFile = (raw: string, format: ExportFormat = 'json'): ExportFile => {
@@ -52,7 +54,10 @@ export function createHandlers(deps: HandlerDeps): Handlers {
     'app.info': () => ({ ...deps.appInfo, secretEnvNames: engine.secretEnvNames() }),
 
     'sessions.list': (input) => store.listPage(input),
-    'sessions.search': (input) => store.search(input.query, { includeArchived: input.includeArchived, limit: input.limit, offset: input.offset }),
+    'sessions.search': (input) =>
+      input.scope === 'team'
+        ? sync.searchTeam(input.query, { limit: input.limit ?? TEAM_SEARCH_PAGE, offset: input.offset ?? 0, includeArchived: input.includeArchived })
+        : store.search(input.query, { includeArchived: input.includeArchived, limit: input.limit, offset: input.offset }),
     'sessions.info': (input) => {
       const sessionId = id(input.id);
       return {
@@ -79,6 +84,7 @@ export function createHandlers(deps: HandlerDeps): Handlers {
     'sessions.importSources': () => importSourceList(os.homedir()),
     'sessions.importFrom': async (input) => importReport(input.source, await engine.importFromFolder({ ...input, home: os.homedir() })),
     'sessions.delete': (input) => ({ deleted: engine.deleteSession(input.id) }),
+    'sessions.share': (input) => sync.share(id(input.id), input.team),
     'sessions.setModel': (input) => engine.setSessionModel(input.id, input.model),
     'sessions.startDrag': (input) => {
       if (!deps.startDrag) throw new LoomError('Dragging a file out of the window works in the desktop app; here, use Export.', 'unsupported');
@@ -130,11 +136,16 @@ export function createHandlers(deps: HandlerDeps): Handlers {
     'models.list': async (input) => ({ models: await listModels({ ...settings.serverFor(input), timeoutMs: deps.modelListTimeoutMs }) }),
     'models.test': (input) => testConnection({ ...settings.serverFor(input), timeoutMs: deps.modelListTimeoutMs }, input.model),
 
+    'sync.status': () => sync.status(),
+    'sync.now': () => sync.syncNow(),
+
     'settings.get': () => settings.view(),
     'settings.mcpServers': () => engine.mcpOverview(),
-    'settings.set': (input) => {
+    'settings.set': async (input) => {
+      if (input.hubUrl !== undefined) sync.check(input.hubUrl);
       const view = settings.update(input);
       engine.updateConfig(settings.engine());
+      await sync.configure(settings.hubUrl());
       return view;
     },
   };
@@ -144,6 +155,9 @@ export function createHandlers(deps: HandlerDeps): Handlers {
 function relativeTo(projectDir: string, files: string[]): string[] {
   return files.map((file) => path.relative(projectDir, file) || file);
 }
+
+/** A team search page when the caller names no limit. */
+const TEAM_SEARCH_PAGE = 50;
 
 const MIME_TYPES: Record<ExportFormat, string> = {
   json: 'application/json',

@@ -6,6 +6,8 @@
 import type { Settings } from '../shared/contract';
 import { DEFAULTS, type LoomConfig } from '../core/config';
 import { keyFor, scopeSavedKey } from './api-key-scope';
+import { maskPassword } from '../core/sync/hub-url';
+import { unmaskHubUrl } from './hub-url';
 import type { SettingsStore, StoredSettings } from './settings-store';
 
 export type EngineSettings = Pick<LoomConfig, 'baseUrl' | 'model' | 'apiKey' | 'maxContextTokens' | 'mode' | 'passEnv'>;
@@ -61,12 +63,20 @@ export class SettingsService {
       theme: this.saved.theme ?? 'system',
       openTabs: this.saved.openTabs ?? [],
       activeTab: this.saved.activeTab ?? null,
+      hubUrl: maskPassword(this.hubUrl() ?? ''),
     };
+  }
+
+  /** The sync hub: the saved URL, else LOOM_HUB; null when sync is off. Holds the password: never for the UI. */
+  hubUrl(): string | null {
+    if (this.saved.hubUrl !== undefined) return this.saved.hubUrl || null;
+    return nonEmpty(this.env.LOOM_HUB) ?? null;
   }
 
   /**
    * Saves the patch; an empty apiKey removes the stored key, and so does a new base URL
-   * without a new key (api-key-scope.ts). Returns the new view. A failed save (a full
+   * without a new key (api-key-scope.ts). An empty hubUrl turns sync off (LOOM_HUB aside:
+   * saved as '' it wins over the environment); a `***` password in it keeps the saved one. Returns the new view. A failed save (a full
    * disk) changes nothing, not even this run's overrides.
    */
   update(patch: SettingsPatch): Settings {
@@ -75,6 +85,7 @@ export class SettingsService {
     const next: StoredSettings = { ...this.saved };
     for (const key of given) {
       if (key === 'apiKey' && patch.apiKey === '') delete next.apiKey;
+      else if (key === 'hubUrl') next.hubUrl = unmaskHubUrl(patch.hubUrl ?? '', this.hubUrl() ?? undefined);
       else (next as Record<string, unknown>)[key] = patch[key];
     }
     const scoped = scopeSavedKey(next, patch.apiKey, urlBefore, patch.baseUrl ?? this.baseUrl(next));

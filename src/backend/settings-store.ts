@@ -20,6 +20,8 @@ export const storedSettingsSchema = z.object({
   openTabs: z.array(z.string()).optional(),
   activeTab: z.string().nullable().optional(),
   passEnv: z.array(z.string()).optional(),
+  /** The sync hub's URL, password included (the desktop app encrypts it then). */
+  hubUrl: z.string().optional(),
 });
 export type StoredSettings = z.infer<typeof storedSettingsSchema>;
 

@@ -2,14 +2,16 @@
  * The `loom` lifecycle commands (docs/DESIGN.md#command-line) that need no model: list, search, info,
  * rename, fork, archive/unarchive, export, import and delete. Each one opens the store,
  * does one thing, and returns what to print; refusals are LoomErrors (exit 1). Changes go
- * through LoomEngine, so they obey the same rules as in a window (a session another
- * process works in is not renamed, archived nor deleted: docs/DESIGN.md#who-may-change-a-session).
+ * through the engine's lifecycle (SessionLifecycle, which LoomEngine extends), so they obey
+ * the same rules as in a window (a session another process works in is not renamed,
+ * archived nor deleted: docs/DESIGN.md#who-may-change-a-session).
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import type { LoomConfig } from '../core/config';
 import { counted } from '../core/counted';
 import type { LoomEngine } from '../core/engine';
+import { SessionLifecycle } from '../core/session-lifecycle';
 import { LoomError, errorMessage } from '../core/errors';
 import { SessionStore } from '../core/store/session-store';
 import { CALL_KINDS, type SearchHit, type SessionMeta, type SessionUsage, type UsageTotals } from '../shared/types';
@@ -27,16 +29,18 @@ export async function runLifecycle(action: LifecycleAction, config: LoomConfig):
   // Likewise the --import-from location and its files.
   const importing =
     action.kind === 'import-from'
-      ? (await import('../core/import/run')).importFiles({ source: action.source, path: action.path, home: os.homedir() })
+      ? await (await import('../core/import/run')).importFiles({ source: action.source, path: action.path, home: os.homedir() })
       : undefined;
-  // Only commands that change a session load the engine (and its lease rule); reading ones
-  // need the store alone, and start faster without it (docs/ARCHITECTURE.md#the-node-build).
-  const Engine = isReading(action) ? undefined : (await import('../core/engine')).LoomEngine;
+  // Only the imports load the whole engine (an export's schema, the importers); the other
+  // changes need its lifecycle rules alone, and reading needs the store alone: each starts
+  // faster without the rest (docs/ARCHITECTURE.md#the-node-build).
+  const Engine = isImporting(action) ? (await import('../core/engine')).LoomEngine : undefined;
   const store = SessionStore.open(config.dataDir, { nativeBinding: config.nativeBinding });
   let text: string;
   try {
     if (isReading(action)) text = read(store, action);
-    else text = await change(new Engine!({ config, store, projectDir: process.cwd() }), action, importText, importing);
+    else if (isImporting(action)) text = await importInto(new Engine!({ config, store, projectDir: process.cwd() }), action, importText, importing);
+    else text = change(new SessionLifecycle({ store }), action);
   } finally {
     store.close();
   }
@@ -48,6 +52,12 @@ type ReadingAction = Extract<LifecycleAction, { kind: 'list' | 'search' | 'info'
 
 function isReading(action: LifecycleAction): action is ReadingAction {
   return action.kind === 'list' || action.kind === 'search' || action.kind === 'info' || action.kind === 'export';
+}
+
+type ImportingAction = Extract<LifecycleAction, { kind: 'import' | 'import-from' }>;
+
+function isImporting(action: LifecycleAction): action is ImportingAction {
+  return action.kind === 'import' || action.kind === 'import-from';
 }
 
 function read(store: SessionStore, action: ReadingAction): string {
@@ -63,26 +73,22 @@ function read(store: SessionStore, action: ReadingAction): string {
   }
 }
 
-function change(
-  engine: LoomEngine,
-  action: Exclude<LifecycleAction, ReadingAction>,
-  importText: string,
-  importing: ImportRequest | undefined,
-): string | Promise<string> {
+function change(lifecycle: SessionLifecycle, action: Exclude<LifecycleAction, ReadingAction | ImportingAction>): string {
   switch (action.kind) {
     case 'rename':
-      return `Renamed session ${engine.rename(action.id, action.title).id} to "${action.title}".`;
+      return `Renamed session ${lifecycle.rename(action.id, action.title).id} to "${action.title}".`;
     case 'fork':
-      return engine.fork(action.id, action.at).id;
+      return lifecycle.fork(action.id, action.at).id;
     case 'archive':
-      return `${action.archived ? 'Archived' : 'Unarchived'} session ${engine.setArchived(action.id, action.archived).id}.`;
-    case 'import':
-      return importSession(engine, importText);
-    case 'import-from':
-      return importing ? importFrom(engine, importing) : '';
+      return `${action.archived ? 'Archived' : 'Unarchived'} session ${lifecycle.setArchived(action.id, action.archived).id}.`;
     case 'delete':
-      return deleteSession(engine, action.id, action.yes);
+      return deleteSession(lifecycle, action.id, action.yes);
   }
+}
+
+async function importInto(engine: LoomEngine, action: ImportingAction, importText: string, importing: ImportRequest | undefined): Promise<string> {
+  if (action.kind === 'import') return importSession(engine, importText);
+  return importing ? importFrom(engine, importing) : '';
 }
 
 /** The new id on stdout (scripts read it); a repair of the import, if any, on stderr. */
@@ -109,10 +115,10 @@ async function importFrom(engine: LoomEngine, request: ImportRequest): Promise<s
   return summaryLine(request.source, summary);
 }
 
-function deleteSession(engine: LoomEngine, idOrPrefix: string, yes: boolean): string {
-  const id = engine.store.resolveId(idOrPrefix);
+function deleteSession(lifecycle: SessionLifecycle, idOrPrefix: string, yes: boolean): string {
+  const id = lifecycle.store.resolveId(idOrPrefix);
   if (!yes) throw new LoomError(`Refusing to delete session ${id} without --yes; nothing was deleted. Add --yes to confirm.`);
-  return `Deleted session ${engine.deleteSession(id)}.`;
+  return `Deleted session ${lifecycle.deleteSession(id)}.`;
 }
 
 async function readImportFile(file: string): Promise<string> {

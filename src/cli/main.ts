@@ -21,16 +21,16 @@ async function main(argv: string[], host: CommandHost): Promise<number> {
   try {
     // Each command loads its own code (a chunk of the build: docs/ARCHITECTURE.md#the-node-build),
     // so a lifecycle command never parses the agent, the model client nor the MCP SDK.
-    if (action.kind === 'doctor') return await (await import('./doctor')).runDoctor(config);
     if (action.kind === 'chat') return await (await import('./chat')).runChat(config, action);
     if (action.kind === 'hub-init' || action.kind === 'hub-add-member' || action.kind === 'hub-search')
       return await (await import('./hub')).runHubCommand(action);
     if (action.kind === 'sync' || action.kind === 'share') return await (await import('./sync')).runSyncCommand(action, config);
-    return await (await import('./lifecycle')).runLifecycle(action, config);
+    const commands = await import('./commands');
+    return action.kind === 'doctor' ? await commands.runDoctor(config) : await commands.runLifecycle(action, config);
   } catch (err) {
     // A broken page can surface in any query, long after loom.db was opened. Loaded here
     // only: db.ts loads the native SQLite module, which --version and --help do without.
-    const [{ explainDamage }, { databasePath }] = await Promise.all([import('../core/store/damage'), import('../core/store/db')]);
+    const { explainDamage, databasePath } = await import('./commands');
     throw explainDamage(err, databasePath(config.dataDir));
   }
 }

@@ -4,14 +4,16 @@
  * UsageError with one clear sentence; the caller prints it and exits 2.
  */
 import path from 'node:path';
-import { Command, CommanderError, Option } from 'commander';
 import { DEFAULTS, PERMISSION_MODES, type LoomConfig, type PermissionMode } from '../core/config';
-import { LoomError } from '../core/errors';
 import { resolveDataDir } from '../core/paths';
 import { HubUrlError, parseHubUrl, type HubConfig } from '../core/sync/hub-url';
 import { IMPORT_SOURCES, type ImportSourceName } from '../shared/import-sources';
 import { EXPORT_FORMATS, type ExportFormat } from '../shared/export-name';
 import { ENV_VAR_NAME } from '../shared/settings';
+import { renderHelp, type HelpPage } from './help-text';
+import { parseOptions, UsageError, type OptionGroup } from './option-parser';
+
+export { UsageError } from './option-parser';
 
 export type LifecycleAction =
   | { kind: 'list'; includeArchived: boolean; json: boolean }
@@ -61,14 +63,7 @@ export type ParseOutcome =
   /** --help or --version was shown; nothing else to do. */
   | { kind: 'exit'; code: number };
 
-/** A mistake in the command line: printed as one line, exit code 2. */
-export class UsageError extends LoomError {
-  constructor(message: string) {
-    super(message, 'usage');
-  }
-}
-
-/** The raw values commander collects; all strings until validated. */
+/** The raw values the parser collects; all strings until validated. */
 interface RawOptions {
   dataDir?: string;
   baseUrl?: string;
@@ -115,25 +110,105 @@ interface RawOptions {
   hub?: string | true;
 }
 
-function createProgram(): Command {
-  const program = new Command('loom')
-    .description('Loom: an AI agent that works in your project folder, with durable, searchable, forkable sessions.')
-    .exitOverride()
-    .configureOutput({ outputError: () => {} })
-    .configureHelp({ sortOptions: false });
+/** Every flag, in the order and groups the help shows them. */
+const OPTION_GROUPS: readonly OptionGroup[] = [
+  {
+    title: 'Model and data:',
+    options: [
+      { flags: '--data-dir <dir>', description: 'data directory (overrides $LOOM_HOME)' },
+      { flags: '--base-url <url>', description: `OpenAI-compatible server (env LOOM_BASE_URL; default ${DEFAULTS.baseUrl})` },
+      {
+        flags: '--model <name>',
+        description: `model name (env LOOM_MODEL; default ${DEFAULTS.model}); with --resume/--continue, that session's model from now on`,
+      },
+      { flags: '--api-key <key>', description: 'API key (env LOOM_API_KEY, then OPENAI_API_KEY)' },
+      { flags: '--max-context-tokens <n>', description: `working-context budget in tokens (default ${DEFAULTS.maxContextTokens})` },
+      { flags: '--mode <mode>', description: 'permission mode', choices: PERMISSION_MODES, defaultValue: DEFAULTS.mode },
+    ],
+  },
+  {
+    title: 'Limits:',
+    options: [
+      { flags: '--tools <names>', description: 'comma-separated tool names offered to the model (default: all)' },
+      {
+        flags: '--pass-env <name>',
+        description: 'also give tools this environment variable (repeatable; default: PATH, HOME, LANG, LC_*, TERM, TZ, USER, SHELL, TMPDIR only)',
+        repeatable: true,
+      },
+      { flags: '--tool-timeout <sec>', description: `seconds one tool call may take (default ${DEFAULTS.toolTimeoutSec})` },
+      { flags: '--llm-timeout <sec>', description: `seconds one model request may take in all, reply included (default ${DEFAULTS.llmTimeoutSec})` },
+      { flags: '--llm-idle-timeout <sec>', description: `seconds the model server may stay silent (default ${DEFAULTS.llmIdleTimeoutSec})` },
+      { flags: '--max-turns <n>', description: `model requests per user message (default ${DEFAULTS.maxTurns})` },
+      { flags: '--max-tool-calls <n>', description: `tool calls per session run (default ${DEFAULTS.maxToolCalls})` },
+      { flags: '--max-cost-usd <usd>', description: `spending limit per session run in US dollars (default ${DEFAULTS.maxCostUsd.toFixed(2)})` },
+      { flags: '--approve-plan', description: 'ask for approval of the plan before working on it' },
+      { flags: '--log-dir <dir>', description: 'audit log folder (default <data dir>/audit)' },
+      { flags: '--mcp-config <file>', description: 'MCP servers whose tools a chat offers, in the mcp.json shape (default <data dir>/mcp.json)' },
+    ],
+  },
+  {
+    title: 'Chat (default: a new interactive session):',
+    options: [
+      { flags: '-p, --prompt <text>', description: 'run one non-interactive turn, print the answer, save the session' },
+      { flags: '--resume <id>', description: 'resume a session' },
+      { flags: '--continue', description: 'resume the most recently updated unarchived session' },
+    ],
+  },
+  {
+    title: 'Sessions (one at a time; ID = any unique prefix):',
+    options: [
+      { flags: '--list-sessions', description: 'list sessions, newest first' },
+      { flags: '--include-archived', description: 'include archived sessions in --list-sessions / --search' },
+      { flags: '--json', description: 'machine-readable output for --list-sessions, --search and --info' },
+      { flags: '--search <query>', description: 'full-text search of titles, summaries and transcripts' },
+      { flags: '--info <id>', description: "show a session's details and usage" },
+      { flags: '--rename <id> <title...>', description: "set a session's title" },
+      { flags: '--fork <id>', description: 'start a new session from this one, sharing its history; prints the new id' },
+      { flags: '--at <n>', description: 'with --fork: share only the first N transcript messages (as --export lists them)' },
+      { flags: '--archive <id>', description: 'archive a session (hidden from lists and search)' },
+      { flags: '--unarchive <id>', description: 'unarchive a session' },
+      { flags: '--export <id>', description: 'print a session to stdout, as JSON unless --format says otherwise' },
+      { flags: '--format <format>', description: 'export format', choices: EXPORT_FORMATS },
+      { flags: '--import <file>', description: "import an exported session as a new one ('-' reads stdin); prints its id" },
+      {
+        flags: '--import-from <source> [path...]',
+        description: `import sessions from another agent (${IMPORT_SOURCES.join(', ')}), from PATH or its default location; importing again adds only what is new`,
+      },
+      { flags: '--delete <id>', description: 'delete a session (needs --yes)' },
+      { flags: '--yes', description: 'confirm --delete' },
+      { flags: '--doctor', description: 'check loom.db for damage; if damaged, salvage what can be read into a new file' },
+    ],
+  },
+  {
+    title: 'Sync and teams (a PostgreSQL hub; URL = postgres://user@host/database):',
+    options: [
+      { flags: '--hub-init <url>', description: "create or upgrade the hub's schema, as the hub's owner role" },
+      {
+        flags: '--hub-add-member <url> <team> <role...>',
+        description: "as the hub's owner: put a Loom user (a role) in a team, which then reads the sessions shared with it",
+      },
+      { flags: '--hub [url]', description: 'with --search: search the sessions you may read on the hub (URL, else $LOOM_HUB)' },
+      { flags: '--sync', description: 'sync with the hub (--hub URL, else $LOOM_HUB) once: push what changed here, pull what changed elsewhere' },
+      {
+        flags: '--share <id> <team...>',
+        description: 'share a session with a team on the hub (at once with --hub or $LOOM_HUB, else at the next sync)',
+      },
+    ],
+  },
+  {
+    title: 'Help:',
+    options: [
+      { flags: '-V, --version', description: 'print the version and exit' },
+      { flags: '-h, --help', description: 'show this help and exit' },
+    ],
+  },
+];
 
-  addModelOptions(program);
-  addLimitOptions(program);
-  addChatOptions(program);
-  addLifecycleOptions(program);
-  addHubOptions(program);
-  program
-    .optionsGroup('Help:')
-    .version(LOOM_VERSION, '-V, --version', 'print the version and exit')
-    .helpOption('-h, --help', 'show this help and exit')
-    .addHelpText(
-      'after',
-      `
+const HELP_PAGE: HelpPage = {
+  usage: 'loom [options]',
+  description: 'Loom: an AI agent that works in your project folder, with durable, searchable, forkable sessions.',
+  groups: OPTION_GROUPS,
+  epilogue: `
 Data lives in --data-dir, else $LOOM_HOME, else the desktop app's folder, shared with the app.
 Costs (--max-cost-usd, --info) use list prices for known hosted models; local and unknown
 models cost $0. Price your own in <data dir>/prices.json, in USD per million tokens:
@@ -146,97 +221,18 @@ Examples:
   loom --search "parser bug" --json     find sessions, for scripts
   loom --export 3f2a9c1e > s.json && loom --import s.json
   loom --import-from claude-code        import Claude Code's sessions (~/.claude/projects)`,
-    );
-  return program;
-}
+};
 
-function addModelOptions(program: Command): void {
-  program
-    .optionsGroup('Model and data:')
-    .option('--data-dir <dir>', 'data directory (overrides $LOOM_HOME)')
-    .option('--base-url <url>', `OpenAI-compatible server (env LOOM_BASE_URL; default ${DEFAULTS.baseUrl})`)
-    .option('--model <name>', `model name (env LOOM_MODEL; default ${DEFAULTS.model}); with --resume/--continue, that session's model from now on`)
-    .option('--api-key <key>', 'API key (env LOOM_API_KEY, then OPENAI_API_KEY)')
-    .option('--max-context-tokens <n>', `working-context budget in tokens (default ${DEFAULTS.maxContextTokens})`)
-    .addOption(new Option('--mode <mode>', 'permission mode').choices(PERMISSION_MODES).default(DEFAULTS.mode));
-}
-
-function addLimitOptions(program: Command): void {
-  program
-    .optionsGroup('Limits:')
-    .option('--tools <names>', 'comma-separated tool names offered to the model (default: all)')
-    .option(
-      '--pass-env <name>',
-      'also give tools this environment variable (repeatable; default: PATH, HOME, LANG, LC_*, TERM, TZ, USER, SHELL, TMPDIR only)',
-      (name: string, names: string[] = []) => [...names, name],
-    )
-    .option('--tool-timeout <sec>', `seconds one tool call may take (default ${DEFAULTS.toolTimeoutSec})`)
-    .option('--llm-timeout <sec>', `seconds one model request may take in all, reply included (default ${DEFAULTS.llmTimeoutSec})`)
-    .option('--llm-idle-timeout <sec>', `seconds the model server may stay silent (default ${DEFAULTS.llmIdleTimeoutSec})`)
-    .option('--max-turns <n>', `model requests per user message (default ${DEFAULTS.maxTurns})`)
-    .option('--max-tool-calls <n>', `tool calls per session run (default ${DEFAULTS.maxToolCalls})`)
-    .option('--max-cost-usd <usd>', `spending limit per session run in US dollars (default ${DEFAULTS.maxCostUsd.toFixed(2)})`)
-    .option('--approve-plan', 'ask for approval of the plan before working on it')
-    .option('--log-dir <dir>', 'audit log folder (default <data dir>/audit)')
-    .option('--mcp-config <file>', 'MCP servers whose tools a chat offers, in the mcp.json shape (default <data dir>/mcp.json)');
-}
-
-function addChatOptions(program: Command): void {
-  program
-    .optionsGroup('Chat (default: a new interactive session):')
-    .option('-p, --prompt <text>', 'run one non-interactive turn, print the answer, save the session')
-    .option('--resume <id>', 'resume a session')
-    .option('--continue', 'resume the most recently updated unarchived session');
-}
-
-function addLifecycleOptions(program: Command): void {
-  program
-    .optionsGroup('Sessions (one at a time; ID = any unique prefix):')
-    .option('--list-sessions', 'list sessions, newest first')
-    .option('--include-archived', 'include archived sessions in --list-sessions / --search')
-    .option('--json', 'machine-readable output for --list-sessions, --search and --info')
-    .option('--search <query>', 'full-text search of titles, summaries and transcripts')
-    .option('--info <id>', "show a session's details and usage")
-    .option('--rename <id> <title...>', "set a session's title")
-    .option('--fork <id>', 'start a new session from this one, sharing its history; prints the new id')
-    .option('--at <n>', 'with --fork: share only the first N transcript messages (as --export lists them)')
-    .option('--archive <id>', 'archive a session (hidden from lists and search)')
-    .option('--unarchive <id>', 'unarchive a session')
-    .option('--export <id>', 'print a session to stdout, as JSON unless --format says otherwise')
-    .addOption(new Option('--format <format>', 'export format').choices(EXPORT_FORMATS))
-    .option('--import <file>', "import an exported session as a new one ('-' reads stdin); prints its id")
-    .option(
-      '--import-from <source> [path...]',
-      `import sessions from another agent (${IMPORT_SOURCES.join(', ')}), from PATH or its default location; importing again adds only what is new`,
-    )
-    .option('--delete <id>', 'delete a session (needs --yes)')
-    .option('--yes', 'confirm --delete')
-    .option('--doctor', 'check loom.db for damage; if damaged, salvage what can be read into a new file');
-}
-
-function addHubOptions(program: Command): void {
-  program
-    .optionsGroup('Sync and teams (a PostgreSQL hub; URL = postgres://user@host/database):')
-    .option('--hub-init <url>', "create or upgrade the hub's schema, as the hub's owner role")
-    .option('--hub-add-member <url> <team> <role...>', "as the hub's owner: put a Loom user (a role) in a team, which then reads the sessions shared with it")
-    .option('--hub [url]', 'with --search: search the sessions you may read on the hub (URL, else $LOOM_HUB)')
-    .option('--sync', 'sync with the hub (--hub URL, else $LOOM_HUB) once: push what changed here, pull what changed elsewhere')
-    .option('--share <id> <team...>', 'share a session with a team on the hub (at once with --hub or $LOOM_HUB, else at the next sync)');
-}
-
-/** Parses `argv` (the arguments after the command name). Throws UsageError on any mistake. */
+/**
+ * Parses `argv` (the arguments after the command name). Throws UsageError on any mistake.
+ * --help and --version print here and end the parse.
+ */
 export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv = process.env): ParseOutcome {
-  const program = createProgram();
-  try {
-    program.parse(argv, { from: 'user' });
-  } catch (err) {
-    if (err instanceof CommanderError) {
-      if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version') return { kind: 'exit', code: 0 };
-      throw new UsageError(err.message.replace(/^error:\s*/, ''));
-    }
-    throw err;
-  }
-  const raw = program.opts<RawOptions>();
+  const parsed = parseOptions(OPTION_GROUPS, argv);
+  if (parsed.kind === 'help') process.stdout.write(renderHelp(HELP_PAGE, process.stdout.isTTY ? process.stdout.columns : undefined));
+  if (parsed.kind === 'version') process.stdout.write(`${LOOM_VERSION}\n`);
+  if (parsed.kind !== 'values') return { kind: 'exit', code: 0 };
+  const raw = parsed.values as RawOptions;
   return { kind: 'run', action: toAction(raw, env), config: toConfig(raw, env) };
 }
 

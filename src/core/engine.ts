@@ -8,7 +8,6 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { setImmediate as nextTurnOfTheEventLoop } from 'node:timers/promises';
 import type { ApprovalAnswer, SessionGrant } from '../shared/approvals';
 import type { Attachment } from '../shared/attachments';
 import type { EngineEvent, PendingRequest } from '../shared/engine-events';
@@ -25,8 +24,8 @@ import { compactNow } from './agent/context-guard';
 import { buildSystemPrompt } from './agent/system-prompt';
 import type { LoomConfig } from './config';
 import { estimateTotal } from './context/budget';
-import { errorMessage, LoomError } from './errors';
-import { importFiles, importSteps, typedLocation, type ImportRequest, type ImportSummary } from './import/run';
+import { LoomError } from './errors';
+import { importFiles, runImport, typedLocation, type ImportRequest, type ImportSummary } from './import/run';
 import { defaultMcpConfigFile } from './mcp/mcp-config';
 import type { McpServers } from './mcp/mcp-servers';
 import { MemoryStore } from './memory/memory-store';
@@ -34,6 +33,7 @@ import { ModelClient } from './model/client';
 import { loadPriceTable, PRICES_FILE, type PriceTable } from './model/pricing';
 import { withheldSecretEnvNames } from './security/tool-env';
 import type { RevertReport } from './security/snapshots';
+import { SessionLifecycle, type ListenerErrorReporter } from './session-lifecycle';
 import { ChangeWatcher } from './store/change-watcher';
 import type { ImportedSession, Lease, SessionStore } from './store/session-store';
 import { parseExport } from './store/export-schema';
@@ -42,9 +42,7 @@ import { ALL_TOOLS, type Tool } from './tools/index';
 /** How often windows hear of other processes' changes: well within a second, one pragma per poll when nothing changed. */
 const WATCH_INTERVAL_MS = 300;
 
-export type EngineListener = (event: EngineEvent) => void;
-/** Told when a listener threw (once per listener); the default writes one line to stderr. */
-export type ListenerErrorReporter = (err: unknown, event: EngineEvent) => void;
+export type { EngineListener, ListenerErrorReporter } from './session-lifecycle';
 
 interface OpenSession {
   agent: AgentSession;
@@ -62,8 +60,7 @@ interface PendingAnswer {
   fallback: Answer;
 }
 
-export class LoomEngine {
-  readonly store: SessionStore;
+export class LoomEngine extends SessionLifecycle {
   private config: LoomConfig;
   private readonly memory: MemoryStore;
   /**
@@ -80,10 +77,6 @@ export class LoomEngine {
   private mcpClosing: Promise<void> = Promise.resolve();
   /** The default prices plus <data dir>/prices.json, read once. */
   private readonly prices: PriceTable;
-  private readonly listeners = new Set<EngineListener>();
-  /** Listeners whose failure was already reported: a broken one is reported once, not per event. */
-  private readonly failedListeners = new WeakSet<EngineListener>();
-  private readonly onListenerError: ListenerErrorReporter;
   private readonly sessions = new Map<string, OpenSession>();
   private readonly pending = new Map<string, PendingAnswer>();
   /**
@@ -94,19 +87,13 @@ export class LoomEngine {
   private readonly projectDir: string;
 
   constructor(opts: { config: LoomConfig; store: SessionStore; projectDir: string; owner?: string; onListenerError?: ListenerErrorReporter }) {
-    this.store = opts.store;
+    super({ store: opts.store, onListenerError: opts.onListenerError });
     this.projectDir = opts.projectDir;
-    this.onListenerError = opts.onListenerError ?? reportToStderr;
     this.config = opts.config;
     this.owner = `${opts.owner ?? 'loom'}@${os.hostname()}:${process.pid}`;
     this.tools = selectTools(opts.config.tools);
     this.prices = loadPriceTable(path.join(opts.store.dataDir, PRICES_FILE));
     this.memory = new MemoryStore(opts.store.db);
-  }
-
-  on(listener: EngineListener): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
   }
 
   /**
@@ -124,6 +111,9 @@ export class LoomEngine {
         return; // busy or closing: the next poll catches up
       }
       for (const change of changes) {
+        // An open session changed by another connection between turns (a sync): its agent reads it again.
+        const agent = this.sessions.get(change.id)?.agent;
+        if (change.meta && agent && !agent.busy) agent.reload();
         if (change.meta) this.emit({ type: 'session_changed', sessionId: change.id, meta: change.meta });
         else if (change.before) this.emit({ type: 'session_deleted', sessionId: change.id, meta: change.before });
       }
@@ -140,34 +130,9 @@ export class LoomEngine {
     return this.changed(meta.id);
   }
 
-  // ---- lifecycle: the same rules for every face (docs/DESIGN.md#who-may-change-a-session) ----
-
-  /** Sets the user's title; refused while another process works in the session. */
-  rename(idOrPrefix: string, title: string): SessionMeta {
-    const id = this.store.resolveId(idOrPrefix);
-    this.store.whileFree(id, () => this.store.rename(id, title));
-    return this.changed(id);
-  }
-
-  /**
-   * Archives (ending this engine's work on it first: an archived session is not worked on)
-   * or unarchives; refused while another process works in the session.
-   */
-  setArchived(idOrPrefix: string, archived: boolean): SessionMeta {
-    const id = this.store.resolveId(idOrPrefix);
-    if (archived) this.close(id); // only this engine's own work: another process's lease is refused below
-    this.store.whileFree(id, () => this.store.setArchived(id, archived));
-    return this.changed(id);
-  }
-
-  /** Deletes the session (ending this engine's work on it first); refused while another process works in it. Returns its id. */
-  deleteSession(idOrPrefix: string): string {
-    const id = this.store.resolveId(idOrPrefix);
-    const meta = this.store.getMeta(id);
-    this.close(id); // only this engine's own work: another process's lease is refused below
-    this.store.delete(id); // checks the lease again, in its own transaction
-    this.emit({ type: 'session_deleted', sessionId: id, meta });
-    return id;
+  /** Archiving or deleting a session this engine works in ends that work first. */
+  protected override endOwnWork(sessionId: string): void {
+    this.close(sessionId);
   }
 
   /** A JSON export as a new session (store.importSession says what is checked and repaired). */
@@ -180,15 +145,10 @@ export class LoomEngine {
   /**
    * Sessions from another agent's files (import/run.ts): new ones, and what grew since the
    * last import; each session written is announced like any other change. Other work (a
-   * window's requests, the progress reaching it) runs between files.
+   * window's requests, the progress reaching it) runs between files, while each is read.
    */
-  async importFrom(request: Omit<ImportRequest, 'onChanged'>): Promise<ImportSummary> {
-    const steps = importSteps(this.store, { ...request, onChanged: (id) => void this.changed(id) });
-    for (;;) {
-      const step = steps.next();
-      if (step.done) return step.value;
-      await nextTurnOfTheEventLoop();
-    }
+  importFrom(request: Omit<ImportRequest, 'onChanged'>): Promise<ImportSummary> {
+    return runImport(this.store, { ...request, onChanged: (id) => void this.changed(id) });
   }
 
   /**
@@ -198,7 +158,7 @@ export class LoomEngine {
    */
   async importFromFolder(request: { importId: string; source: ImportSourceName; path?: string; home: string }): Promise<ImportSummary> {
     const { importId, source, home } = request;
-    const found = importFiles({ source, home, path: request.path === undefined ? undefined : typedLocation(request.path, home) });
+    const found = await importFiles({ source, home, path: request.path === undefined ? undefined : typedLocation(request.path, home) });
     return this.importFrom({ ...found, onProgress: (done, total) => this.emit({ type: 'import_progress', importId, done, total }) });
   }
 
@@ -269,15 +229,6 @@ export class LoomEngine {
     } finally {
       agent.endTurn();
     }
-  }
-
-  /**
-   * Everything is committed as it happens, so the fork sees the session as it is now;
-   * `at`: share only the first `at` transcript messages.
-   */
-  fork(sessionId: string, at?: number): SessionMeta {
-    const meta = this.store.fork(this.store.resolveId(sessionId), at);
-    return this.changed(meta.id);
   }
 
   /**
@@ -375,6 +326,11 @@ export class LoomEngine {
   contextTokens(sessionId: string): number {
     const agent = this.sessions.get(sessionId)?.agent;
     return agent ? agent.budget.estimate() : estimateTotal(this.store.getContext(this.store.resolveId(sessionId)));
+  }
+
+  /** True while a turn of the session runs in this process (a sync leaves such a session to its inbox). */
+  isBusy(sessionId: string): boolean {
+    return this.sessions.get(sessionId)?.agent.busy ?? false;
   }
 
   /** With the reply streaming in now, as far as it came: a window that reloaded shows it whole. */
@@ -568,22 +524,6 @@ export class LoomEngine {
     return clientFor({ ...this.config, model }, this.prices);
   }
 
-  /** Tells the listeners how the session is now; returns that. */
-  private changed(id: string): SessionMeta {
-    const meta = this.store.getMeta(id);
-    this.emit({ type: 'session_changed', sessionId: id, meta });
-    return meta;
-  }
-
-  /** The same, for a session that may have been deleted meanwhile (by this process: a window's Delete during a turn). */
-  private changedIfThere(id: string): void {
-    try {
-      if (this.store.db.open) this.changed(id);
-    } catch {
-      // Gone: its session_deleted event said so.
-    }
-  }
-
   private async agentFor(sessionId: string): Promise<AgentSession> {
     const open = this.sessions.get(sessionId);
     if (open) return open.agent;
@@ -617,7 +557,7 @@ export class LoomEngine {
    * listener's error (the tool call's result says so) rather than waiting without end.
    */
   private waitForAnswer(sessionId: string, fallback: Answer, describe: (requestId: string) => PendingRequest): Promise<Answer> {
-    if (this.listeners.size === 0) return Promise.resolve(fallback);
+    if (!this.hasListeners()) return Promise.resolve(fallback);
     const requestId = randomUUID();
     const request = describe(requestId);
     return new Promise((resolve, reject) => {
@@ -640,36 +580,6 @@ export class LoomEngine {
       if (pending.sessionId === sessionId) pending.settle(pending.fallback);
     }
   }
-
-  /**
-   * Gives the event to every listener, each on its own: a front end whose listener throws
-   * must not cut a turn short (a tool call left without its result) nor starve the others.
-   * Returns how many listeners took the event without throwing, and the first failure.
-   */
-  private emit(event: EngineEvent): { delivered: number; firstError?: unknown } {
-    let delivered = 0;
-    let firstError: unknown;
-    for (const listener of [...this.listeners]) {
-      try {
-        listener(event);
-        delivered++;
-      } catch (err) {
-        firstError ??= err;
-        this.reportListenerError(listener, err, event);
-      }
-    }
-    return { delivered, firstError };
-  }
-
-  private reportListenerError(listener: EngineListener, err: unknown, event: EngineEvent): void {
-    if (this.failedListeners.has(listener)) return;
-    this.failedListeners.add(listener);
-    try {
-      this.onListenerError(err, event);
-    } catch {
-      // A broken reporter must not break the turn either.
-    }
-  }
 }
 
 /** The event that announces a request: the same fields, under the event's type. */
@@ -679,10 +589,6 @@ function requestEvent(sessionId: string, request: PendingRequest): EngineEvent {
     return { type: 'approval', sessionId, ...details };
   }
   return { type: 'question', sessionId, requestId: request.requestId, question: request.question };
-}
-
-function reportToStderr(err: unknown, event: EngineEvent): void {
-  process.stderr.write(`Warning: a Loom event listener failed on a "${event.type}" event (later failures of it are not reported): ${errorMessage(err)}\n`);
 }
 
 function clientFor(config: LoomConfig, prices: PriceTable): ModelClient {

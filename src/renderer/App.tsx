@@ -18,6 +18,7 @@ import { NotificationOffer } from './components/NotificationOffer';
 import { RenameDialog } from './components/RenameDialog';
 import { SecretsNotice } from './components/SecretsNotice';
 import { SettingsDialog } from './components/SettingsDialog';
+import { ShareDialog } from './components/ShareDialog';
 import { Sidebar, type SessionAction } from './components/Sidebar';
 import { TabBar } from './components/TabBar';
 import { isDesktop } from './bridge';
@@ -30,12 +31,14 @@ import { ChatSessions } from './state/chat-sessions';
 import { useImportDrop } from './state/import-drop';
 import { useSessionMetaCache } from './state/session-meta';
 import { useSidebarCollapsed } from './state/sidebar-collapsed';
+import { useSyncStatus } from './state/sync-status';
 import { useTabs } from './state/tabs';
 
 type DialogState =
   | { kind: 'info'; id: string }
   | { kind: 'delete'; meta: SessionMeta }
   | { kind: 'rename'; meta: SessionMeta }
+  | { kind: 'share'; meta: SessionMeta }
   | { kind: 'settings' }
   | { kind: 'import-from' }
   /** `closing`: asked because the user closes the session's tab; Keep or Revert closes it, Cancel keeps it open. */
@@ -48,6 +51,7 @@ export function App({ initialSettings, appInfo }: { initialSettings: Settings; a
   const [settings, setSettings] = useState(initialSettings);
   const [dialog, setDialog] = useState<DialogState>(null);
   const banners = useBanners();
+  const syncStatus = useSyncStatus(bridge);
   const [chats] = useState(() => new ChatSessions(bridge, sessions));
   const searchBox = useRef<HTMLInputElement>(null);
   const dropChat = useCallback((id: string) => chats.drop(id), [chats]);
@@ -152,6 +156,19 @@ export function App({ initialSettings, appInfo }: { initialSettings: Settings; a
     [tabs],
   );
   const shownHit = hit?.id === tabs.active ? hit : null;
+  /** A teammate's session found on the hub but not here yet: a sync brings it (when shared with a team of mine), then it opens. */
+  const openUnsynced = useCallback(
+    async (meta: SessionMeta) => {
+      const status = await attempt(() => bridge.invoke('sync.now', {}));
+      const here = await bridge.invoke('sessions.info', { id: meta.id }).then(
+        () => true,
+        () => false,
+      );
+      if (here) tabs.open(meta.id);
+      else if (status) banners.show(`"${sessionLabel(meta)}" has not reached this device yet. ${status.line}`);
+    },
+    [attempt, banners, bridge, tabs],
+  );
   const sidebar = useSidebarCollapsed();
 
   /**
@@ -213,6 +230,8 @@ export function App({ initialSettings, appInfo }: { initialSettings: Settings; a
           return setDialog({ kind: 'delete', meta });
         case 'info':
           return setDialog({ kind: 'info', id: meta.id });
+        case 'share':
+          return setDialog({ kind: 'share', meta });
         case 'fork': {
           const fork = await attempt(() => bridge.invoke('sessions.fork', { id: meta.id }));
           // Beside its parent, where the user looks for it, not after every other tab.
@@ -282,6 +301,8 @@ export function App({ initialSettings, appInfo }: { initialSettings: Settings; a
         activeId={tabs.active}
         onAction={(action, meta) => void onAction(action, meta)}
         onOpenAt={openAt}
+        onOpenUnsynced={(meta) => void openUnsynced(meta)}
+        syncStatus={syncStatus}
         collapsed={sidebar.collapsed}
         onToggleCollapsed={sidebar.toggle}
         onNewSession={() => void newSession()}
@@ -336,6 +357,7 @@ export function App({ initialSettings, appInfo }: { initialSettings: Settings; a
           onRename={(title) => attempt(() => bridge.invoke('sessions.rename', { id: dialog.meta.id, title }))}
         />
       )}
+      {dialog?.kind === 'share' && <ShareDialog meta={dialog.meta} onClose={() => setDialog(null)} />}
       {dialog?.kind === 'delete' && (
         <DeleteDialog
           meta={dialog.meta}
@@ -379,6 +401,7 @@ export function App({ initialSettings, appInfo }: { initialSettings: Settings; a
       {dialog?.kind === 'settings' && (
         <SettingsDialog
           settings={settings}
+          syncStatus={syncStatus}
           onClose={() => setDialog(null)}
           onSave={async (patch) => {
             const next = await attempt(() => bridge.invoke('settings.set', patch));

@@ -6,6 +6,7 @@ import { resolveDataDir } from '../core/paths';
 import { openBackend, type Backend } from '../backend/backend';
 import { startBridgeServer, type BridgeServer, type ReceiveLimits } from './http-server';
 import type { EngineSettings } from '../backend/settings-service';
+import type { SyncTiming } from '../backend/sync-service';
 import { JsonFileSettingsStore } from '../backend/settings-store';
 
 export interface BrowserModeOptions {
@@ -20,6 +21,8 @@ export interface BrowserModeOptions {
   token?: string;
   /** Shorter receive limits (tests). */
   limits?: Partial<ReceiveLimits>;
+  /** Shorter background-sync pauses (tests). */
+  syncTiming?: Partial<SyncTiming>;
 }
 
 export interface BrowserMode {
@@ -40,6 +43,7 @@ export async function startBrowserMode(options: BrowserModeOptions): Promise<Bro
     projectDir: options.projectDir,
     env,
     overrides: options.overrides,
+    syncTiming: options.syncTiming,
   });
   let server: BridgeServer;
   try {

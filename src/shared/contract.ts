@@ -15,6 +15,7 @@ import { EXPORT_FORMATS } from './export-name';
 import { IMPORT_SOURCES, MAX_IMPORT_PATH, type ImportReport, type ImportSourceInfo } from './import-sources';
 import type { McpOverview } from './mcp';
 import { ENV_VAR_NAME, PERMISSION_MODES, THEMES, type Settings } from './settings';
+import { SEARCH_SCOPES, type SessionSearchHit, type ShareResult, type SyncStatus, type SyncStatusEvent } from './sync';
 import type {
   BranchPoint,
   ChatMessage,
@@ -22,7 +23,6 @@ import type {
   ConnectionReport,
   MessageFacts,
   ModelChange,
-  SearchHit,
   SessionFamily,
   SessionMeta,
   SessionPage,
@@ -36,6 +36,7 @@ export { PERMISSION_MODES, THEMES, type PermissionMode, type Settings, type Them
 
 export { EXPORT_FORMATS, type ExportFormat } from './export-name';
 export { IMPORT_SOURCE_LABELS, IMPORT_SOURCES, MAX_IMPORT_PATH, type ImportReport, type ImportSourceInfo, type ImportSourceName } from './import-sources';
+export { SEARCH_SCOPES, type SearchScope, type SessionSearchHit, type ShareResult, type SyncStatus } from './sync';
 
 /** Most sessions (or search hits) one page of the sidebar may carry. */
 export const MAX_LIST_PAGE = 500;
@@ -150,6 +151,16 @@ const baseUrl = z.url({ protocol: /^https?$/, error: 'The base URL must be an ht
  * typed for it (none given: the stored key, only when it belongs to that URL; '': no key).
  */
 const modelServer = { baseUrl: baseUrl.optional(), apiKey: z.string().max(4000).optional() };
+const hubUrl = z
+  .string()
+  .trim()
+  .max(2000, 'The hub URL is too long.')
+  .refine((url) => url === '' || /^postgres(ql)?:\/\//i.test(url), 'The hub URL is a PostgreSQL URL: postgres://user@host/database.');
+const teamName = z
+  .string()
+  .trim()
+  .min(1, 'Type a team name.')
+  .regex(/^[\w.-]{1,64}$/, 'A team name is letters, digits, . _ and -, at most 64 of them.');
 const attachmentName = z.string().trim().min(1, 'An attached file needs a name.').max(MAX_ATTACHMENT_NAME, 'The file name is too long.');
 const attachment = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('text'), name: attachmentName, text: z.string().max(MAX_TEXT_FILE_CHARS, 'The attached text file is too long.') }),
@@ -187,10 +198,11 @@ export const contract = {
       after: z.strictObject({ updated_at: z.string().min(1).max(64), id: sessionId }).optional(),
     }),
   ),
-  /** Ranked hits from `offset` on: a page shorter than `limit` is the last. */
-  'sessions.search': method<SearchHit[]>()(
+  /** Ranked hits from `offset` on: a page shorter than `limit` is the last. Scope 'team': the hub's full-text search (sessions shared with my teams, and mine). */
+  'sessions.search': method<SessionSearchHit[]>()(
     z.strictObject({
       query: z.string().trim().min(1, 'Type something to search for.').max(500, 'The search is too long.'),
+      scope: z.enum(SEARCH_SCOPES).optional(),
       includeArchived,
       limit: z.int().min(1).max(MAX_LIST_PAGE).optional(),
       offset: z.int().min(0).max(10_000_000).optional(),
@@ -231,6 +243,8 @@ export const contract = {
    */
   'sessions.importFrom': method<ImportReport>()(z.strictObject({ importId, source: z.enum(IMPORT_SOURCES), path: importPath.optional() })),
   'sessions.delete': method<{ deleted: string }>()(bySession),
+  /** Shares the session with a team on the sync hub (docs/DESIGN.md#sync-through-a-hub): queued, then synced. */
+  'sessions.share': method<ShareResult>()(z.strictObject({ id: sessionId, team: teamName })),
   /** The session's model from its next turn on; recorded (sessions.info's model_changes). */
   'sessions.setModel': method<SessionMeta>()(z.strictObject({ id: sessionId, model: modelName })),
   /** Desktop only: drags the JSON export out of the window as a file. */
@@ -278,6 +292,11 @@ export const contract = {
   /** The connection test: lists the models and checks the model is among them; a failure is an answer, not an error. */
   'models.test': method<ConnectionReport>()(z.strictObject({ ...modelServer, model: modelName })),
 
+  /** The background sync's status line (also pushed as sync_status events). */
+  'sync.status': method<SyncStatus>()(none),
+  /** Syncs with the hub now; answers with the status after it (a failure is a status, not an error). */
+  'sync.now': method<SyncStatus>()(none),
+
   'settings.get': method<Settings>()(none),
   /** The MCP servers of mcp.json and how each is doing (docs/DESIGN.md#mcp-servers); the file is edited, not this. */
   'settings.mcpServers': method<McpOverview>()(none),
@@ -296,6 +315,8 @@ export const contract = {
         .array(z.string().regex(ENV_VAR_NAME, 'Environment variable names are letters, digits and _, not starting with a digit.'))
         .max(100, 'At most 100 environment variables can be passed to tools.')
         .optional(),
+      /** '' turns sync off; `***` as the password keeps the saved one. */
+      hubUrl: hubUrl.optional(),
     }),
   ),
 } as const;
@@ -320,8 +341,8 @@ export interface OpenSessionEvent {
   sessionId: string;
 }
 
-/** The events pushed to every window: the engine's stream, unchanged, and the desktop app's own. */
-export type BridgeEvent = EngineEvent | OpenSessionEvent;
+/** The events pushed to every window: the engine's stream, unchanged, the desktop app's own, and the sync's status. */
+export type BridgeEvent = EngineEvent | OpenSessionEvent | SyncStatusEvent;
 
 /** Every answer crosses the bridge in this envelope, so errors keep their one-line message. */
 export type BridgeResult<T = unknown> = { ok: true; value: T } | { ok: false; error: { code: string; message: string } };

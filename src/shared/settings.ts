@@ -20,7 +20,12 @@ export interface Settings {
   activeTab: string | null;
   /** Environment variables tools get on top of the base allowlist (PATH, HOME, locale…). */
   passEnv: string[];
+  /** The sync hub's PostgreSQL URL with its password shown as `***` ('' when sync is off; docs/DESIGN.md#sync-through-a-hub). */
+  hubUrl: string;
 }
+
+/** Stands for the saved hub password in the URL the settings dialog shows; sent back unchanged, it keeps that password. */
+export const HUB_PASSWORD_MASK = '***';
 
 /** The environment variables every tool gets (`LC_*`: each locale variable); others only when passed. */
 export const BASE_TOOL_ENV = ['PATH', 'HOME', 'LANG', 'LC_*', 'TERM', 'TZ', 'USER', 'SHELL', 'TMPDIR'] as const;

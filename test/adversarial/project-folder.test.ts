@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildSystemPrompt } from '../../src/core/agent/system-prompt';
-import type { EngineEvent } from '../../src/shared/engine-events';
+import type { BridgeEvent } from '../../src/shared/contract';
 import { ALL_TOOLS } from '../../src/core/tools/index';
 import { useModelBackend } from '../bridge/model-backend';
 import { announcedId, inStore, runLoom, useLoomFixture, type Workspace } from '../cli-agent/support';
@@ -166,7 +166,7 @@ describe('3. The project folder is the one the user chose (the app)', () => {
     doc.session.messages[0].content = INJECTED_PROMPT;
     const imported = await app.call<{ id: string }>('sessions.import', { text: JSON.stringify(doc) });
 
-    const events: EngineEvent[] = [];
+    const events: BridgeEvent[] = [];
     app.backend.subscribe((event) => void events.push(event));
     const outside = path.join(path.dirname(app.projectDir), 'x-outside');
     app.model.enqueue({ toolCalls: [writeCall(outside), writeCall('inside.txt')] }, { text: 'Done.' }, SUMMARY);

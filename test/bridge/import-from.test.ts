@@ -9,8 +9,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { ImportReport, ImportSourceInfo } from '../../src/shared/contract';
-import type { EngineEvent } from '../../src/shared/engine-events';
+import type { BridgeEvent, ImportReport, ImportSourceInfo } from '../../src/shared/contract';
 import type { SessionMeta } from '../../src/shared/types';
 import { dispatch } from '../../src/backend/dispatch';
 import { CLAUDE_SESSION, claudeBranch, claudeMain, claudeSidechain, codexRollout, jsonl, writeFile } from '../import/fixtures';
@@ -37,8 +36,8 @@ function claudeFolder(): { root: string; file: string } {
   return { root, file };
 }
 
-function recordEvents(): EngineEvent[] {
-  const events: EngineEvent[] = [];
+function recordEvents(): BridgeEvent[] {
+  const events: BridgeEvent[] = [];
   ctx.backend.subscribe((event) => events.push(event));
   return events;
 }
@@ -117,6 +116,35 @@ describe('sessions.importFrom', () => {
     const listedMeanwhile = new Promise<boolean>((resolve) => setImmediate(() => void call<unknown>('sessions.list', {}).then(() => resolve(!finished))));
     expect(await listedMeanwhile).toBe(true);
     await importing;
+  });
+
+  it('answers other requests while a large folder is still being listed', async () => {
+    // A home folder of many project folders and no session file: the import ends as soon as the listing does.
+    const home = path.join(ctx.projectDir, '..', 'big-home');
+    for (let a = 0; a < 40; a++) for (let b = 0; b < 25; b++) writeFile(path.join(home, `project-${a}`, `notes-${b}`, 'README.md'), 'notes\n');
+    let importDone = false;
+    const importing = dispatch(ctx.backend.handlers, 'sessions.importFrom', { importId: 'big', source: 'claude-code', path: home }).finally(
+      () => (importDone = true),
+    );
+    let answeredWhileListing = 0;
+    while (!importDone) {
+      // Each request arrives in a turn of the event loop of its own, as one from a socket does.
+      await new Promise((resolve) => setImmediate(resolve));
+      await call<unknown>('sessions.list', {});
+      if (!importDone) answeredWhileListing++;
+    }
+
+    expect(answeredWhileListing).toBeGreaterThan(0);
+    expect(await importing).toMatchObject({ ok: false, error: { message: `Nothing to import: no claude-code session files in ${home}.` } });
+  });
+
+  it('finds a session file deep in a large folder', async () => {
+    const home = path.join(ctx.projectDir, '..', 'big-home');
+    for (let a = 0; a < 40; a++) for (let b = 0; b < 25; b++) fs.mkdirSync(path.join(home, `project-${a}`, `notes-${b}`), { recursive: true });
+    const file = writeFile(path.join(home, 'project-39', 'notes-24', `${CLAUDE_SESSION}.jsonl`), jsonl(claudeMain()));
+    const report = await call<ImportReport>('sessions.importFrom', { importId: 'big', source: 'claude-code', path: home });
+    expect(report.summary).toMatch(/: 1 file \(1 new session/);
+    expect(ctx.backend.store.db.prepare('SELECT path FROM import_files').all()).toEqual([{ path: file }]);
   });
 
   it('reads a path starting with ~ under the home folder, and refuses a relative one', async () => {

@@ -60,6 +60,22 @@ describe('desktop settings store', () => {
     expect(fs.existsSync(file.path) ? fs.readFileSync(file.path, 'utf8') : '').not.toContain('sk-very-secret');
   });
 
+  it('keeps a hub URL with a password only encrypted on disk, and one without in clear', () => {
+    const file = new Conf<Record<string, unknown>>({ cwd: dir, configName: 'desktop-settings', projectName: 'loom-test' });
+    const store = new DesktopSettingsStore(file, keychain());
+    store.save({ hubUrl: 'postgres://alice:hub-secret-9@127.0.0.1/loom' });
+    const onDisk = fs.readFileSync(file.path, 'utf8');
+    expect(onDisk).not.toContain('hub-secret-9');
+    expect(JSON.parse(onDisk)).toEqual({ hubUrlEncrypted: expect.any(String) });
+    expect(new DesktopSettingsStore(file, keychain()).load()).toEqual({ hubUrl: 'postgres://alice:hub-secret-9@127.0.0.1/loom' });
+
+    store.save({ hubUrl: 'postgres://alice@127.0.0.1/loom' });
+    expect(JSON.parse(fs.readFileSync(file.path, 'utf8'))).toEqual({ hubUrl: 'postgres://alice@127.0.0.1/loom' });
+    expect(() => new DesktopSettingsStore(file, keychain(false)).save({ hubUrl: 'postgres://alice:pw@127.0.0.1/loom' })).toThrow(
+      'No system keychain is available to encrypt the hub password; set LOOM_HUB in the environment instead.',
+    );
+  });
+
   it('drops a key the keychain can no longer decrypt', () => {
     const file = new Conf<Record<string, unknown>>({ cwd: dir, configName: 'desktop-settings', projectName: 'loom-test' });
     file.store = { model: 'x', apiKeyEncrypted: 'AAAA' };
@@ -70,6 +86,43 @@ describe('desktop settings store', () => {
       },
     };
     expect(new DesktopSettingsStore(file, broken).load()).toEqual({ model: 'x' });
+  });
+});
+
+describe('the sync hub setting', () => {
+  const HUB = 'postgres://alice:hub-secret-9@127.0.0.1:5433/loom';
+
+  it('is shown with the password as ***, which sent back keeps the saved password', () => {
+    const store = new JsonFileSettingsStore(dir);
+    const service = new SettingsService(store, {});
+    expect(service.view().hubUrl).toBe('');
+    expect(service.hubUrl()).toBeNull();
+    expect(service.update({ hubUrl: HUB }).hubUrl).toBe('postgres://alice:***@127.0.0.1:5433/loom');
+    expect(JSON.stringify(service.view())).not.toContain('hub-secret-9');
+    // Another database on the same hub, the password left masked: the saved one goes with it.
+    service.update({ hubUrl: 'postgres://alice:***@127.0.0.1:5433/loom2' });
+    expect(new SettingsService(store, {}).hubUrl()).toBe('postgres://alice:hub-secret-9@127.0.0.1:5433/loom2');
+  });
+
+  it('never sends the saved password to another hub or user, and saves nothing then', () => {
+    const store = new JsonFileSettingsStore(dir);
+    const service = new SettingsService(store, {});
+    service.update({ hubUrl: HUB });
+    expect(() => service.update({ hubUrl: 'postgres://alice:***@evil.example:5433/loom' })).toThrow(
+      'Type the hub password: the saved one belongs to another user or hub.',
+    );
+    expect(() => service.update({ hubUrl: 'postgres://mallory:***@127.0.0.1:5433/loom' })).toThrow('belongs to another user or hub');
+    expect(new SettingsService(store, {}).hubUrl()).toBe(HUB);
+  });
+
+  it('comes from LOOM_HUB unless one is saved; saved empty, sync is off', () => {
+    const store = new JsonFileSettingsStore(dir);
+    const service = new SettingsService(store, { LOOM_HUB: HUB });
+    expect(service.hubUrl()).toBe(HUB);
+    expect(service.view().hubUrl).toBe('postgres://alice:***@127.0.0.1:5433/loom');
+    service.update({ hubUrl: '' });
+    expect(service.hubUrl()).toBeNull();
+    expect(service.view().hubUrl).toBe('');
   });
 });
 
@@ -97,6 +150,7 @@ describe('effective settings', () => {
       openTabs: [],
       activeTab: null,
       passEnv: [],
+      hubUrl: '',
     });
     expect(JSON.stringify(view)).not.toContain('sk-env');
   });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatCost, localTime, relativeTime, renderTable, truncate, uniquePrefixes } from '../../src/cli/format';
+import { formatCost, formatCount, localTime, relativeTime, renderTable, truncate, uniquePrefixes } from '../../src/cli/format';
 
 describe('renderTable', () => {
   const columns = [{ header: 'ID' }, { header: 'TITLE', flex: true }, { header: 'N', align: 'right' as const }];
@@ -18,6 +18,15 @@ describe('renderTable', () => {
     expect(fitted.every((line) => line.length <= 40)).toBe(true);
     expect(fitted[1]).toMatch(/^abc {2}x+… {2}7$/);
     expect(renderTable(columns, rows)[1]).toContain('x'.repeat(100));
+  });
+
+  it('counts an emoji as one character when aligning and fitting', () => {
+    const lines = renderTable(columns, [
+      ['a1', 'fix 😀', '5'],
+      ['b2', 'plain', '6'],
+    ]);
+    expect(lines).toEqual(['ID  TITLE  N', 'a1  fix 😀  5', 'b2  plain  6']);
+    expect(renderTable(columns, [['a1', '😀'.repeat(30), '5']], 20)[1]).toBe(`a1  ${'😀'.repeat(12)}…  5`);
   });
 
   it('keeps each row on one line when a cell holds newlines', () => {
@@ -64,5 +73,13 @@ describe('times and money', () => {
     expect(formatCost(0)).toBe('$0.00');
     expect(formatCost(0.0032)).toBe('$0.0032');
     expect(formatCost(1.5)).toBe('$1.50');
+  });
+
+  it('groups the digits of counts by thousands, as en-US does', () => {
+    for (const n of [0, 7, 999, 1000, 12345, 999999, 1234567, -4200, Number.MAX_SAFE_INTEGER]) {
+      expect(formatCount(n)).toBe(n.toLocaleString('en-US'));
+    }
+    expect(formatCount(1234567)).toBe('1,234,567');
+    expect(formatCount(2.5)).toBe('2.5');
   });
 });

@@ -13,12 +13,16 @@ import { SessionStore } from '../../src/core/store/session-store';
 import { BIN, buildLoom, makeTempDir, removeDir } from './run-loom';
 
 const RECORDER = fileURLToPath(new URL('./load-recorder/register.mjs', import.meta.url));
-/** What only chatting (or changing a session) needs: the engine and agent, the model client, MCP, zod, tree-sitter, the HTML tooling. */
+/**
+ * What only chatting or importing needs: the engine and agent, the model client, MCP, zod,
+ * tree-sitter, the HTML tooling; and commander, which `loom` no longer parses its options with.
+ */
 const HEAVY = [
   /src\/core\/engine\.ts$/,
   /src\/core\/agent\//,
   /src\/core\/mcp\//,
-  /node_modules\/(openai|@modelcontextprotocol|zod|web-tree-sitter|html-to-text)\//,
+  /src\/core\/import\/(?!summary\.ts$)/,
+  /node_modules\/(openai|@modelcontextprotocol|zod|web-tree-sitter|html-to-text|commander)\//,
 ];
 
 /** What only the hub commands need: the PostgreSQL client and the code that talks to a hub. */
@@ -26,8 +30,8 @@ const HUB = [/node_modules\/pg(-[a-z]+)?\//, /src\/core\/sync\/(hub-connection|h
 
 let dir: string;
 
-/** The source files bundled into the dist/ files one `loom` run loaded. */
-async function sourcesLoadedBy(args: string[], exitCode = 0): Promise<string[]> {
+/** The URLs one `loom` run loaded: Node's built-in modules and the dist/ files. */
+async function modulesLoadedBy(args: string[], exitCode = 0): Promise<string[]> {
   const log = path.join(dir, 'loaded.log');
   fs.rmSync(log, { force: true });
   const env = { PATH: process.env.PATH ?? '', HOME: dir, LOOM_LOAD_LOG: log };
@@ -36,11 +40,12 @@ async function sourcesLoadedBy(args: string[], exitCode = 0): Promise<string[]> 
     (err: { code?: number }) => err.code,
   );
   expect(code).toBe(exitCode);
-  const files = fs
-    .readFileSync(log, 'utf8')
-    .split('\n')
-    .filter((url) => url.startsWith('file:') && url.includes('/dist/'))
-    .map((url) => fileURLToPath(url));
+  return fs.readFileSync(log, 'utf8').split('\n').filter(Boolean);
+}
+
+/** The source files bundled into the dist/ files one `loom` run loaded. */
+async function sourcesLoadedBy(args: string[], exitCode = 0): Promise<string[]> {
+  const files = (await modulesLoadedBy(args, exitCode)).filter((url) => url.startsWith('file:') && url.includes('/dist/')).map((url) => fileURLToPath(url));
   return files.flatMap((file) => (JSON.parse(fs.readFileSync(`${file}.map`, 'utf8')) as { sources: string[] }).sources);
 }
 
@@ -61,7 +66,7 @@ afterEach(() => removeDir(dir));
 
 describe('loom lifecycle commands load only what they need', () => {
   it.each([['--list-sessions'], ['--search', 'tokenizer'], ['--version'], ['--doctor']])(
-    '%s loads no agent, model client, MCP nor zod code',
+    '%s loads no agent, model client, MCP, importer, zod nor commander code',
     async (...args) => {
       const sources = await sourcesLoadedBy(args);
       expect(sources).toContainEqual(expect.stringMatching(/src\/cli\/main\.ts$/));
@@ -86,14 +91,41 @@ describe('loom lifecycle commands load only what they need', () => {
     expect(heavyIn(sources)).toEqual([]);
   });
 
-  it('--info and --export read the store without the engine', async () => {
-    const id = await sessionId();
-    expect(heavyIn(await sourcesLoadedBy(['--info', id]))).toEqual([]);
-    expect(heavyIn(await sourcesLoadedBy(['--export', id]))).toEqual([]);
+  it('--version and --help load no store (nor the native SQLite module)', async () => {
+    for (const args of [['--version'], ['--help']]) {
+      const sources = await sourcesLoadedBy(args);
+      expect(sources.filter((source) => /src\/core\/store\/|node_modules\/better-sqlite3\//.test(source))).toEqual([]);
+    }
   });
 
-  it('a command that changes a session still goes through the engine (and so its lease rule)', async () => {
-    const sources = await sourcesLoadedBy(['--rename', await sessionId(), 'Lexer fix']);
+  it('--info and --export read the store without the engine, and without node:crypto (only a new session needs an id)', async () => {
+    const id = await sessionId();
+    for (const args of [['--info', id], ['--export', id], ['--list-sessions']]) {
+      const modules = await modulesLoadedBy(args);
+      expect(modules).not.toContain('node:crypto');
+      expect(heavyIn(await sourcesLoadedBy(args))).toEqual([]);
+    }
+  });
+
+  it('--rename, --archive, --unarchive, --fork and --delete go through the engine’s lifecycle (and so its lease rule), without the rest of the engine', async () => {
+    const id = await sessionId();
+    for (const args of [
+      ['--rename', id, 'Lexer fix'],
+      ['--archive', id],
+      ['--unarchive', id],
+      ['--fork', id],
+      ['--delete', id, '--yes'],
+    ]) {
+      const sources = await sourcesLoadedBy(args);
+      expect(sources).toContainEqual(expect.stringMatching(/src\/core\/session-lifecycle\.ts$/));
+      expect(heavyIn(sources)).toEqual([]);
+    }
+  });
+
+  it('--import loads the whole engine (an export is checked with its zod schema)', async () => {
+    const exported = path.join(dir, 'session.json');
+    fs.writeFileSync(exported, await loomOutput(['--export', await sessionId()]));
+    const sources = await sourcesLoadedBy(['--import', exported]);
     expect(sources).toContainEqual(expect.stringMatching(/src\/core\/engine\.ts$/));
   });
 });
@@ -105,4 +137,9 @@ async function sessionId(): Promise<string> {
   } finally {
     store.close();
   }
+}
+
+async function loomOutput(args: string[]): Promise<string> {
+  const env = { PATH: process.env.PATH ?? '', HOME: dir };
+  return (await promisify(execFile)(process.execPath, [BIN, ...args, '--data-dir', dir], { env })).stdout;
 }

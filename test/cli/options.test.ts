@@ -190,6 +190,38 @@ describe('usage errors', () => {
   });
 });
 
+describe('the parser (commander’s rules, without commander)', () => {
+  it('takes a value after =, glued to a short flag, or starting with a dash', () => {
+    expect(run(['--info=ab12']).action).toEqual({ kind: 'info', id: 'ab12', json: false });
+    expect(run(['-phello']).action).toEqual({ kind: 'chat', prompt: 'hello' });
+    expect(run(['--search', '--json']).action).toMatchObject({ kind: 'search', query: '--json', json: false });
+  });
+
+  it('gives a list flag the words up to the next option', () => {
+    expect(run(['--rename', 'ab12', 'New', 'title', '--data-dir', '/d']).action).toEqual({ kind: 'rename', id: 'ab12', title: 'New title' });
+    expect(run(['--import-from', 'codex', '-']).action).toEqual({ kind: 'import-from', source: 'codex', path: '-' });
+  });
+
+  it('lets --help win over a mistake beside it, and --version end the parse where it stands', () => {
+    expect(parseCommandLine(['--bogus', '--help'], ENV)).toEqual({ kind: 'exit', code: 0 });
+    expect(parseCommandLine(['--version', 'stray'], ENV)).toEqual({ kind: 'exit', code: 0 });
+    expect(usageError(['--mode', 'yolo', '--version'])).toContain("argument 'yolo' is invalid");
+  });
+
+  it.each([
+    [['--json=1'], "unknown option '--json=1' (Did you mean --json?)"],
+    [['--help-me'], "unknown option '--help-me' (Did you mean --help?)"],
+    [['--expor', 'x'], "unknown option '--expor' (Did you mean --export?)"],
+    [['--zzzzzz'], "unknown option '--zzzzzz'"],
+    [['-x'], "unknown option '-x'"],
+    [['--', '--list-sessions'], 'too many arguments. Expected 0 arguments but got 1.'],
+    [['--list-sessions', 'a', 'b'], 'too many arguments. Expected 0 arguments but got 2.'],
+    [['--rename'], "option '--rename <id> <title...>' argument missing"],
+  ])('%j → %s', (args, expected) => {
+    expect(usageError(args)).toBe(expected);
+  });
+});
+
 describe('hub commands', () => {
   it('reads --hub-init, --hub-add-member and --search --hub (URL given, or from LOOM_HUB)', () => {
     expect(run(['--hub-init', 'postgres://owner@127.0.0.1/loom']).action).toMatchObject({ kind: 'hub-init', hub: { host: '127.0.0.1', user: 'owner' } });

@@ -352,7 +352,43 @@ const SCREENS: Screen[] = [
     },
     scope: dialog('Session info'),
   },
+  {
+    name: 'the sidebar with the sync status line and the Team search scope',
+    open: async (page, loom) => {
+      await unreachableHub(page, loom);
+      await page.getByRole('searchbox', { name: 'Search sessions' }).fill('loop');
+      await page.getByRole('radio', { name: 'Team' }).focus();
+    },
+  },
+  {
+    name: 'settings dialog with the sync hub and its status',
+    open: async (page, loom) => {
+      await unreachableHub(page, loom);
+      await page.getByRole('button', { name: 'Settings' }).click();
+      await expect(page.getByRole('region', { name: 'Sync hub' }).getByRole('status', { name: 'Sync status' })).toHaveText(/^Hub unreachable/);
+    },
+    scope: dialog('Settings'),
+  },
+  {
+    name: 'share dialog with its answer',
+    open: async (page, loom) => {
+      await unreachableHub(page, loom);
+      await sessionAction(page, 'Notes', 'Share with…');
+      const share = page.getByRole('dialog', { name: 'Share with a team' });
+      await share.getByRole('textbox', { name: 'Team' }).fill('core');
+      await share.getByRole('button', { name: 'Share' }).click();
+      await expect(share.getByRole('status')).toHaveText(/^The share with "core" is queued/);
+    },
+    scope: dialog('Share with a team'),
+  },
 ];
+
+/** Notes, and a sync hub set that nothing answers at: the sync's status line says so. */
+async function unreachableHub(page: Page, loom: LoomHarness): Promise<void> {
+  await loom.mode.backend.handlers['settings.set']({ hubUrl: 'postgres://alice:a11y-pw@127.0.0.1:1/loom' });
+  await openNotes(page, loom);
+  await expect(page.getByRole('status', { name: 'Sync status' })).toHaveText(/^Hub unreachable \(connection refused\)/);
+}
 
 /** A new session with a reply that has code and the facts of a streamed reply (tokens, latency, speed). */
 async function replyWithFacts(page: Page, loom: LoomHarness): Promise<void> {

@@ -3,7 +3,8 @@
  * offers each source with its default location, imports another agent's session files from
  * a folder with a progress bar and the summary `loom --import-from` prints, the sessions
  * appear in the sidebar as they are written and open with their messages, importing again
- * adds nothing, and a bad path is one line with nothing imported.
+ * adds nothing, a bad path is one line with nothing imported, and a large folder is searched
+ * without following a symbolic link out of it.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -111,6 +112,29 @@ test('a bad path is one line and imports nothing; opencode asks for the file ope
     await expect(page.getByRole('button', { name: 'Import from…' })).toBeFocused();
   } finally {
     fs.rmSync(empty, { recursive: true, force: true });
+  }
+});
+
+test('a large folder such as a home folder: the session deep inside is imported, nothing through a symbolic link out of it', async ({ page, loom }) => {
+  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'loom-e2e-home-'));
+  const outside = fs.mkdtempSync(path.join(os.tmpdir(), 'loom-e2e-outside-'));
+  try {
+    for (let a = 0; a < 40; a++) for (let b = 0; b < 25; b++) writeFile(path.join(home, `project-${a}`, `notes-${b}`, 'README.md'), 'notes\n');
+    writeFile(path.join(home, 'project-39', 'notes-24', '.claude', `${CLAUDE_SESSION}.jsonl`), jsonl(claudeMain()));
+    const elsewhere = writeFile(path.join(outside, 'agent-c0ffee01.jsonl'), jsonl(claudeSidechain()));
+    fs.symlinkSync(outside, path.join(home, 'project-0', 'linked-folder'));
+    fs.symlinkSync(elsewhere, path.join(home, 'project-1', 'linked.jsonl'));
+
+    await openLoom(page, loom);
+    await openImportDialog(page);
+    await importFrom(page, home);
+    await expect(importDialog(page).getByRole('status')).toContainText(`Imported from claude-code (${home}): 1 file (1 new session,`);
+    await expect(sidebarRow(page, 'Lexer zebra fix')).toHaveCount(1);
+    await expect(sidebarRow(page, 'Sub-agent c0ffee01')).toHaveCount(0);
+    expect(loom.store.list().map((s) => s.title)).toEqual(['Lexer zebra fix']);
+  } finally {
+    fs.rmSync(home, { recursive: true, force: true });
+    fs.rmSync(outside, { recursive: true, force: true });
   }
 });
 

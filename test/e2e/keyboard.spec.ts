@@ -158,3 +158,39 @@ test('keyboard only: Import from… is reached with Tab, opens on Enter, and Esc
   await expect(dialog).toBeHidden();
   await expectFocusRing(opener);
 });
+
+test('keyboard only: the Team search scope by arrow keys, and Share with… from the session menu, Escape back on the menu button', async ({ page, loom }) => {
+  loom.store.create({ title: 'Heron notes' });
+  // A hub nothing answers at: the sync is on (its status says unreachable), so the scope switch and Share with… are there.
+  await loom.mode.backend.handlers['settings.set']({ hubUrl: 'postgres://alice:kb-pw@127.0.0.1:1/loom' });
+  await openLoom(page, loom);
+  const sidebar = page.getByRole('complementary', { name: 'Sessions' });
+  await expect(sidebar.getByRole('status', { name: 'Sync status' })).toHaveText(/^Hub unreachable/);
+
+  const thisDevice = sidebar.getByRole('radio', { name: 'This device' });
+  await tabTo(page, thisDevice);
+  await expectFocusRing(thisDevice);
+  await page.keyboard.press('ArrowRight');
+  await expectFocusRing(sidebar.getByRole('radio', { name: 'Team' }));
+  await expect(sidebar.getByRole('radio', { name: 'Team' })).toBeChecked();
+
+  const actions = sidebarRow(page, 'Heron notes').getByRole('button', { name: 'Actions for Heron notes' });
+  await tabTo(page, actions);
+  await page.keyboard.press('Enter');
+  const menu = page.getByRole('menu', { name: 'Actions for Heron notes' });
+  await expect(menu.getByRole('menuitem', { name: 'Open' })).toBeFocused();
+  // Up from the first item wraps to the last (Delete…); Share with… is just above it.
+  await page.keyboard.press('ArrowUp');
+  await page.keyboard.press('ArrowUp');
+  const share = menu.getByRole('menuitem', { name: 'Share with…' });
+  await expectFocusRing(share);
+  await page.keyboard.press('Enter');
+  const dialog = page.getByRole('dialog', { name: 'Share with a team' });
+  await expect(dialog.getByRole('textbox', { name: 'Team' })).toBeFocused();
+  await page.keyboard.type('core');
+  await page.keyboard.press('Enter');
+  await expect(dialog.getByRole('status')).toHaveText(/^The share with "core" is queued: Hub unreachable/);
+  await page.keyboard.press('Escape');
+  await expect(dialog).toBeHidden();
+  await expect(actions).toBeFocused();
+});

@@ -74,6 +74,23 @@ test('what `loom` renames, archives, imports and deletes shows in the open page 
   console.log(`live-updates latency after the command exited (ms): ${JSON.stringify(latencies)}`);
 });
 
+test('a fork, an archive and an unarchive made by `loom` (its lifecycle commands, without the agent) show in the open page', async ({ page, loom }) => {
+  const egrets = seed(loom, 'Egrets');
+  await openLoom(page, loom);
+  await expect(sidebarRow(page, 'Egrets')).toHaveCount(1);
+
+  const forked = await terminal(loom, '--fork', egrets.id);
+  expect(forked).toMatchObject({ code: 0, stderr: '' });
+  await expect(sidebarRow(page, 'Egrets')).toHaveCount(2, SHOWS_WITHIN);
+  expect(loom.store.getMeta(forked.stdout.trim()).parent_id).toBe(egrets.id);
+
+  expect((await terminal(loom, '--archive', egrets.id)).code).toBe(0);
+  await expect(sidebarRow(page, 'Egrets')).toHaveCount(1, SHOWS_WITHIN);
+  expect((await terminal(loom, '--unarchive', egrets.id)).code).toBe(0);
+  await expect(sidebarRow(page, 'Egrets')).toHaveCount(2, SHOWS_WITHIN);
+  expect(loom.store.getMeta(egrets.id).archived).toBe(false);
+});
+
 test('a tab whose session is deleted by `loom` closes and says so', async ({ page, loom }) => {
   const herons = seed(loom, 'Herons');
   seed(loom, 'Egrets');

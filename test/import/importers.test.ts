@@ -33,7 +33,7 @@ const contents = (messages: ChatMessage[]) =>
     (m) =>
       `${m.role}:${typeof m.content === 'string' ? m.content : ''}${m.role === 'assistant' && m.tool_calls ? `+${m.tool_calls.map((c) => c.id).join(',')}` : ''}`,
   );
-const importInto = (store: SessionStore, from: Omit<ImportLocation, 'home'>) => runImport(store, importFiles({ home: tempDir(), ...from }));
+const importInto = async (store: SessionStore, from: Omit<ImportLocation, 'home'>) => runImport(store, await importFiles({ home: tempDir(), ...from }));
 const byTitle = (store: SessionStore, title: string) => store.list().filter((s) => s.title === title);
 
 function expectValidContexts(store: SessionStore): void {
@@ -48,10 +48,10 @@ describe('claude-code', () => {
     return { root, file };
   }
 
-  it('imports the active line, the rewind as a fork at its message, the compaction and the sub-agent', () => {
+  it('imports the active line, the rewind as a fork at its message, the compaction and the sub-agent', async () => {
     const store = openStore();
     const { root, file } = claudeFolder();
-    const summary = importInto(store, { source: 'claude-code', path: root });
+    const summary = await importInto(store, { source: 'claude-code', path: root });
 
     expect(summary.counts).toMatchObject({ created: 2, forks: 1, grown: 0, closedCalls: 1 });
     expect(summary.refused).toEqual([`${file}:8: not valid JSON, skipped`]);
@@ -92,71 +92,71 @@ describe('claude-code', () => {
     expectValidContexts(store);
   });
 
-  it('adds nothing the second time, appends what the session gained, and forks a branch that appeared', () => {
+  it('adds nothing the second time, appends what the session gained, and forks a branch that appeared', async () => {
     const store = openStore();
     const { root, file } = claudeFolder();
-    importInto(store, { source: 'claude-code', path: root });
+    await importInto(store, { source: 'claude-code', path: root });
     const before = store.list().map((s) => [s.id, s.message_count]);
 
-    const again = importInto(store, { source: 'claude-code', path: root });
+    const again = await importInto(store, { source: 'claude-code', path: root });
     expect(again.unchangedFiles).toBe(2);
     expect(again.counts).toMatchObject({ created: 0, grown: 0, forks: 0, messages: 0 });
     expect(store.list().map((s) => [s.id, s.message_count])).toEqual(before);
 
     // Same bytes, new mtime: read and hashed, not written again.
     fs.utimesSync(file, new Date(), new Date(Date.now() + 5_000));
-    expect(importInto(store, { source: 'claude-code', path: root }).counts.messages).toBe(0);
+    expect((await importInto(store, { source: 'claude-code', path: root })).counts.messages).toBe(0);
 
     fs.appendFileSync(file, jsonl(claudeGrowth()));
-    const grown = importInto(store, { source: 'claude-code', path: root });
+    const grown = await importInto(store, { source: 'claude-code', path: root });
     expect(grown.counts).toMatchObject({ created: 0, grown: 1, forks: 0, messages: 2 });
     const [main] = byTitle(store, 'Lexer zebra fix').filter((s) => s.parent_id === null);
     expect(contents(store.getTranscript(main.id).slice(-2))).toEqual(['user:Run the whole suite once more', 'assistant:All 212 tests pass.']);
     expect(store.list()).toHaveLength(before.length);
   });
 
-  it('forks instead of appending when the user went on with the imported session in Loom', () => {
+  it('forks instead of appending when the user went on with the imported session in Loom', async () => {
     const store = openStore();
     const { root, file } = claudeFolder();
-    importInto(store, { source: 'claude-code', path: root });
+    await importInto(store, { source: 'claude-code', path: root });
     const [main] = byTitle(store, 'Lexer zebra fix').filter((s) => s.parent_id === null);
     store.appendMessage(main.id, { role: 'user', content: 'my own follow-up in Loom' });
 
     fs.appendFileSync(file, jsonl(claudeGrowth()));
-    const summary = importInto(store, { source: 'claude-code', path: root });
+    const summary = await importInto(store, { source: 'claude-code', path: root });
     expect(summary.counts).toMatchObject({ grown: 0, forks: 1, messages: 2 });
     expect(store.getTranscript(main.id).at(-1)?.content).toBe('my own follow-up in Loom');
   });
 });
 
 describe('a session another process works in', () => {
-  it('is not appended to: the file is reported, and the next import brings the session up to date', () => {
+  it('is not appended to: the file is reported, and the next import brings the session up to date', async () => {
     const store = openStore();
     const other = openStore(store.dataDir);
     const root = tempDir('loom-claude-');
     const file = writeFile(path.join(root, 'p', `${CLAUDE_SESSION}.jsonl`), jsonl(claudeMain()));
-    importInto(store, { source: 'claude-code', path: root });
+    await importInto(store, { source: 'claude-code', path: root });
     const [main] = store.list();
     const lease = other.acquireLease(main.id, 'another-window');
 
     fs.appendFileSync(file, jsonl(claudeGrowth()));
-    const held = importInto(store, { source: 'claude-code', path: root });
+    const held = await importInto(store, { source: 'claude-code', path: root });
     expect(held.refused.at(-1)).toBe(`${file}: Session ${main.id} is in use by pid ${process.pid}. Skipped; import again later.`);
     expect(store.getMeta(main.id).message_count).toBe(main.message_count);
 
     lease.release();
-    expect(importInto(store, { source: 'claude-code', path: root }).counts).toMatchObject({ grown: 1, messages: 2 });
+    expect((await importInto(store, { source: 'claude-code', path: root })).counts).toMatchObject({ grown: 1, messages: 2 });
     expect(store.list()).toHaveLength(1);
   });
 });
 
 describe('codex', () => {
-  it('reads a rollout: injected context left out, calls joined to their message, the unanswered one closed, the compaction', () => {
+  it('reads a rollout: injected context left out, calls joined to their message, the unanswered one closed, the compaction', async () => {
     const store = openStore();
     const root = tempDir('loom-codex-');
     const file = writeFile(path.join(root, '2025/12/01', `rollout-2025-12-01T10-00-00-${CODEX_THREAD}.jsonl`), jsonl(codexRollout()));
     writeFile(path.join(root, '2025/12/01', 'notes.jsonl'), 'not a rollout\n');
-    const summary = importInto(store, { source: 'codex', path: root });
+    const summary = await importInto(store, { source: 'codex', path: root });
     expect(summary.files).toBe(1);
     expect([...summary.notUnderstood]).toEqual([['codex line type "a_future_line_type"', 1]]);
     const [session] = store.list();
@@ -180,10 +180,10 @@ describe('codex', () => {
     expectValidContexts(store);
   });
 
-  it('reads the legacy layout without the line wrapper', () => {
+  it('reads the legacy layout without the line wrapper', async () => {
     const store = openStore();
     const file = writeFile(path.join(tempDir(), 'rollout-2025-04-01-0190aaaa-bbbb-7ccc-8ddd-000000000003.jsonl'), jsonl(codexLegacyRollout()));
-    importInto(store, { source: 'codex', path: file });
+    await importInto(store, { source: 'codex', path: file });
     const [session] = store.list();
     expect(session.created_at).toBe('2025-04-01T08:00:00.000Z');
     expect(contents(store.getTranscript(session.id))).toEqual(['user:List the pelican files', 'assistant:+call_ls', 'tool:pelican.txt']);
@@ -191,11 +191,11 @@ describe('codex', () => {
 });
 
 describe('pi', () => {
-  it('reads a version 3 tree: the last entry is the active leaf, the other leaf a fork, the compaction keeps from its entry', () => {
+  it('reads a version 3 tree: the last entry is the active leaf, the other leaf a fork, the compaction keeps from its entry', async () => {
     const store = openStore();
     const root = tempDir('loom-pi-');
     writeFile(path.join(root, '--home-ada-game--', `2025-12-09T08-00-00-000Z_${PI_V3}.jsonl`), jsonl(piTree()));
-    const summary = importInto(store, { source: 'pi', path: root });
+    const summary = await importInto(store, { source: 'pi', path: root });
     expect(summary.counts).toMatchObject({ created: 1, forks: 1 });
     expect([...summary.notUnderstood]).toEqual([['pi entry type "hologram_entry"', 1]]);
     const main = store.list().find((s) => s.parent_id === null);
@@ -217,12 +217,12 @@ describe('pi', () => {
     expect(contents(store.getTranscript(fork?.id ?? '').slice(4))).toEqual(['user:Or make it swim instead?', 'assistant:Swimming otter added.']);
   });
 
-  it('reads version 1 (a line; the compaction keeps from an entry index) and says when a version is newer than it knows', () => {
+  it('reads version 1 (a line; the compaction keeps from an entry index) and says when a version is newer than it knows', async () => {
     const store = openStore();
     const root = tempDir('loom-pi-');
     writeFile(path.join(root, 'a', 'old.jsonl'), jsonl(piLinear()));
     writeFile(path.join(root, 'b', 'future.jsonl'), jsonl(piTree(7)));
-    const summary = importInto(store, { source: 'pi', path: root });
+    const summary = await importInto(store, { source: 'pi', path: root });
     expect(summary.notUnderstood.get('pi session version 7 (read as version 3)')).toBe(1);
     const old = store.list().find((s) => s.cwd === '/home/ada/notes');
     expect(old?.created_at).toBe('2025-11-20T22:59:00.000Z');
@@ -234,19 +234,21 @@ describe('pi', () => {
     expect(contents(store.getContext(old?.id ?? '').slice(1))).toEqual(['assistant:Herons wade.', 'user:Ran `wc -l herons.md`\n12 herons.md']);
   });
 
-  it('refuses a file without a session header, with its line', () => {
+  it('refuses a file without a session header, with its line', async () => {
     const store = openStore();
     const file = writeFile(path.join(tempDir(), 'x.jsonl'), jsonl([{ type: 'message', message: { role: 'user', content: 'hi' } }]));
-    expect(importInto(store, { source: 'pi', path: file }).refused).toEqual([`${file}:1: not a pi session header ({"type":"session",…}), file skipped`]);
+    expect((await importInto(store, { source: 'pi', path: file })).refused).toEqual([
+      `${file}:1: not a pi session header ({"type":"session",…}), file skipped`,
+    ]);
     expect(store.list()).toEqual([]);
   });
 });
 
 describe('opencode', () => {
-  it('reads an export: a tool part as call and result, the compaction, reverted messages as a branch of their own', () => {
+  it('reads an export: a tool part as call and result, the compaction, reverted messages as a branch of their own', async () => {
     const store = openStore();
     const file = writeFile(path.join(tempDir(), 'beaver.json'), JSON.stringify(opencodeExport(), null, 2));
-    const summary = importInto(store, { source: 'opencode', path: file });
+    const summary = await importInto(store, { source: 'opencode', path: file });
     expect(summary.counts).toMatchObject({ created: 1, forks: 1, closedCalls: 1 });
     expect([...summary.notUnderstood]).toEqual([['opencode part type "quantum-part"', 1]]);
     const main = store.list().find((s) => s.parent_id === null);
@@ -263,26 +265,26 @@ describe('opencode', () => {
     expect(contents(store.getTranscript(reverted?.id ?? '').slice(5))).toEqual(['user:Convert it to gallons', 'assistant:About 11,095 gallons.']);
   });
 
-  it('refuses a file that is not an export and goes on with the next', () => {
+  it('refuses a file that is not an export and goes on with the next', async () => {
     const store = openStore();
     const root = tempDir();
     writeFile(path.join(root, 'a.json'), '{"info": 1}');
     writeFile(path.join(root, 'b.json'), JSON.stringify(opencodeExport()));
-    const summary = importInto(store, { source: 'opencode', path: root });
+    const summary = await importInto(store, { source: 'opencode', path: root });
     expect(summary.refused).toEqual([`${path.join(root, 'a.json')}:1: not an opencode export ({"info": …, "messages": […]}), skipped`]);
     expect(summary.counts.created).toBe(1);
   });
 });
 
 describe('locations', () => {
-  it('uses the default location under the home folder, and refuses a missing one', () => {
+  it('uses the default location under the home folder, and refuses a missing one', async () => {
     const store = openStore();
     const home = tempDir('loom-home-');
     writeFile(path.join(home, '.pi/agent/sessions/--x--/s.jsonl'), jsonl(piLinear()));
-    const summary = runImport(store, importFiles({ source: 'pi', home }));
+    const summary = await runImport(store, await importFiles({ source: 'pi', home }));
     expect(summary).toMatchObject({ location: path.join(home, '.pi/agent/sessions'), usedDefault: true, files: 1 });
-    expect(() => importFiles({ source: 'codex', home })).toThrow(`Nothing to import: ${path.join(home, '.codex/sessions')} does not exist.`);
-    expect(() => importFiles({ source: 'opencode', home })).toThrow(/--import-from opencode needs a PATH: .*opencode export/);
+    await expect(importFiles({ source: 'codex', home })).rejects.toThrow(`Nothing to import: ${path.join(home, '.codex/sessions')} does not exist.`);
+    await expect(importFiles({ source: 'opencode', home })).rejects.toThrow(/--import-from opencode needs a PATH: .*opencode export/);
   });
 });
 
@@ -306,30 +308,30 @@ describe('entries of shapes no version wrote', () => {
     'a string',
   ];
 
-  it.each(['claude-code', 'codex', 'pi'] as const)('%s: imports what it can, counts what it does not know, never throws', (source) => {
+  it.each(['claude-code', 'codex', 'pi'] as const)('%s: imports what it can, counts what it does not know, never throws', async (source) => {
     const store = openStore();
     const file = writeFile(path.join(tempDir(), 'rollout-odd.jsonl'), jsonl(odd));
-    const summary = importInto(store, { source, path: file });
+    const summary = await importInto(store, { source, path: file });
     // Refused lines name their line; a parser that threw would refuse the whole file instead.
     expect(summary.refused.every((line) => line.startsWith(`${file}:`))).toBe(true);
     expect(summary.refused.filter((line) => line.includes('could not be read'))).toEqual([]);
     expectValidContexts(store);
   });
 
-  it('claude-code says when entries come from a major version newer than it knows', () => {
+  it('claude-code says when entries come from a major version newer than it knows', async () => {
     const store = openStore();
     const file = writeFile(path.join(tempDir(), 's.jsonl'), jsonl(odd.slice(3, 4)));
-    expect(importInto(store, { source: 'claude-code', path: file }).notUnderstood.get('claude-code version 3.x entries (read as version 2.x)')).toBe(1);
+    expect((await importInto(store, { source: 'claude-code', path: file })).notUnderstood.get('claude-code version 3.x entries (read as version 2.x)')).toBe(1);
   });
 
-  it('opencode: messages and parts of the wrong shape', () => {
+  it('opencode: messages and parts of the wrong shape', async () => {
     const store = openStore();
     const doc = {
       info: { id: 'ses_odd', time: 'never' },
       messages: [null, 4, { info: { role: 'assistant' }, parts: 'x' }, { info: { id: 'u', role: 'user' }, parts: [null, { type: 'text', text: 'kept' }] }],
     };
     const file = writeFile(path.join(tempDir(), 'odd.json'), JSON.stringify(doc));
-    importInto(store, { source: 'opencode', path: file });
+    await importInto(store, { source: 'opencode', path: file });
     expect(contents(store.getTranscript(store.list()[0].id))).toEqual(['user:kept']);
   });
 });

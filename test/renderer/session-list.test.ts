@@ -79,4 +79,10 @@ describe('search hits', () => {
     expect(applyToHits(hits, { type: 'session_changed', sessionId: 'c', meta: { ...list[0], archived: true } }, false).map((h) => h.id)).toEqual(['b', 'a']);
     expect(applyToHits(hits, { type: 'session_changed', sessionId: 'q', meta: meta('q', '2026-06-01') }, false)).toBe(hits);
   });
+
+  it("from the Team scope: a hit whose session arrives (a sync) is on this device from then on, still under its owner's name", () => {
+    const teamHits = hits.map((h) => ({ ...h, team: { owner: 'erin', synced: h.id !== 'b' } }));
+    const arrived = applyToHits(teamHits, { type: 'session_changed', sessionId: 'b', meta: meta('b', '2026-05-01', { title: 'Pulled' }) }, false);
+    expect(arrived.find((h) => h.id === 'b')).toMatchObject({ title: 'Pulled', snippet: 'hit 1', team: { owner: 'erin', synced: true } });
+  });
 });

@@ -77,6 +77,39 @@ describeWithHub('sync through a PostgreSQL hub', () => {
       expect(describeSyncReport(await sync(laptop, alice, 'laptop'))).toMatch(/: nothing to do\.$/);
     });
 
+    it('titles changed on both devices while apart: the later wins everywhere and the other is kept in loom.conflicts, in either sync order', async () => {
+      const conflicts = async (id: string) =>
+        (await cluster.admin(`SELECT field, value FROM loom.conflicts WHERE session_id = '${id}' ORDER BY recorded_at, hlc`)).rows as {
+          field: string;
+          value: unknown;
+        }[];
+      for (const laterSyncsFirst of [false, true]) {
+        const laptop = openStore();
+        const desktop = openStore();
+        const s = laptop.create({ title: 'before', messages: [user('one')] });
+        await sync(laptop, alice, 'laptop');
+        await sync(desktop, alice, 'desktop');
+
+        desktop.rename(s.id, 'earlier, on the desktop');
+        laptop.rename(s.id, 'later, on the laptop');
+        const [first, second] = laterSyncsFirst ? [laptop, desktop] : [desktop, laptop];
+        await sync(first, alice, 'first');
+        await sync(second, alice, 'second');
+        await sync(first, alice, 'first');
+
+        expect(laptop.getMeta(s.id).title).toBe('later, on the laptop');
+        expect(desktop.getMeta(s.id).title).toBe('later, on the laptop');
+        expect(await conflicts(s.id)).toEqual([{ field: 'title', value: 'earlier, on the desktop' }]);
+
+        // A rename made after seeing the other device's title replaces it: nothing raced.
+        desktop.rename(s.id, 'renamed after seeing it');
+        await sync(desktop, alice, 'desktop');
+        await sync(laptop, alice, 'laptop');
+        expect(laptop.getMeta(s.id).title).toBe('renamed after seeing it');
+        expect(await conflicts(s.id)).toHaveLength(1);
+      }
+    });
+
     it('divergent appends become a branch with a note, and both devices end with the same tree', async () => {
       const laptop = openStore();
       const desktop = openStore();

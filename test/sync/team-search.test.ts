@@ -98,6 +98,52 @@ describeWithHub('team search on the hub', () => {
     ]);
   });
 
+  it('pages of sessions that rank the same follow one order, the one a plain query under row-level security gives', async () => {
+    // 300 of alice's sessions, one message each, all ranking the same for "nebula"; bob reads every second one.
+    const tied = `INSERT INTO loom.sessions (id, created_at, title, origin_device, hub_seq)
+                  SELECT ('aaaaaaaa-0000-4000-8000-' || lpad(g::text, 12, '0'))::uuid, 'now', 'Tied ' || g, '${TEST_DEVICE}', 9 FROM generate_series(1, 300) g;
+                  INSERT INTO loom.bodies (hash, body, search)
+                  SELECT md5('tied' || g), jsonb_build_object('role', 'user', 'content', 'nebula drift ' || g), to_tsvector('english', 'nebula drift ' || g)
+                    FROM generate_series(1, 300) g;
+                  INSERT INTO loom.entries (session_id, seq, body_hash, device_id, device_seq, hub_seq)
+                  SELECT ('aaaaaaaa-0000-4000-8000-' || lpad(g::text, 12, '0'))::uuid, 1, md5('tied' || g), '${TEST_DEVICE}', 20000 + g, 9 FROM generate_series(1, 300) g;
+                  INSERT INTO loom.shares (session_id, team, hub_seq)
+                  SELECT ('aaaaaaaa-0000-4000-8000-' || lpad(g::text, 12, '0'))::uuid, 'core', 9 FROM generate_series(2, 300, 2) g;`;
+    expect((await cluster.psql('alice', 'alice-pw', `BEGIN; ${tied} COMMIT;`)).stderr).toBe('');
+    // Each session ranks by its best match (a title above any message), ties broken by the body's hash and owner, then the session's id.
+    const pageUnderRls = (limit: number, offset: number) => `
+      SELECT s.id FROM loom.sessions s CROSS JOIN LATERAL (
+        SELECT m.rank, m.hash, m.owner FROM (
+          SELECT ts_rank(b.search, websearch_to_tsquery('english', 'nebula')) AS rank, b.hash, b.owner
+            FROM loom.entries e JOIN loom.bodies b ON b.owner = e.owner AND b.hash = e.body_hash
+           WHERE e.session_id = s.id AND b.search @@ websearch_to_tsquery('english', 'nebula')
+          UNION ALL
+          SELECT ts_rank(to_tsvector('english', coalesce(s.title, '')), websearch_to_tsquery('english', 'nebula')) + 1::real, NULL, NULL
+           WHERE to_tsvector('english', coalesce(s.title, '')) @@ websearch_to_tsquery('english', 'nebula')) m
+         ORDER BY m.rank DESC, m.hash, m.owner LIMIT 1) best
+       WHERE s.deleted_hlc IS NULL AND NOT s.archived
+       ORDER BY best.rank DESC, best.hash, best.owner, s.id LIMIT ${limit} OFFSET ${offset}`;
+    const pages: string[][] = [];
+    for (const [user, password] of [
+      ['alice', 'alice-pw'],
+      ['bob', 'bob-pw'],
+    ] as const) {
+      for (const [limit, offset] of [
+        [10, 0],
+        [10, 10],
+        [20, 140],
+        [50, 280],
+      ]) {
+        const expected = (await cluster.psql(user, password, pageUnderRls(limit, offset))).stdout.split('\n').filter(Boolean);
+        const found = (await searchHub(parseHubUrl(cluster.url(user, password)), 'nebula', { limit, offset })).map((hit) => hit.sessionId);
+        expect([user, limit, offset, found]).toEqual([user, limit, offset, expected]);
+        pages.push(found);
+      }
+    }
+    // alice's last page holds her last 20 sessions; bob's is empty (he reads 150); every other page is full.
+    expect(pages.map((page) => page.length)).toEqual([10, 10, 20, 20, 10, 10, 10, 0]);
+  });
+
   it('finds exactly the sessions a plain query under row-level security finds, for every user and word', async () => {
     await cluster.createUser('carol', 'carol-pw');
     const underRls = (word: string) => `

@@ -93,6 +93,16 @@ export class AgentSession {
   }
 
   /**
+   * Reads the context and plan again from the store, between turns: another connection
+   * changed them (a sync applied another device's messages to this open session).
+   */
+  reload(): void {
+    this.adoptContext(this.store.getContext(this.id));
+    this.budget.reset(this.messages);
+    this.plan = this.store.getPlan(this.id);
+  }
+
+  /**
    * New settings (the settings dialog) or a new model for this session: at once between
    * turns, else when the turn running now ends, so a turn never changes model midway.
    */

@@ -5,13 +5,15 @@
  * read or parsed is reported and skipped; the run goes on.
  */
 import { createHash } from 'node:crypto';
-import fs from 'node:fs';
+import type { Stats } from 'node:fs';
+import fs from 'node:fs/promises';
 import path from 'node:path';
 import { LoomError, errorMessage, isLoomError } from '../errors';
-import { ImportRecords } from '../store/import-records';
+import { ImportRecords, type ImportFileRecord } from '../store/import-records';
 import type { SessionStore } from '../store/session-store';
 import type { ParsedFile } from './imported';
 import type { ImportSourceName } from '../../shared/import-sources';
+import { sessionFiles } from './session-files';
 import { importSource } from './sources';
 import { ImportWriter, zeroCounts, type WriteCounts } from './writer';
 
@@ -45,20 +47,18 @@ export interface ImportSummary {
   notUnderstood: Map<string, number>;
 }
 
-export function runImport(store: SessionStore, request: ImportRequest): ImportSummary {
-  const steps = importSteps(store, request);
-  for (;;) {
-    const step = steps.next();
-    if (step.done) return step.value;
-  }
-}
+/**
+ * Files whose size and mtime are asked for at once: a re-import reads little else, and one
+ * round trip for a batch costs what one for a file would.
+ */
+const STAT_BATCH = 64;
 
 /**
- * The import one file at a time: each step imports a file (and reports progress), so a
- * caller may let other work run between files (LoomEngine.importFrom); the summary is the
- * return value.
+ * Imports the files one at a time. Their sizes and mtimes, and the text of each changed
+ * one, are read asynchronously, so a caller's other work (LoomEngine.importFrom: a window's
+ * requests, the progress reaching it) runs meanwhile.
  */
-export function* importSteps(store: SessionStore, request: ImportRequest): Generator<void, ImportSummary> {
+export async function runImport(store: SessionStore, request: ImportRequest): Promise<ImportSummary> {
   const source = importSource(request.source);
   const { location, usedDefault, files } = request;
   const records = new ImportRecords(store.db);
@@ -72,31 +72,36 @@ export function* importSteps(store: SessionStore, request: ImportRequest): Gener
     refused: [],
     notUnderstood: new Map(),
   };
-  for (const [index, file] of files.entries()) {
-    importFile(file);
-    request.onProgress?.(index + 1, files.length);
-    yield;
+  for (let start = 0; start < files.length; start += STAT_BATCH) {
+    const batch = files.slice(start, start + STAT_BATCH);
+    const stats = await Promise.allSettled(batch.map((file) => fs.stat(file)));
+    for (const [offset, file] of batch.entries()) {
+      const read = await readChanged(file, stats[offset]);
+      if (read) importText(file, read);
+      request.onProgress?.(start + offset + 1, files.length);
+    }
   }
   return summary;
 
-  function importFile(file: string): void {
-    let text: string;
-    let stat: fs.Stats;
-    let hash: string;
+  /** The file's text and record, unless it is unchanged since the last import (counted) or cannot be read (refused). */
+  async function readChanged(file: string, statted: PromiseSettledResult<Stats>): Promise<{ text: string; record: ImportFileRecord } | undefined> {
     try {
-      stat = fs.statSync(file);
+      if (statted.status === 'rejected') throw statted.reason;
+      const { size, mtimeMs } = statted.value;
       const known = records.file(source.name, file);
-      if (known && known.size === stat.size && known.mtimeMs === stat.mtimeMs) return void summary.unchangedFiles++;
-      text = fs.readFileSync(file, 'utf8');
-      hash = createHash('sha256').update(text).digest('hex');
-      if (known?.hash === hash) {
-        records.saveFile(source.name, file, { size: stat.size, mtimeMs: stat.mtimeMs, hash });
-        return void summary.unchangedFiles++;
-      }
+      if (known && known.size === size && known.mtimeMs === mtimeMs) return void summary.unchangedFiles++;
+      const text = await fs.readFile(file, 'utf8');
+      const record = { size, mtimeMs, hash: createHash('sha256').update(text).digest('hex') };
+      if (known?.hash !== record.hash) return { text, record };
+      records.saveFile(source.name, file, record);
+      summary.unchangedFiles++;
     } catch (err) {
       summary.refused.push(`${file}: could not be read (${errorMessage(err)}), skipped`);
-      return;
     }
+    return undefined;
+  }
+
+  function importText(file: string, { text, record }: { text: string; record: ImportFileRecord }): void {
     let parsed: ParsedFile;
     try {
       parsed = source.parse(text, file);
@@ -120,7 +125,7 @@ export function* importSteps(store: SessionStore, request: ImportRequest): Gener
           return ids;
         }
       }
-      records.saveFile(source.name, file, { size: stat.size, mtimeMs: stat.mtimeMs, hash });
+      records.saveFile(source.name, file, record);
       return ids;
     });
     for (const id of changed) request.onChanged?.(id);
@@ -131,13 +136,13 @@ export function* importSteps(store: SessionStore, request: ImportRequest): Gener
  * Where the import reads and the session files there, found before anything is written: a
  * missing location is refused with the store untouched.
  */
-export function importFiles({ source, path: given, home }: ImportLocation): Omit<ImportRequest, 'onProgress' | 'onChanged'> {
+export async function importFiles({ source, path: given, home }: ImportLocation): Promise<Omit<ImportRequest, 'onProgress' | 'onChanged'>> {
   const { defaultLocation, noDefault, isSessionFile } = importSource(source);
   let location: string;
   if (given !== undefined) location = path.resolve(given);
   else if (defaultLocation === undefined) throw new LoomError(`--import-from ${source} needs a PATH: ${noDefault ?? 'there is no default location'}.`, 'usage');
   else location = path.join(home, defaultLocation);
-  const files = sessionFiles(location, isSessionFile);
+  const files = await sessionFiles(location, isSessionFile);
   if (files.length === 0) throw new LoomError(`Nothing to import: no ${source} session files in ${location}.`, 'import_missing');
   return { source, location, usedDefault: given === undefined, files };
 }
@@ -152,33 +157,4 @@ export function typedLocation(typed: string, home: string): string {
   if (typed.startsWith('~/')) return path.join(home, typed.slice(2));
   if (!path.isAbsolute(typed)) throw new LoomError(`Give the full path of the folder or file to import from (or one starting with ~/), not ${typed}.`, 'usage');
   return typed;
-}
-
-/** Why a location cannot be read, in words (the error's own message repeats the path). */
-const UNREADABLE: Record<string, string> = {
-  EACCES: 'permission denied',
-  EPERM: 'permission denied',
-  ENOTDIR: 'a part of the path is a file, not a folder',
-  ENAMETOOLONG: 'the path is too long',
-  ELOOP: 'too many symbolic links',
-};
-
-/** The file itself, or the session files anywhere under the folder, in name order; a missing or unreadable location is refused. */
-function sessionFiles(location: string, isSessionFile: (file: string) => boolean): string[] {
-  let entries: fs.Dirent[];
-  try {
-    const stat = fs.statSync(location, { throwIfNoEntry: false });
-    if (!stat) throw new LoomError(`Nothing to import: ${location} does not exist.`, 'import_missing');
-    if (stat.isFile()) return [location];
-    if (!stat.isDirectory()) throw new LoomError(`Cannot import from ${location}: it is neither a file nor a folder.`, 'import_unreadable');
-    entries = fs.readdirSync(location, { recursive: true, withFileTypes: true });
-  } catch (err) {
-    if (isLoomError(err)) throw err;
-    const code = (err as NodeJS.ErrnoException).code;
-    throw new LoomError(`Cannot read ${location}: ${(code && UNREADABLE[code]) ?? errorMessage(err)}.`, 'import_unreadable');
-  }
-  return entries
-    .filter((entry) => entry.isFile() && isSessionFile(path.join(entry.parentPath, entry.name)))
-    .map((entry) => path.join(entry.parentPath, entry.name))
-    .sort();
 }

@@ -7,7 +7,7 @@
  * secret-rules.generated.ts (scripts/generate-secret-rules.mjs), plus Loom's own below:
  * formats the preset lacks, and looser forms of some it has.
  */
-import { keywordScanner } from './keyword-scanner';
+import { keywordScanner, type KeywordScanner } from './keyword-scanner';
 import type { SecretPattern } from './secret-pattern';
 import { SECRETLINT_PATTERNS } from './secret-rules.generated';
 
@@ -70,21 +70,35 @@ interface CompiledPattern {
   secretGroup?: string;
 }
 
-const PATTERNS: CompiledPattern[] = [...PRIVATE_KEY_BLOCKS, ...SECRETLINT_PATTERNS, ...LOOM_FORMATS, ASSIGNMENT].map((p) => ({
-  // `d` gives the secret group's position; `g` replaces every match.
-  regex: new RegExp(p.pattern.source, [...new Set(`${p.pattern.flags}dg`)].join('')),
-  keywords: p.keywords,
-  secretGroup: p.secretGroup,
-}));
+interface CompiledPatterns {
+  patterns: CompiledPattern[];
+  /** Most text (exports redact every string of a session) holds no keyword, so no pattern runs on it. */
+  keywordsIn: KeywordScanner;
+}
 
-/** Most text (exports redact every string of a session) holds no keyword, so no pattern runs on it. */
-const keywordsIn = keywordScanner(PATTERNS.flatMap((p) => p.keywords));
+/**
+ * Compiled on the first redaction, not when the module loads: `loom --list-sessions` loads
+ * the store, and with it the export's redaction, but never redacts (docs/DESIGN.md#command-line).
+ */
+let compiled: CompiledPatterns | undefined;
+
+function compiledPatterns(): CompiledPatterns {
+  if (compiled) return compiled;
+  const patterns = [...PRIVATE_KEY_BLOCKS, ...SECRETLINT_PATTERNS, ...LOOM_FORMATS, ASSIGNMENT].map((p) => ({
+    // `d` gives the secret group's position; `g` replaces every match.
+    regex: new RegExp(p.pattern.source, [...new Set(`${p.pattern.flags}dg`)].join('')),
+    keywords: p.keywords,
+    secretGroup: p.secretGroup,
+  }));
+  return (compiled = { patterns, keywordsIn: keywordScanner(patterns.flatMap((p) => p.keywords)) });
+}
 
 export function redactSecrets(text: string): string {
+  const { patterns, keywordsIn } = compiledPatterns();
   const found = keywordsIn(text);
   if (found.length === 0) return text;
   let out = text;
-  for (const pattern of PATTERNS) {
+  for (const pattern of patterns) {
     // A keyword found inside a longer one (`sk-` in `sk-ant-api0`) counts too.
     if (pattern.keywords.some((keyword) => found.some((f) => f.includes(keyword)))) out = redactMatches(out, pattern);
   }

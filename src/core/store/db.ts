@@ -1,12 +1,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { LoomError, errorMessage } from '../errors';
 import { ensurePrivateDir } from '../paths';
 import { damagedDatabaseError, isDamageError } from './damage';
 import { inspectFileShape, walPath, type FileShape } from './file-shape';
 import { withReadOnlyView } from './read-only-view';
 import { MIGRATIONS, SCHEMA_VERSION_TABLE, applyMigrations, latestVersion, readSchemaVersion, type Migration } from './migrations';
+import { openSqlite } from './sqlite';
 
 const DB_FILE_NAME = 'loom.db';
 
@@ -72,7 +73,7 @@ function checkNativeBinding(nativeBinding: string | undefined): void {
     throw new LoomError(`The SQLite native module ${nativeBinding} does not exist; reinstall or rebuild Loom.`, 'db_native');
   }
   try {
-    new Database(':memory:', { nativeBinding }).close();
+    openSqlite(':memory:', { nativeBinding }).close();
   } catch (err) {
     // Node's load errors go on with a require stack: the first line says what is wrong.
     const reason = errorMessage(err).split('\n')[0];
@@ -164,7 +165,7 @@ function inspectExisting(file: string, latest: number, nativeBinding: string | u
 
 function connect(file: string, nativeBinding: string | undefined): Database.Database {
   try {
-    return new Database(file, { fileMustExist: true, nativeBinding });
+    return openSqlite(file, { fileMustExist: true, nativeBinding });
   } catch (err) {
     throw new LoomError(`Could not open the session database ${file}: ${errorMessage(err)}`);
   }

@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { shmPath, walPath } from './file-shape';
+import { openSqlite } from './sqlite';
 
 /**
  * Runs `read` on a read-only connection to `file` that creates nothing beside it.
@@ -19,15 +20,21 @@ export function withReadOnlyView<T>(file: string, nativeBinding: string | undefi
   const folder = fs.mkdtempSync(path.join(path.dirname(file), '.loom-read-'));
   try {
     const view = linkInto(folder, file);
-    const db = new Database(view ?? file, { readonly: true, fileMustExist: true, nativeBinding });
+    const db = openSqlite(view ?? file, { readonly: true, fileMustExist: true, nativeBinding });
     try {
       return read(db);
     } finally {
       db.close();
     }
   } finally {
-    fs.rmSync(folder, { recursive: true, force: true });
+    removeFlatFolder(folder);
   }
+}
+
+/** The folder holds only the links and what SQLite made beside them: cheaper than a recursive rmSync, which walks it file by file. */
+function removeFlatFolder(folder: string): void {
+  for (const name of fs.readdirSync(folder)) fs.unlinkSync(path.join(folder, name));
+  fs.rmdirSync(folder);
 }
 
 /** The linked database's path, or undefined when this file system has no hard links. */

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import {
   CALL_KINDS,
@@ -30,6 +29,7 @@ import { derive, sameMessages, startFor } from './context-start';
 import { toColumns } from './messages';
 import { META_COLUMNS, metaFromRow, type MetaRow } from './rows';
 import { searchSessions, updateSearchIndex } from './search';
+import { newSessionId } from './session-id';
 import { prepared } from './statements';
 import {
   currentStart,
@@ -104,7 +104,7 @@ export class SessionStore {
   // ---- creating and writing ----
 
   create(init: { model?: string | null; cwd?: string | null; title?: string | null; messages?: ChatMessage[] } = {}): SessionMeta {
-    const id = randomUUID();
+    const id = newSessionId();
     this.write(() => {
       const at = this.updateTime();
       const pk = this.insertSession({
@@ -359,7 +359,7 @@ export class SessionStore {
    * forks the whole session (totals cannot be split by position). Status saved, not archived.
    */
   fork(id: string, at?: number): SessionMeta {
-    const newId = randomUUID();
+    const newId = newSessionId();
     this.write(() => {
       const source = this.pkOf(id);
       const length = this.messageCount(source);
@@ -483,7 +483,7 @@ export class SessionStore {
    * working context: see context-rules.ts). A refused export leaves the store untouched.
    */
   importSession({ session, closedCalls }: ParsedExport): ImportedSession {
-    const id = randomUUID();
+    const id = newSessionId();
     this.write(() => this.insertImported(id, session));
     return { meta: this.getMeta(id), closedCalls };
   }

@@ -68,17 +68,23 @@ export const SYNC_TABLES = `
   -- seq is the device's own sequence: every entry pushed is keyed by (device_id, seq).
   CREATE TABLE sync_outbox (
     seq INTEGER PRIMARY KEY AUTOINCREMENT,
-    kind TEXT NOT NULL CHECK (kind IN ('entry', 'meta', 'record', 'tombstone', 'share')),
+    kind TEXT NOT NULL CHECK (kind IN ('entry', 'meta', 'record', 'tombstone', 'share', 'conflict')),
     session_id TEXT NOT NULL,
     ref INTEGER,
     hlc INTEGER NOT NULL,
     fields TEXT
   );
+  -- Per field: the stamp of the value here (*_hlc) and of the last value taken from or given
+  -- to the hub (*_synced); a local stamp above *_synced is a change the hub has not seen,
+  -- so a hub value that differs from it raced it (sync/apply.ts records the loser).
   CREATE TABLE sync_clocks (
     session_id TEXT PRIMARY KEY,
     title_hlc INTEGER NOT NULL DEFAULT 0,
     archived_hlc INTEGER NOT NULL DEFAULT 0,
-    state_hlc INTEGER NOT NULL DEFAULT 0
+    state_hlc INTEGER NOT NULL DEFAULT 0,
+    title_synced INTEGER NOT NULL DEFAULT 0,
+    archived_synced INTEGER NOT NULL DEFAULT 0,
+    state_synced INTEGER NOT NULL DEFAULT 0
   ) WITHOUT ROWID;
   CREATE TABLE sync_applying (one INTEGER PRIMARY KEY CHECK (one = 1));
   -- Pulled changes waiting for a session another process holds (one JSON change per row, in order).

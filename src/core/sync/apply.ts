@@ -1,22 +1,16 @@
+import os from 'node:os';
 import type Database from 'better-sqlite3';
 import { LoomError } from '../errors';
 import type { SessionStore } from '../store/session-store';
 import { prepared } from '../store/statements';
 import { detachForks } from '../store/transcript-chain';
 import { branchOffDivergence, divergenceNote } from './divergence';
-import { bodyHash, type HubBody, type RecordKind, type SessionState } from './hub-rows';
-import { localBody } from './outbox';
+import { bodyHash, canonicalJson, type HubBody, type HubSession, type RecordKind, type SessionState } from './hub-rows';
+import { localBody, readSession } from './outbox';
 import { observeClock } from './sync-state';
 
 /** A session row as the hub holds it (state is '{}' on a tombstone). */
-export interface RemoteSession {
-  id: string;
-  title: string | null;
-  title_hlc: number;
-  archived: boolean;
-  archived_hlc: number;
-  state: SessionState;
-  state_hlc: number;
+export interface RemoteSession extends HubSession {
   deleted_hlc: number | null;
 }
 
@@ -103,6 +97,13 @@ function sessionIdOf(change: RemoteChange): string {
   return change.type === 'entry' ? change.entry.session_id : change.record.session_id;
 }
 
+/** The session's lease is held by this very process (its engine, through another connection). */
+function leasedHere(db: Database.Database, id: string): boolean {
+  const row = prepared(db, 'SELECT l.pid, l.hostname FROM leases l JOIN sessions s ON s.pk = l.session_pk WHERE s.id = ?').get(id) as
+    { pid: number; hostname: string } | undefined;
+  return row?.pid === process.pid && row.hostname === os.hostname();
+}
+
 function defer(db: Database.Database, id: string, group: RemoteChange[]): void {
   const insert = prepared(db, 'INSERT INTO sync_inbox (session_id, change) VALUES (?, ?)');
   for (const change of group) insert.run(id, JSON.stringify(change));
@@ -119,6 +120,12 @@ function applyIfFree(store: SessionStore, id: string, group: RemoteChange[], con
     return true;
   }
   if (context.isBusy?.(id)) return false;
+  // A caller that speaks for this process's engine (isBusy) has said it is between turns: its lease does not hold the
+  // session (the engine reads it again when its change watcher sees the commit). Other processes' leases do.
+  if (context.isBusy && leasedHere(store.db, id)) {
+    applyGroup(store.db, id, group, context, counts);
+    return true;
+  }
   try {
     store.whileFree(id, () => applyGroup(store.db, id, group, context, counts));
     return true;
@@ -143,11 +150,11 @@ function applyGroup(db: Database.Database, id: string, group: RemoteChange[], co
   }
 }
 
-interface LocalClocks {
-  title_hlc: number;
-  archived_hlc: number;
-  state_hlc: number;
-}
+const FIELDS = ['title', 'archived', 'state'] as const;
+type Field = (typeof FIELDS)[number];
+const USER_FIELDS = ['title', 'archived'] as const;
+type LocalClocks = Record<`${Field}_hlc` | `${Field}_synced`, number>;
+const NO_CLOCKS: LocalClocks = { title_hlc: 0, archived_hlc: 0, state_hlc: 0, title_synced: 0, archived_synced: 0, state_synced: 0 };
 
 function applySession(db: Database.Database, remote: RemoteSession, counts: ApplyCounts): void {
   const pk = localPk(db, remote.id);
@@ -164,11 +171,8 @@ function applySession(db: Database.Database, remote: RemoteSession, counts: Appl
     counts.sessions.add(remote.id);
     return;
   }
-  const local = (prepared(db, 'SELECT title_hlc, archived_hlc, state_hlc FROM sync_clocks WHERE session_id = ?').get(remote.id) as LocalClocks | undefined) ?? {
-    title_hlc: 0,
-    archived_hlc: 0,
-    state_hlc: 0,
-  };
+  const local = (prepared(db, 'SELECT * FROM sync_clocks WHERE session_id = ?').get(remote.id) as LocalClocks | undefined) ?? NO_CLOCKS;
+  queueLostValues(db, remote, local);
   let changed = false;
   if (remote.title_hlc > local.title_hlc) {
     prepared(db, 'UPDATE sessions SET title = ? WHERE pk = ?').run(remote.title, pk);
@@ -182,19 +186,50 @@ function applySession(db: Database.Database, remote: RemoteSession, counts: Appl
     writeState(db, pk, remote.state);
     changed = true;
   }
-  if (!changed) return;
-  writeClocks(
-    db,
-    remote.id,
-    Math.max(remote.title_hlc, local.title_hlc),
-    Math.max(remote.archived_hlc, local.archived_hlc),
-    Math.max(remote.state_hlc, local.state_hlc),
-  );
-  counts.sessions.add(remote.id);
+  writeClocks(db, remote.id, remote, local);
+  if (changed) counts.sessions.add(remote.id);
 }
 
-function writeClocks(db: Database.Database, id: string, title: number, archived: number, state: number): void {
-  prepared(db, 'INSERT OR REPLACE INTO sync_clocks (session_id, title_hlc, archived_hlc, state_hlc) VALUES (?, ?, ?, ?)').run(id, title, archived, state);
+/**
+ * A title or archive flag changed both here (a stamp the hub has not seen) and on the hub
+ * (a stamp this device has not seen) to different values: the later stamp wins, and the
+ * other value is queued for loom.conflicts, so a user's edit is never silently gone. (The
+ * state moves with every turn: its races are bookkeeping, not kept.)
+ */
+function queueLostValues(db: Database.Database, remote: RemoteSession, local: LocalClocks): void {
+  const raced = USER_FIELDS.filter(
+    (f) => local[`${f}_hlc`] > local[`${f}_synced`] && remote[`${f}_hlc`] > local[`${f}_synced`] && remote[`${f}_hlc`] !== local[`${f}_hlc`],
+  );
+  const mine = raced.length > 0 ? readSession(db, remote.id) : undefined;
+  if (!mine) return;
+  for (const field of raced) {
+    if (canonicalJson(remote[field]) === canonicalJson(mine[field])) continue;
+    const loser = remote[`${field}_hlc`] < local[`${field}_hlc`] ? remote : mine;
+    prepared(db, `INSERT INTO sync_outbox (kind, session_id, hlc, fields) VALUES ('conflict', ?, ?, ?)`).run(
+      remote.id,
+      loser[`${field}_hlc`],
+      JSON.stringify({ field, value: loser[field] }),
+    );
+  }
+}
+
+/** Each field keeps the later stamp; the hub's stamps are now seen here. */
+function writeClocks(db: Database.Database, id: string, remote: HubSession, local: LocalClocks): void {
+  prepared(
+    db,
+    `INSERT OR REPLACE INTO sync_clocks (session_id, title_hlc, archived_hlc, state_hlc, title_synced, archived_synced, state_synced) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+  ).run(id, ...FIELDS.map((f) => Math.max(remote[`${f}_hlc`], local[`${f}_hlc`])), ...FIELDS.map((f) => Math.max(remote[`${f}_hlc`], local[`${f}_synced`])));
+}
+
+/** After a hub commit took these sessions: the values pushed are the hub's (or older than its own). */
+export function markSessionsSynced(db: Database.Database, sessions: readonly HubSession[]): void {
+  const update = prepared(
+    db,
+    `UPDATE sync_clocks SET title_synced = MAX(title_synced, ?), archived_synced = MAX(archived_synced, ?), state_synced = MAX(state_synced, ?) WHERE session_id = ?`,
+  );
+  db.transaction(() => {
+    for (const s of sessions) update.run(s.title_hlc, s.archived_hlc, s.state_hlc, s.id);
+  })();
 }
 
 /** A fork whose parent this device cannot see (not shared with it) stands alone, with the rows it can read. */
@@ -227,7 +262,7 @@ function createLocally(db: Database.Database, remote: RemoteSession): void {
     s.note,
   );
   writeUsage(db, localPk(db, remote.id) as number, s);
-  writeClocks(db, remote.id, remote.title_hlc, remote.archived_hlc, remote.state_hlc);
+  writeClocks(db, remote.id, remote, NO_CLOCKS);
 }
 
 function writeState(db: Database.Database, pk: number, s: SessionState): void {

@@ -155,26 +155,36 @@ const TEAM_MEMBER_TRIGGER = [
  * membership that lets SET ROLE read that role's rows), so nobody searches as another.
  * Executable by Loom users only; jit off, since compiling the plan took longer than running it.
  *
- * Ranking reads only the `cap` best-ranked matching messages (of every owner): the first
- * sessions found among them are the best sessions, since a session ranks by its best
- * message. `capped` says the cap was reached; when that left fewer hits than asked for,
- * team-search.ts asks again without a cap.
+ * Ranking reads only the `cap` best matching messages (of every owner) in one total order —
+ * rank, then the body's hash and owner — and orders sessions by their best message in that
+ * same order (then by id): every session not named by those messages ranks below every
+ * one named, ties included, so the page is exact once it is full. `capped` says the cap
+ * was reached; when that left fewer hits than asked for, team-search.ts asks again with a
+ * larger one. A common word still ranks every match (`ts_rank` reads each matching body):
+ * the cap saves joining them all to their sessions.
+ *
+ * PL/pgSQL's RETURN QUERY with custom plans only, not a SQL function: each search is
+ * planned for its words (the tsquery folded to a constant), so the planner knows how many
+ * messages match and ranks a common word's in a parallel scan, while a rare word's stays
+ * a few index reads. A SQL function's body is planned blind (2,500 matches guessed for
+ * any word) and never runs in parallel.
  */
 const TEAM_SEARCH_FUNCTION = [
   `CREATE FUNCTION loom.team_search(reader text, words text, max_hits integer, skip integer, with_archived boolean, cap integer)
    RETURNS TABLE (id uuid, title text, owner text, updated_at text, rank real, body_owner text, body_hash text, capped boolean)
-   LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp SET jit = off AS $$
-   WITH q AS (SELECT websearch_to_tsquery('english', words) AS query),
-   top_bodies AS (
-     SELECT b.owner, b.hash, ts_rank(b.search, q.query) AS rank
-       FROM q, loom.bodies b WHERE b.search @@ q.query ORDER BY rank DESC LIMIT cap
+   LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp SET jit = off SET plan_cache_mode = force_custom_plan AS $$
+   #variable_conflict use_column
+   BEGIN RETURN QUERY
+   WITH top_bodies AS (
+     SELECT b.owner, b.hash, ts_rank(b.search, websearch_to_tsquery('english', words)) AS rank
+       FROM loom.bodies b WHERE b.search @@ websearch_to_tsquery('english', words) ORDER BY rank DESC, b.hash, b.owner LIMIT cap
    ),
    hits AS (
      SELECT e.session_id, t.owner AS body_owner, t.hash, t.rank
        FROM top_bodies t JOIN loom.entries e ON e.owner = t.owner AND e.body_hash = t.hash
      UNION ALL
-     SELECT s.id, NULL, NULL, ts_rank(to_tsvector('english', coalesce(s.title, '')), q.query) + 1
-       FROM q, loom.sessions s WHERE to_tsvector('english', coalesce(s.title, '')) @@ q.query
+     SELECT s.id, NULL, NULL, ts_rank(to_tsvector('english', coalesce(s.title, '')), websearch_to_tsquery('english', words)) + 1::real
+       FROM loom.sessions s WHERE to_tsvector('english', coalesce(s.title, '')) @@ websearch_to_tsquery('english', words)
    ),
    readable AS (
      SELECT h.session_id, h.body_owner, h.hash, h.rank, s.title, s.owner, coalesce(s.state->>'updated_at', s.created_at) AS updated_at
@@ -187,11 +197,12 @@ const TEAM_SEARCH_FUNCTION = [
                WHERE sh.session_id = s.id AND tm.member = reader))
          OFFSET 0) s
    ),
-   best AS (SELECT DISTINCT ON (r.session_id) r.* FROM readable r ORDER BY r.session_id, r.rank DESC)
+   best AS (SELECT DISTINCT ON (r.session_id) r.* FROM readable r ORDER BY r.session_id, r.rank DESC, r.hash, r.body_owner)
    SELECT best.session_id, best.title, best.owner, best.updated_at, best.rank, best.body_owner, best.hash,
           coalesce((SELECT count(*) FROM top_bodies) >= cap, false)
-     FROM best ORDER BY best.rank DESC, best.session_id
-    LIMIT max_hits OFFSET skip $$`,
+     FROM best ORDER BY best.rank DESC, best.hash, best.body_owner, best.session_id
+    LIMIT max_hits OFFSET skip;
+   END $$`,
   `REVOKE ALL ON FUNCTION loom.team_search(text, text, integer, integer, boolean, integer) FROM PUBLIC`,
   `GRANT EXECUTE ON FUNCTION loom.team_search(text, text, integer, integer, boolean, integer) TO loom_user`,
 ];

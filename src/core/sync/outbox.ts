@@ -17,11 +17,20 @@ export interface OutboxBatch {
   records: HubRecord[];
   tombstones: { session_id: string; hlc: number }[];
   shares: { session_id: string; team: string }[];
+  /** Hub values that lost here to a newer local change (apply.ts), for loom.conflicts. */
+  conflicts: LostValue[];
+}
+
+export interface LostValue {
+  session_id: string;
+  field: 'title' | 'archived' | 'state';
+  value: unknown;
+  hlc: number;
 }
 
 interface OutboxRow {
   seq: number;
-  kind: 'entry' | 'meta' | 'record' | 'tombstone' | 'share';
+  kind: 'entry' | 'meta' | 'record' | 'tombstone' | 'share' | 'conflict';
   session_id: string;
   ref: number | null;
   hlc: number;
@@ -43,7 +52,7 @@ export function readBatch(db: Database.Database, afterSeq: number, limit: number
         ORDER BY seq LIMIT @limit`,
     ).all({ after: afterSeq, limit, end: Number.MAX_SAFE_INTEGER }) as OutboxRow[];
     if (rows.length === 0) return undefined;
-    const batch: OutboxBatch = { lastSeq: rows[rows.length - 1].seq, sessions: [], entries: [], records: [], tombstones: [], shares: [] };
+    const batch: OutboxBatch = { lastSeq: rows[rows.length - 1].seq, sessions: [], entries: [], records: [], tombstones: [], shares: [], conflicts: [] };
     // Every session the batch touches goes with it, so its rows never reach the hub before it.
     const sessionIds = new Set<string>();
     for (const row of rows) {
@@ -52,6 +61,8 @@ export function readBatch(db: Database.Database, afterSeq: number, limit: number
       else if (row.kind === 'record') pushDefined(batch.records, readRecord(db, row));
       else if (row.kind === 'tombstone') batch.tombstones.push({ session_id: row.session_id, hlc: row.hlc });
       else if (row.kind === 'share' && row.fields) batch.shares.push({ session_id: row.session_id, team: row.fields });
+      else if (row.kind === 'conflict' && row.fields)
+        batch.conflicts.push({ session_id: row.session_id, hlc: row.hlc, ...(JSON.parse(row.fields) as Pick<LostValue, 'field' | 'value'>) });
     }
     for (const id of sessionIds) pushDefined(batch.sessions, readSession(db, id));
     return batch;

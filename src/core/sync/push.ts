@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import type pg from 'pg';
+import { markSessionsSynced } from './apply';
 import { confirmPushed, markPushed, readBatch, type OutboxBatch } from './outbox';
 
 /** Outbox rows per hub transaction. */
@@ -55,6 +56,7 @@ export async function pushOutbox(client: pg.Client, db: Database.Database, optio
       await client.query('COMMIT');
       for (const team of refused) result.refusedTeams.add(team);
       markPushed(db, batch.lastSeq);
+      markSessionsSynced(db, batch.sessions);
       for (const s of batch.sessions) result.sessions.add(s.id);
       result.messages += batch.entries.length;
       await options.afterBatch?.(result.messages);
@@ -86,6 +88,7 @@ async function sendBatch(client: pg.Client, all: OutboxBatch, deviceId: string, 
   const { rows } = await client.query<{ seq: string }>('UPDATE loom.clock SET seq = seq + 1 WHERE id = 1 RETURNING seq');
   const hubSeq = rows[0].seq;
   await upsertSessions(client, batch, deviceId, hubSeq);
+  await recordLostValues(client, batch, deviceId);
   // The hub computes the bodies' search vectors, the longest part of a batch: the caller reads the next batch meanwhile.
   const bodies = insertBodies(client, batch);
   try {
@@ -115,14 +118,16 @@ async function withoutForeignSessions(client: pg.Client, batch: OutboxBatch): Pr
     records: mine(batch.records, (r) => r.session_id),
     tombstones: mine(batch.tombstones, (t) => t.session_id),
     shares: mine(batch.shares, (s) => s.session_id),
+    conflicts: mine(batch.conflicts, (c) => c.session_id),
   };
 }
 
 const SESSION_RECORDSET = `jsonb_to_recordset($1::jsonb) AS x(id uuid, title text, title_hlc bigint, archived boolean, archived_hlc bigint, state jsonb, state_hlc bigint)`;
 
 /**
- * Per-field last writer wins by the fields' clocks. A value that loses to a later one
- * already on the hub is kept in loom.conflicts (concurrent edits are never silently gone).
+ * Per-field last writer wins by the fields' clocks. A title or archive flag that loses to
+ * a later one already on the hub is kept in loom.conflicts (a user's edit is never
+ * silently gone; the state, bookkeeping that moves with every turn, is not kept).
  */
 async function upsertSessions(client: pg.Client, batch: OutboxBatch, deviceId: string, hubSeq: string): Promise<void> {
   if (batch.sessions.length === 0) return;
@@ -131,8 +136,7 @@ async function upsertSessions(client: pg.Client, batch: OutboxBatch, deviceId: s
     `INSERT INTO loom.conflicts (session_id, field, value, hlc, device_id)
      SELECT x.id, f.field, f.value, f.hlc, $2 FROM ${SESSION_RECORDSET} JOIN loom.sessions s ON s.id = x.id,
        LATERAL (VALUES ('title', to_jsonb(x.title), x.title_hlc, s.title_hlc, to_jsonb(s.title)),
-                       ('archived', to_jsonb(x.archived), x.archived_hlc, s.archived_hlc, to_jsonb(s.archived)),
-                       ('state', x.state, x.state_hlc, s.state_hlc, s.state)) AS f(field, value, hlc, hub_hlc, hub_value)
+                       ('archived', to_jsonb(x.archived), x.archived_hlc, s.archived_hlc, to_jsonb(s.archived))) AS f(field, value, hlc, hub_hlc, hub_value)
       WHERE s.deleted_hlc IS NULL AND f.hlc < f.hub_hlc AND f.value IS DISTINCT FROM f.hub_value`,
     [json, deviceId],
   );
@@ -156,6 +160,16 @@ async function upsertSessions(client: pg.Client, batch: OutboxBatch, deviceId: s
      WHERE s.deleted_hlc IS NULL
        AND (excluded.title_hlc > s.title_hlc OR excluded.archived_hlc > s.archived_hlc OR excluded.state_hlc > s.state_hlc OR (s.note IS NULL AND excluded.note IS NOT NULL))`,
     [json, deviceId, hubSeq],
+  );
+}
+
+/** Hub values this device pulled while it held a newer change of the same field (apply.ts): the hub's value lost, and is kept. */
+async function recordLostValues(client: pg.Client, batch: OutboxBatch, deviceId: string): Promise<void> {
+  if (batch.conflicts.length === 0) return;
+  await client.query(
+    `INSERT INTO loom.conflicts (session_id, field, value, hlc, device_id)
+     SELECT x.session_id, x.field, x.value, x.hlc, $2 FROM jsonb_to_recordset($1::jsonb) AS x(session_id uuid, field text, value jsonb, hlc bigint)`,
+    [JSON.stringify(batch.conflicts), deviceId],
   );
 }
 

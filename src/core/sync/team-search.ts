@@ -42,7 +42,7 @@ SELECT t.id, t.title, t.owner, t.updated_at, t.rank,
        END AS highlighted, t.capped
   FROM loom.team_search(current_user, $1, $2, $3, $4, $6) t
   LEFT JOIN loom.bodies b ON b.owner = t.body_owner AND b.hash = t.body_hash
- ORDER BY t.rank DESC, t.id`;
+ ORDER BY t.rank DESC, t.body_hash, t.body_owner, t.id`;
 
 interface SearchRow {
   id: string;
@@ -54,9 +54,14 @@ interface SearchRow {
   capped: boolean;
 }
 
-/** How many best-ranked matching messages a search ranks first (loom.team_search): enough for a page in nearly every search. */
-const RANKED_MESSAGES_PER_HIT = 20;
-const MIN_RANKED_MESSAGES = 1000;
+/**
+ * How many best-ranked matching messages a search joins to their sessions first
+ * (loom.team_search): enough for a page in nearly every search, few enough that a word in
+ * every session costs little more than ranking its matches. Each retry reads 4× more.
+ */
+const RANKED_MESSAGES_PER_HIT = 10;
+const MIN_RANKED_MESSAGES = 200;
+const CAP_GROWTH = 4;
 
 export async function searchHub(hub: HubConfig, query: string, options: HubSearchOptions): Promise<HubSearchHit[]> {
   if (!query.trim()) throw new LoomError('A team search needs some words to look for.', 'usage');
@@ -66,10 +71,13 @@ export async function searchHub(hub: HubConfig, query: string, options: HubSearc
     const offset = options.offset ?? 0;
     const search = (cap: number | null) =>
       client.query<SearchRow>(SEARCH_SQL, [query, options.limit, offset, options.includeArchived ?? false, HEADLINE_OPTIONS, cap]);
-    let { rows } = await search(Math.max(MIN_RANKED_MESSAGES, (offset + options.limit) * RANKED_MESSAGES_PER_HIT));
-    // A short page is complete only when every match was ranked (a page of none says nothing): else rank them all.
-    const complete = rows.length === options.limit || rows.some((row) => !row.capped);
-    if (!complete) ({ rows } = await search(null));
+    let cap: number | null = Math.max(MIN_RANKED_MESSAGES, (offset + options.limit) * RANKED_MESSAGES_PER_HIT);
+    let { rows } = await search(cap);
+    // A short page is complete only when every match was ranked: else read more. A page of none says nothing of the cap: rank all.
+    while (cap !== null && rows.length < options.limit && rows.every((row) => row.capped)) {
+      cap = rows.length ? cap * CAP_GROWTH : null;
+      ({ rows } = await search(cap));
+    }
     return rows.map(toHit);
   } catch (err) {
     throw explainHubError(hub, err);

@@ -13,6 +13,7 @@ export function SessionMenu({
   x,
   y,
   opener,
+  canShare,
   onAction,
   onClose,
 }: {
@@ -21,6 +22,8 @@ export function SessionMenu({
   y: number;
   /** The control focus returns to when the menu closes (the row's ⋯ button, also after a right click). */
   opener: HTMLElement | null;
+  /** A sync hub is set: "Share with…" is offered. */
+  canShare: boolean;
   onAction: (action: SessionAction, meta: SessionMeta) => void;
   onClose: () => void;
 }) {
@@ -35,6 +38,7 @@ export function SessionMenu({
     ['export:markdown', 'Export as Markdown'],
     ['export:html', 'Export as HTML'],
     ['info', 'Info'],
+    ...(canShare ? [['share', 'Share with…'] as [SessionAction, string]] : []),
     ['delete', 'Delete…'],
   ];
 

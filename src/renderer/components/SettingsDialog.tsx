@@ -1,18 +1,19 @@
 /**
  * The model server, model, API key, context budget, permission mode, theme, the
- * environment variables passed to tools, and the MCP servers (shown; set in mcp.json). The
+ * environment variables passed to tools, the sync hub, and the MCP servers (shown; set in mcp.json). The
  * key is write-only here: the dialog only learns whether one is stored. The model is picked
  * from the server's list, and Test connection says what is wrong with the server, key and
  * model as filled in (docs/DESIGN.md#model-picker), before anything is saved.
  */
 import { useState } from 'react';
-import type { ConnectionReport } from '../../shared/contract';
+import type { ConnectionReport, SyncStatus } from '../../shared/contract';
 import { BASE_TOOL_ENV, PERMISSION_MODES, THEMES, type Settings } from '../../shared/settings';
 import { useBridge } from '../bridge/context';
 import { useModelList, type ModelServerProbe } from '../state/model-list';
 import { Dialog } from './Dialog';
 import { ModelPicker } from './ModelPicker';
 import { McpServersSection } from './McpServersSection';
+import { SyncHubSection } from './SyncHubSection';
 
 type Patch = Partial<Omit<Settings, 'hasApiKey' | 'openTabs' | 'activeTab'>> & { apiKey?: string };
 
@@ -22,7 +23,17 @@ const MODE_LABELS: Record<(typeof PERMISSION_MODES)[number], string> = {
   dangerouslySkipPermissions: 'Never ask (dangerous)',
 };
 
-export function SettingsDialog({ settings, onClose, onSave }: { settings: Settings; onClose: () => void; onSave: (patch: Patch) => Promise<boolean> }) {
+export function SettingsDialog({
+  settings,
+  syncStatus,
+  onClose,
+  onSave,
+}: {
+  settings: Settings;
+  syncStatus: SyncStatus | null;
+  onClose: () => void;
+  onSave: (patch: Patch) => Promise<boolean>;
+}) {
   const [form, setForm] = useState({
     baseUrl: settings.baseUrl,
     model: settings.model,
@@ -32,6 +43,7 @@ export function SettingsDialog({ settings, onClose, onSave }: { settings: Settin
     mode: settings.mode,
     theme: settings.theme,
     passEnv: settings.passEnv.join(' '),
+    hubUrl: settings.hubUrl,
   });
   const set = (patch: Partial<typeof form>) => setForm((f) => ({ ...f, ...patch }));
   const bridge = useBridge();
@@ -69,6 +81,8 @@ export function SettingsDialog({ settings, onClose, onSave }: { settings: Settin
     };
     if (form.removeKey) patch.apiKey = '';
     else if (form.apiKey) patch.apiKey = form.apiKey;
+    // Sent only when edited: the shown URL's *** stands for the saved password.
+    if (form.hubUrl.trim() !== settings.hubUrl) patch.hubUrl = form.hubUrl.trim();
     if (await onSave(patch)) onClose();
   };
 
@@ -143,6 +157,7 @@ export function SettingsDialog({ settings, onClose, onSave }: { settings: Settin
           <input value={form.passEnv} onChange={(e) => set({ passEnv: e.target.value })} spellCheck={false} autoComplete="off" />
         </label>
         <p className="hint">Tools always get {BASE_TOOL_ENV.join(', ')}; nothing else of Loom's environment unless named here.</p>
+        <SyncHubSection hubUrl={form.hubUrl} onHubUrl={(hubUrl) => set({ hubUrl })} status={settings.hubUrl === form.hubUrl.trim() ? syncStatus : null} />
         <McpServersSection />
         <div className="dialog-actions">
           <button type="button" onClick={onClose}>

@@ -1,12 +1,12 @@
 /**
  * The session sidebar: newest first with title (or listing summary) and time, a
- * full-text search with snippets, a switch for archived sessions, per-session actions,
- * and drag-export. Virtualised and paged: 100,000 sessions render as the few rows on
+ * full-text search with snippets (on this device, or the team's on the sync hub), a switch
+ * for archived sessions, per-session actions, drag-export, and the sync's status line. Virtualised and paged: 100,000 sessions render as the few rows on
  * screen, fetched a page at a time as the user scrolls. Collapsible to a narrow rail.
  */
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useEffect, useRef, useState, type RefObject } from 'react';
-import type { ExportFormat } from '../../shared/contract';
+import type { ExportFormat, SearchScope, SyncStatus } from '../../shared/contract';
 import { messageCountText } from '../../shared/message-count';
 import type { SessionMeta } from '../../shared/types';
 import { useBridge } from '../bridge/context';
@@ -15,8 +15,9 @@ import { useDragExport } from '../state/drag-export';
 import { useSessionList, type SidebarItem } from '../state/session-list';
 import { SessionMenu } from './SessionMenu';
 import { Snippet } from './Snippet';
+import { SyncStatusLine } from './SyncStatusLine';
 
-export type SessionAction = 'open' | 'rename' | 'fork' | 'archive' | 'unarchive' | `export:${ExportFormat}` | 'delete' | 'info';
+export type SessionAction = 'open' | 'rename' | 'fork' | 'archive' | 'unarchive' | `export:${ExportFormat}` | 'delete' | 'info' | 'share';
 
 interface SidebarProps {
   searchRef: RefObject<HTMLInputElement | null>;
@@ -24,6 +25,9 @@ interface SidebarProps {
   onAction: (action: SessionAction, meta: SessionMeta) => void;
   /** Opens a search hit's session scrolled to the message that matched. */
   onOpenAt: (meta: SessionMeta, messageIndex: number) => void;
+  /** A team search hit whose session has not reached this device yet. */
+  onOpenUnsynced: (meta: SessionMeta) => void;
+  syncStatus: SyncStatus | null;
   collapsed: boolean;
   onToggleCollapsed: () => void;
   onNewSession: () => void;
@@ -46,7 +50,10 @@ export function Sidebar(props: SidebarProps) {
   const [query, setQuery] = useState('');
   const [showArchived, setShowArchived] = useState(false);
   const [menu, setMenu] = useState<{ meta: SessionMeta; x: number; y: number; opener: HTMLElement | null } | null>(null);
-  const list = useSessionList(bridge, query, showArchived);
+  const syncing = props.syncStatus !== null && props.syncStatus.state !== 'off';
+  const [chosenScope, setScope] = useState<SearchScope>('local');
+  const scope = syncing ? chosenScope : 'local';
+  const list = useSessionList(bridge, query, showArchived, scope);
   const scroller = useRef<HTMLDivElement>(null);
   const importInput = useRef<HTMLInputElement>(null);
   /** Whether the rows shown are search hits (a new search's rows replace the old ones when they arrive). */
@@ -68,7 +75,8 @@ export function Sidebar(props: SidebarProps) {
   }, [lastRow, items.length, loadMore]);
 
   const open = (item: SidebarItem) => {
-    if (searching && typeof item.message_index === 'number') props.onOpenAt(item, item.message_index);
+    if (item.team && !item.team.synced) props.onOpenUnsynced(item);
+    else if (searching && typeof item.message_index === 'number') props.onOpenAt(item, item.message_index);
     else onAction('open', item);
   };
 
@@ -110,6 +118,7 @@ export function Sidebar(props: SidebarProps) {
           value={query}
           onChange={(e) => setQuery(e.target.value)}
         />
+        {syncing && <ScopeSwitch scope={scope} onScope={setScope} />}
         <label className="switch">
           <input type="checkbox" role="switch" checked={showArchived} onChange={(e) => setShowArchived(e.target.checked)} />
           <span>Show archived</span>
@@ -162,8 +171,9 @@ export function Sidebar(props: SidebarProps) {
                   >
                     <span className="session-title">{label}</span>
                     <span className="session-time">
+                      {item.team ? `${item.team.owner} · ` : ''}
                       {item.archived ? 'archived · ' : ''}
-                      {relativeTime(item.updated_at)} · {messageCountText(item)}
+                      {relativeTime(item.updated_at)} · {item.team && !item.team.synced ? 'not on this device yet' : messageCountText(item)}
                     </span>
                     {item.snippet && <Snippet text={item.snippet} />}
                   </button>
@@ -185,6 +195,7 @@ export function Sidebar(props: SidebarProps) {
           </ul>
         </div>
         <div className="sidebar-foot">
+          <SyncStatusLine status={props.syncStatus} />
           <button type="button" onClick={() => importInput.current?.click()}>
             Import session…
           </button>
@@ -205,7 +216,21 @@ export function Sidebar(props: SidebarProps) {
           />
         </div>
       </div>
-      {menu && <SessionMenu meta={menu.meta} x={menu.x} y={menu.y} opener={menu.opener} onAction={onAction} onClose={() => setMenu(null)} />}
+      {menu && <SessionMenu meta={menu.meta} x={menu.x} y={menu.y} opener={menu.opener} canShare={syncing} onAction={onAction} onClose={() => setMenu(null)} />}
     </aside>
+  );
+}
+
+/** Where the search looks: this device's store, or the team's sessions on the sync hub. */
+function ScopeSwitch({ scope, onScope }: { scope: SearchScope; onScope: (scope: SearchScope) => void }) {
+  return (
+    <div className="scope-switch" role="radiogroup" aria-label="Search scope">
+      {(['local', 'team'] as const).map((value) => (
+        <label key={value}>
+          <input type="radio" name="search-scope" value={value} checked={scope === value} onChange={() => onScope(value)} />
+          <span>{value === 'local' ? 'This device' : 'Team'}</span>
+        </label>
+      ))}
+    </div>
   );
 }

@@ -250,8 +250,11 @@ export class ChatSession {
         this.draft = '';
         return;
       case 'session_changed':
+        // Messages another process appended (`loom`, or a sync from another device): shown once no turn of this view's is adding its own.
+        if (event.meta.message_count > s.total && !isBusy(s.phase)) void this.load();
+        return;
       case 'open_session':
-        // The session-metadata cache and the window follow these.
+        // The window follows these.
         return;
       case 'grants':
         // The info dialog's grants list (useSessionGrants) follows these.

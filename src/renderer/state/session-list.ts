@@ -7,10 +7,10 @@
  * after the event stream was down (events may have been missed).
  */
 import { useCallback, useEffect, useRef, useState } from 'react';
-import type { BridgeEvent, LoomBridge } from '../../shared/contract';
+import type { BridgeEvent, LoomBridge, SearchScope, SessionSearchHit } from '../../shared/contract';
 import type { SessionMeta } from '../../shared/types';
 
-export type SidebarItem = SessionMeta & { snippet?: string; message_index?: number | null };
+export type SidebarItem = SessionMeta & Partial<Pick<SessionSearchHit, 'snippet' | 'message_index' | 'team'>>;
 type SessionEvent = Extract<BridgeEvent, { type: 'session_changed' | 'session_deleted' }>;
 
 const SEARCH_DEBOUNCE_MS = 120;
@@ -38,7 +38,8 @@ function isSessionEvent(event: BridgeEvent): event is SessionEvent {
   return event.type === 'session_changed' || event.type === 'session_deleted';
 }
 
-export function useSessionList(bridge: LoomBridge, query: string, includeArchived: boolean) {
+/** `scope`: where a search looks ('team': the sync hub); the list itself is always this device's. */
+export function useSessionList(bridge: LoomBridge, query: string, includeArchived: boolean, scope: SearchScope = 'local') {
   const [state, setState] = useState<ListState>(EMPTY);
   const text = query.trim();
   /** Bumped whenever what is listed changes: answers to older requests are dropped. */
@@ -59,8 +60,8 @@ export function useSessionList(bridge: LoomBridge, query: string, includeArchive
       if (first) heard.current = [];
       try {
         const page = await (first
-          ? firstPage(bridge, text, includeArchived)
-          : nextPage(bridge, text, includeArchived, latest.current.items, hitsFetched.current));
+          ? firstPage(bridge, text, includeArchived, scope)
+          : nextPage(bridge, text, includeArchived, scope, latest.current.items, hitsFetched.current));
         if (mine !== generation.current) return;
         hitsFetched.current = (first ? 0 : hitsFetched.current) + page.items.length;
         const missed = (first && heard.current) || [];
@@ -82,7 +83,7 @@ export function useSessionList(bridge: LoomBridge, query: string, includeArchive
         if (mine === generation.current) loading.current = false;
       }
     },
-    [bridge, text, includeArchived],
+    [bridge, text, includeArchived, scope],
   );
 
   useEffect(() => {
@@ -111,13 +112,13 @@ export function useSessionList(bridge: LoomBridge, query: string, includeArchive
   return { ...state, loadMore };
 }
 
-function firstPage(bridge: LoomBridge, text: string, includeArchived: boolean): Promise<Page> {
-  if (text) return searchPage(bridge, text, includeArchived, 0);
+function firstPage(bridge: LoomBridge, text: string, includeArchived: boolean, scope: SearchScope): Promise<Page> {
+  if (text) return searchPage(bridge, text, includeArchived, scope, 0);
   return listPage(bridge, includeArchived, undefined);
 }
 
-function nextPage(bridge: LoomBridge, text: string, includeArchived: boolean, items: SidebarItem[], hitsFetched: number): Promise<Page> {
-  return text ? searchPage(bridge, text, includeArchived, hitsFetched) : listPage(bridge, includeArchived, items.at(-1));
+function nextPage(bridge: LoomBridge, text: string, includeArchived: boolean, scope: SearchScope, items: SidebarItem[], hitsFetched: number): Promise<Page> {
+  return text ? searchPage(bridge, text, includeArchived, scope, hitsFetched) : listPage(bridge, includeArchived, items.at(-1));
 }
 
 async function listPage(bridge: LoomBridge, includeArchived: boolean, last: SessionMeta | undefined): Promise<Page> {
@@ -129,8 +130,8 @@ async function listPage(bridge: LoomBridge, includeArchived: boolean, last: Sess
   return { items: page.sessions, more: page.next !== null };
 }
 
-async function searchPage(bridge: LoomBridge, query: string, includeArchived: boolean, offset: number): Promise<Page> {
-  const hits = await bridge.invoke('sessions.search', { query, includeArchived, limit: SEARCH_PAGE, offset });
+async function searchPage(bridge: LoomBridge, query: string, includeArchived: boolean, scope: SearchScope, offset: number): Promise<Page> {
+  const hits = await bridge.invoke('sessions.search', { query, includeArchived, scope, limit: SEARCH_PAGE, offset });
   return { items: hits, more: hits.length === SEARCH_PAGE };
 }
 
@@ -161,7 +162,13 @@ export function applyToHits(hits: SidebarItem[], event: SessionEvent, includeArc
   const at = hits.findIndex((hit) => hit.id === event.sessionId);
   if (at < 0) return hits;
   if (event.type === 'session_deleted' || (event.meta.archived && !includeArchived)) return hits.filter((hit) => hit.id !== event.sessionId);
-  return hits.map((hit, i) => (i === at ? { ...event.meta, snippet: hit.snippet, message_index: hit.message_index } : hit));
+  // A team hit's session that just arrived (a sync) is on this device from now on.
+  const team = teamAsSynced(hits[at]);
+  return hits.map((hit, i) => (i === at ? { ...event.meta, snippet: hit.snippet, message_index: hit.message_index, ...team } : hit));
+}
+
+function teamAsSynced(item: SidebarItem): Pick<SidebarItem, 'team'> {
+  return item.team ? { team: { ...item.team, synced: true } } : {};
 }
 
 /** A later page after the rows loaded: a session an event already placed is not listed twice. */

@@ -1,0 +1,38 @@
+/**
+ * Opening better-sqlite3 connections at the least cost per `loom` call (docs/DESIGN.md#command-line).
+ * The `loom` bundle carries better-sqlite3's JavaScript (scripts/build-node.mjs): loading it
+ * from node_modules as CommonJS took ~6 ms of module resolution and loading. Only the native
+ * module is loaded from disk, named by its path: the desktop app passes its Electron build,
+ * anything else gets npm's, which also spares the `bindings` package's search for it.
+ */
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
+
+const NPM_BUILD = path.join('better-sqlite3', 'build', 'Release', 'better_sqlite3.node');
+
+/** undefined until looked for; null when npm's build is not where npm puts it (then `bindings` searches). */
+let npmBuild: string | null | undefined;
+
+function npmNativeBuild(): string | undefined {
+  if (npmBuild === undefined) {
+    // This file is three folders below the checkout, as source (src/core/store) and bundled
+    // (dist/chunks/<entries>): looking there first spares resolving the package, ~1 ms.
+    const inCheckout = path.join(fileURLToPath(new URL('../../..', import.meta.url)), 'node_modules', NPM_BUILD);
+    npmBuild = fs.existsSync(inCheckout) ? inCheckout : resolvedNpmBuild();
+  }
+  return npmBuild ?? undefined;
+}
+
+/** Where Node finds the package from here (a hoisted node_modules, an installed app). */
+function resolvedNpmBuild(): string | null {
+  const packageDir = path.dirname(path.dirname(createRequire(import.meta.url).resolve('better-sqlite3')));
+  const file = path.join(path.dirname(packageDir), NPM_BUILD);
+  return fs.existsSync(file) ? file : null;
+}
+
+export function openSqlite(file: string, options: Database.Options = {}): Database.Database {
+  return new Database(file, { ...options, nativeBinding: options.nativeBinding ?? npmNativeBuild() });
+}
