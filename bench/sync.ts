@@ -55,6 +55,8 @@ const HUB_ROWS: Record<string, HubBenchRow> = { first: firstSyncRows, live: live
 
 function selectedRows(): HubBenchRow[] {
   const names = process.env.BENCH_SYNC_ROWS?.split(',').map((name) => name.trim().toLowerCase());
+  const unknown = names?.filter((name) => !(name in HUB_ROWS));
+  if (unknown?.length) throw new Error(`BENCH_SYNC_ROWS: no row named ${unknown.join(', ')} (the rows: ${Object.keys(HUB_ROWS).join(', ')})`);
   return Object.entries(HUB_ROWS)
     .filter(([name]) => !names || names.includes(name))
     .map(([, row]) => row);
