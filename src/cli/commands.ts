@@ -1,8 +1,6 @@
 /**
- * Everything a command but --help, --version and a chat runs, behind one dynamic import of
- * main.ts. esbuild splits code by the set of dynamic imports that reach it: one import here
- * instead of one per command keeps `loom --list-sessions` to a few files, each a round trip
- * of Node's module loader (docs/ARCHITECTURE.md#the-node-build).
+ * Everything a command but --help, --version, a chat, the hub and sync commands runs: one
+ * file of the build, loaded by one dynamic import of main.ts (docs/ARCHITECTURE.md#the-node-build).
  */
 export { runDoctor } from './doctor';
 export { runLifecycle } from './lifecycle';

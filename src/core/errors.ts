@@ -4,7 +4,16 @@
  */
 import { DISK_FULL_MESSAGE, isDiskFull } from './disk-full';
 
+/**
+ * Marks every LoomError, whichever copy of this module made it: the `loom` command's bundles
+ * each carry their own copy (docs/ARCHITECTURE.md#the-node-build), so `instanceof` fails
+ * across them.
+ */
+const LOOM_ERROR = Symbol.for('loom.error');
+
 export class LoomError extends Error {
+  readonly [LOOM_ERROR] = true;
+
   constructor(
     message: string,
     readonly code: string = 'loom_error',
@@ -15,7 +24,7 @@ export class LoomError extends Error {
 }
 
 export function isLoomError(err: unknown): err is LoomError {
-  return err instanceof LoomError;
+  return err instanceof Error && LOOM_ERROR in err;
 }
 
 /** The line to show for an error; a full disk gets its own clear advice (disk-full.ts). */

@@ -43,9 +43,14 @@ async function modulesLoadedBy(args: string[], exitCode = 0): Promise<string[]> 
   return fs.readFileSync(log, 'utf8').split('\n').filter(Boolean);
 }
 
+/** The dist/ files one `loom` run loaded. */
+async function distFilesLoadedBy(args: string[], exitCode = 0): Promise<string[]> {
+  return (await modulesLoadedBy(args, exitCode)).filter((url) => url.startsWith('file:') && url.includes('/dist/')).map((url) => fileURLToPath(url));
+}
+
 /** The source files bundled into the dist/ files one `loom` run loaded. */
 async function sourcesLoadedBy(args: string[], exitCode = 0): Promise<string[]> {
-  const files = (await modulesLoadedBy(args, exitCode)).filter((url) => url.startsWith('file:') && url.includes('/dist/')).map((url) => fileURLToPath(url));
+  const files = await distFilesLoadedBy(args, exitCode);
   return files.flatMap((file) => (JSON.parse(fs.readFileSync(`${file}.map`, 'utf8')) as { sources: string[] }).sources);
 }
 
@@ -89,6 +94,15 @@ describe('loom lifecycle commands load only what they need', () => {
     const sources = await sourcesLoadedBy(['--sync', '--hub', 'postgres://alice@127.0.0.1:1/loom'], 1);
     expect(hubCodeIn(sources)).toContainEqual(expect.stringMatching(/node_modules\/pg\//));
     expect(heavyIn(sources)).toEqual([]);
+  });
+
+  it('--version loads one file of the build, a lifecycle command two: each file is a round trip of Node’s module loader', async () => {
+    const id = await sessionId();
+    expect(await distFilesLoadedBy(['--version'])).toEqual([expect.stringMatching(/\/dist\/cli\.js$/)]);
+    for (const args of [['--list-sessions'], ['--search', 'tokenizer'], ['--info', id], ['--rename', id, 'Lexer fix'], ['--doctor']]) {
+      const files = await distFilesLoadedBy(args);
+      expect(files).toEqual([expect.stringMatching(/\/dist\/cli\.js$/), expect.stringMatching(/\/dist\/chunks\/cli\/commands-\w+\.js$/)]);
+    }
   });
 
   it('--version and --help load no store (nor the native SQLite module)', async () => {
