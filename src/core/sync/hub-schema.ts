@@ -55,8 +55,8 @@ const TABLES = [
      body jsonb NOT NULL,
      search tsvector NOT NULL,
      PRIMARY KEY (owner, hash))`,
-  // New entries wait in the index's pending list and are merged into it in bulk: a 64 MB list (not 4) made a first push's bodies about twice as fast.
-  `CREATE INDEX bodies_search ON loom.bodies USING gin (search) WITH (gin_pending_list_limit = 65536)`,
+  // The default 4 MB pending list: a 64 MB one sped a first push up but made every search scan the unmerged list (docs/DESIGN.md#sync-through-a-hub).
+  `CREATE INDEX bodies_search ON loom.bodies USING gin (search)`,
   `CREATE TABLE loom.entries (
      session_id uuid NOT NULL,
      seq integer NOT NULL,
