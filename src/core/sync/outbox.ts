@@ -138,25 +138,15 @@ function readRecord(db: Database.Database, row: OutboxRow): HubRecord | undefine
   return { session_id: sessionId, device_seq: row.seq, kind: RECORD_TABLES[table], body: redactDeep(body) };
 }
 
-interface SessionRow {
+/** The session's columns as read here: the state's fields (all but usage, read apart), its id, title, archive flag and clocks. */
+interface SessionRow extends Omit<SessionState, 'usage'> {
+  pk: number;
   id: string;
-  parent_id: string | null;
   title: string | null;
-  summary: string | null;
-  status: string;
   archived: number;
-  created_at: string;
-  updated_at: string;
-  model: string | null;
-  cwd: string | null;
-  plan: string;
-  fork_parent_id: string | null;
-  fork_at: number;
-  note: string | null;
   title_hlc: number | null;
   archived_hlc: number | null;
   state_hlc: number | null;
-  pk: number;
 }
 
 /** A session as it is now, with its fields' clocks; undefined once it is deleted. */
