@@ -83,29 +83,37 @@ describeWithHub('sync through a PostgreSQL hub', () => {
           field: string;
           value: unknown;
         }[];
-      for (const laterSyncsFirst of [false, true]) {
+      const titleStamp = (store: SessionStore, id: string) =>
+        (store.db.prepare('SELECT title_hlc FROM sync_clocks WHERE session_id = ?').get(id) as { title_hlc: number }).title_hlc;
+      for (const winnerSyncsFirst of [false, true]) {
         const laptop = openStore();
         const desktop = openStore();
         const s = laptop.create({ title: 'before', messages: [user('one')] });
         await sync(laptop, alice, 'laptop');
         await sync(desktop, alice, 'desktop');
 
-        desktop.rename(s.id, 'earlier, on the desktop');
-        laptop.rename(s.id, 'later, on the laptop');
-        const [first, second] = laterSyncsFirst ? [laptop, desktop] : [desktop, laptop];
+        desktop.rename(s.id, 'renamed on the desktop');
+        // Stamps are milliseconds × 1000 plus a counter: renames in the same millisecond on two devices
+        // can stamp alike (docs/DESIGN.md#sync-through-a-hub). The laptop renames in a later one.
+        const desktopMs = Math.floor(titleStamp(desktop, s.id) / 1000);
+        while (Date.now() <= desktopMs) await new Promise(setImmediate);
+        laptop.rename(s.id, 'renamed on the laptop');
+        expect(titleStamp(laptop, s.id)).toBeGreaterThan(titleStamp(desktop, s.id));
+        const [winner, loser, winnerTitle, loserTitle] = [laptop, desktop, 'renamed on the laptop', 'renamed on the desktop'];
+        const [first, second] = winnerSyncsFirst ? [winner, loser] : [loser, winner];
         await sync(first, alice, 'first');
         await sync(second, alice, 'second');
         await sync(first, alice, 'first');
 
-        expect(laptop.getMeta(s.id).title).toBe('later, on the laptop');
-        expect(desktop.getMeta(s.id).title).toBe('later, on the laptop');
-        expect(await conflicts(s.id)).toEqual([{ field: 'title', value: 'earlier, on the desktop' }]);
+        expect(laptop.getMeta(s.id).title).toBe(winnerTitle);
+        expect(desktop.getMeta(s.id).title).toBe(winnerTitle);
+        expect(await conflicts(s.id)).toEqual([{ field: 'title', value: loserTitle }]);
 
         // A rename made after seeing the other device's title replaces it: nothing raced.
-        desktop.rename(s.id, 'renamed after seeing it');
-        await sync(desktop, alice, 'desktop');
-        await sync(laptop, alice, 'laptop');
-        expect(laptop.getMeta(s.id).title).toBe('renamed after seeing it');
+        loser.rename(s.id, 'renamed after seeing it');
+        await sync(loser, alice, 'loser');
+        await sync(winner, alice, 'winner');
+        expect(winner.getMeta(s.id).title).toBe('renamed after seeing it');
         expect(await conflicts(s.id)).toHaveLength(1);
       }
     });
