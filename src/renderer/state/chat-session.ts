@@ -176,7 +176,8 @@ export class ChatSession {
         this.bridge.invoke('chat.pending', { sessionId: this.id }),
       ]);
       this.update({
-        total: info.message_count,
+        // Never fewer than this view has seen appended meanwhile (the transcript only grows).
+        total: Math.max(this.snapshot.total, info.message_count),
         markers: markersFrom(info),
         contextTokens: context.contextTokens,
         maxContextTokens: context.maxContextTokens,
@@ -203,18 +204,30 @@ export class ChatSession {
     }
   }
 
-  private async fetchPage(page: number): Promise<void> {
+  private async fetchPage(page: number, attempt = 1): Promise<void> {
     this.loading.add(page);
+    let serverTotal = Infinity;
     try {
       const result = await this.bridge.invoke('sessions.transcript', { id: this.id, offset: page * PAGE_SIZE, limit: PAGE_SIZE });
-      this.pages.set(page, result.messages);
-      this.factPages.set(page, result.facts);
+      serverTotal = result.total;
+      // The transcript only grows: a copy fetched before a message was appended live never replaces a longer one.
+      if ((this.pages.get(page)?.length ?? -1) <= result.messages.length) {
+        this.pages.set(page, result.messages);
+        this.factPages.set(page, result.facts);
+      }
       this.update({ total: Math.max(this.snapshot.total, result.total) });
     } catch (err) {
       this.update({ loadError: (err as Error).message });
     } finally {
       this.loading.delete(page);
     }
+    // A message appended live while this page was in flight was not kept (the page was not here yet): fetch it again.
+    if (serverTotal < this.snapshot.total && this.pageIsShort(page) && attempt < 3) await this.fetchPage(page, attempt + 1);
+  }
+
+  private pageIsShort(page: number): boolean {
+    const cached = this.pages.get(page);
+    return cached !== undefined && cached.length < Math.min(PAGE_SIZE, this.snapshot.total - page * PAGE_SIZE);
   }
 
   /** Routes one engine event for this session into the view state. */
