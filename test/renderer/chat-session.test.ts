@@ -164,3 +164,35 @@ describe("a chat controller's phase", () => {
     expect(phases).toEqual(['running', 'compacting', 'running', 'idle']);
   });
 });
+
+describe('a transcript page fetched while messages are appended live', () => {
+  it('comes back short of them, is fetched again, and the reply shows', async () => {
+    const session = await ctx.call<SessionMeta>('chat.create', {});
+    ctx.model.enqueue({ text: 'Noted.' });
+    let releasePage = () => {};
+    const pageHeld = new Promise<void>((resolve) => (releasePage = resolve));
+    let heldOnce = false;
+    const live = liveWindow(ctx);
+    // The first sessions.transcript answer is computed at once and delivered only after the turn's messages arrived.
+    const bridge: LoomBridge = {
+      ...live,
+      invoke: async (method, input) => {
+        const answer = await live.invoke(method, input);
+        if (method === 'sessions.transcript' && !heldOnce) {
+          heldOnce = true;
+          await pageHeld;
+        }
+        return answer;
+      },
+    };
+    const chat = liveView(session.id, bridge);
+    const loaded = chat.load();
+    await expect.poll(() => heldOnce).toBe(true);
+    await ctx.call('chat.send', { sessionId: session.id, text: 'Half a thought about herons' });
+    await expect.poll(() => chat.getSnapshot().total).toBe(3);
+    releasePage();
+    await loaded;
+    await expect.poll(() => chat.message(2)?.content).toBe('Noted.');
+    expect(chat.message(1)?.content).toContain('Half a thought about herons');
+  });
+});
