@@ -237,31 +237,21 @@ function forkParentPk(db: Database.Database, state: SessionState): number | null
   return state.fork_parent_id === null ? null : (localPk(db, state.fork_parent_id) ?? null);
 }
 
+/** The row with what only a new session sets (title, archive flag, its inherited length), then the state as on any update. */
 function createLocally(db: Database.Database, remote: RemoteSession): void {
   const s = remote.state;
-  const parentPk = forkParentPk(db, s);
-  prepared(
-    db,
-    `INSERT INTO sessions (id, parent_id, title, summary, status, archived, created_at, updated_at, message_count, model, cwd, plan, fork_parent_pk, fork_at, note)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  ).run(
+  const inherited = forkParentPk(db, s) === null ? 0 : s.fork_at;
+  prepared(db, `INSERT INTO sessions (id, title, status, archived, created_at, updated_at, message_count, plan) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`).run(
     remote.id,
-    s.parent_id,
     remote.title,
-    s.summary,
-    s.status === 'active' ? 'saved' : s.status,
+    'saved',
     remote.archived ? 1 : 0,
     s.created_at,
     s.updated_at,
-    parentPk === null ? 0 : s.fork_at,
-    s.model,
-    s.cwd,
+    inherited,
     s.plan,
-    parentPk,
-    parentPk === null ? 0 : s.fork_at,
-    s.note,
   );
-  writeUsage(db, localPk(db, remote.id) as number, s);
+  writeState(db, localPk(db, remote.id) as number, s);
   writeClocks(db, remote.id, remote, NO_CLOCKS);
 }
 
