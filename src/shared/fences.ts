@@ -35,7 +35,9 @@ const INVISIBLE = '[\\p{Default_Ignorable_Code_Point}\\p{Cf}]';
 export function fenceTagPattern(tags: readonly string[], opener: string): RegExp {
   const spelled = tags.map((tag) => [...tag].join(`${INVISIBLE}*`));
   const gap = `(?:\\s|${INVISIBLE})*`;
-  return new RegExp(`${opener}(${gap}/?${gap}(?:${spelled.join('|')}))(?=[\\s/>]|${INVISIBLE}|$)`, 'giu');
+  // `gap(?:/gap)?`, not `gap/?gap`: two gaps side by side could split a run of spaces in
+  // every way, quadratic in its length.
+  return new RegExp(`${opener}(${gap}(?:/${gap})?(?:${spelled.join('|')}))(?=[\\s/>]|${INVISIBLE}|$)`, 'giu');
 }
 
 /** The words' fence: the whole text, or followed by the attached files' fences. */
