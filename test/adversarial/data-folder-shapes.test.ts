@@ -49,10 +49,17 @@ function snapshot(dir: string): Record<string, string> {
   return entries;
 }
 
-type Shape = 'a folder' | 'a named pipe (FIFO)' | 'a socket' | 'a symbolic link';
+type Shape = 'a folder' | 'a named pipe (FIFO)' | 'a socket' | 'a symbolic link' | 'a device';
 
-/** Puts `shape` at `at`; a socket stays listening until the test ends. */
-async function place(shape: Shape, at: string): Promise<void> {
+/** Puts `shape` at `at`; a socket stays listening until the test ends; a device needs root (else the test skips). */
+async function place(shape: Shape, at: string, ctx: TestContext): Promise<void> {
+  if (shape === 'a device') {
+    try {
+      execFileSync('mknod', [at, 'c', '1', '3'], { stdio: 'pipe' }); // what /dev/null is
+    } catch (err) {
+      ctx.skip(`cannot make a device node (needs root): ${String(err).split('\n')[0]}`);
+    }
+  }
   if (shape === 'a folder') fs.mkdirSync(at);
   if (shape === 'a named pipe (FIFO)') execFileSync('mkfifo', [at]);
   if (shape === 'a symbolic link') {
@@ -68,7 +75,7 @@ async function place(shape: Shape, at: string): Promise<void> {
   }
 }
 
-const SHAPES: Shape[] = ['a folder', 'a named pipe (FIFO)', 'a socket', 'a symbolic link'];
+const SHAPES: Shape[] = ['a folder', 'a named pipe (FIFO)', 'a socket', 'a symbolic link', 'a device'];
 const WHERE = [
   ['loom.db', ''],
   ['loom.db-wal', '-wal'],
@@ -76,11 +83,11 @@ const WHERE = [
 ] as const;
 
 describe.each(WHERE)('%s that is not a regular file', (_name, suffix) => {
-  it.each(SHAPES)('as %s: --doctor and --list-sessions each give one line, exit 1, and change nothing', async (shape) => {
+  it.for(SHAPES)('as %s: --doctor and --list-sessions each give one line, exit 1, and change nothing', async (shape, ctx) => {
     if (suffix) fillStore(dataDir, 2);
     else fs.mkdirSync(dataDir, { mode: 0o700 });
     const at = `${file}${suffix}`;
-    await place(shape, at);
+    await place(shape, at, ctx);
     const before = snapshot(dataDir);
     const elsewhere = fs.existsSync(path.join(root, 'elsewhere')) ? snapshot(path.join(root, 'elsewhere')) : null;
     const line = `${at} is ${shape}, not a regular file: Loom keeps its sessions only in regular files, and left it as it is. Move it away and try again.`;
