@@ -160,6 +160,7 @@ describe('MCP answers too large to hold', () => {
   it.each([
     ['a JSON body without end', 'flood_json'],
     ['one SSE event without end', 'flood_sse'],
+    ['an error page without end', 'flood_error'],
   ])('over HTTP, %s: the call fails with one line and Loom stops reading', async (_label, toolName) => {
     const http = await httpServer();
     await start({ docs: { url: http.url } });

@@ -4,8 +4,9 @@
  * what it was asked) and records the headers of every request, so that a test can check
  * that the headers from mcp.json arrive. `toolNames` adds tools that say they were called.
  * It also lists three hostile tools whose calls it answers by hand, past the SDK: `flood_json`
- * (a JSON body that never ends), `flood_sse` (an SSE event that never ends) and
- * `chatty_sse` (many events of 1 MiB, then the result); `sent` counts what it wrote of them.
+ * (a JSON body that never ends), `flood_sse` (an SSE event that never ends), `flood_error`
+ * (an HTTP 500 whose text never ends) and `chatty_sse` (many events of 1 MiB, then the
+ * result); `sent` counts what it wrote of them.
  *
  *   const mcp = await startMcpHttpServer();
  *   ... {"mcpServers": {"docs": {"url": mcp.url}}} ...
@@ -35,7 +36,8 @@ export async function startMcpHttpServer(options: { toolNames?: string[] } = {})
   const mcp = new McpServer({ name: 'loom-test-http-server', version: '1.0.0' });
   for (const name of options.toolNames ?? [])
     mcp.registerTool(name, { description: 'Says it was called.' }, () => ({ content: [{ type: 'text', text: `called ${name}` }] }));
-  for (const name of ['flood_json', 'flood_sse', 'chatty_sse']) mcp.registerTool(name, { description: 'Answered by hand.' }, () => ({ content: [] }));
+  for (const name of ['flood_json', 'flood_sse', 'flood_error', 'chatty_sse'])
+    mcp.registerTool(name, { description: 'Answered by hand.' }, () => ({ content: [] }));
   mcp.registerTool('lookup', { description: 'Looks a word up.', inputSchema: { word: z.string() } }, ({ word }) => ({
     content: [{ type: 'text', text: `definition of ${word}: a test word` }],
   }));
@@ -85,6 +87,10 @@ const HAND_MADE: Record<string, HandMade> = {
   flood_sse: (res, id, sent) => {
     res.writeHead(200, { 'content-type': 'text/event-stream' });
     pour(res, sent, [`event: message\ndata: ${resultStart(id)}`], () => MiB);
+  },
+  flood_error: (res, _id, sent) => {
+    res.writeHead(500, { 'content-type': 'text/plain' });
+    pour(res, sent, ['Internal error: '], () => MiB);
   },
   chatty_sse: (res, id, sent) => {
     res.writeHead(200, { 'content-type': 'text/event-stream' });
