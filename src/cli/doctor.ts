@@ -27,13 +27,19 @@ function describe(report: DoctorReport): string[] {
       return [`${report.file}: ok (SQLite's integrity check found no damage).`];
     case 'unusable':
       return [`${report.file}: no damage found, but Loom cannot use it: ${report.reason}`];
+    case 'unchecked':
+      return [report.reason];
     case 'damaged':
       return [
         `${report.file}: damaged.`,
         ...report.problems.map((problem) => `  ${problem}`),
-        ...(report.salvage ? describeSalvage(report.file, report.salvage) : [`Nothing can be salvaged: SQLite cannot read this file. It was not changed.`]),
+        ...(report.salvage ? describeSalvage(report.file, report.salvage) : [notSalvaged(report.salvageSkipped)]),
       ];
   }
+}
+
+function notSalvaged(skipped: string | undefined): string {
+  return skipped ? `Not salvaged: ${skipped}. It was not changed.` : `Nothing can be salvaged: SQLite cannot read this file. It was not changed.`;
 }
 
 function describeSalvage(file: string, salvage: SalvageResult): string[] {

@@ -406,6 +406,7 @@ export class LoomEngine extends SessionLifecycle {
       projectDir: this.projectDir,
       passEnv: this.config.passEnv,
       clientVersion,
+      builtInToolNames: this.tools.map((t) => t.name),
     });
     if (this.closedAll) {
       // Closed while they started: stopped here, so whoever waits for the start waits for this too.

@@ -8,13 +8,44 @@
 import { contentImages, contentText } from './attachments';
 import type { UserMessage } from './types';
 
+/** The tags Loom fences untrusted content in; one of them inside the content is defused. */
+export const FENCE_TAGS = [
+  'user_input',
+  'attached_file',
+  'tool_result',
+  'external_document',
+  'session_context_data',
+  'session_search',
+  'session_transcript',
+] as const;
+
+/**
+ * Characters that show nothing: zero-width spaces and joiners, the soft hyphen, word
+ * joiners, bidi and other format controls, variation selectors, the tag characters.
+ * `</tool\u200B_result>` reads as the closing tag to a model as to a person, so a tag
+ * with them inside (or around its slash) is matched as the tag.
+ */
+const INVISIBLE = '[\\p{Default_Ignorable_Code_Point}\\p{Cf}]';
+
+/**
+ * `opener` (`<`, or the `&lt;` it was defused to) followed by one of `tags`, whatever the
+ * case, the white space and the invisible characters inside: group 1 is the part after the
+ * opener, kept as it was. Not a longer name (`<tool_results>`).
+ */
+export function fenceTagPattern(tags: readonly string[], opener: string): RegExp {
+  const spelled = tags.map((tag) => [...tag].join(`${INVISIBLE}*`));
+  const gap = `(?:\\s|${INVISIBLE})*`;
+  // `gap(?:/gap)?`, not `gap/?gap`: two gaps side by side could split a run of spaces in
+  // every way, quadratic in its length.
+  return new RegExp(`${opener}(${gap}(?:/${gap})?(?:${spelled.join('|')}))(?=[\\s/>]|${INVISIBLE}|$)`, 'giu');
+}
+
 /** The words' fence: the whole text, or followed by the attached files' fences. */
 const USER_FENCE = /^<user_input>\n([\s\S]*?)\n<\/user_input>(?=\n\n<attached_file |$)/;
 /** An attached text file's fence (docs/DESIGN.md#attachments); its content cannot hold the closing tag (defused). */
 const FILE_FENCE = /<attached_file name="([^"]*)">\n([\s\S]*?)\n<\/attached_file>/g;
 const TOOL_FENCE = /^<tool_result name="[^"]*">\n([\s\S]*)\n<\/tool_result>$/;
-const DEFUSED_TAG =
-  /&lt;(\s*\/?\s*(?:user_input|attached_file|tool_result|external_document|session_context_data|session_search|session_transcript))(?=[\s/>]|$)/gi;
+const DEFUSED_TAG = fenceTagPattern(FENCE_TAGS, '&lt;');
 /** A line that is one of those tags: inside fenced content every such tag is defused, so it is a real one. */
 const FENCE_LINE = /^(?:<\/?user_input>|<attached_file name="[^"]*">|<\/attached_file>|<tool_result name="[^"]*">|<\/tool_result>)$/;
 

@@ -11,7 +11,7 @@ export interface McpServerStatus {
   sandboxed: boolean | null;
   /** The tools it offers, by the names the model calls them. */
   tools: { name: string; readOnly: boolean }[];
-  /** The one line that says what went wrong (failed, stopped), else null. */
+  /** The one line that says what went wrong (failed, stopped) or, connected, which of its tools were renamed or dropped; else null. */
   message: string | null;
 }
 

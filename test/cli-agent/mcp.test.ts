@@ -32,6 +32,23 @@ describe('loom --mcp-config', () => {
     expect(processesWith(marker)).toEqual([]);
   });
 
+  it('two servers whose tool names join: the model gets each tool once under its own name, and stderr says which was renamed', async () => {
+    const listing = (names: string[]) => stdioServer('listed', { sandbox: false }, [JSON.stringify(names)]);
+    const file = writeMcpConfig(ctx.ws.root, { docs: listing(['search__files', 'search__files']), docs__search: listing(['files']) });
+    ctx.server.enqueue({ text: 'Both are here.' });
+    const run = await runLoom(ctx.ws, ctx.server.baseUrl, ['--mcp-config', file, '-p', 'hello']);
+    expect(run.code).toBe(0);
+    const offered: string[] = ctx.server.requests[0].body.tools.map((t: any) => t.function.name);
+    expect(new Set(offered).size).toBe(offered.length);
+    const mcpTools = offered.filter((name) => name.startsWith('mcp__'));
+    expect(mcpTools).toEqual(['mcp__docs__search__files', expect.stringMatching(/^mcp__docs__search__files_[0-9a-f]{6}$/)]);
+    const lines = run.stderr.split('\n').filter((line) => line.includes('MCP server'));
+    expect(lines).toEqual([
+      'MCP server "docs": tool "search__files" is listed twice: the second is left out.',
+      `MCP server "docs__search": tool "files" is offered as ${mcpTools[1]} (mcp__docs__search__files is taken by "search__files" of "docs").`,
+    ]);
+  });
+
   it('a named file that is missing is one line; the chat goes on with Loom’s own tools', async () => {
     ctx.server.enqueue({ text: 'Still here.' });
     const run = await runLoom(ctx.ws, ctx.server.baseUrl, ['--mcp-config', path.join(ctx.ws.root, 'nope.json'), '-p', 'hello']);

@@ -12,6 +12,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { McpServers } from '../../src/core/mcp/mcp-servers';
 import { sandboxAvailable } from '../../src/core/security/sandbox';
+import { ALL_TOOLS } from '../../src/core/tools/index';
 import { startMcpHttpServer, type McpHttpServer } from '../support/mcp-http-server';
 import { callContext, processesWith, stdioServer, writeMcpConfig } from './support';
 
@@ -34,7 +35,14 @@ afterEach(async () => {
 });
 
 async function start(config: Record<string, unknown>, passEnv?: string[]): Promise<McpServers> {
-  servers = await McpServers.start({ configFile: writeMcpConfig(root, config), required: true, projectDir, passEnv, clientVersion: 'test' });
+  servers = await McpServers.start({
+    configFile: writeMcpConfig(root, config),
+    required: true,
+    projectDir,
+    passEnv,
+    clientVersion: 'test',
+    builtInToolNames: ALL_TOOLS.map((t) => t.name),
+  });
   return servers;
 }
 
@@ -118,11 +126,11 @@ describe('MCP servers', () => {
     );
     await expect(tool('mcp__s__fail').run({}, ctx)).rejects.toThrow('MCP server "s" reported an error from fail: disk on fire');
     await expect(tool('mcp__s__slow').run({}, ctx)).rejects.toThrow('MCP server "s" did not answer within 1 s.');
-    await expect(tool('mcp__s__exit').run({}, ctx)).rejects.toThrow(/MCP server "s" is not running any more/);
+    await expect(tool('mcp__s__exit').run({}, ctx)).rejects.toThrow(/^MCP server "s" stopped: it exited \(exit code 3\)/);
     await vi.waitFor(() => expect(servers!.overview().servers[0].state).toBe('stopped'));
     expect(servers!.problems()).toEqual([expect.stringMatching(/^MCP server "s" stopped: it exited \(exit code 3\)/)]);
     // A session that started with the server still has the tool: its calls say the server is gone.
-    await expect(echo.run({ text: 'x' }, ctx)).rejects.toThrow(/MCP server "s" is not running any more/);
+    await expect(echo.run({ text: 'x' }, ctx)).rejects.toThrow(/^MCP server "s" stopped: it exited \(exit code 3\)/);
   });
 
   it('a result that is not MCP is one line, and the server goes on answering', async () => {

@@ -7,7 +7,11 @@ import type { ToolContext } from '../../src/core/tools/tool';
 export const STDIO_SERVER = fileURLToPath(new URL('../support/mcp-stdio-server.mjs', import.meta.url));
 
 /** An mcp.json entry that starts the stdio test server in `mode`, with extra arguments (a marker, --child). */
-export function stdioServer(mode: 'serve' | 'crash' | 'hang' | 'garbage' | 'invalid', more: Record<string, unknown> = {}, args: string[] = []) {
+export function stdioServer(
+  mode: 'serve' | 'crash' | 'hang' | 'garbage' | 'invalid' | 'listed' | 'flood',
+  more: Record<string, unknown> = {},
+  args: string[] = [],
+) {
   return { command: process.execPath, args: [STDIO_SERVER, mode, ...args], ...more };
 }
 

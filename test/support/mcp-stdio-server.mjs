@@ -6,6 +6,11 @@
 //   garbage  write lines that are not JSON-RPC on stdout
 //   invalid  speak JSON-RPC by hand: a valid handshake and listing, then a tools/call result
 //            that is not an MCP result (what the SDK's server classes would never send)
+//   listed   speak JSON-RPC by hand, listing the tools named by the JSON array that follows
+//            (duplicates and odd names included, which the SDK's server classes refuse);
+//            a call says which tool was called
+//   flood    a handshake by hand, then answer a call with a line of 256 MiB (`at-list`: the
+//            listing already); a reader that stops early ends it
 // `--child` also starts a child process (to check that closing ends the whole tree);
 // `--ignore-term` ignores SIGTERM; any other argument (a marker) is only there for the test
 // to find this process by.
@@ -36,6 +41,26 @@ if (mode === 'crash') {
     initialize: (params) => ({ protocolVersion: params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'by-hand', version: '0' } }),
     'tools/list': () => ({ tools: [{ name: 'odd', inputSchema: { type: 'object' } }] }),
     'tools/call': () => ({ content: 5 }),
+  });
+} else if (mode === 'listed') {
+  const names = JSON.parse(rest[0]);
+  answerByHand({
+    initialize: (params) => ({ protocolVersion: params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'by-hand', version: '0' } }),
+    'tools/list': () => ({ tools: names.map((name) => ({ name, inputSchema: { type: 'object' } })) }),
+    'tools/call': (params) => ({ content: [{ type: 'text', text: `called ${params.name}` }] }),
+  });
+} else if (mode === 'flood') {
+  answerByHand({
+    initialize: (params) => ({ protocolVersion: params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'by-hand', version: '0' } }),
+    'tools/list': (_params, id) => {
+      if (rest[0] !== 'at-list') return { tools: [{ name: 'flood', inputSchema: { type: 'object' } }] };
+      floodLine(id);
+      return undefined;
+    },
+    'tools/call': (_params, id) => {
+      floodLine(id);
+      return undefined;
+    },
   });
 } else {
   const server = new McpServer({ name: 'loom-test-server', version: '1.0.0' });
@@ -90,7 +115,21 @@ function answerByHand(methods) {
       const message = JSON.parse(buffer.slice(0, end));
       buffer = buffer.slice(end + 1);
       if (message.id === undefined) continue;
-      process.stdout.write(`${JSON.stringify({ jsonrpc: '2.0', id: message.id, result: methods[message.method]?.(message.params) ?? {} })}\n`);
+      const result = methods[message.method] ? methods[message.method](message.params, message.id) : {};
+      if (result !== undefined) process.stdout.write(`${JSON.stringify({ jsonrpc: '2.0', id: message.id, result })}\n`);
     }
   });
+}
+
+/** A result for request `id` whose text is 256 MiB, written as fast as the reader takes it (a client without a cap gets it all). */
+function floodLine(id) {
+  const chunk = 'a'.repeat(1024 * 1024);
+  let left = 256;
+  process.stdout.on('error', () => process.exit(0));
+  process.stdout.write(`{"jsonrpc":"2.0","id":${id},"result":{"content":[{"type":"text","text":"`);
+  const more = () => {
+    while (left-- > 0) if (!process.stdout.write(chunk)) return void process.stdout.once('drain', more);
+    process.stdout.write('"}]}}\n');
+  };
+  more();
 }

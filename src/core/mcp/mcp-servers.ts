@@ -15,6 +15,8 @@ import { sandboxedLaunch } from '../security/sandbox';
 import type { Tool } from '../tools/tool';
 import { loadMcpConfig, startupTimeoutMs, type McpServerConfig } from './mcp-config';
 import { mcpTool } from './mcp-tool';
+import { ToolNames } from './tool-names';
+import { cappedFetch, MessageTooLarge } from './message-cap';
 import { NotMcpError, ProcessTransport } from './process-transport';
 
 /** More tools than any real server lists: a server listing without end is cut here. */
@@ -28,11 +30,16 @@ export interface McpStartOptions {
   projectDir: string;
   passEnv?: readonly string[];
   clientVersion: string;
+  /** The names of Loom's own tools: no MCP tool is offered under one of them. */
+  builtInToolNames: readonly string[];
 }
 
 interface Connection {
   client: Client;
+  server: McpServerConfig;
   status: McpServerStatus;
+  /** What the server listed; its tools are named once every server has started (`withTools`). */
+  listed: McpToolInfo[];
   tools: Tool[];
 }
 
@@ -46,8 +53,14 @@ export class McpServers {
   /** Reads the configuration and starts every server in it, side by side. Never throws. */
   static async start(opts: McpStartOptions): Promise<McpServers> {
     const config = loadMcpConfig(opts.configFile, opts.required);
-    const connections = await Promise.all(config.servers.map((server) => connect(server, opts)));
-    return new McpServers(opts.configFile, config.problem, connections);
+    const started = await Promise.all(config.servers.map((server) => connect(server, opts)));
+    // Named in the file's order, whichever server answered first: the same file gives the same names.
+    const names = new ToolNames(opts.builtInToolNames);
+    return new McpServers(
+      opts.configFile,
+      config.problem,
+      started.map((connection) => withTools(connection, names)),
+    );
   }
 
   /** The tools of the servers that started, in the file's order. */
@@ -78,27 +91,40 @@ async function connect(server: McpServerConfig, opts: McpStartOptions): Promise<
   const status: McpServerStatus = { name: server.name, transport: server.transport, state: 'connecting', sandboxed: null, tools: [], message: null };
   const client = new Client({ name: 'loom', version: opts.clientVersion });
   let firstError: Error | null = null;
-  client.onerror = (err) => (firstError ??= err);
+  // What broke the protocol is the reason, whatever came before it.
+  client.onerror = (err) => (firstError = protocolFault(err) ?? firstError ?? err);
   let transport: Transport | null = null;
   try {
     transport = await transportFor(server, opts, status);
     const timeoutMs = startupTimeoutMs(server);
     const listed = await withinDeadline(timeoutMs, () => handshake(client, transport!, timeoutMs));
-    const tools = listed.map((info) => mcpTool(server, info, client));
+    status.state = 'connected';
     client.onclose = () => stopped(status, transport, firstError);
-    return { client, status: connected(status, tools), tools };
+    return { client, server, status, listed, tools: [] };
   } catch (err) {
     await client.close().catch(() => {});
     status.state = 'failed';
     status.message = `MCP server "${server.name}" could not be started: ${failureReason(err, transport, firstError)}; Loom goes on without it.`;
-    return { client, status, tools: [] };
+    return { client, server, status, listed: [], tools: [] };
   }
 }
 
-function connected(status: McpServerStatus, tools: Tool[]): McpServerStatus {
-  status.state = 'connected';
+/** The server's tools under names unique among all servers and Loom's own; the line saying which were renamed or dropped becomes its message. */
+function withTools(connection: Connection, names: ToolNames): Connection {
+  const { client, server, status, listed } = connection;
+  if (status.state === 'failed') return connection;
+  const named = names.nameServer(
+    server.name,
+    listed.map((info) => info.name),
+  );
+  const tools = listed.flatMap((info, i) => {
+    const name = named.names[i];
+    return name === null ? [] : [mcpTool(server, info, client, name, () => (status.state === 'stopped' ? status.message : null))];
+  });
   status.tools = tools.map((t) => ({ name: t.name, readOnly: t.effects.kind === 'read' }));
-  return status;
+  // A server that stopped meanwhile keeps the line saying so.
+  status.message ??= named.notice;
+  return { ...connection, tools };
 }
 
 /** A server that exits after it started: its tools answer with this line from now on. */
@@ -110,7 +136,14 @@ function stopped(status: McpServerStatus, transport: Transport | null, firstErro
 
 async function transportFor(server: McpServerConfig, opts: McpStartOptions, status: McpServerStatus): Promise<Transport> {
   if (server.transport === 'http') {
-    return new StreamableHTTPClientTransport(new URL(server.http.url), { requestInit: { headers: server.http.headers ?? {} } });
+    const transport: StreamableHTTPClientTransport = new StreamableHTTPClientTransport(new URL(server.http.url), {
+      requestInit: { headers: server.http.headers ?? {} },
+      fetch: cappedFetch((err) => {
+        transport.onerror?.(err);
+        void transport.close();
+      }),
+    });
+    return transport;
   }
   const { command, args = [], env = {}, sandbox } = server.stdio;
   // The real path: the sandbox makes exactly that folder writable.
@@ -154,7 +187,7 @@ async function withinDeadline<T>(ms: number, work: () => Promise<T>): Promise<T>
 
 function failureReason(err: unknown, transport: Transport | null, firstError: Error | null): string {
   // After a timeout the errors of the closing connection say nothing new; output that is not MCP does.
-  if (err instanceof StartupTimeout) return firstError instanceof NotMcpError ? firstError.message : err.message;
+  if (err instanceof StartupTimeout) return protocolFault(firstError)?.message ?? err.message;
   const spawnFailure = (err as NodeJS.ErrnoException).code === 'ENOENT' && transport instanceof ProcessTransport;
   if (spawnFailure) return `its command was not found (${errorMessage(err)})`;
   return exitReason(transport, firstError) ?? errorMessage(err);
@@ -162,10 +195,16 @@ function failureReason(err: unknown, transport: Transport | null, firstError: Er
 
 /** Why a stdio server ended (its exit and the end of its stderr), or the transport's first error. */
 function exitReason(transport: Transport | null, firstError: Error | null): string | null {
-  if (firstError instanceof NotMcpError) return firstError.message;
+  const fault = protocolFault(firstError);
+  if (fault) return fault.message;
   if (transport instanceof ProcessTransport && transport.exitDescription()) {
     const tail = transport.stderrTail().split('\n').at(-1);
     return `it exited (${transport.exitDescription()})${tail ? `: ${tail}` : ''}`;
   }
   return firstError?.message ?? null;
+}
+
+/** The server sent what is not MCP, or a message too large to read: it was disconnected for it. */
+function protocolFault(err: Error | null): Error | null {
+  return err instanceof NotMcpError || err instanceof MessageTooLarge ? err : null;
 }

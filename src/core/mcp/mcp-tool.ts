@@ -11,7 +11,6 @@ import { errorMessage, LoomError } from '../errors';
 import { defineTool, type Tool } from '../tools/tool';
 import { resultText } from './call-result';
 import { isReadOnly, type McpServerConfig } from './mcp-config';
-import { mcpToolName } from './tool-names';
 
 /** A server's description is shown to the model as the tool's; a runaway one is cut. */
 const MAX_DESCRIPTION_CHARS = 2000;
@@ -28,12 +27,16 @@ const MAX_ERROR_CHARS = 500;
 /** The server checks the arguments against its own schema; Loom only requires an object. */
 const argumentsSchema = z.record(z.string(), z.unknown());
 
-export function mcpTool(server: McpServerConfig, info: McpToolInfo, client: Client): Tool {
+/**
+ * `name`: what the model calls it, unique among every server's tools (tool-names.ts);
+ * `whyStopped`: the line saying why the server stopped, once it has.
+ */
+export function mcpTool(server: McpServerConfig, info: McpToolInfo, client: Client, name: string, whyStopped: () => string | null): Tool {
   const described = (info.description ?? info.title ?? '').slice(0, MAX_DESCRIPTION_CHARS);
   const schemaFits = JSON.stringify(info.inputSchema).length <= MAX_SCHEMA_CHARS;
   const note = schemaFits ? '' : ' (Its parameter schema is too large to show: pass the arguments its documentation names.)';
   return defineTool({
-    name: mcpToolName(server.name, info.name),
+    name,
     description: `Tool "${info.name}" of the MCP server "${server.name}".${note}${described ? ` ${described}` : ''}`,
     effects: isReadOnly(server, info.name) ? { kind: 'read' } : { kind: 'run-commands' },
     schema: argumentsSchema,
@@ -43,7 +46,7 @@ export function mcpTool(server: McpServerConfig, info: McpToolInfo, client: Clie
       try {
         result = (await client.callTool({ name: info.name, arguments: args }, undefined, { signal: ctx.signal, timeout: ctx.toolTimeoutMs })) as CallToolResult;
       } catch (err) {
-        throw new LoomError(`MCP server "${server.name}" ${callFailure(err, ctx.toolTimeoutMs)}.`);
+        throw new LoomError(whyStopped() ?? `MCP server "${server.name}" ${callFailure(err, ctx.toolTimeoutMs)}.`);
       }
       const text = resultText(result);
       if (result.isError) throw new LoomError(`MCP server "${server.name}" reported an error from ${info.name}: ${text}`);

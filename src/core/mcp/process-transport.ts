@@ -10,6 +10,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { filterStdio, handOverFilter, killTree, type SandboxedLaunch } from '../security/sandbox';
+import { MAX_MESSAGE_BYTES, MessageTooLarge } from './message-cap';
 
 /** What a server wrote on stderr last: enough to say why it failed, never all of it. */
 const STDERR_TAIL_CHARS = 2000;
@@ -24,7 +25,8 @@ export class ProcessTransport implements Transport {
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
   private child: ChildProcess | null = null;
-  private readonly buffer = new ReadBuffer();
+  /** Holds a line whole until its newline comes: at most MAX_MESSAGE_BYTES of it. */
+  private readonly buffer = new ReadBuffer({ maxBufferSize: MAX_MESSAGE_BYTES });
   private stderr = '';
   private exit: string | null = null;
 
@@ -95,15 +97,26 @@ export class ProcessTransport implements Transport {
     });
   }
 
-  /** Lines that are not JSON-RPC end the connection: the server speaks something else. */
+  /** Lines that are not JSON-RPC, or too long to hold, end the connection: the server speaks something else. */
   private receive(chunk: Buffer): void {
     try {
+      // append throws only when the line would grow past the cap.
       this.buffer.append(chunk);
+    } catch {
+      return this.disconnect(new MessageTooLarge());
+    }
+    try {
       for (let message = this.buffer.readMessage(); message; message = this.buffer.readMessage()) this.onmessage?.(message);
     } catch (err) {
-      this.onerror?.(new NotMcpError(`it wrote something that is not an MCP message on stdout (${firstLine(err)})`));
-      void this.close();
+      this.disconnect(new NotMcpError(`it wrote something that is not an MCP message on stdout (${firstLine(err)})`));
     }
+  }
+
+  private disconnect(reason: Error): void {
+    // What it writes until it has stopped is not read.
+    this.child?.stdout?.removeAllListeners('data');
+    this.onerror?.(reason);
+    void this.close();
   }
 }
 

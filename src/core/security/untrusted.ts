@@ -5,12 +5,7 @@
  * these kinds inside the content is defused (`<` becomes `&lt;`), so a page that contains
  * `</tool_result>` or `<user_input>` cannot end its fence early or pose as the user.
  */
-
-/**
- * Fence tags defused inside content. `memory` (a data-tool fence) is left out on purpose:
- * `#include <memory>` is common in code, and a page cannot leave its outer fence anyway.
- */
-const FENCE_TAGS = ['user_input', 'attached_file', 'tool_result', 'external_document', 'session_context_data', 'session_search', 'session_transcript'] as const;
+import { FENCE_TAGS, fenceTagPattern } from '../../shared/fences';
 
 /**
  * The fences a tool result may carry intact: tools build them themselves around content they
@@ -20,11 +15,13 @@ const FENCE_TAGS = ['user_input', 'attached_file', 'tool_result', 'external_docu
 const TOOL_MADE_FENCES: readonly string[] = ['external_document', 'session_search', 'session_transcript'];
 const OUTER_FENCE_TAGS = FENCE_TAGS.filter((tag) => !TOOL_MADE_FENCES.includes(tag));
 
-function fencePattern(tags: readonly string[]): RegExp {
-  return new RegExp(`<(\\s*/?\\s*(?:${tags.join('|')}))(?=[\\s/>]|$)`, 'gi');
-}
-const ALL_FENCES = fencePattern(FENCE_TAGS);
-const OUTER_FENCES = fencePattern(OUTER_FENCE_TAGS);
+/**
+ * Fence tags defused inside content (shared/fences.ts `FENCE_TAGS`, whatever their case and
+ * the invisible characters inside). `memory` (a data-tool fence) is left out on purpose:
+ * `#include <memory>` is common in code, and a page cannot leave its outer fence anyway.
+ */
+const ALL_FENCES = fenceTagPattern(FENCE_TAGS, '<');
+const OUTER_FENCES = fenceTagPattern(OUTER_FENCE_TAGS, '<');
 
 /** Defuses fence tags in `text`; everything else is left as it was. */
 function neutralizeTags(text: string, pattern: RegExp = ALL_FENCES): string {

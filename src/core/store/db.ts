@@ -4,8 +4,8 @@ import type Database from 'better-sqlite3';
 import { LoomError, errorMessage } from '../errors';
 import { ensurePrivateDir } from '../paths';
 import { damagedDatabaseError, isDamageError } from './damage';
-import { inspectFileShape, walPath, type FileShape } from './file-shape';
-import { withReadOnlyView } from './read-only-view';
+import { inspectFileShape, notAFileMessage, walPath, type FileShape } from './file-shape';
+import { isWritableFolder, withReadOnlyView } from './read-only-view';
 import { MIGRATIONS, SCHEMA_VERSION_TABLE, applyMigrations, latestVersion, readSchemaVersion, type Migration } from './migrations';
 import { openSqlite } from './sqlite';
 
@@ -38,6 +38,12 @@ export function openDatabase(dataDir: string, options: OpenOptions = {}): Databa
   const { nativeBinding, migrations = MIGRATIONS } = options;
   checkNativeBinding(nativeBinding);
   createDataDir(dataDir);
+  if (!isWritableFolder(dataDir)) {
+    throw new LoomError(
+      `The data directory ${dataDir} is read-only: Loom writes its sessions there. Nothing was changed; use a folder Loom can write (--data-dir).`,
+      'data_dir',
+    );
+  }
   const file = databasePath(dataDir);
   let shape = inspectFileShape(file);
   if (shape.kind === 'absent') {
@@ -105,6 +111,7 @@ function createPrivateFile(file: string): void {
 
 /** Throws for a shape Loom must not open; returns the shape otherwise. */
 function refuseShape(file: string, shape: FileShape): FileShape {
+  if (shape.kind === 'not-a-file') throw new LoomError(notAFileMessage(shape), 'db_not_file');
   if (shape.kind === 'orphaned-wal') throw orphanedWalError(file, shape.walBytes, shape.empty);
   if (shape.kind === 'not-sqlite' || shape.kind === 'truncated') throw damagedDatabaseError(file, shape.reason);
   return shape;

@@ -1,9 +1,10 @@
+import path from 'node:path';
 import type Database from 'better-sqlite3';
 import { errorMessage } from '../errors';
 import { isDamageError } from './damage';
 import { databasePath, identityProblem, orphanedWalError, readIdentity, tableNames } from './db';
-import { inspectFileShape } from './file-shape';
-import { withReadOnlyView } from './read-only-view';
+import { inspectFileShape, notAFileMessage } from './file-shape';
+import { isWritableFolder, withReadOnlyView } from './read-only-view';
 import { salvageDatabase, type SalvageResult } from './salvage';
 
 /** What `loom --doctor` found; loom.db itself is only ever read. */
@@ -12,16 +13,29 @@ export type DoctorReport =
   | { kind: 'healthy'; file: string }
   /** Readable, but not a database this Loom can use (another program's, a newer Loom's). */
   | { kind: 'unusable'; file: string; reason: string }
-  /** `salvage` is missing where SQLite cannot read the file at all. */
-  | { kind: 'damaged'; file: string; problems: string[]; salvage?: SalvageResult };
+  /** Not checked: what is there is not a file SQLite may open, or it could not be read; `reason` is the one line. */
+  | { kind: 'unchecked'; file: string; reason: string }
+  /** `salvage` is missing where SQLite cannot read the file at all; `salvageSkipped` says why none was tried. */
+  | { kind: 'damaged'; file: string; problems: string[]; salvage?: SalvageResult; salvageSkipped?: string };
 
 /** How many of integrity_check's findings to show: the first ones say enough. */
 const MAX_PROBLEMS = 10;
 
+/** Never throws for what it finds on disk: whatever stops the check is the report's one line. */
 export function examineDatabase(dataDir: string, nativeBinding?: string): DoctorReport {
   const file = databasePath(dataDir);
+  try {
+    return examine(file, nativeBinding);
+  } catch (err) {
+    return { kind: 'unchecked', file, reason: `${file} could not be checked (${errorMessage(err)}); it was not changed.` };
+  }
+}
+
+function examine(file: string, nativeBinding: string | undefined): DoctorReport {
   const shape = inspectFileShape(file);
   switch (shape.kind) {
+    case 'not-a-file':
+      return { kind: 'unchecked', file, reason: notAFileMessage(shape) };
     case 'absent':
     case 'new':
       return { kind: 'absent', file };
@@ -36,9 +50,23 @@ export function examineDatabase(dataDir: string, nativeBinding?: string): Doctor
   const problems = shape.kind === 'truncated' ? [shape.reason] : [];
   const check = checkIntegrity(file, nativeBinding);
   problems.push(...check.problems);
-  if (problems.length) return { kind: 'damaged', file, problems, salvage: salvageDatabase(file, nativeBinding) };
+  if (problems.length) return damaged(file, problems, nativeBinding);
   const unusable = check.identity && identityProblem(file, check.identity);
   return unusable ? { kind: 'unusable', file, reason: unusable.message } : { kind: 'healthy', file };
+}
+
+/** The salvaged copy is made beside the file: in a folder Loom cannot write, it is not tried. */
+function damaged(file: string, problems: string[], nativeBinding: string | undefined): DoctorReport {
+  const folder = path.dirname(file);
+  if (!isWritableFolder(folder)) {
+    return {
+      kind: 'damaged',
+      file,
+      problems,
+      salvageSkipped: `${folder} is read-only, so no salvaged copy can be written beside it; copy the folder somewhere writable and run the doctor there`,
+    };
+  }
+  return { kind: 'damaged', file, problems, salvage: salvageDatabase(file, nativeBinding) };
 }
 
 function checkIntegrity(file: string, nativeBinding: string | undefined) {

@@ -7,6 +7,8 @@ import fs from 'node:fs';
  * recognised here first, from the file sizes and the 100-byte header.
  */
 export type FileShape =
+  /** loom.db, its -wal or its -shm is there but is not a regular file (a folder, a FIFO, a link…). */
+  | { kind: 'not-a-file'; path: string; what: string }
   | { kind: 'absent' }
   /** Missing or empty, with no -wal content: a new database. */
   | { kind: 'new' }
@@ -30,6 +32,10 @@ export function shmPath(file: string): string {
 }
 
 export function inspectFileShape(file: string): FileShape {
+  for (const each of [file, walPath(file), shmPath(file)]) {
+    const what = notARegularFile(each);
+    if (what) return { kind: 'not-a-file', path: each, what };
+  }
   const size = fs.statSync(file, { throwIfNoEntry: false })?.size;
   const walBytes = fs.statSync(walPath(file), { throwIfNoEntry: false })?.size ?? 0;
   if (!size) {
@@ -48,6 +54,26 @@ export function inspectFileShape(file: string): FileShape {
     return { kind: 'truncated', reason: `it is cut short: ${size} of the ${expected} bytes its header describes` };
   }
   return { kind: 'plausible' };
+}
+
+/**
+ * What is at `file` when it is there but not a regular file; null when it is one or is
+ * missing. SQLite would read a folder as an I/O error, block on a FIFO, and follow a link
+ * to wherever it points: none of them is opened, whatever it is.
+ */
+function notARegularFile(file: string): string | null {
+  const stat = fs.lstatSync(file, { throwIfNoEntry: false });
+  if (!stat || stat.isFile()) return null;
+  if (stat.isDirectory()) return 'a folder';
+  if (stat.isSymbolicLink()) return 'a symbolic link';
+  if (stat.isFIFO()) return 'a named pipe (FIFO)';
+  if (stat.isSocket()) return 'a socket';
+  return 'a device';
+}
+
+/** The one line for a shape `not-a-file`: the store and the doctor refuse it alike. */
+export function notAFileMessage(shape: { path: string; what: string }): string {
+  return `${shape.path} is ${shape.what}, not a regular file: Loom keeps its sessions only in regular files, and left it as it is. Move it away and try again.`;
 }
 
 function readHeader(file: string): Buffer {
