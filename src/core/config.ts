@@ -12,6 +12,8 @@ export interface LoomConfig {
   model: string;
   apiKey: string;
   maxContextTokens: number;
+  /** The model's context window in tokens, when the user states it (--model-window); else learnt (docs/DESIGN.md#the-models-window). */
+  modelWindow?: number;
   mode: PermissionMode;
   /** Names of the tools offered to the model; undefined means all. */
   tools?: string[];

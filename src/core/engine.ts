@@ -28,6 +28,7 @@ import { LoomError } from './errors';
 import { importFiles, runImport, typedLocation, type ImportRequest, type ImportSummary } from './import/run';
 import { defaultMcpConfigFile } from './mcp/mcp-config';
 import type { McpServers } from './mcp/mcp-servers';
+import { ModelWindows } from './model/window-store';
 import { MemoryStore } from './memory/memory-store';
 import { ModelClient } from './model/client';
 import { loadPriceTable, PRICES_FILE, type PriceTable } from './model/pricing';
@@ -63,6 +64,7 @@ interface PendingAnswer {
 export class LoomEngine extends SessionLifecycle {
   private config: LoomConfig;
   private readonly memory: MemoryStore;
+  private readonly windows: ModelWindows;
   /**
    * The lease owner: the caller's label plus host and pid, so that two processes never
    * share an owner (a shared owner would let both write the same session).
@@ -94,6 +96,7 @@ export class LoomEngine extends SessionLifecycle {
     this.tools = selectTools(opts.config.tools);
     this.prices = loadPriceTable(path.join(opts.store.dataDir, PRICES_FILE));
     this.memory = new MemoryStore(opts.store.db);
+    this.windows = new ModelWindows(opts.store.db);
   }
 
   /**
@@ -477,6 +480,7 @@ export class LoomEngine extends SessionLifecycle {
         store: this.store,
         client: this.clientFor(id),
         memory: this.memory,
+        windows: this.windows,
         host: this.hostFor(id),
         tools: this.tools,
         auditDir: auditDir(this.config.dataDir, this.config.logDir),

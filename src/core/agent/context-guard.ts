@@ -5,15 +5,30 @@
  * audited.
  */
 import { compactSession, ensureContextFits, type CompactionOutcome, type CompactSessionOptions, type ForcedCompactionOutcome } from '../context/auto-compact';
+import { askServerWindow, SERVER_WINDOW_TIMEOUT_MS } from '../model/server-window';
 import { auditedClient } from './model-call';
 import type { AgentSession } from './session';
 
 /** Throws the hard-stop LoomError when the context cannot fit: no request may be sent. */
 export async function fitContext(session: AgentSession, signal: AbortSignal): Promise<void> {
+  await askServerWindowOnce(session);
   adopt(session, await ensureContextFits(options(session, signal)), 'auto');
 }
 
+/**
+ * The server is asked for the model's window the first time Loom meets the pair (and,
+ * when it said nothing, a day later): what it says is kept for every process.
+ */
+async function askServerWindowOnce(session: AgentSession): Promise<void> {
+  const { baseUrl, apiKey, model } = session.client.settings;
+  if (!session.windows.shouldAskServer(baseUrl, model)) return;
+  const tokens = await askServerWindow({ baseUrl, apiKey, timeoutMs: SERVER_WINDOW_TIMEOUT_MS }, model);
+  session.windows.record(baseUrl, model, 'server', tokens);
+  session.refreshWindow();
+}
+
 export async function compactNow(session: AgentSession, signal: AbortSignal): Promise<ForcedCompactionOutcome> {
+  await askServerWindowOnce(session);
   const outcome = await compactSession(options(session, signal));
   adopt(session, outcome, 'manual');
   return outcome;
@@ -26,6 +41,8 @@ function options(session: AgentSession, signal: AbortSignal): CompactSessionOpti
     budget: session.budget,
     messages: session.messages,
     client: auditedClient(session, 'compaction'),
+    window: session.window?.tokens ?? null,
+    onWindowLearned: (tokens) => session.learnWindow(tokens),
     timeoutMs: session.config.llmTimeoutSec * 1000,
     signal,
     onEvent: (event) => session.host.emit(event),

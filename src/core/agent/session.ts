@@ -10,6 +10,8 @@ import type { LoomConfig } from '../config';
 import { ContextBudget } from '../context/budget';
 import type { MemoryStore } from '../memory/memory-store';
 import type { ModelClient, ToolSpec } from '../model/client';
+import { effectiveBudget, resolveWindow, type ModelWindow } from '../model/context-window';
+import type { ModelWindows } from '../model/window-store';
 import { SessionGrants } from '../security/session-grants';
 import { FileSnapshots } from '../security/snapshots';
 import type { AppendFacts, SessionStore } from '../store/session-store';
@@ -28,6 +30,8 @@ export interface AgentSessionOptions {
   /** The tools offered to the model (already limited by --tools). */
   tools: Tool[];
   auditDir: string;
+  /** What is known of each model's window (docs/DESIGN.md#the-models-window). */
+  windows: ModelWindows;
 }
 
 export class AgentSession {
@@ -42,6 +46,9 @@ export class AgentSession {
   /** The tools' specs as every chat request offers them (none when --tools left none). */
   readonly toolSpecs: ToolSpec[] | undefined;
   readonly audit: AuditLog;
+  readonly windows: ModelWindows;
+  /** The window of the session's model on its server, when known: it bounds the budget and the summariser's requests. */
+  window: ModelWindow | null = null;
   readonly snapshots = new FileSnapshots();
   /** "Allow for this session": kept while the session is open here, never stored. */
   readonly grants = new SessionGrants();
@@ -76,7 +83,29 @@ export class AgentSession {
     this.audit = new AuditLog(opts.auditDir, opts.sessionId);
     this.messages = opts.store.getContext(opts.sessionId);
     this.plan = opts.store.getPlan(opts.sessionId);
+    this.windows = opts.windows;
     this.budget = budgetFor(opts.config.maxContextTokens, this.messages);
+    this.refreshWindow();
+  }
+
+  /**
+   * Reads the model's window again (the settings, the store: a refusal or the server may
+   * have taught it) and fits the budget to it: the user's budget, lowered to what the
+   * model can take with room to answer.
+   */
+  refreshWindow(): void {
+    const { baseUrl, model } = this.client.settings;
+    const known = this.windows.known(baseUrl, model);
+    if (this.config.modelWindow !== undefined) known.setting = this.config.modelWindow;
+    this.window = resolveWindow(known);
+    this.budget.resize(effectiveBudget(this.config.maxContextTokens, this.window));
+  }
+
+  /** The server refused a request as too big and named its limit: remembered for every process, and the budget follows. */
+  learnWindow(tokens: number): void {
+    const { baseUrl, model } = this.client.settings;
+    this.windows.record(baseUrl, model, 'refusal', tokens);
+    this.refreshWindow();
   }
 
   /** Commits a message (and its facts) to the store first, then to memory and the listeners. */
@@ -113,7 +142,7 @@ export class AgentSession {
     }
     this.config = config;
     this.client = client;
-    if (config.maxContextTokens !== this.budget.maxTokens) this.budget = budgetFor(config.maxContextTokens, this.messages);
+    this.refreshWindow();
   }
 
   /** Tells every window the session's grants as they are now. */

@@ -14,7 +14,7 @@ export type CompactionEvent = Extract<EngineEvent, { type: 'compaction' }>;
 
 export type CompactionOutcome =
   | { status: 'not_needed'; messages: ChatMessage[] }
-  | { status: 'compacted'; messages: ChatMessage[]; compaction: Compaction; usage: CompactionUsage }
+  | { status: 'compacted'; messages: ChatMessage[]; compaction: Compaction; usage: CompactionUsage; steps: number }
   | { status: 'nothing_to_compact'; messages: ChatMessage[]; notice: string }
   /** The context is unchanged; `error` says why in one line. */
   | { status: 'failed'; messages: ChatMessage[]; error: string };
@@ -30,6 +30,10 @@ export interface CompactSessionOptions {
   /** The session's working context, as stored. Never mutated. */
   messages: ChatMessage[];
   client: SummaryClient;
+  /** The model's window, when known: the summariser's requests are sized to it (default: unknown). */
+  window?: number | null;
+  /** A summariser request was refused as too big and stated this limit. */
+  onWindowLearned?: (tokens: number) => void;
   timeoutMs?: number;
   signal?: AbortSignal;
   onEvent?: (event: CompactionEvent) => void;
@@ -46,7 +50,15 @@ export async function compactSession(opts: CompactSessionOptions): Promise<Force
   }
   onEvent?.({ type: 'compaction', sessionId, phase: 'start', before_tokens: estimateTotal(messages) });
   try {
-    const result = await compactContext(opts);
+    const result = await compactContext({
+      ...opts,
+      limits: {
+        window: opts.window ?? null,
+        onWindowLearned: opts.onWindowLearned,
+        // A step's request happened whatever comes of the rest: it is charged as it ends.
+        onStepCharged: (usage) => store.recordUsage(sessionId, 'compaction', usage),
+      },
+    });
     store.recordCompaction(sessionId, result);
     budget.reset(result.messages);
     const { before_tokens, after_tokens } = result.compaction;

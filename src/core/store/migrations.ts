@@ -248,6 +248,18 @@ const IMPORT_RECORDS = `
   CREATE INDEX IF NOT EXISTS import_branches_by_source ON import_branches (source, source_id);
 `;
 
+/** Per server and model, one figure per source (model/context-window.ts resolves them); NULL: the server was asked and said nothing. */
+const MODEL_WINDOWS = `
+  CREATE TABLE IF NOT EXISTS model_windows (
+    base_url TEXT NOT NULL,
+    model TEXT NOT NULL,
+    source TEXT NOT NULL CHECK (source IN ('server', 'setting', 'refusal')),
+    tokens INTEGER,
+    at TEXT NOT NULL,
+    PRIMARY KEY (base_url, model, source)
+  ) WITHOUT ROWID;
+`;
+
 export const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
@@ -311,6 +323,13 @@ export const MIGRATIONS: readonly Migration[] = [
     description: 'sync through a hub: sync_state, the outbox its triggers fill, per-field clocks, the inbox; sessions.note',
     up(db) {
       db.exec(SYNC_TABLES);
+    },
+  },
+  {
+    version: 10,
+    description: "model_windows: each model's context window as its server, the user's setting or a refusal stated it",
+    up(db) {
+      db.exec(MODEL_WINDOWS);
     },
   },
 ];
