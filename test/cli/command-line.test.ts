@@ -21,6 +21,7 @@ describe('loom --help', () => {
       '--model',
       '--api-key',
       '--max-context-tokens',
+      '--model-window',
       '--mode',
       '--tools',
       '--tool-timeout',
