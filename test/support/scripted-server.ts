@@ -97,6 +97,8 @@ export interface ScriptedModels {
   hangMs?: number;
   /** Each listed model's window, sent as `context_length` beside its id (as OpenRouter and others do). */
   windows?: Record<string, number>;
+  /** Answer as Ollama does: models owned by "library", and `POST /api/show` with this body (for any model). */
+  ollamaShow?: Record<string, unknown>;
 }
 
 export interface ScriptedServer {
@@ -156,6 +158,10 @@ export async function startScriptedServer(): Promise<ScriptedServer> {
     const path = (req.url ?? '').split('?')[0];
     const raw = await readBody(req);
     if (req.method === 'GET' && path === '/v1/models') return answerModels(req, res);
+    if (req.method === 'POST' && path === '/api/show' && scripted.models.ollamaShow) {
+      modelRequests.push({ method: 'POST', path, headers: req.headers, body: JSON.parse(raw), at: Date.now() });
+      return sendJson(res, 200, scripted.models.ollamaShow);
+    }
     if (req.method !== 'POST' || path !== '/v1/chat/completions') {
       return sendError(res, 404, `scripted server: no route ${req.method} ${path}`);
     }
@@ -192,7 +198,8 @@ export async function startScriptedServer(): Promise<ScriptedServer> {
     }
     if (status !== undefined) return sendError(res, status, `scripted models error ${status}`);
     const windows = scripted.models.windows ?? {};
-    const entry = (id: string) => ({ id, object: 'model', owned_by: 'scripted', ...(windows[id] ? { context_length: windows[id] } : {}) });
+    const owner = scripted.models.ollamaShow ? 'library' : 'scripted';
+    const entry = (id: string) => ({ id, object: 'model', owned_by: owner, ...(windows[id] ? { context_length: windows[id] } : {}) });
     sendJson(res, 200, { object: 'list', data: ids.map(entry) });
   }
 

@@ -140,14 +140,17 @@ const CHARS_PER_TOKEN = 4;
  * summariser's copy is cut; the transcript and the context keep the message whole.
  */
 export function shortenToFit(step: readonly ChatMessage[], room: number): ChatMessage[] {
-  const total = sumTokens(step, 0, step.length);
-  if (total <= room) return [...step];
-  const share = room / total;
-  return step.map((m) => {
-    const tokens = estimateMessageTokens(m);
-    const keepChars = Math.max(64, Math.floor(tokens * share * CHARS_PER_TOKEN) - MARKER_ROOM);
-    return shortenMessage(m, keepChars);
-  });
+  let shortened = [...step];
+  let share = 1;
+  // Each message keeps its share of the room; the markers and per-message overhead can
+  // still overshoot a little, so the share shrinks until the step fits.
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const total = sumTokens(shortened, 0, shortened.length);
+    if (total <= room) return shortened;
+    share *= (room / total) * 0.95;
+    shortened = step.map((m) => shortenMessage(m, Math.max(64, Math.floor(estimateMessageTokens(m) * share * CHARS_PER_TOKEN) - MARKER_ROOM)));
+  }
+  return shortened;
 }
 
 const MARKER_ROOM = 80;

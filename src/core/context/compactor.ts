@@ -50,6 +50,8 @@ export interface CompactionResult {
   usage: CompactionUsage;
   /** Summariser requests it took. */
   steps: number;
+  /** Index in the context before it of the first message kept: where the store records the kept part from. */
+  cut: number;
 }
 
 /** The model call compaction needs; a ModelClient satisfies it. */
@@ -155,5 +157,6 @@ export async function compactContext(opts: {
     compaction: { at: new Date().toISOString(), before_tokens: before, after_tokens: after, summary },
     usage,
     steps,
+    cut,
   };
 }

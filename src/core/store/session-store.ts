@@ -25,7 +25,7 @@ import { renderExport, type TreeFields } from './export';
 import { EXPORT_FORMATS, type ExportFormat } from '../../shared/export-name';
 import type { ExportedSession, ParsedExport } from './export-schema';
 import { LeaseKeeper, defaultOwner, inUseError, type Lease } from './leases';
-import { derive, sameMessages, startFor } from './context-start';
+import { derive, normalized, sameMessages, startFor, type ContextStart } from './context-start';
 import { toColumns } from './messages';
 import { META_COLUMNS, metaFromRow, type MetaRow } from './rows';
 import { searchSessions, updateSearchIndex } from './search';
@@ -36,6 +36,8 @@ import {
   detachForks,
   forkTarget,
   insertStart,
+  lastSystemSeqIn,
+  nthNonSystemSeq,
   readContext,
   readTranscript,
   readTranscriptFacts,
@@ -157,11 +159,15 @@ export class SessionStore {
   /**
    * The new working context, the compaction record and its usage, in one transaction. The
    * record's transcript_index is the transcript length now (any given one is ignored).
+   * `cut`: where in the context before it the kept part began (the compactor's cut), so the
+   * start is recorded from that position without reading the transcript.
    */
-  recordCompaction(id: string, c: { messages: ChatMessage[]; compaction: Compaction; usage?: CallUsage }): void {
+  recordCompaction(id: string, c: { messages: ChatMessage[]; compaction: Compaction; usage?: CallUsage; cut?: number }): void {
     this.write(() => {
       const pk = this.pkOf(id);
-      this.writeContext(pk, c.messages);
+      const start = c.cut === undefined ? null : this.compactionStart(pk, c.messages, c.cut);
+      if (start) insertStart(this.db, pk, this.messageCount(pk), start);
+      else this.writeContext(pk, c.messages);
       this.insertCompaction(pk, { ...c.compaction, transcript_index: this.messageCount(pk) });
       if (c.usage) this.addUsage(pk, 'compaction', c.usage, 1);
       this.touch(pk);
@@ -611,6 +617,23 @@ export class SessionStore {
    * Makes `messages` the working context: records a start that derives it from the
    * transcript, unless the current one already does (appends need none).
    */
+  /**
+   * The start of a compacted context `[prompt, boundary, ...context[cut:]]` from the cut's
+   * transcript position (docs/DESIGN.md#compaction-on-a-derived-context): the context
+   * before it was `[prompt] + head + the suffix from keptFrom`, prompts left out, so the
+   * cut is the (cut - 1 - head)-th non-prompt message from keptFrom. Null when the context
+   * is not of that shape (it did not lead with the prompt, or the cut fell in its head):
+   * writeContext then finds the start by reading the transcript.
+   */
+  private compactionStart(pk: number, compacted: ChatMessage[], cut: number): ContextStart | null {
+    const current = currentStart(this.db, pk);
+    const inSuffix = cut - 1 - current.head.length;
+    if (!current.withSystem || compacted[0]?.role !== 'system' || compacted.length < 2 || inSuffix < 0) return null;
+    const keptFrom = nthNonSystemSeq(this.db, pk, current.keptFrom, inSuffix) ?? this.messageCount(pk);
+    const promptSeq = lastSystemSeqIn(this.db, pk, current.keptFrom, keptFrom) ?? current.promptSeq;
+    return { keptFrom, withSystem: true, head: [normalized(compacted[1])], promptSeq };
+  }
+
   private writeContext(pk: number, messages: ChatMessage[]): void {
     const transcript = readTranscript(this.db, pk);
     if (sameMessages(derive(currentStart(this.db, pk), transcript), messages)) return;
