@@ -81,6 +81,7 @@ interface RawOptions {
   maxToolCalls?: string;
   maxCostUsd?: string;
   approvePlan?: boolean;
+  noProjectInstructions?: boolean;
   logDir?: string;
   mcpConfig?: string;
   prompt?: string;
@@ -144,6 +145,7 @@ const OPTION_GROUPS: readonly OptionGroup[] = [
       { flags: '--max-tool-calls <n>', description: `tool calls per session run (default ${DEFAULTS.maxToolCalls})` },
       { flags: '--max-cost-usd <usd>', description: `spending limit per session run in US dollars (default ${DEFAULTS.maxCostUsd.toFixed(2)})` },
       { flags: '--approve-plan', description: 'ask for approval of the plan before working on it' },
+      { flags: '--no-project-instructions', description: "don't send the project's AGENTS.md (or CLAUDE.md) to the model" },
       { flags: '--log-dir <dir>', description: 'audit log folder (default <data dir>/audit)' },
       { flags: '--mcp-config <file>', description: 'MCP servers whose tools a chat offers, in the mcp.json shape (default <data dir>/mcp.json)' },
     ],
@@ -418,6 +420,7 @@ function toConfig(raw: RawOptions, env: NodeJS.ProcessEnv): LoomConfig {
     approvePlan: raw.approvePlan ?? false,
   };
   if (raw.modelWindow !== undefined) config.modelWindow = windowTokens(raw.modelWindow);
+  if (raw.noProjectInstructions) config.projectInstructions = false;
   if (raw.tools !== undefined) config.tools = toolNames(raw.tools);
   if (raw.passEnv !== undefined) config.passEnv = envNames(raw.passEnv);
   if (raw.logDir !== undefined) config.logDir = path.resolve(nonEmpty(raw.logDir, '--log-dir', 'a folder'));

@@ -21,6 +21,7 @@ import { runReplyTurn, runUserTurn } from './agent/loop';
 import { buildUserMessage, editedUserMessage } from './agent/user-message';
 import { recoverInterruptedCalls } from './agent/recovery';
 import { compactNow } from './agent/context-guard';
+import { readProjectInstructions, type ProjectInstructions } from './agent/project-instructions';
 import { buildSystemPrompt } from './agent/system-prompt';
 import type { LoomConfig } from './config';
 import { estimateTotal } from './context/budget';
@@ -126,11 +127,17 @@ export class LoomEngine extends SessionLifecycle {
   }
 
   /** A new session in the project folder, opened for work. */
-  createSession(): SessionMeta {
+  async createSession(): Promise<SessionMeta> {
     const projectDir = realDir(this.projectDir);
+    const instructions = await this.projectInstructions(projectDir);
     const meta = this.store.create({ model: this.config.model, cwd: projectDir });
-    this.attach(meta.id, projectDir, false);
+    this.attach(meta.id, projectDir, false, instructions);
     return this.changed(meta.id);
+  }
+
+  /** The project's AGENTS.md (or CLAUDE.md), unless the user turned them off (docs/DESIGN.md#project-instructions). */
+  private projectInstructions(projectDir: string): Promise<ProjectInstructions | null> {
+    return this.config.projectInstructions === false ? Promise.resolve(null) : readProjectInstructions(projectDir);
   }
 
   /** Archiving or deleting a session this engine works in ends that work first. */
@@ -178,7 +185,9 @@ export class LoomEngine extends SessionLifecycle {
       throw new LoomError(`Session ${id} is archived; unarchive it with \`loom --unarchive ${id}\` to resume.`, 'archived');
     }
     const projectDir = realDir(this.projectDir);
-    const agent = this.attach(id, projectDir, true);
+    const instructions = await this.projectInstructions(projectDir);
+    if (this.sessions.has(id)) return this.store.getMeta(id);
+    const agent = this.attach(id, projectDir, true, instructions);
     if (meta.cwd !== null && meta.cwd !== projectDir) {
       this.emit({ type: 'notice', sessionId: id, level: 'info', text: `This session was recorded in ${meta.cwd}; working in ${projectDir}.` });
     }
@@ -468,11 +477,11 @@ export class LoomEngine extends SessionLifecycle {
    * prompt is built afresh for every open, so one that came with an import, or one for
    * another folder or tool set, is never sent again (it stays in the transcript).
    */
-  private attach(id: string, projectDir: string, resumed: boolean): AgentSession {
+  private attach(id: string, projectDir: string, resumed: boolean, instructions: ProjectInstructions | null): AgentSession {
     const lease = this.store.acquireLease(id, this.owner);
     let agent: AgentSession;
     try {
-      this.store.setProject(id, { cwd: projectDir, systemPrompt: buildSystemPrompt({ projectDir, tools: this.tools }) });
+      this.store.setProject(id, { cwd: projectDir, systemPrompt: buildSystemPrompt({ projectDir, tools: this.tools, instructions }) });
       agent = new AgentSession({
         sessionId: id,
         projectDir,
@@ -481,6 +490,7 @@ export class LoomEngine extends SessionLifecycle {
         client: this.clientFor(id),
         memory: this.memory,
         windows: this.windows,
+        instructions,
         host: this.hostFor(id),
         tools: this.tools,
         auditDir: auditDir(this.config.dataDir, this.config.logDir),

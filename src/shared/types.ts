@@ -111,6 +111,18 @@ export interface TodoItem {
   retries: number;
 }
 
+/** Something the user pinned in a session: a transcript message, or a note (seq null). */
+export interface Pin {
+  id: number;
+  /** The pinned message's transcript position; null for a note. */
+  seq: number | null;
+  at: string;
+  /** The pinned message's role; null for a note. */
+  role: ChatMessage['role'] | null;
+  /** The message's text, or the note. */
+  text: string;
+}
+
 export interface PlanState {
   todos: TodoItem[];
   scratchpad: string;

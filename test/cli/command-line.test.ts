@@ -31,6 +31,7 @@ describe('loom --help', () => {
       '--max-tool-calls',
       '--max-cost-usd',
       '--approve-plan',
+      '--no-project-instructions',
       '--log-dir',
       '-p, --prompt',
       '--resume',

@@ -4,8 +4,10 @@
  * demand (\compact) compact now. Either way the session adopts the new context and it is
  * audited.
  */
+import type { CarriedDropped } from '../context/carried';
 import { compactSession, ensureContextFits, type CompactionOutcome, type CompactSessionOptions, type ForcedCompactionOutcome } from '../context/auto-compact';
 import { askServerWindow, SERVER_WINDOW_TIMEOUT_MS } from '../model/server-window';
+import { carriedInput } from './carried-input';
 import { auditedClient } from './model-call';
 import type { AgentSession } from './session';
 
@@ -42,6 +44,7 @@ function options(session: AgentSession, signal: AbortSignal): CompactSessionOpti
     messages: session.messages,
     client: auditedClient(session, 'compaction'),
     window: session.window?.tokens ?? null,
+    carried: () => carriedInput(session),
     onWindowLearned: (tokens) => session.learnWindow(tokens),
     timeoutMs: session.config.llmTimeoutSec * 1000,
     signal,
@@ -52,10 +55,23 @@ function options(session: AgentSession, signal: AbortSignal): CompactSessionOpti
 function adopt(session: AgentSession, outcome: CompactionOutcome, trigger: 'auto' | 'manual'): void {
   if (outcome.status === 'compacted') {
     session.adoptContext(outcome.messages);
+    if (outcome.carriedDropped) session.host.emit({ type: 'notice', sessionId: session.id, level: 'warning', text: droppedNotice(outcome.carriedDropped) });
     const { before_tokens, after_tokens } = outcome.compaction;
     session.audit.write('context_compacted', { trigger, before_tokens, after_tokens, usage: outcome.usage });
     session.emitUsage();
   } else if (outcome.status === 'failed') {
     session.audit.write('context_compacted', { trigger, failed: true, error: outcome.error });
   }
+}
+
+/** One sentence for what the carried message had to leave out to stay within its bound. */
+function droppedNotice(d: CarriedDropped): string {
+  const parts = [
+    d.files ? `${d.files} of the oldest changed-file lines` : '',
+    d.failing ? 'the last failing command' : '',
+    d.scratchpad ? 'the scratchpad' : '',
+    d.todos ? `${d.todos} plan item${d.todos === 1 ? '' : 's'}` : '',
+    d.pins ? `${d.pins} of the oldest pins` : '',
+  ].filter(Boolean);
+  return `What compaction carries did not fit a quarter of the context budget: it left out ${parts.join(', ')}. Raise --max-context-tokens, or unpin what no longer matters.`;
 }

@@ -8,6 +8,7 @@ import type { ChatMessage, PlanState } from '../../shared/types';
 import { AuditLog } from '../audit/audit-log';
 import type { LoomConfig } from '../config';
 import { ContextBudget } from '../context/budget';
+import { Ledger } from '../context/ledger';
 import type { MemoryStore } from '../memory/memory-store';
 import type { ModelClient, ToolSpec } from '../model/client';
 import { effectiveBudget, resolveWindow, type ModelWindow } from '../model/context-window';
@@ -18,6 +19,7 @@ import type { AppendFacts, SessionStore } from '../store/session-store';
 import { toolSpecs } from '../tools/index';
 import type { Tool } from '../tools/tool';
 import type { AgentHost } from './host';
+import type { ProjectInstructions } from './project-instructions';
 
 export interface AgentSessionOptions {
   sessionId: string;
@@ -32,6 +34,8 @@ export interface AgentSessionOptions {
   auditDir: string;
   /** What is known of each model's window (docs/DESIGN.md#the-models-window). */
   windows: ModelWindows;
+  /** The project's instructions file the system prompt carries, if any. */
+  instructions: ProjectInstructions | null;
 }
 
 export class AgentSession {
@@ -47,12 +51,15 @@ export class AgentSession {
   readonly toolSpecs: ToolSpec[] | undefined;
   readonly audit: AuditLog;
   readonly windows: ModelWindows;
+  /** The project's instructions file in the system prompt (AGENTS.md or CLAUDE.md), if one was read. */
+  readonly instructions: ProjectInstructions | null;
   /** The window of the session's model on its server, when known: it bounds the budget and the summariser's requests. */
   window: ModelWindow | null = null;
   readonly snapshots = new FileSnapshots();
   /** "Allow for this session": kept while the session is open here, never stored. */
   readonly grants = new SessionGrants();
   budget: ContextBudget;
+  private ledgerState: Ledger | null = null;
   /** The working context, always equal to what the store holds. */
   messages: ChatMessage[];
   plan: PlanState;
@@ -84,6 +91,7 @@ export class AgentSession {
     this.messages = opts.store.getContext(opts.sessionId);
     this.plan = opts.store.getPlan(opts.sessionId);
     this.windows = opts.windows;
+    this.instructions = opts.instructions;
     this.budget = budgetFor(opts.config.maxContextTokens, this.messages);
     this.refreshWindow();
   }
@@ -108,11 +116,21 @@ export class AgentSession {
     this.refreshWindow();
   }
 
+  /**
+   * What the session's tool calls did to the project (context/ledger.ts): read from the
+   * transcript the first time it is needed, then kept up to date message by message.
+   */
+  ledger(): Ledger {
+    this.ledgerState ??= Ledger.from(this.store.getTranscript(this.id));
+    return this.ledgerState;
+  }
+
   /** Commits a message (and its facts) to the store first, then to memory and the listeners. */
   append(message: ChatMessage, facts: AppendFacts = {}): void {
     const recorded = this.store.appendMessage(this.id, message, facts);
     this.messages.push(message);
     this.budget.add(message);
+    this.ledgerState?.see(message);
     this.host.emit({ type: 'message', sessionId: this.id, message, facts: recorded });
   }
 
@@ -127,6 +145,7 @@ export class AgentSession {
    */
   reload(): void {
     this.adoptContext(this.store.getContext(this.id));
+    this.ledgerState = null;
     this.budget.reset(this.messages);
     this.plan = this.store.getPlan(this.id);
   }

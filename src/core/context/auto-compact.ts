@@ -8,13 +8,21 @@ import type { ChatMessage, Compaction } from '../../shared/types';
 import { LoomError, errorMessage } from '../errors';
 import type { SessionStore } from '../store/session-store';
 import { estimateTotal, type ContextBudget } from './budget';
+import { carriedMessage, type CarriedDropped, type CarriedInput } from './carried';
 import { CompactionRejectedError, NOTHING_TO_COMPACT_MESSAGE, compactContext, compactableCut, type CompactionUsage, type SummaryClient } from './compactor';
+
+/** Of the budget, what the carried message may take: the rest is room to work. */
+const CARRIED_SHARE = 0.25;
+
+function anythingDropped(d: CarriedDropped): boolean {
+  return d.files > 0 || d.failing || d.scratchpad || d.todos > 0 || d.pins > 0;
+}
 
 export type CompactionEvent = Extract<EngineEvent, { type: 'compaction' }>;
 
 export type CompactionOutcome =
   | { status: 'not_needed'; messages: ChatMessage[] }
-  | { status: 'compacted'; messages: ChatMessage[]; compaction: Compaction; usage: CompactionUsage; steps: number }
+  | { status: 'compacted'; messages: ChatMessage[]; compaction: Compaction; usage: CompactionUsage; steps: number; carriedDropped: CarriedDropped | null }
   | { status: 'nothing_to_compact'; messages: ChatMessage[]; notice: string }
   /** The context is unchanged; `error` says why in one line. */
   | { status: 'failed'; messages: ChatMessage[]; error: string };
@@ -34,6 +42,8 @@ export interface CompactSessionOptions {
   window?: number | null;
   /** A summariser request was refused as too big and stated this limit. */
   onWindowLearned?: (tokens: number) => void;
+  /** What the compacted context carries after the boundary, read fresh from the session's records (carried.ts). */
+  carried?: () => Promise<CarriedInput>;
   timeoutMs?: number;
   signal?: AbortSignal;
   onEvent?: (event: CompactionEvent) => void;
@@ -50,8 +60,10 @@ export async function compactSession(opts: CompactSessionOptions): Promise<Force
   }
   onEvent?.({ type: 'compaction', sessionId, phase: 'start', before_tokens: estimateTotal(messages) });
   try {
+    const carried = opts.carried ? carriedMessage(await opts.carried(), Math.floor(budget.maxTokens * CARRIED_SHARE)) : null;
     const result = await compactContext({
       ...opts,
+      carried: carried?.message ?? null,
       limits: {
         window: opts.window ?? null,
         onWindowLearned: opts.onWindowLearned,
@@ -63,7 +75,7 @@ export async function compactSession(opts: CompactSessionOptions): Promise<Force
     budget.reset(result.messages);
     const { before_tokens, after_tokens } = result.compaction;
     onEvent?.({ type: 'compaction', sessionId, phase: 'done', before_tokens, after_tokens });
-    return { status: 'compacted', ...result };
+    return { status: 'compacted', ...result, carriedDropped: carried && anythingDropped(carried.dropped) ? carried.dropped : null };
   } catch (err) {
     if (opts.signal?.aborted) throw err;
     // A rejected summary was still a model call: the session pays for it.

@@ -260,6 +260,19 @@ const MODEL_WINDOWS = `
   ) WITHOUT ROWID;
 `;
 
+/** A pinned transcript message (seq) or a pinned note (note): carried whole through every compaction. */
+const PINS = `
+  CREATE TABLE IF NOT EXISTS pins (
+    id INTEGER PRIMARY KEY,
+    session_pk INTEGER NOT NULL REFERENCES sessions (pk) ON DELETE CASCADE,
+    seq INTEGER,
+    note TEXT,
+    at TEXT NOT NULL,
+    CHECK ((seq IS NULL) <> (note IS NULL))
+  );
+  CREATE INDEX IF NOT EXISTS pins_by_session ON pins (session_pk, id);
+`;
+
 export const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
@@ -327,9 +340,9 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 10,
-    description: "model_windows: each model's context window as its server, the user's setting or a refusal stated it",
+    description: "model_windows: each model's context window as its server, the user's setting or a refusal stated it; pins: what the user pinned in a session",
     up(db) {
-      db.exec(MODEL_WINDOWS);
+      db.exec(MODEL_WINDOWS + PINS);
     },
   },
 ];

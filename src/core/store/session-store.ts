@@ -9,6 +9,7 @@ import {
   type Compaction,
   type MessageFacts,
   type ModelChange,
+  type Pin,
   type PlanState,
   type SearchHit,
   type SessionCursor,
@@ -30,6 +31,7 @@ import { toColumns } from './messages';
 import { META_COLUMNS, metaFromRow, type MetaRow } from './rows';
 import { searchSessions, updateSearchIndex } from './search';
 import { newSessionId } from './session-id';
+import { addPin, listPins, removePin } from './pins';
 import { prepared } from './statements';
 import {
   currentStart,
@@ -162,10 +164,10 @@ export class SessionStore {
    * `cut`: where in the context before it the kept part began (the compactor's cut), so the
    * start is recorded from that position without reading the transcript.
    */
-  recordCompaction(id: string, c: { messages: ChatMessage[]; compaction: Compaction; usage?: CallUsage; cut?: number }): void {
+  recordCompaction(id: string, c: { messages: ChatMessage[]; compaction: Compaction; usage?: CallUsage; cut?: number; headLength?: number }): void {
     this.write(() => {
       const pk = this.pkOf(id);
-      const start = c.cut === undefined ? null : this.compactionStart(pk, c.messages, c.cut);
+      const start = c.cut === undefined ? null : this.compactionStart(pk, c.messages, c.cut, c.headLength ?? 1);
       if (start) insertStart(this.db, pk, this.messageCount(pk), start);
       else this.writeContext(pk, c.messages);
       this.insertCompaction(pk, { ...c.compaction, transcript_index: this.messageCount(pk) });
@@ -315,6 +317,24 @@ export class SessionStore {
       usage.cost_usd += totals.cost_usd;
     }
     return usage;
+  }
+
+  /** What the user pinned in the session, oldest first. */
+  getPins(id: string): Pin[] {
+    return listPins(this.db, this.pkOf(id));
+  }
+
+  /** Pins transcript message `seq` or a note; returns the pin's id. Bookkeeping: the session keeps its place in the list. */
+  pin(id: string, target: { seq: number } | { note: string }): number {
+    return this.write(() => {
+      const pk = this.pkOf(id);
+      return addPin(this.db, pk, 'seq' in target ? { seq: target.seq, length: this.messageCount(pk) } : target);
+    });
+  }
+
+  /** False when the session has no such pin. */
+  unpin(id: string, pinId: number): boolean {
+    return this.write(() => removePin(this.db, this.pkOf(id), pinId));
   }
 
   getPlan(id: string): PlanState {
@@ -618,20 +638,21 @@ export class SessionStore {
    * transcript, unless the current one already does (appends need none).
    */
   /**
-   * The start of a compacted context `[prompt, boundary, ...context[cut:]]` from the cut's
+   * The start of a compacted context `[prompt, ...head, ...context[cut:]]` (the head: the
+   * boundary, and what the compaction carried, `headLength` messages) from the cut's
    * transcript position (docs/DESIGN.md#compaction-on-a-derived-context): the context
    * before it was `[prompt] + head + the suffix from keptFrom`, prompts left out, so the
    * cut is the (cut - 1 - head)-th non-prompt message from keptFrom. Null when the context
    * is not of that shape (it did not lead with the prompt, or the cut fell in its head):
    * writeContext then finds the start by reading the transcript.
    */
-  private compactionStart(pk: number, compacted: ChatMessage[], cut: number): ContextStart | null {
+  private compactionStart(pk: number, compacted: ChatMessage[], cut: number, headLength: number): ContextStart | null {
     const current = currentStart(this.db, pk);
     const inSuffix = cut - 1 - current.head.length;
-    if (!current.withSystem || compacted[0]?.role !== 'system' || compacted.length < 2 || inSuffix < 0) return null;
+    if (!current.withSystem || compacted[0]?.role !== 'system' || compacted.length < 1 + headLength || inSuffix < 0) return null;
     const keptFrom = nthNonSystemSeq(this.db, pk, current.keptFrom, inSuffix) ?? this.messageCount(pk);
     const promptSeq = lastSystemSeqIn(this.db, pk, current.keptFrom, keptFrom) ?? current.promptSeq;
-    return { keptFrom, withSystem: true, head: [normalized(compacted[1])], promptSeq };
+    return { keptFrom, withSystem: true, head: compacted.slice(1, 1 + headLength).map(normalized), promptSeq };
   }
 
   private writeContext(pk: number, messages: ChatMessage[]): void {
