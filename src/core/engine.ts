@@ -13,7 +13,7 @@ import type { Attachment } from '../shared/attachments';
 import type { EngineEvent, PendingRequest } from '../shared/engine-events';
 import type { ImportSourceName } from '../shared/import-sources';
 import type { McpOverview } from '../shared/mcp';
-import type { BranchPoint, SessionFamily, SessionMeta } from '../shared/types';
+import type { BranchPoint, Pin, SessionFamily, SessionMeta } from '../shared/types';
 import { AgentSession } from './agent/session';
 import { auditDir } from './audit/audit-log';
 import type { AgentHost } from './agent/host';
@@ -228,19 +228,42 @@ export class LoomEngine extends SessionLifecycle {
     return true;
   }
 
-  /** Forces a compaction (\compact); a LoomError says why nothing was compacted. */
-  async compact(sessionId: string): Promise<{ before_tokens: number; after_tokens: number }> {
+  /** Forces a compaction (\compact [FOCUS]); a LoomError says why nothing was compacted. */
+  async compact(sessionId: string, focus?: string): Promise<{ before_tokens: number; after_tokens: number }> {
     const agent = await this.agentFor(sessionId);
     if (agent.busy) throw new LoomError('This session is busy; compact it once the current turn has ended.', 'busy');
     const signal = agent.beginTurn();
     try {
-      const outcome = await compactNow(agent, signal);
+      const outcome = await compactNow(agent, signal, focus);
       if (outcome.status === 'compacted') return { before_tokens: outcome.compaction.before_tokens, after_tokens: outcome.compaction.after_tokens };
       if (outcome.status === 'failed') throw new LoomError(outcome.error, 'compaction_failed');
       throw new LoomError(outcome.notice, 'nothing_to_compact');
     } finally {
       agent.endTurn();
     }
+  }
+
+  /** What the user pinned in the session (docs/DESIGN.md#what-compaction-carries). */
+  pins(sessionId: string): Pin[] {
+    return this.store.getPins(this.store.resolveId(sessionId));
+  }
+
+  /**
+   * Pins transcript message `seq`, the session's last message ('last', the REPL's \pin) or a
+   * note, under the lease rule as every change; every window hears the session changed.
+   */
+  async pin(sessionId: string, target: { seq: number } | { note: string } | 'last'): Promise<Pin> {
+    const agent = await this.agentFor(sessionId);
+    const length = this.store.getMeta(agent.id).message_count;
+    const pinId = this.store.pin(agent.id, target === 'last' ? { seq: length - 1 } : target);
+    this.changed(agent.id);
+    return this.store.getPins(agent.id).find((p) => p.id === pinId)!;
+  }
+
+  async unpin(sessionId: string, pinId: number): Promise<void> {
+    const agent = await this.agentFor(sessionId);
+    if (!this.store.unpin(agent.id, pinId)) throw new LoomError(`This session has no pin ${pinId}.`, 'unknown_pin');
+    this.changed(agent.id);
   }
 
   /**

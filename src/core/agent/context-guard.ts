@@ -29,9 +29,9 @@ async function askServerWindowOnce(session: AgentSession): Promise<void> {
   session.refreshWindow();
 }
 
-export async function compactNow(session: AgentSession, signal: AbortSignal): Promise<ForcedCompactionOutcome> {
+export async function compactNow(session: AgentSession, signal: AbortSignal, focus?: string): Promise<ForcedCompactionOutcome> {
   await askServerWindowOnce(session);
-  const outcome = await compactSession(options(session, signal));
+  const outcome = await compactSession({ ...options(session, signal), focus });
   adopt(session, outcome, 'manual');
   return outcome;
 }

@@ -44,6 +44,8 @@ export interface CompactSessionOptions {
   onWindowLearned?: (tokens: number) => void;
   /** What the compacted context carries after the boundary, read fresh from the session's records (carried.ts). */
   carried?: () => Promise<CarriedInput>;
+  /** What the summary should keep above all (\compact FOCUS, Compact now's focus line). */
+  focus?: string;
   timeoutMs?: number;
   signal?: AbortSignal;
   onEvent?: (event: CompactionEvent) => void;

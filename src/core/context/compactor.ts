@@ -92,11 +92,16 @@ export function compactableCut(messages: readonly ChatMessage[]): number | null 
   return cut;
 }
 
-/** The summariser request for messages[1:cut]: its own system prompt, the data as JSON. */
-export function buildSummaryRequest(older: readonly ChatMessage[]): ChatRequest {
+/**
+ * The summariser request for messages[1:cut]: its own system prompt, the data as JSON. A
+ * focus the user gave (\compact FOCUS) is one more sentence of that prompt: it is the
+ * user's, not the data's.
+ */
+export function buildSummaryRequest(older: readonly ChatMessage[], focus?: string): ChatRequest {
+  const focusLine = focus?.trim() ? ` Above all, keep what concerns: ${focus.trim().replace(/\s+/g, ' ')}` : '';
   return {
     messages: [
-      { role: 'system', content: SUMMARY_SYSTEM_PROMPT },
+      { role: 'system', content: SUMMARY_SYSTEM_PROMPT + focusLine },
       // Images as notes: the summary is text, and their bytes would fill the request.
       { role: 'user', content: JSON.stringify(older.map((m) => (m.role === 'user' ? { role: 'user', content: contentAsText(m.content) } : m))) },
     ],
@@ -133,6 +138,8 @@ export async function compactContext(opts: {
   limits?: CompactionLimits;
   /** What the new context carries after the boundary (carried.ts), rebuilt by the caller; null: nothing. */
   carried?: ChatMessage | null;
+  /** What the summary should keep above all (\compact FOCUS). */
+  focus?: string;
   timeoutMs?: number;
   signal?: AbortSignal;
 }): Promise<CompactionResult> {
@@ -141,7 +148,11 @@ export async function compactContext(opts: {
   if (cut === null) throw new LoomError(NOTHING_TO_COMPACT_MESSAGE, 'nothing_to_compact');
   const before = estimateTotal(messages);
   const summarise: SummaryStep = async (older) => {
-    const result = await client.chat({ ...buildSummaryRequest(older), timeoutMs: opts.timeoutMs ?? client.settings.timeoutMs, signal: opts.signal });
+    const result = await client.chat({
+      ...buildSummaryRequest(older, opts.focus),
+      timeoutMs: opts.timeoutMs ?? client.settings.timeoutMs,
+      signal: opts.signal,
+    });
     const usage: CompactionUsage = { ...chargedUsage(client.settings, result.usage), estimated: result.usage.estimated };
     const summary = neutraliseBoundaryTags((result.message.content ?? '').trim());
     if (!summary.trim()) throw new CompactionRejectedError(EMPTY_SUMMARY_MESSAGE, 'empty_summary', usage);
