@@ -207,6 +207,7 @@ const HELP_TEXT = [
   '  \\title TEXT    set the session title',
   '  \\info          show the session: id, title, messages, compactions, usage',
   '  \\compact [F]   summarise older turns now to shrink the working context (F: what to keep above all)',
+  '  \\uncompact     undo the last compaction: the context before it comes back',
   '  \\pin [TEXT]    pin the last message, or a note: kept in front of the model through every compaction',
   '  \\pins          list the pins; \\unpin N removes pin N',
   "  \\fork [N]      a new session sharing this one's history (up to message N; you stay in this one)",
@@ -290,6 +291,8 @@ async function runCommand(ctx: ReplContext, text: string): Promise<'exit' | void
         return await writeOut(`${sessionInfo(ctx.engine.store, ctx.sessionId, false)}\n`);
       case '\\compact':
         return await compact(ctx, arg);
+      case '\\uncompact':
+        return await uncompact(ctx);
       case '\\pin':
         return await pin(ctx, arg);
       case '\\pins':
@@ -317,6 +320,11 @@ function setTitle(ctx: ReplContext, title: string): void {
   ctx.view.line(`Title set: ${title}`);
 }
 
+async function uncompact(ctx: ReplContext): Promise<void> {
+  const { contextTokens } = await ctx.engine.uncompact(ctx.sessionId);
+  ctx.view.line(`Compaction undone: the context before it is back (${contextTokens} tokens).`);
+}
+
 async function pin(ctx: ReplContext, note: string): Promise<void> {
   const pinned = await ctx.engine.pin(ctx.sessionId, note ? { note } : 'last');
   ctx.view.line(`Pinned (${pinned.id}): ${preview(pinned.text)}`);
@@ -340,7 +348,7 @@ function preview(text: string): string {
 
 async function compact(ctx: ReplContext, focus: string): Promise<void> {
   try {
-    const { before_tokens, after_tokens } = await ctx.engine.compact(ctx.sessionId, focus || undefined);
+    const { before_tokens, after_tokens } = await ctx.engine.compact(ctx.sessionId, { focus: focus || undefined });
     ctx.view.line(compactedLine(before_tokens, after_tokens));
   } catch (err) {
     // Nothing old enough to compact is an answer, not a failure.

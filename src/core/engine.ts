@@ -11,9 +11,10 @@ import path from 'node:path';
 import type { ApprovalAnswer, SessionGrant } from '../shared/approvals';
 import type { Attachment } from '../shared/attachments';
 import type { EngineEvent, PendingRequest } from '../shared/engine-events';
+import type { ContextState } from '../shared/contract';
 import type { ImportSourceName } from '../shared/import-sources';
 import type { McpOverview } from '../shared/mcp';
-import type { BranchPoint, Pin, SessionFamily, SessionMeta } from '../shared/types';
+import type { BranchPoint, CompactionDetail, Pin, SessionFamily, SessionMeta } from '../shared/types';
 import { AgentSession } from './agent/session';
 import { auditDir } from './audit/audit-log';
 import type { AgentHost } from './agent/host';
@@ -25,6 +26,7 @@ import { readProjectInstructions, type ProjectInstructions } from './agent/proje
 import { buildSystemPrompt } from './agent/system-prompt';
 import type { LoomConfig } from './config';
 import { estimateTotal } from './context/budget';
+import { upToCut } from './context/compactor';
 import { LoomError } from './errors';
 import { importFiles, runImport, typedLocation, type ImportRequest, type ImportSummary } from './import/run';
 import { defaultMcpConfigFile } from './mcp/mcp-config';
@@ -228,19 +230,57 @@ export class LoomEngine extends SessionLifecycle {
     return true;
   }
 
-  /** Forces a compaction (\compact [FOCUS]); a LoomError says why nothing was compacted. */
-  async compact(sessionId: string, focus?: string): Promise<{ before_tokens: number; after_tokens: number }> {
+  /**
+   * Forces a compaction (\compact [FOCUS], Compact now): `focus`, what the summary should keep
+   * above all; `upTo`, a transcript index: summarise only up to that message (Compact up to
+   * here). A LoomError says why nothing was compacted.
+   */
+  async compact(sessionId: string, opts: { focus?: string; upTo?: number } = {}): Promise<{ before_tokens: number; after_tokens: number }> {
     const agent = await this.agentFor(sessionId);
     if (agent.busy) throw new LoomError('This session is busy; compact it once the current turn has ended.', 'busy');
+    const upTo = opts.upTo === undefined ? undefined : this.upToCut(agent, opts.upTo);
     const signal = agent.beginTurn();
     try {
-      const outcome = await compactNow(agent, signal, focus);
+      const outcome = await compactNow(agent, signal, { focus: opts.focus, upTo });
       if (outcome.status === 'compacted') return { before_tokens: outcome.compaction.before_tokens, after_tokens: outcome.compaction.after_tokens };
       if (outcome.status === 'failed') throw new LoomError(outcome.error, 'compaction_failed');
       throw new LoomError(outcome.notice, 'nothing_to_compact');
     } finally {
       agent.endTurn();
     }
+  }
+
+  private upToCut(agent: AgentSession, transcriptIndex: number): number {
+    const index = this.store.contextIndexOf(agent.id, transcriptIndex);
+    const cut = index === null ? null : upToCut(agent.messages, index);
+    if (cut === null) {
+      throw new LoomError(
+        `Message ${transcriptIndex + 1} cannot be compacted up to: it must be in the working context, after what was already summarised, and before your latest message.`,
+        'bad_compaction_point',
+      );
+    }
+    return cut;
+  }
+
+  /**
+   * Undoes the session's last compaction (\uncompact, the marker's Undo): the working context
+   * before it comes back exactly; the record stays, marked undone.
+   */
+  async uncompact(sessionId: string): Promise<{ contextTokens: number }> {
+    const agent = await this.agentFor(sessionId);
+    if (agent.busy) throw new LoomError('This session is busy; undo the compaction once the current turn has ended.', 'busy');
+    const context = this.store.undoCompaction(agent.id);
+    agent.adoptContext(context);
+    agent.budget.reset(context);
+    agent.audit.write('context_uncompacted', { context_tokens: agent.budget.estimate() });
+    agent.emitUsage();
+    this.changed(agent.id);
+    return { contextTokens: agent.budget.estimate() };
+  }
+
+  /** The session's compactions, with what each summarised, carried and took (the kept-and-dropped view). */
+  compactionDetails(sessionId: string): CompactionDetail[] {
+    return this.store.getCompactionDetails(this.store.resolveId(sessionId));
   }
 
   /** What the user pinned in the session (docs/DESIGN.md#what-compaction-carries). */
@@ -369,10 +409,21 @@ export class LoomEngine extends SessionLifecycle {
   }
 
   /** With the reply streaming in now, as far as it came: a window that reloaded shows it whole. */
-  contextState(sessionId: string): { contextTokens: number; maxContextTokens: number; busy: boolean; replyInFlight: string } {
+  contextState(sessionId: string): ContextState {
     const agent = this.sessions.get(sessionId)?.agent;
     const replyInFlight = agent?.busy ? agent.replyInFlight : '';
-    return { contextTokens: this.contextTokens(sessionId), maxContextTokens: this.config.maxContextTokens, busy: agent?.busy ?? false, replyInFlight };
+    const instructions = agent?.instructions
+      ? { file: agent.instructions.file, bytes: agent.instructions.bytes, truncated: agent.instructions.truncated }
+      : null;
+    return {
+      contextTokens: this.contextTokens(sessionId),
+      // The budget in force: the user's, lowered to the model's window when that is smaller.
+      maxContextTokens: agent?.budget.maxTokens ?? this.config.maxContextTokens,
+      busy: agent?.busy ?? false,
+      replyInFlight,
+      instructions,
+      modelWindow: agent?.window ?? null,
+    };
   }
 
   /** Files the session's tools changed since it was opened (absolute paths). */

@@ -29,9 +29,9 @@ async function askServerWindowOnce(session: AgentSession): Promise<void> {
   session.refreshWindow();
 }
 
-export async function compactNow(session: AgentSession, signal: AbortSignal, focus?: string): Promise<ForcedCompactionOutcome> {
+export async function compactNow(session: AgentSession, signal: AbortSignal, how: { focus?: string; upTo?: number } = {}): Promise<ForcedCompactionOutcome> {
   await askServerWindowOnce(session);
-  const outcome = await compactSession({ ...options(session, signal), focus });
+  const outcome = await compactSession({ ...options(session, signal), ...how });
   adopt(session, outcome, 'manual');
   return outcome;
 }

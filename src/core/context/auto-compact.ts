@@ -46,6 +46,8 @@ export interface CompactSessionOptions {
   carried?: () => Promise<CarriedInput>;
   /** What the summary should keep above all (\compact FOCUS, Compact now's focus line). */
   focus?: string;
+  /** Compact up to here: the cut (compactor.ts upToCut) instead of the latest user turn. */
+  upTo?: number;
   timeoutMs?: number;
   signal?: AbortSignal;
   onEvent?: (event: CompactionEvent) => void;
@@ -57,7 +59,7 @@ export interface CompactSessionOptions {
  */
 export async function compactSession(opts: CompactSessionOptions): Promise<ForcedCompactionOutcome> {
   const { sessionId, store, budget, messages, onEvent } = opts;
-  if (compactableCut(messages) === null) {
+  if ((opts.upTo ?? compactableCut(messages)) === null) {
     return { status: 'nothing_to_compact', messages, notice: NOTHING_TO_COMPACT_MESSAGE };
   }
   onEvent?.({ type: 'compaction', sessionId, phase: 'start', before_tokens: estimateTotal(messages) });

@@ -93,6 +93,20 @@ export function compactableCut(messages: readonly ChatMessage[]): number | null 
 }
 
 /**
+ * The cut for "Compact up to here" at context index `index`: the first message after it
+ * that is not a tool result (a call is never kept without its result). Null when nothing
+ * older than it can be summarised, or when it would take in the latest user turn.
+ */
+export function upToCut(messages: readonly ChatMessage[], index: number): number | null {
+  let cut = index + 1;
+  while (cut < messages.length && messages[cut].role === 'tool') cut++;
+  const latest = findCut(messages);
+  if (latest === null || cut > latest || cut < 2) return null;
+  if (messages.slice(1, cut).every((m) => isBoundaryMessage(m) || isCarriedMessage(m))) return null;
+  return cut;
+}
+
+/**
  * The summariser request for messages[1:cut]: its own system prompt, the data as JSON. A
  * focus the user gave (\compact FOCUS) is one more sentence of that prompt: it is the
  * user's, not the data's.
@@ -140,11 +154,13 @@ export async function compactContext(opts: {
   carried?: ChatMessage | null;
   /** What the summary should keep above all (\compact FOCUS). */
   focus?: string;
+  /** Compact up to here: summarise only messages[1:upTo] (upTo from upToCut); default, the latest user turn. */
+  upTo?: number;
   timeoutMs?: number;
   signal?: AbortSignal;
 }): Promise<CompactionResult> {
   const { messages, client } = opts;
-  const cut = compactableCut(messages);
+  const cut = opts.upTo ?? compactableCut(messages);
   if (cut === null) throw new LoomError(NOTHING_TO_COMPACT_MESSAGE, 'nothing_to_compact');
   const before = estimateTotal(messages);
   const summarise: SummaryStep = async (older) => {

@@ -273,6 +273,20 @@ const PINS = `
   CREATE INDEX IF NOT EXISTS pins_by_session ON pins (session_pk, id);
 `;
 
+/**
+ * What a compaction did, for the view of what was kept and dropped and for undo: the
+ * transcript range it summarised ([summarised_from, kept_from)), its requests, the carried
+ * message, the context start it wrote, and when it was undone. NULL for older records.
+ */
+const COMPACTION_DETAILS = `
+  ALTER TABLE compactions ADD COLUMN summarised_from INTEGER;
+  ALTER TABLE compactions ADD COLUMN kept_from INTEGER;
+  ALTER TABLE compactions ADD COLUMN steps INTEGER;
+  ALTER TABLE compactions ADD COLUMN carried TEXT;
+  ALTER TABLE compactions ADD COLUMN start_id INTEGER;
+  ALTER TABLE compactions ADD COLUMN undone_at TEXT;
+`;
+
 export const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
@@ -340,9 +354,11 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 10,
-    description: "model_windows: each model's context window as its server, the user's setting or a refusal stated it; pins: what the user pinned in a session",
+    description:
+      "model_windows: each model's context window as its server, the user's setting or a refusal stated it; pins: what the user pinned in a session; " +
+      'compactions: the range each summarised, its steps, what it carried, its context start, and when it was undone',
     up(db) {
-      db.exec(MODEL_WINDOWS + PINS);
+      db.exec(MODEL_WINDOWS + PINS + COMPACTION_DETAILS);
     },
   },
 ];

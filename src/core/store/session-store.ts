@@ -7,6 +7,7 @@ import {
   type CallUsage,
   type ChatMessage,
   type Compaction,
+  type CompactionDetail,
   type MessageFacts,
   type ModelChange,
   type Pin,
@@ -31,6 +32,7 @@ import { toColumns } from './messages';
 import { META_COLUMNS, metaFromRow, type MetaRow } from './rows';
 import { searchSessions, updateSearchIndex } from './search';
 import { newSessionId } from './session-id';
+import { listDetails, recordFacts, undoLast } from './compaction-records';
 import { addPin, listPins, removePin } from './pins';
 import { prepared } from './statements';
 import {
@@ -39,6 +41,7 @@ import {
   forkTarget,
   insertStart,
   lastSystemSeqIn,
+  nonSystemCountFrom,
   nthNonSystemSeq,
   readContext,
   readTranscript,
@@ -164,15 +167,57 @@ export class SessionStore {
    * `cut`: where in the context before it the kept part began (the compactor's cut), so the
    * start is recorded from that position without reading the transcript.
    */
-  recordCompaction(id: string, c: { messages: ChatMessage[]; compaction: Compaction; usage?: CallUsage; cut?: number; headLength?: number }): void {
+  recordCompaction(
+    id: string,
+    c: { messages: ChatMessage[]; compaction: Compaction; usage?: CallUsage; cut?: number; headLength?: number; steps?: number },
+  ): void {
     this.write(() => {
       const pk = this.pkOf(id);
-      const start = c.cut === undefined ? null : this.compactionStart(pk, c.messages, c.cut, c.headLength ?? 1);
-      if (start) insertStart(this.db, pk, this.messageCount(pk), start);
-      else this.writeContext(pk, c.messages);
-      this.insertCompaction(pk, { ...c.compaction, transcript_index: this.messageCount(pk) });
+      const before = currentStart(this.db, pk);
+      const headLength = c.headLength ?? 1;
+      const start = c.cut === undefined ? null : this.compactionStart(pk, c.messages, c.cut, headLength);
+      const startId = start ? insertStart(this.db, pk, this.messageCount(pk), start) : this.writeContext(pk, c.messages);
+      const compactionId = this.insertCompaction(pk, { ...c.compaction, transcript_index: this.messageCount(pk) });
+      const carried = headLength > 1 ? c.messages[2] : undefined;
+      recordFacts(this.db, compactionId, {
+        summarisedFrom: before.keptFrom,
+        keptFrom: currentStart(this.db, pk).keptFrom,
+        steps: c.steps ?? 1,
+        carried: carried?.role === 'user' && typeof carried.content === 'string' ? carried.content : null,
+        startId,
+      });
       if (c.usage) this.addUsage(pk, 'compaction', c.usage, 1);
       this.touch(pk);
+    });
+  }
+
+  /**
+   * Where transcript message `seq` is in the working context: null when it is not there (a
+   * compaction summarised it, or it is a system prompt). The context ends with the
+   * transcript's non-prompt messages from its start on, so counting those after `seq` says.
+   */
+  contextIndexOf(id: string, seq: number): number | null {
+    const pk = this.pkOf(id);
+    const start = currentStart(this.db, pk);
+    const message = readTranscript(this.db, pk, seq, 1)[0];
+    if (!Number.isInteger(seq) || seq < start.keptFrom || !message || message.role === 'system') return null;
+    return readContext(this.db, pk).length - nonSystemCountFrom(this.db, pk, seq);
+  }
+
+  /** Each compaction with what the view of what it kept and dropped shows, oldest first. */
+  getCompactionDetails(id: string): CompactionDetail[] {
+    return listDetails(this.db, this.pkOf(id));
+  }
+
+  /**
+   * Undoes the last compaction: the working context before it comes back exactly (with what
+   * was appended since); the record stays, marked undone. Returns the context.
+   */
+  undoCompaction(id: string): ChatMessage[] {
+    return this.write(() => {
+      const pk = this.pkOf(id);
+      undoLast(this.db, pk, this.messageCount(pk));
+      return readContext(this.db, pk);
     });
   }
 
@@ -655,10 +700,11 @@ export class SessionStore {
     return { keptFrom, withSystem: true, head: compacted.slice(1, 1 + headLength).map(normalized), promptSeq };
   }
 
-  private writeContext(pk: number, messages: ChatMessage[]): void {
+  /** Returns the id of the start written; null when the current one already derives `messages`. */
+  private writeContext(pk: number, messages: ChatMessage[]): number | null {
     const transcript = readTranscript(this.db, pk);
-    if (sameMessages(derive(currentStart(this.db, pk), transcript), messages)) return;
-    insertStart(this.db, pk, transcript.length, startFor(messages, transcript));
+    if (sameMessages(derive(currentStart(this.db, pk), transcript), messages)) return null;
+    return insertStart(this.db, pk, transcript.length, startFor(messages, transcript));
   }
 
   /** What a fork at `point` inherits besides the shared rows (docs/DESIGN.md#branches). */
@@ -714,15 +760,11 @@ export class SessionStore {
     }
   }
 
-  private insertCompaction(pk: number, c: Compaction): void {
-    this.sql(`INSERT INTO compactions (session_pk, at, before_tokens, after_tokens, summary, transcript_index) VALUES (?, ?, ?, ?, ?, ?)`).run(
-      pk,
-      c.at,
-      c.before_tokens,
-      c.after_tokens,
-      c.summary,
-      c.transcript_index ?? null,
-    );
+  private insertCompaction(pk: number, c: Compaction): number {
+    const { lastInsertRowid } = this.sql(
+      `INSERT INTO compactions (session_pk, at, before_tokens, after_tokens, summary, transcript_index) VALUES (?, ?, ?, ?, ?, ?)`,
+    ).run(pk, c.at, c.before_tokens, c.after_tokens, c.summary, c.transcript_index ?? null);
+    return Number(lastInsertRowid);
   }
 
   private insertModelChange(pk: number, c: ModelChange): void {

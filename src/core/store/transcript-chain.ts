@@ -90,6 +90,20 @@ export function nthNonSystemSeq(db: Database.Database, pk: number, from: number,
   return undefined;
 }
 
+/** How many messages at or after `from` are not system prompts, counted along the chain without reading a body. */
+export function nonSystemCountFrom(db: Database.Database, pk: number, from: number): number {
+  const count = prepared(
+    db,
+    `SELECT count(*) AS n FROM transcript t JOIN messages m ON m.id = t.message_id WHERE t.session_pk = ? AND t.seq >= ? AND t.seq < ? AND m.role <> 'system'`,
+  );
+  let total = 0;
+  for (const segment of segmentsOf(db, pk)) {
+    const start = Math.max(segment.from, from);
+    if (start < segment.to) total += (count.get(segment.pk, start, segment.to) as { n: number }).n;
+  }
+  return total;
+}
+
 /** The seq of the latest system prompt in [from, before), along the chain; null when there is none. */
 export function lastSystemSeqIn(db: Database.Database, pk: number, from: number, before: number): number | null {
   const latest = prepared(
@@ -135,15 +149,13 @@ export function startAtOrBefore(db: Database.Database, pk: number, length: numbe
   return fork.fork_parent_pk !== null && length < fork.fork_at ? startAtOrBefore(db, fork.fork_parent_pk, length) : undefined;
 }
 
-export function insertStart(db: Database.Database, pk: number, atSeq: number, start: ContextStart): void {
-  prepared(db, 'INSERT INTO context_starts (session_pk, at_seq, kept_from, with_system, head, prompt_seq) VALUES (?, ?, ?, ?, ?, ?)').run(
-    pk,
-    atSeq,
-    start.keptFrom,
-    start.withSystem ? 1 : 0,
-    JSON.stringify(start.head),
-    start.promptSeq,
-  );
+/** Returns the new start's id. */
+export function insertStart(db: Database.Database, pk: number, atSeq: number, start: ContextStart): number {
+  const { lastInsertRowid } = prepared(
+    db,
+    'INSERT INTO context_starts (session_pk, at_seq, kept_from, with_system, head, prompt_seq) VALUES (?, ?, ?, ?, ?, ?)',
+  ).run(pk, atSeq, start.keptFrom, start.withSystem ? 1 : 0, JSON.stringify(start.head), start.promptSeq);
+  return Number(lastInsertRowid);
 }
 
 /** The working context: read from the start's suffix on, never the whole transcript. */
