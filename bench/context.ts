@@ -43,6 +43,7 @@ export async function runContextBench(): Promise<void> {
   reportCompaction(await measureCompaction(COMPACT_MESSAGES));
   reportCompaction(await measureCompaction(BOOKKEEPING_MESSAGES));
   reportSteps(await measureSteppedCompaction());
+  reportUndo(await measureUndo());
 }
 
 /** A session of `count` messages: repeated turns of question, tool call, result, answer. */
@@ -235,5 +236,46 @@ function reportSteps({ totalMs, modelMs, requests, bound, tokens }: SteppedRow):
       ['total time, model excluded', formatMs(own), `≤ ${TARGET_STEPPED_MS} ms`, own <= TARGET_STEPPED_MS ? 'yes' : 'NO'],
       ['summariser requests', String(requests), `≤ ${bound} (⌈tokens / (window × 0.75)⌉ + 1)`, requests <= bound ? 'yes' : 'NO'],
     ],
+  );
+}
+
+const UNDO_MESSAGES = 10_000;
+const UNDO_RUNS = 30;
+const TARGET_UNDO_MS = 20;
+
+/** Undoing the last compaction of a 10,000-message session: the store's transaction and the context read back. */
+async function measureUndo(): Promise<number[]> {
+  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'loom-bench-undo-'));
+  const store = SessionStore.open(home);
+  try {
+    const messages = session(UNDO_MESSAGES);
+    const times: number[] = [];
+    for (let run = 0; run < UNDO_RUNS + COMPACT_WARMUP; run++) {
+      const sessionId = store.create({ model: 'bench', messages }).id;
+      const budget = new ContextBudget(24_000);
+      budget.reset(messages);
+      const outcome = await compactSession({ sessionId, store, budget, messages, client: instantSummariser });
+      if (outcome.status !== 'compacted') throw new Error(`compaction did not happen: ${outcome.status}`);
+      const start = process.hrtime.bigint();
+      const context = store.undoCompaction(sessionId);
+      budget.reset(context);
+      const ms = Number(process.hrtime.bigint() - start) / 1e6;
+      if (context.length !== messages.length) throw new Error('undo did not bring the context back');
+      if (run >= COMPACT_WARMUP) times.push(ms);
+    }
+    progress(`undid ${UNDO_RUNS} compactions of ${UNDO_MESSAGES.toLocaleString('en-US')}-message sessions`);
+    return times.sort((a, b) => a - b);
+  } finally {
+    store.close();
+    fs.rmSync(home, { recursive: true, force: true });
+  }
+}
+
+function reportUndo(times: number[]): void {
+  const p50 = percentile(times, 50);
+  printTable(
+    `Undoing the last compaction of a ${UNDO_MESSAGES.toLocaleString('en-US')}-message session (store transaction, context read back, budget reset)`,
+    ['runs', 'p50', 'p99', 'target', 'met'],
+    [[String(times.length), formatMs(p50), formatMs(percentile(times, 99)), `≤ ${TARGET_UNDO_MS} ms`, p50 <= TARGET_UNDO_MS ? 'yes' : 'NO']],
   );
 }

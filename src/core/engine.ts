@@ -448,8 +448,10 @@ export class LoomEngine extends SessionLifecycle {
    * New settings for the sessions to come and the next turn of the open ones (the desktop
    * settings dialog). The tool list is fixed for the engine's life.
    */
-  updateConfig(patch: Partial<Pick<LoomConfig, 'baseUrl' | 'model' | 'apiKey' | 'maxContextTokens' | 'mode' | 'passEnv'>>): void {
+  updateConfig(patch: Partial<Pick<LoomConfig, 'baseUrl' | 'model' | 'apiKey' | 'maxContextTokens' | 'modelWindow' | 'mode' | 'passEnv'>>): void {
     this.config = { ...this.config, ...patch };
+    // A window the settings cleared is learnt again: no key, not an undefined one.
+    if (this.config.modelWindow === undefined) delete this.config.modelWindow;
     for (const [id, { agent }] of this.sessions) agent.reconfigure(this.config, this.clientFor(id));
   }
 

@@ -336,6 +336,8 @@ export const contract = {
       /** An empty string removes the stored key. */
       apiKey: z.string().max(4000).optional(),
       maxContextTokens: z.int().min(1000, 'Use at least 1000 context tokens.').max(10_000_000).optional(),
+      /** null: learn the window from the server or a refusal. */
+      modelWindow: z.int().min(1000, 'A model window is at least 1000 tokens.').max(100_000_000).nullable().optional(),
       mode: z.enum(PERMISSION_MODES).optional(),
       theme: z.enum(THEMES).optional(),
       openTabs: z.array(sessionId).max(100, 'At most 100 tabs can be open.').optional(),
