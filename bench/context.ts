@@ -19,6 +19,12 @@ const REQUESTS_PER_SAMPLE = 50;
 const BUDGET_SAMPLES = 400;
 const BUDGET_WARMUP = 100;
 const COMPACT_MESSAGES = 2_000;
+/** Issue 19's bookkeeping row: one compaction of a 10,000-message session. */
+const BOOKKEEPING_MESSAGES = 10_000;
+/** Compaction in steps: a session far bigger than a small model's window. */
+const STEPPED_MESSAGES = 100_000;
+const STEPPED_WINDOW = 32_000;
+const TARGET_STEPPED_MS = 2_000;
 const COMPACT_RUNS = 30;
 const COMPACT_WARMUP = 3;
 const TARGET_COMPACT_MS = 20;
@@ -34,7 +40,10 @@ export const contextSection: BenchSection = {
 
 export async function runContextBench(): Promise<void> {
   reportBudget(SIZES.map(measureBudget));
-  reportCompaction(await measureCompaction());
+  reportCompaction(await measureCompaction(COMPACT_MESSAGES));
+  reportCompaction(await measureCompaction(BOOKKEEPING_MESSAGES));
+  reportSteps(await measureSteppedCompaction());
+  reportUndo(await measureUndo());
 }
 
 /** A session of `count` messages: repeated turns of question, tool call, result, answer. */
@@ -119,13 +128,13 @@ const instantSummariser: SummaryClient = {
   }),
 };
 
-async function measureCompaction(): Promise<{ times: number[]; before: number; after: number }> {
+async function measureCompaction(size: number): Promise<CompactionRow> {
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'loom-bench-context-'));
   const store = SessionStore.open(home);
   try {
-    const messages = session(COMPACT_MESSAGES);
+    const messages = session(size);
     const ids = Array.from({ length: COMPACT_RUNS + COMPACT_WARMUP }, () => store.create({ model: 'bench', messages }).id);
-    progress(`seeded ${ids.length} sessions of ${COMPACT_MESSAGES.toLocaleString('en-US')} messages`);
+    progress(`seeded ${ids.length} sessions of ${size.toLocaleString('en-US')} messages`);
     const times: number[] = [];
     let before = 0;
     let after = 0;
@@ -139,18 +148,25 @@ async function measureCompaction(): Promise<{ times: number[]; before: number; a
       if (run >= COMPACT_WARMUP) times.push(ms);
       ({ before_tokens: before, after_tokens: after } = outcome.compaction);
     }
-    return { times: times.sort((a, b) => a - b), before, after };
+    return { size, times: times.sort((a, b) => a - b), before, after };
   } finally {
     store.close();
     fs.rmSync(home, { recursive: true, force: true });
   }
 }
 
-function reportCompaction({ times, before, after }: { times: number[]; before: number; after: number }): void {
+interface CompactionRow {
+  size: number;
+  times: number[];
+  before: number;
+  after: number;
+}
+
+function reportCompaction({ size, times, before, after }: CompactionRow): void {
   const p50 = percentile(times, 50);
   const p99 = percentile(times, 99);
   printTable(
-    `Compacting a ${COMPACT_MESSAGES.toLocaleString('en-US')}-message session (model call excluded; cut, request, new context, store transaction included)`,
+    `Compacting a ${size.toLocaleString('en-US')}-message session (model call excluded; cut, request, new context, store transaction included)`,
     ['runs', 'p50', 'p99', 'target', 'met', 'tokens before → after'],
     [
       [
@@ -162,5 +178,104 @@ function reportCompaction({ times, before, after }: { times: number[]; before: n
         `${before.toLocaleString('en-US')} → ${after.toLocaleString('en-US')}`,
       ],
     ],
+  );
+}
+
+interface SteppedRow {
+  totalMs: number;
+  modelMs: number;
+  requests: number;
+  bound: number;
+  tokens: number;
+}
+
+/**
+ * One compaction of a 100,000-message session against a 32,000-token window: Loom's own
+ * time (slicing, the requests' JSON, the store) is the wall time less the time spent in
+ * the summariser, which answers at once here.
+ */
+async function measureSteppedCompaction(): Promise<SteppedRow> {
+  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'loom-bench-steps-'));
+  const store = SessionStore.open(home);
+  try {
+    const messages = [...session(STEPPED_MESSAGES - 1), { role: 'user', content: 'Go on.' } as ChatMessage];
+    const { id } = store.create({ model: 'bench', messages });
+    progress(`seeded a session of ${STEPPED_MESSAGES.toLocaleString('en-US')} messages`);
+    const tokens = estimateTotal(messages.slice(1, -1));
+    let modelMs = 0;
+    let requests = 0;
+    const client: SummaryClient = {
+      settings: instantSummariser.settings,
+      chat: async (request) => {
+        const start = process.hrtime.bigint();
+        requests++;
+        const answer = await instantSummariser.chat(request);
+        modelMs += Number(process.hrtime.bigint() - start) / 1e6;
+        return answer;
+      },
+    };
+    const budget = new ContextBudget(24_000);
+    budget.reset(messages);
+    const start = process.hrtime.bigint();
+    const outcome = await compactSession({ sessionId: id, store, budget, messages, client, window: STEPPED_WINDOW });
+    const totalMs = Number(process.hrtime.bigint() - start) / 1e6;
+    if (outcome.status !== 'compacted') throw new Error(`compaction did not happen: ${outcome.status}`);
+    return { totalMs, modelMs, requests, tokens, bound: Math.ceil(tokens / (STEPPED_WINDOW * 0.75)) + 1 };
+  } finally {
+    store.close();
+    fs.rmSync(home, { recursive: true, force: true });
+  }
+}
+
+function reportSteps({ totalMs, modelMs, requests, bound, tokens }: SteppedRow): void {
+  const own = totalMs - modelMs;
+  printTable(
+    `Compacting a ${STEPPED_MESSAGES.toLocaleString('en-US')}-message session (${tokens.toLocaleString('en-US')} tokens) against a ${STEPPED_WINDOW.toLocaleString('en-US')}-token window, in steps`,
+    ['measure', 'value', 'target', 'met'],
+    [
+      ['total time, model excluded', formatMs(own), `≤ ${TARGET_STEPPED_MS} ms`, own <= TARGET_STEPPED_MS ? 'yes' : 'NO'],
+      ['summariser requests', String(requests), `≤ ${bound} (⌈tokens / (window × 0.75)⌉ + 1)`, requests <= bound ? 'yes' : 'NO'],
+    ],
+  );
+}
+
+const UNDO_MESSAGES = 10_000;
+const UNDO_RUNS = 30;
+const TARGET_UNDO_MS = 20;
+
+/** Undoing the last compaction of a 10,000-message session: the store's transaction and the context read back. */
+async function measureUndo(): Promise<number[]> {
+  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'loom-bench-undo-'));
+  const store = SessionStore.open(home);
+  try {
+    const messages = session(UNDO_MESSAGES);
+    const times: number[] = [];
+    for (let run = 0; run < UNDO_RUNS + COMPACT_WARMUP; run++) {
+      const sessionId = store.create({ model: 'bench', messages }).id;
+      const budget = new ContextBudget(24_000);
+      budget.reset(messages);
+      const outcome = await compactSession({ sessionId, store, budget, messages, client: instantSummariser });
+      if (outcome.status !== 'compacted') throw new Error(`compaction did not happen: ${outcome.status}`);
+      const start = process.hrtime.bigint();
+      const context = store.undoCompaction(sessionId);
+      budget.reset(context);
+      const ms = Number(process.hrtime.bigint() - start) / 1e6;
+      if (context.length !== messages.length) throw new Error('undo did not bring the context back');
+      if (run >= COMPACT_WARMUP) times.push(ms);
+    }
+    progress(`undid ${UNDO_RUNS} compactions of ${UNDO_MESSAGES.toLocaleString('en-US')}-message sessions`);
+    return times.sort((a, b) => a - b);
+  } finally {
+    store.close();
+    fs.rmSync(home, { recursive: true, force: true });
+  }
+}
+
+function reportUndo(times: number[]): void {
+  const p50 = percentile(times, 50);
+  printTable(
+    `Undoing the last compaction of a ${UNDO_MESSAGES.toLocaleString('en-US')}-message session (store transaction, context read back, budget reset)`,
+    ['runs', 'p50', 'p99', 'target', 'met'],
+    [[String(times.length), formatMs(p50), formatMs(percentile(times, 99)), `≤ ${TARGET_UNDO_MS} ms`, p50 <= TARGET_UNDO_MS ? 'yes' : 'NO']],
   );
 }

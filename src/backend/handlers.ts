@@ -105,7 +105,15 @@ export function createHandlers(deps: HandlerDeps): Handlers {
     'chat.regenerate': (input) => engine.regenerate(input.sessionId, input.index),
     'chat.reply': (input) => engine.reply(id(input.sessionId)),
     'chat.stop': (input) => ({ stopped: engine.stop(id(input.sessionId)) }),
-    'chat.compact': (input) => engine.compact(id(input.sessionId)),
+    'chat.compact': (input) => engine.compact(id(input.sessionId), { focus: input.focus, upTo: input.upTo }),
+    'chat.uncompact': (input) => engine.uncompact(id(input.sessionId)),
+    'sessions.compactions': (input) => engine.compactionDetails(id(input.id)),
+    'sessions.pins': (input) => engine.pins(id(input.id)),
+    'chat.pin': (input) => engine.pin(id(input.sessionId), input.seq === undefined ? { note: input.note ?? '' } : { seq: input.seq }),
+    'chat.unpin': async (input) => {
+      await engine.unpin(id(input.sessionId), input.pinId);
+      return { ok: true as const };
+    },
     'chat.approve': (input) => {
       engine.answerApproval(input.requestId, input.answer);
       return { ok: true } as const;

@@ -10,7 +10,7 @@ import { maskPassword } from '../core/sync/hub-url';
 import { unmaskHubUrl } from './hub-url';
 import type { SettingsStore, StoredSettings } from './settings-store';
 
-export type EngineSettings = Pick<LoomConfig, 'baseUrl' | 'model' | 'apiKey' | 'maxContextTokens' | 'mode' | 'passEnv'>;
+export type EngineSettings = Pick<LoomConfig, 'baseUrl' | 'model' | 'apiKey' | 'maxContextTokens' | 'modelWindow' | 'mode' | 'passEnv'>;
 export type SettingsPatch = Partial<Omit<Settings, 'hasApiKey'>> & { apiKey?: string };
 
 export class SettingsService {
@@ -38,6 +38,7 @@ export class SettingsService {
       model: this.overrides.model ?? this.saved.model ?? nonEmpty(env.LOOM_MODEL) ?? DEFAULTS.model,
       apiKey: this.keyFor(baseUrl),
       maxContextTokens: this.overrides.maxContextTokens ?? this.saved.maxContextTokens ?? DEFAULTS.maxContextTokens,
+      modelWindow: this.overrides.modelWindow ?? this.saved.modelWindow ?? undefined,
       mode: this.overrides.mode ?? this.saved.mode ?? DEFAULTS.mode,
       passEnv: this.overrides.passEnv ?? this.saved.passEnv ?? [],
     };
@@ -55,9 +56,10 @@ export class SettingsService {
 
   /** What the settings dialog shows: never the key itself. */
   view(): Settings {
-    const { apiKey, passEnv = [], ...engine } = this.engine();
+    const { apiKey, passEnv = [], modelWindow, ...engine } = this.engine();
     return {
       ...engine,
+      modelWindow: modelWindow ?? null,
       passEnv,
       hasApiKey: apiKey.length > 0,
       theme: this.saved.theme ?? 'system',

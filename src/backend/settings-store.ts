@@ -15,6 +15,8 @@ export const storedSettingsSchema = z.object({
   model: z.string().optional(),
   apiKey: z.string().optional(),
   maxContextTokens: z.int().positive().optional(),
+  /** null: learnt (docs/DESIGN.md#the-models-window). */
+  modelWindow: z.int().positive().nullable().optional(),
   mode: z.enum(PERMISSION_MODES).optional(),
   theme: z.enum(THEMES).optional(),
   openTabs: z.array(z.string()).optional(),

@@ -76,7 +76,7 @@ async function openChatSession(engine: LoomEngine, store: SessionStore, opts: Ch
     view.line(`Session ${meta.id}${name ? ` (${name})` : ''}: ${messageCountText(meta)} so far, ${model}.${hint}`);
     return meta.id;
   }
-  const meta = engine.createSession();
+  const meta = await engine.createSession();
   view.line(`Session ${meta.id} started in ${meta.cwd}.${hint}`);
   return meta.id;
 }

@@ -70,6 +70,7 @@ interface RawOptions {
   model?: string;
   apiKey?: string;
   maxContextTokens?: string;
+  modelWindow?: string;
   mode?: PermissionMode;
   tools?: string;
   passEnv?: string[];
@@ -80,6 +81,7 @@ interface RawOptions {
   maxToolCalls?: string;
   maxCostUsd?: string;
   approvePlan?: boolean;
+  noProjectInstructions?: boolean;
   logDir?: string;
   mcpConfig?: string;
   prompt?: string;
@@ -123,6 +125,7 @@ const OPTION_GROUPS: readonly OptionGroup[] = [
       },
       { flags: '--api-key <key>', description: 'API key (env LOOM_API_KEY, then OPENAI_API_KEY)' },
       { flags: '--max-context-tokens <n>', description: `working-context budget in tokens (default ${DEFAULTS.maxContextTokens})` },
+      { flags: '--model-window <n>', description: "the model's context window in tokens, when its server does not say (default: learnt)" },
       { flags: '--mode <mode>', description: 'permission mode', choices: PERMISSION_MODES, defaultValue: DEFAULTS.mode },
     ],
   },
@@ -142,6 +145,7 @@ const OPTION_GROUPS: readonly OptionGroup[] = [
       { flags: '--max-tool-calls <n>', description: `tool calls per session run (default ${DEFAULTS.maxToolCalls})` },
       { flags: '--max-cost-usd <usd>', description: `spending limit per session run in US dollars (default ${DEFAULTS.maxCostUsd.toFixed(2)})` },
       { flags: '--approve-plan', description: 'ask for approval of the plan before working on it' },
+      { flags: '--no-project-instructions', description: "don't send the project's AGENTS.md (or CLAUDE.md) to the model" },
       { flags: '--log-dir <dir>', description: 'audit log folder (default <data dir>/audit)' },
       { flags: '--mcp-config <file>', description: 'MCP servers whose tools a chat offers, in the mcp.json shape (default <data dir>/mcp.json)' },
     ],
@@ -415,6 +419,8 @@ function toConfig(raw: RawOptions, env: NodeJS.ProcessEnv): LoomConfig {
     maxCostUsd: dollars(raw.maxCostUsd, '--max-cost-usd', DEFAULTS.maxCostUsd),
     approvePlan: raw.approvePlan ?? false,
   };
+  if (raw.modelWindow !== undefined) config.modelWindow = windowTokens(raw.modelWindow);
+  if (raw.noProjectInstructions) config.projectInstructions = false;
   if (raw.tools !== undefined) config.tools = toolNames(raw.tools);
   if (raw.passEnv !== undefined) config.passEnv = envNames(raw.passEnv);
   if (raw.logDir !== undefined) config.logDir = path.resolve(nonEmpty(raw.logDir, '--log-dir', 'a folder'));
@@ -442,6 +448,13 @@ function positiveInteger(value: string | undefined, flag: string, fallback: numb
   if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n <= 0) {
     throw new UsageError(`${flag} must be a positive whole number, got '${value}'.`);
   }
+  return n;
+}
+
+/** A model window: at least 1,000 tokens, as the context budget. */
+function windowTokens(value: string): number {
+  const n = positiveInteger(value, '--model-window', 0);
+  if (n < 1000) throw new UsageError(`--model-window must be at least 1000 tokens, got '${value}'.`);
   return n;
 }
 

@@ -9,6 +9,7 @@ import type { LoomEngine } from '../core/engine';
 import { errorMessage, isLoomError } from '../core/errors';
 import { describeGrant } from '../shared/approvals';
 import type { EngineEvent } from '../shared/engine-events';
+import type { Pin } from '../shared/types';
 import { answerOf, approvalText, askPrompt, grantsText } from './approval-prompt';
 import { sessionInfo } from './lifecycle';
 import { writeError, writeOut } from './output';
@@ -205,7 +206,10 @@ const HELP_TEXT = [
   '  \\exit          end the session (it is saved; resume it with loom --resume ID)',
   '  \\title TEXT    set the session title',
   '  \\info          show the session: id, title, messages, compactions, usage',
-  '  \\compact       summarise older turns now to shrink the working context',
+  '  \\compact [F]   summarise older turns now to shrink the working context (F: what to keep above all)',
+  '  \\uncompact     undo the last compaction: the context before it comes back',
+  '  \\pin [TEXT]    pin the last message, or a note: kept in front of the model through every compaction',
+  '  \\pins          list the pins; \\unpin N removes pin N',
   "  \\fork [N]      a new session sharing this one's history (up to message N; you stay in this one)",
   '  \\grants        what is allowed for this session (answer "a" at an approval to add to it)',
   '  \\revoke N      take back grant N of \\grants',
@@ -286,7 +290,15 @@ async function runCommand(ctx: ReplContext, text: string): Promise<'exit' | void
         // The same report as `loom --info ID`.
         return await writeOut(`${sessionInfo(ctx.engine.store, ctx.sessionId, false)}\n`);
       case '\\compact':
-        return await compact(ctx);
+        return await compact(ctx, arg);
+      case '\\uncompact':
+        return await uncompact(ctx);
+      case '\\pin':
+        return await pin(ctx, arg);
+      case '\\pins':
+        return ctx.view.line(pinsText(ctx.engine.pins(ctx.sessionId)));
+      case '\\unpin':
+        return await unpin(ctx, arg);
       case '\\fork':
         return fork(ctx, arg);
       case '\\grants':
@@ -308,9 +320,35 @@ function setTitle(ctx: ReplContext, title: string): void {
   ctx.view.line(`Title set: ${title}`);
 }
 
-async function compact(ctx: ReplContext): Promise<void> {
+async function uncompact(ctx: ReplContext): Promise<void> {
+  const { contextTokens } = await ctx.engine.uncompact(ctx.sessionId);
+  ctx.view.line(`Compaction undone: the context before it is back (${contextTokens} tokens).`);
+}
+
+async function pin(ctx: ReplContext, note: string): Promise<void> {
+  const pinned = await ctx.engine.pin(ctx.sessionId, note ? { note } : 'last');
+  ctx.view.line(`Pinned (${pinned.id}): ${preview(pinned.text)}`);
+}
+
+async function unpin(ctx: ReplContext, arg: string): Promise<void> {
+  if (!/^\d+$/.test(arg)) return ctx.view.line('Usage: \\unpin N (the number \\pins shows)');
+  await ctx.engine.unpin(ctx.sessionId, Number(arg));
+  ctx.view.line(`Unpinned ${arg}.`);
+}
+
+function pinsText(pins: readonly Pin[]): string {
+  if (!pins.length) return 'Nothing is pinned. \\pin pins the last message, \\pin TEXT a note.';
+  return pins.map((p) => `  ${p.id}. ${p.seq === null ? 'note' : `message ${p.seq + 1} (${p.role ?? '?'})`}: ${preview(p.text)}`).join('\n');
+}
+
+function preview(text: string): string {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length > 100 ? `${line.slice(0, 99)}…` : line;
+}
+
+async function compact(ctx: ReplContext, focus: string): Promise<void> {
   try {
-    const { before_tokens, after_tokens } = await ctx.engine.compact(ctx.sessionId);
+    const { before_tokens, after_tokens } = await ctx.engine.compact(ctx.sessionId, { focus: focus || undefined });
     ctx.view.line(compactedLine(before_tokens, after_tokens));
   } catch (err) {
     // Nothing old enough to compact is an answer, not a failure.

@@ -12,7 +12,11 @@ export interface LoomConfig {
   model: string;
   apiKey: string;
   maxContextTokens: number;
+  /** The model's context window in tokens, when the user states it (--model-window); else learnt (docs/DESIGN.md#the-models-window). */
+  modelWindow?: number;
   mode: PermissionMode;
+  /** false: no AGENTS.md / CLAUDE.md in the system prompt (--no-project-instructions); default on. */
+  projectInstructions?: boolean;
   /** Names of the tools offered to the model; undefined means all. */
   tools?: string[];
   toolTimeoutSec: number;

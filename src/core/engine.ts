@@ -11,9 +11,10 @@ import path from 'node:path';
 import type { ApprovalAnswer, SessionGrant } from '../shared/approvals';
 import type { Attachment } from '../shared/attachments';
 import type { EngineEvent, PendingRequest } from '../shared/engine-events';
+import type { ContextState } from '../shared/contract';
 import type { ImportSourceName } from '../shared/import-sources';
 import type { McpOverview } from '../shared/mcp';
-import type { BranchPoint, SessionFamily, SessionMeta } from '../shared/types';
+import type { BranchPoint, CompactionDetail, Pin, SessionFamily, SessionMeta } from '../shared/types';
 import { AgentSession } from './agent/session';
 import { auditDir } from './audit/audit-log';
 import type { AgentHost } from './agent/host';
@@ -21,13 +22,16 @@ import { runReplyTurn, runUserTurn } from './agent/loop';
 import { buildUserMessage, editedUserMessage } from './agent/user-message';
 import { recoverInterruptedCalls } from './agent/recovery';
 import { compactNow } from './agent/context-guard';
+import { readProjectInstructions, type ProjectInstructions } from './agent/project-instructions';
 import { buildSystemPrompt } from './agent/system-prompt';
 import type { LoomConfig } from './config';
 import { estimateTotal } from './context/budget';
+import { upToCut } from './context/compactor';
 import { LoomError } from './errors';
 import { importFiles, runImport, typedLocation, type ImportRequest, type ImportSummary } from './import/run';
 import { defaultMcpConfigFile } from './mcp/mcp-config';
 import type { McpServers } from './mcp/mcp-servers';
+import { ModelWindows } from './model/window-store';
 import { MemoryStore } from './memory/memory-store';
 import { ModelClient } from './model/client';
 import { loadPriceTable, PRICES_FILE, type PriceTable } from './model/pricing';
@@ -63,6 +67,7 @@ interface PendingAnswer {
 export class LoomEngine extends SessionLifecycle {
   private config: LoomConfig;
   private readonly memory: MemoryStore;
+  private readonly windows: ModelWindows;
   /**
    * The lease owner: the caller's label plus host and pid, so that two processes never
    * share an owner (a shared owner would let both write the same session).
@@ -94,6 +99,7 @@ export class LoomEngine extends SessionLifecycle {
     this.tools = selectTools(opts.config.tools);
     this.prices = loadPriceTable(path.join(opts.store.dataDir, PRICES_FILE));
     this.memory = new MemoryStore(opts.store.db);
+    this.windows = new ModelWindows(opts.store.db);
   }
 
   /**
@@ -123,11 +129,17 @@ export class LoomEngine extends SessionLifecycle {
   }
 
   /** A new session in the project folder, opened for work. */
-  createSession(): SessionMeta {
+  async createSession(): Promise<SessionMeta> {
     const projectDir = realDir(this.projectDir);
+    const instructions = await this.projectInstructions(projectDir);
     const meta = this.store.create({ model: this.config.model, cwd: projectDir });
-    this.attach(meta.id, projectDir, false);
+    this.attach(meta.id, projectDir, false, instructions);
     return this.changed(meta.id);
+  }
+
+  /** The project's AGENTS.md (or CLAUDE.md), unless the user turned them off (docs/DESIGN.md#project-instructions). */
+  private projectInstructions(projectDir: string): Promise<ProjectInstructions | null> {
+    return this.config.projectInstructions === false ? Promise.resolve(null) : readProjectInstructions(projectDir);
   }
 
   /** Archiving or deleting a session this engine works in ends that work first. */
@@ -175,7 +187,9 @@ export class LoomEngine extends SessionLifecycle {
       throw new LoomError(`Session ${id} is archived; unarchive it with \`loom --unarchive ${id}\` to resume.`, 'archived');
     }
     const projectDir = realDir(this.projectDir);
-    const agent = this.attach(id, projectDir, true);
+    const instructions = await this.projectInstructions(projectDir);
+    if (this.sessions.has(id)) return this.store.getMeta(id);
+    const agent = this.attach(id, projectDir, true, instructions);
     if (meta.cwd !== null && meta.cwd !== projectDir) {
       this.emit({ type: 'notice', sessionId: id, level: 'info', text: `This session was recorded in ${meta.cwd}; working in ${projectDir}.` });
     }
@@ -216,19 +230,80 @@ export class LoomEngine extends SessionLifecycle {
     return true;
   }
 
-  /** Forces a compaction (\compact); a LoomError says why nothing was compacted. */
-  async compact(sessionId: string): Promise<{ before_tokens: number; after_tokens: number }> {
+  /**
+   * Forces a compaction (\compact [FOCUS], Compact now): `focus`, what the summary should keep
+   * above all; `upTo`, a transcript index: summarise only up to that message (Compact up to
+   * here). A LoomError says why nothing was compacted.
+   */
+  async compact(sessionId: string, opts: { focus?: string; upTo?: number } = {}): Promise<{ before_tokens: number; after_tokens: number }> {
     const agent = await this.agentFor(sessionId);
     if (agent.busy) throw new LoomError('This session is busy; compact it once the current turn has ended.', 'busy');
+    const upTo = opts.upTo === undefined ? undefined : this.upToCut(agent, opts.upTo);
     const signal = agent.beginTurn();
     try {
-      const outcome = await compactNow(agent, signal);
+      const outcome = await compactNow(agent, signal, { focus: opts.focus, upTo });
       if (outcome.status === 'compacted') return { before_tokens: outcome.compaction.before_tokens, after_tokens: outcome.compaction.after_tokens };
       if (outcome.status === 'failed') throw new LoomError(outcome.error, 'compaction_failed');
       throw new LoomError(outcome.notice, 'nothing_to_compact');
     } finally {
       agent.endTurn();
     }
+  }
+
+  private upToCut(agent: AgentSession, transcriptIndex: number): number {
+    const index = this.store.contextIndexOf(agent.id, transcriptIndex);
+    const cut = index === null ? null : upToCut(agent.messages, index);
+    if (cut === null) {
+      throw new LoomError(
+        `Message ${transcriptIndex + 1} cannot be compacted up to: it must be in the working context, after what was already summarised, and before your latest message.`,
+        'bad_compaction_point',
+      );
+    }
+    return cut;
+  }
+
+  /**
+   * Undoes the session's last compaction (\uncompact, the marker's Undo): the working context
+   * before it comes back exactly; the record stays, marked undone.
+   */
+  async uncompact(sessionId: string): Promise<{ contextTokens: number }> {
+    const agent = await this.agentFor(sessionId);
+    if (agent.busy) throw new LoomError('This session is busy; undo the compaction once the current turn has ended.', 'busy');
+    const context = this.store.undoCompaction(agent.id);
+    agent.adoptContext(context);
+    agent.budget.reset(context);
+    agent.audit.write('context_uncompacted', { context_tokens: agent.budget.estimate() });
+    agent.emitUsage();
+    this.changed(agent.id);
+    return { contextTokens: agent.budget.estimate() };
+  }
+
+  /** The session's compactions, with what each summarised, carried and took (the kept-and-dropped view). */
+  compactionDetails(sessionId: string): CompactionDetail[] {
+    return this.store.getCompactionDetails(this.store.resolveId(sessionId));
+  }
+
+  /** What the user pinned in the session (docs/DESIGN.md#what-compaction-carries). */
+  pins(sessionId: string): Pin[] {
+    return this.store.getPins(this.store.resolveId(sessionId));
+  }
+
+  /**
+   * Pins transcript message `seq`, the session's last message ('last', the REPL's \pin) or a
+   * note, under the lease rule as every change; every window hears the session changed.
+   */
+  async pin(sessionId: string, target: { seq: number } | { note: string } | 'last'): Promise<Pin> {
+    const agent = await this.agentFor(sessionId);
+    const length = this.store.getMeta(agent.id).message_count;
+    const pinId = this.store.pin(agent.id, target === 'last' ? { seq: length - 1 } : target);
+    this.changed(agent.id);
+    return this.store.getPins(agent.id).find((p) => p.id === pinId)!;
+  }
+
+  async unpin(sessionId: string, pinId: number): Promise<void> {
+    const agent = await this.agentFor(sessionId);
+    if (!this.store.unpin(agent.id, pinId)) throw new LoomError(`This session has no pin ${pinId}.`, 'unknown_pin');
+    this.changed(agent.id);
   }
 
   /**
@@ -334,10 +409,21 @@ export class LoomEngine extends SessionLifecycle {
   }
 
   /** With the reply streaming in now, as far as it came: a window that reloaded shows it whole. */
-  contextState(sessionId: string): { contextTokens: number; maxContextTokens: number; busy: boolean; replyInFlight: string } {
+  contextState(sessionId: string): ContextState {
     const agent = this.sessions.get(sessionId)?.agent;
     const replyInFlight = agent?.busy ? agent.replyInFlight : '';
-    return { contextTokens: this.contextTokens(sessionId), maxContextTokens: this.config.maxContextTokens, busy: agent?.busy ?? false, replyInFlight };
+    const instructions = agent?.instructions
+      ? { file: agent.instructions.file, bytes: agent.instructions.bytes, truncated: agent.instructions.truncated }
+      : null;
+    return {
+      contextTokens: this.contextTokens(sessionId),
+      // The budget in force: the user's, lowered to the model's window when that is smaller.
+      maxContextTokens: agent?.budget.maxTokens ?? this.config.maxContextTokens,
+      busy: agent?.busy ?? false,
+      replyInFlight,
+      instructions,
+      modelWindow: agent?.window ?? null,
+    };
   }
 
   /** Files the session's tools changed since it was opened (absolute paths). */
@@ -362,8 +448,10 @@ export class LoomEngine extends SessionLifecycle {
    * New settings for the sessions to come and the next turn of the open ones (the desktop
    * settings dialog). The tool list is fixed for the engine's life.
    */
-  updateConfig(patch: Partial<Pick<LoomConfig, 'baseUrl' | 'model' | 'apiKey' | 'maxContextTokens' | 'mode' | 'passEnv'>>): void {
+  updateConfig(patch: Partial<Pick<LoomConfig, 'baseUrl' | 'model' | 'apiKey' | 'maxContextTokens' | 'modelWindow' | 'mode' | 'passEnv'>>): void {
     this.config = { ...this.config, ...patch };
+    // A window the settings cleared is learnt again: no key, not an undefined one.
+    if (this.config.modelWindow === undefined) delete this.config.modelWindow;
     for (const [id, { agent }] of this.sessions) agent.reconfigure(this.config, this.clientFor(id));
   }
 
@@ -466,11 +554,11 @@ export class LoomEngine extends SessionLifecycle {
    * prompt is built afresh for every open, so one that came with an import, or one for
    * another folder or tool set, is never sent again (it stays in the transcript).
    */
-  private attach(id: string, projectDir: string, resumed: boolean): AgentSession {
+  private attach(id: string, projectDir: string, resumed: boolean, instructions: ProjectInstructions | null): AgentSession {
     const lease = this.store.acquireLease(id, this.owner);
     let agent: AgentSession;
     try {
-      this.store.setProject(id, { cwd: projectDir, systemPrompt: buildSystemPrompt({ projectDir, tools: this.tools }) });
+      this.store.setProject(id, { cwd: projectDir, systemPrompt: buildSystemPrompt({ projectDir, tools: this.tools, instructions }) });
       agent = new AgentSession({
         sessionId: id,
         projectDir,
@@ -478,6 +566,8 @@ export class LoomEngine extends SessionLifecycle {
         store: this.store,
         client: this.clientFor(id),
         memory: this.memory,
+        windows: this.windows,
+        instructions,
         host: this.hostFor(id),
         tools: this.tools,
         auditDir: auditDir(this.config.dataDir, this.config.logDir),

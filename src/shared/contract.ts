@@ -20,9 +20,11 @@ import type {
   BranchPoint,
   ChatMessage,
   Compaction,
+  CompactionDetail,
   ConnectionReport,
   MessageFacts,
   ModelChange,
+  Pin,
   SessionFamily,
   SessionMeta,
   SessionPage,
@@ -31,7 +33,7 @@ import type {
 
 export type { PendingRequest } from './engine-events';
 export type { McpOverview, McpServerStatus } from './mcp';
-export type { BranchPoint, ConnectionReport, MessageFacts, ModelChange, SessionFamily } from './types';
+export type { BranchPoint, CompactionDetail, ConnectionReport, MessageFacts, ModelChange, Pin, SessionFamily } from './types';
 export { PERMISSION_MODES, THEMES, type PermissionMode, type Settings, type Theme } from './settings';
 
 export { EXPORT_FORMATS, type ExportFormat } from './export-name';
@@ -93,6 +95,10 @@ export interface ContextState {
   busy: boolean;
   /** The reply streaming in now, as far as it came ('' when none). */
   replyInFlight: string;
+  /** The project instructions file the system prompt carries (AGENTS.md or CLAUDE.md), while the session is open here. */
+  instructions: { file: string; bytes: number; truncated: boolean } | null;
+  /** The model's context window, when known, and where it was learnt. */
+  modelWindow: { tokens: number; source: 'server' | 'setting' | 'refusal' } | null;
 }
 
 /** Files a session's tools wrote or edited, relative to its project folder, sorted. */
@@ -271,7 +277,30 @@ export const contract = {
   /** Runs a turn answering the user message the context ends with; answers when the turn has ended. */
   'chat.reply': method<{ error: string | null }>()(z.strictObject({ sessionId })),
   'chat.stop': method<{ stopped: boolean }>()(z.strictObject({ sessionId })),
-  'chat.compact': method<{ before_tokens: number; after_tokens: number }>()(z.strictObject({ sessionId })),
+  /** Compact now; `focus`: what the summary should keep above all; `upTo`: summarise only up to that transcript message. */
+  'chat.compact': method<{ before_tokens: number; after_tokens: number }>()(
+    z.strictObject({
+      sessionId,
+      focus: z.string().max(2_000, 'The focus is too long.').optional(),
+      upTo: z.int().min(0).max(100_000_000).optional(),
+    }),
+  ),
+  /** Undoes the last compaction: the context before it comes back; the record stays, marked undone. */
+  'chat.uncompact': method<{ contextTokens: number }>()(z.strictObject({ sessionId })),
+  /** Each compaction with the range it summarised, its requests, what it carried, whether it was undone. */
+  'sessions.compactions': method<CompactionDetail[]>()(bySession),
+  'sessions.pins': method<Pin[]>()(bySession),
+  /** Pins transcript message `seq`, or a note. */
+  'chat.pin': method<Pin>()(
+    z
+      .strictObject({
+        sessionId,
+        seq: z.int().min(0).max(100_000_000).optional(),
+        note: z.string().trim().min(1, 'A pinned note needs some text.').max(4_000, 'A pinned note can have at most 4,000 characters.').optional(),
+      })
+      .refine((input) => (input.seq === undefined) !== (input.note === undefined), 'Pin a message (seq) or a note, one of the two.'),
+  ),
+  'chat.unpin': method<{ ok: true }>()(z.strictObject({ sessionId, pinId: z.int().min(1) })),
   /** 'session' allows this call and grants what the approval offered for the rest of the session. */
   'chat.approve': method<{ ok: true }>()(z.strictObject({ requestId, answer: z.enum(APPROVAL_ANSWERS) })),
   'chat.answer': method<{ ok: true }>()(z.strictObject({ requestId, answer: z.string().max(20_000, 'The answer is too long.').nullable() })),
@@ -307,6 +336,8 @@ export const contract = {
       /** An empty string removes the stored key. */
       apiKey: z.string().max(4000).optional(),
       maxContextTokens: z.int().min(1000, 'Use at least 1000 context tokens.').max(10_000_000).optional(),
+      /** null: learn the window from the server or a refusal. */
+      modelWindow: z.int().min(1000, 'A model window is at least 1000 tokens.').max(100_000_000).nullable().optional(),
       mode: z.enum(PERMISSION_MODES).optional(),
       theme: z.enum(THEMES).optional(),
       openTabs: z.array(sessionId).max(100, 'At most 100 tabs can be open.').optional(),

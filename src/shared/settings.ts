@@ -13,6 +13,8 @@ export interface Settings {
   model: string;
   hasApiKey: boolean;
   maxContextTokens: number;
+  /** The model's context window in tokens when the user states it; null: learnt from the server or a refusal. */
+  modelWindow: number | null;
   mode: PermissionMode;
   theme: Theme;
   /** Session ids open as tabs, in tab order; restored after a restart or reload. */

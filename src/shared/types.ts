@@ -57,6 +57,22 @@ export interface Compaction {
   transcript_index?: number;
 }
 
+/** A compaction as the view of what it kept and dropped shows it; the fields are null for records older than them. */
+export interface CompactionDetail extends Compaction {
+  id: number;
+  /** The transcript range it summarised: messages [summarised_from, kept_from). */
+  summarised_from: number | null;
+  kept_from: number | null;
+  /** Summariser requests it took. */
+  steps: number | null;
+  /** The carried message it put after the boundary (pins, plan, files), if any. */
+  carried: string | null;
+  /** When the user undid it; the record stays. */
+  undone_at: string | null;
+  /** Whether it is the one undo would take back now. */
+  undoable: boolean;
+}
+
 /**
  * What Loom knows about one transcript message beside its content (docs/DESIGN.md#per-message-facts):
  * when it was appended and, for a model's reply, the request that produced it. Messages
@@ -109,6 +125,18 @@ export interface TodoItem {
   text: string;
   status: TodoStatus;
   retries: number;
+}
+
+/** Something the user pinned in a session: a transcript message, or a note (seq null). */
+export interface Pin {
+  id: number;
+  /** The pinned message's transcript position; null for a note. */
+  seq: number | null;
+  at: string;
+  /** The pinned message's role; null for a note. */
+  role: ChatMessage['role'] | null;
+  /** The message's text, or the note. */
+  text: string;
 }
 
 export interface PlanState {

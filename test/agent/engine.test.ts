@@ -38,7 +38,7 @@ describe('LoomEngine', () => {
   it('treats an approval nobody can answer as a denial', async () => {
     h = await makeAgentHarness();
     const lonely = new LoomEngine({ config: h.config, store: h.store, projectDir: h.projectDir });
-    const id = lonely.createSession().id;
+    const id = (await lonely.createSession()).id;
     try {
       h.server.enqueue({ toolCalls: [{ name: 'write_file', arguments: { path: 'a.txt', content: 'A' } }] }, { text: 'ok' }, { text: 'label' });
       await lonely.send(id, 'write');

@@ -102,7 +102,7 @@ export async function makeAgentHarness(overrides: Partial<LoomConfig> = {}): Pro
     });
   };
   attach(config);
-  h.sessionId = h.engine.createSession().id;
+  h.sessionId = (await h.engine.createSession()).id;
 
   // Tests read the requests after a turn: wait for the listing summary sent after it too.
   h.send = async (text) => {

@@ -18,14 +18,14 @@ afterEach(async () => {
 });
 
 /** An engine of its own over the harness's store and model server, reporting listener failures into `reports`. */
-function engineWithReports(reports: { error: string; event: string }[]): { engine: LoomEngine; sessionId: string } {
+async function engineWithReports(reports: { error: string; event: string }[]): Promise<{ engine: LoomEngine; sessionId: string }> {
   engine = new LoomEngine({
     config: h.config,
     store: h.store,
     projectDir: h.projectDir,
     onListenerError: (err, event) => reports.push({ error: (err as Error).message, event: event.type }),
   });
-  return { engine, sessionId: engine.createSession().id };
+  return { engine, sessionId: (await engine.createSession()).id };
 }
 
 /** For each tool call id in the transcript, how many tool results answer it. */
@@ -46,7 +46,7 @@ describe('event listeners', () => {
     h.write('a.txt', 'alpha\n');
     h.write('b.txt', 'beta\n');
     const reports: { error: string; event: string }[] = [];
-    const { engine, sessionId } = engineWithReports(reports);
+    const { engine, sessionId } = await engineWithReports(reports);
     engine.on((event) => {
       if (event.type === 'tool_start') throw new Error('the window is gone');
     });
@@ -82,7 +82,7 @@ describe('event listeners', () => {
   it('an approval no listener could take ends the call with that error, not a wait without end', async () => {
     h = await makeAgentHarness();
     const reports: { error: string; event: string }[] = [];
-    const { engine, sessionId } = engineWithReports(reports);
+    const { engine, sessionId } = await engineWithReports(reports);
     engine.on((event) => {
       if (event.type === 'approval') throw new Error('cannot show prompts');
     });

@@ -22,7 +22,7 @@ async function withMcp(servers: Record<string, unknown>): Promise<string[]> {
   const file = writeMcpConfig(h.dataDir, servers);
   h.reopen({ mcpConfigFile: file });
   const problems = await h.engine.startMcpServers('test');
-  h.sessionId = h.engine.createSession().id;
+  h.sessionId = (await h.engine.createSession()).id;
   return problems;
 }
 

@@ -55,7 +55,7 @@ describe('the session model', () => {
     h.script({ text: 'Kept.' });
     await h.send('hello');
     expect(chatModels()).toEqual(['scripted-model']);
-    expect(h.engine.createSession().model).toBe('other-default');
+    expect((await h.engine.createSession()).model).toBe('other-default');
     // Setting the model it already has records nothing.
     h.engine.setSessionModel(h.sessionId, 'scripted-model');
     expect(h.store.getModelChanges(h.sessionId)).toHaveLength(1);

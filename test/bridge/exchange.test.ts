@@ -62,7 +62,7 @@ describe('chat.send input', () => {
 describe('sessions.downloadTicket', () => {
   it('mints a ticket named after the session in the browser mode, good for one redeem', async () => {
     const b = backend('browser');
-    const meta = b.engine.createSession();
+    const meta = await b.engine.createSession();
     b.engine.rename(meta.id, 'Heron notes');
     const minted = await dispatch(b.handlers, 'sessions.downloadTicket', { id: meta.id, format: 'markdown' });
     expect(minted).toMatchObject({ ok: true, value: { filename: 'Heron notes.md', mimeType: 'text/markdown' } });
@@ -74,7 +74,7 @@ describe('sessions.downloadTicket', () => {
 
   it('is refused by the desktop app, which drags the file itself', async () => {
     const b = backend('desktop');
-    const meta = b.engine.createSession();
+    const meta = await b.engine.createSession();
     expect(await dispatch(b.handlers, 'sessions.downloadTicket', { id: meta.id })).toEqual({
       ok: false,
       error: { code: 'unsupported', message: 'Download links are for the browser mode; the desktop app drags the file itself.' },

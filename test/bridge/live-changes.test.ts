@@ -70,7 +70,7 @@ describe('changes made by `loom` in the same data folder', () => {
   });
 
   it('knows a session this backend created when another process deletes it', async () => {
-    const mine = backend.engine.createSession();
+    const mine = await backend.engine.createSession();
     backend.engine.close(mine.id);
     const run = await loom('--delete', mine.id, '--yes');
     expect(run.code).toBe(0);

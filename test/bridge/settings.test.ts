@@ -145,6 +145,7 @@ describe('effective settings', () => {
       model: 'saved-model',
       hasApiKey: true,
       maxContextTokens: 32000,
+      modelWindow: null,
       mode: 'default',
       theme: 'system',
       openTabs: [],

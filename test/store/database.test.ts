@@ -184,7 +184,12 @@ describe('migrations', () => {
     const store = openStore();
     const { id } = store.create({ messages: conversation('the parser') });
     const before = store.getTranscript(id);
-    // As version 3 wrote it (without the later stopped, images and facts columns and model changes, nor version 9's sync tables).
+    // As version 3 wrote it (without the later stopped, images and facts columns and model changes, nor version 9's sync tables,
+    // nor version 10's model windows, pins and compaction details).
+    store.db.exec(
+      'DROP TABLE model_windows; DROP TABLE pins; ' +
+        ['summarised_from', 'kept_from', 'steps', 'carried', 'start_id', 'undone_at'].map((c) => `ALTER TABLE compactions DROP COLUMN ${c};`).join(' '),
+    );
     for (const { name } of store.db.prepare(`SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'sync_queue_%'`).all() as { name: string }[]) {
       store.db.exec(`DROP TRIGGER ${name}`);
     }

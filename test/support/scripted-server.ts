@@ -95,6 +95,10 @@ export interface ScriptedModels {
   status?: number;
   /** Accept the request and answer only after this long (the socket is destroyed then). */
   hangMs?: number;
+  /** Each listed model's window, sent as `context_length` beside its id (as OpenRouter and others do). */
+  windows?: Record<string, number>;
+  /** Answer as Ollama does: models owned by "library", and `POST /api/show` with this body (for any model). */
+  ollamaShow?: Record<string, unknown>;
 }
 
 export interface ScriptedServer {
@@ -105,6 +109,14 @@ export interface ScriptedServer {
   readonly modelRequests: ReceivedRequest[];
   /** Change it to make the models route answer otherwise. */
   models: ScriptedModels;
+  /**
+   * The model's context window: a chat request whose messages count more tokens (by
+   * `countRequestTokens`) is refused with OpenAI's own 400 body, as a real server does, and
+   * takes no queued reply. Null (the default): no limit.
+   */
+  window: number | null;
+  /** Requests refused for their size, in order. */
+  readonly refused: ReceivedRequest[];
   enqueue(...replies: ScriptedReply[]): void;
   /** Replies still queued. */
   pending(): number;
@@ -120,6 +132,7 @@ export async function startScriptedServer(): Promise<ScriptedServer> {
   const queue: ScriptedReply[] = [];
   const requests: ReceivedRequest[] = [];
   const modelRequests: ReceivedRequest[] = [];
+  const refused: ReceivedRequest[] = [];
   const sockets = new Set<Socket>();
   const timers = new Set<NodeJS.Timeout>();
   const waiters = new Set<() => void>();
@@ -145,6 +158,10 @@ export async function startScriptedServer(): Promise<ScriptedServer> {
     const path = (req.url ?? '').split('?')[0];
     const raw = await readBody(req);
     if (req.method === 'GET' && path === '/v1/models') return answerModels(req, res);
+    if (req.method === 'POST' && path === '/api/show' && scripted.models.ollamaShow) {
+      modelRequests.push({ method: 'POST', path, headers: req.headers, body: JSON.parse(raw), at: Date.now() });
+      return sendJson(res, 200, scripted.models.ollamaShow);
+    }
     if (req.method !== 'POST' || path !== '/v1/chat/completions') {
       return sendError(res, 404, `scripted server: no route ${req.method} ${path}`);
     }
@@ -155,6 +172,13 @@ export async function startScriptedServer(): Promise<ScriptedServer> {
       return sendError(res, 400, 'scripted server: request body is not JSON');
     }
     const received: ReceivedRequest = { method: req.method, path, headers: req.headers, body, at: Date.now() };
+    if (scripted.window !== null) {
+      const tokens = countRequestTokens(body);
+      if (tokens > scripted.window) {
+        refused.push(received);
+        return sendJson(res, 400, contextLengthExceeded(scripted.window, tokens));
+      }
+    }
     requests.push(received);
     for (const wake of [...waiters]) wake();
 
@@ -173,7 +197,10 @@ export async function startScriptedServer(): Promise<ScriptedServer> {
       return;
     }
     if (status !== undefined) return sendError(res, status, `scripted models error ${status}`);
-    sendJson(res, 200, { object: 'list', data: ids.map((id) => ({ id, object: 'model', owned_by: 'scripted' })) });
+    const windows = scripted.models.windows ?? {};
+    const owner = scripted.models.ollamaShow ? 'library' : 'scripted';
+    const entry = (id: string) => ({ id, object: 'model', owned_by: owner, ...(windows[id] ? { context_length: windows[id] } : {}) });
+    sendJson(res, 200, { object: 'list', data: ids.map(entry) });
   }
 
   async function answer(reply: ScriptedReply, received: ReceivedRequest, res: http.ServerResponse): Promise<void> {
@@ -251,6 +278,8 @@ export async function startScriptedServer(): Promise<ScriptedServer> {
     requests,
     modelRequests,
     models: { ids: [...MODEL_IDS] },
+    window: null,
+    refused,
     enqueue: (...replies) => void queue.push(...replies),
     pending: () => queue.length,
     waitForRequests(count, timeoutMs = 10_000) {
@@ -283,6 +312,37 @@ export async function startScriptedServer(): Promise<ScriptedServer> {
 }
 
 // --- reply builders ----------------------------------------------------------------------
+
+/**
+ * The server's own token count of a chat request: every text of every message (content
+ * parts, tool-call names and arguments) at 3.5 characters a token, 4 more per message. Not
+ * Loom's estimate (4 characters a token): a real server counts its own way, and a little
+ * more than Loom guesses for prose.
+ */
+export function countRequestTokens(body: any): number {
+  let tokens = 0;
+  for (const message of body.messages ?? []) {
+    tokens += 4;
+    const texts: string[] = [];
+    if (typeof message.content === 'string') texts.push(message.content);
+    else if (Array.isArray(message.content)) for (const part of message.content) if (typeof part.text === 'string') texts.push(part.text);
+    for (const call of message.tool_calls ?? []) texts.push(call.function?.name ?? '', call.function?.arguments ?? '');
+    for (const text of texts) tokens += Math.ceil(text.length / 3.5);
+  }
+  return tokens;
+}
+
+/** OpenAI's error for a request over the model's window, word for word. */
+function contextLengthExceeded(window: number, tokens: number) {
+  return {
+    error: {
+      message: `This model's maximum context length is ${window} tokens. However, your messages resulted in ${tokens} tokens. Please reduce the length of the messages.`,
+      type: 'invalid_request_error',
+      param: 'messages',
+      code: 'context_length_exceeded',
+    },
+  };
+}
 
 function readBody(req: http.IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {

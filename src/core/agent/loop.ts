@@ -7,6 +7,8 @@
 import type { Attachment } from '../../shared/attachments';
 import type { AssistantMessage, ToolCall, UserMessage } from '../../shared/types';
 import { errorMessage } from '../errors';
+import { windowAfterRefusal } from '../model/context-window';
+import { ModelError } from '../model/model-error';
 import { replyFacts } from '../model/reply-facts';
 import { messageKey } from '../store/messages';
 import { reportStop, stopBeforeRequest, stopBeforeTool, type TurnStop } from './caps';
@@ -86,7 +88,7 @@ async function runUntilDone(session: AgentSession, signal: AbortSignal): Promise
     const stop = stopBeforeRequest(session, requests, signal);
     if (stop) return stopped(session, stop);
     await fitContext(session, signal);
-    const reply = await requestReply(session, signal);
+    const reply = await requestWithinWindow(session, signal);
     requests++;
     if (reply.tool_calls?.length) {
       const cut = await runToolBatch(session, reply.tool_calls, signal);
@@ -100,6 +102,30 @@ async function runUntilDone(session: AgentSession, signal: AbortSignal): Promise
       session.host.emit({ type: 'notice', sessionId: session.id, level: 'warning', text: 'The model kept replying with nothing; the turn ended.' });
       return 'stopped';
     }
+  }
+}
+
+/**
+ * A request the server refused as too big for the model teaches the model's window
+ * (remembered per server and model): the context is fitted to it, compacted if need be,
+ * and asked once more. A second refusal is the turn's error.
+ */
+async function requestWithinWindow(session: AgentSession, signal: AbortSignal): Promise<AssistantMessage> {
+  try {
+    return await requestReply(session, signal);
+  } catch (err) {
+    const overflow = err instanceof ModelError ? err.overflow : undefined;
+    if (!overflow) throw err;
+    const learned = windowAfterRefusal(overflow, session.budget.estimate());
+    session.learnWindow(learned);
+    session.host.emit({
+      type: 'notice',
+      sessionId: session.id,
+      level: 'info',
+      text: `The model server refused the request as too long for ${session.client.settings.model}; Loom now keeps its context within ${session.budget.maxTokens.toLocaleString('en-US')} tokens and asks again.`,
+    });
+    await fitContext(session, signal);
+    return requestReply(session, signal);
   }
 }
 

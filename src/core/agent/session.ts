@@ -8,14 +8,18 @@ import type { ChatMessage, PlanState } from '../../shared/types';
 import { AuditLog } from '../audit/audit-log';
 import type { LoomConfig } from '../config';
 import { ContextBudget } from '../context/budget';
+import { Ledger } from '../context/ledger';
 import type { MemoryStore } from '../memory/memory-store';
 import type { ModelClient, ToolSpec } from '../model/client';
+import { effectiveBudget, resolveWindow, type ModelWindow } from '../model/context-window';
+import type { ModelWindows } from '../model/window-store';
 import { SessionGrants } from '../security/session-grants';
 import { FileSnapshots } from '../security/snapshots';
 import type { AppendFacts, SessionStore } from '../store/session-store';
 import { toolSpecs } from '../tools/index';
 import type { Tool } from '../tools/tool';
 import type { AgentHost } from './host';
+import type { ProjectInstructions } from './project-instructions';
 
 export interface AgentSessionOptions {
   sessionId: string;
@@ -28,6 +32,10 @@ export interface AgentSessionOptions {
   /** The tools offered to the model (already limited by --tools). */
   tools: Tool[];
   auditDir: string;
+  /** What is known of each model's window (docs/DESIGN.md#the-models-window). */
+  windows: ModelWindows;
+  /** The project's instructions file the system prompt carries, if any. */
+  instructions: ProjectInstructions | null;
 }
 
 export class AgentSession {
@@ -42,10 +50,16 @@ export class AgentSession {
   /** The tools' specs as every chat request offers them (none when --tools left none). */
   readonly toolSpecs: ToolSpec[] | undefined;
   readonly audit: AuditLog;
+  readonly windows: ModelWindows;
+  /** The project's instructions file in the system prompt (AGENTS.md or CLAUDE.md), if one was read. */
+  readonly instructions: ProjectInstructions | null;
+  /** The window of the session's model on its server, when known: it bounds the budget and the summariser's requests. */
+  window: ModelWindow | null = null;
   readonly snapshots = new FileSnapshots();
   /** "Allow for this session": kept while the session is open here, never stored. */
   readonly grants = new SessionGrants();
   budget: ContextBudget;
+  private ledgerState: Ledger | null = null;
   /** The working context, always equal to what the store holds. */
   messages: ChatMessage[];
   plan: PlanState;
@@ -76,7 +90,39 @@ export class AgentSession {
     this.audit = new AuditLog(opts.auditDir, opts.sessionId);
     this.messages = opts.store.getContext(opts.sessionId);
     this.plan = opts.store.getPlan(opts.sessionId);
+    this.windows = opts.windows;
+    this.instructions = opts.instructions;
     this.budget = budgetFor(opts.config.maxContextTokens, this.messages);
+    this.refreshWindow();
+  }
+
+  /**
+   * Reads the model's window again (the settings, the store: a refusal or the server may
+   * have taught it) and fits the budget to it: the user's budget, lowered to what the
+   * model can take with room to answer.
+   */
+  refreshWindow(): void {
+    const { baseUrl, model } = this.client.settings;
+    const known = this.windows.known(baseUrl, model);
+    if (this.config.modelWindow !== undefined) known.setting = this.config.modelWindow;
+    this.window = resolveWindow(known);
+    this.budget.resize(effectiveBudget(this.config.maxContextTokens, this.window));
+  }
+
+  /** The server refused a request as too big and named its limit: remembered for every process, and the budget follows. */
+  learnWindow(tokens: number): void {
+    const { baseUrl, model } = this.client.settings;
+    this.windows.record(baseUrl, model, 'refusal', tokens);
+    this.refreshWindow();
+  }
+
+  /**
+   * What the session's tool calls did to the project (context/ledger.ts): read from the
+   * transcript the first time it is needed, then kept up to date message by message.
+   */
+  ledger(): Ledger {
+    this.ledgerState ??= Ledger.from(this.store.getTranscript(this.id));
+    return this.ledgerState;
   }
 
   /** Commits a message (and its facts) to the store first, then to memory and the listeners. */
@@ -84,6 +130,7 @@ export class AgentSession {
     const recorded = this.store.appendMessage(this.id, message, facts);
     this.messages.push(message);
     this.budget.add(message);
+    this.ledgerState?.see(message);
     this.host.emit({ type: 'message', sessionId: this.id, message, facts: recorded });
   }
 
@@ -98,6 +145,7 @@ export class AgentSession {
    */
   reload(): void {
     this.adoptContext(this.store.getContext(this.id));
+    this.ledgerState = null;
     this.budget.reset(this.messages);
     this.plan = this.store.getPlan(this.id);
   }
@@ -113,7 +161,7 @@ export class AgentSession {
     }
     this.config = config;
     this.client = client;
-    if (config.maxContextTokens !== this.budget.maxTokens) this.budget = budgetFor(config.maxContextTokens, this.messages);
+    this.refreshWindow();
   }
 
   /** Tells every window the session's grants as they are now. */

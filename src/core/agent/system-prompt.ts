@@ -5,6 +5,7 @@
  */
 import { UNTRUSTED_CONTENT_POLICY } from '../security/untrusted';
 import type { Tool } from '../tools/tool';
+import { instructionsSection, type ProjectInstructions } from './project-instructions';
 
 const ROLE =
   "You are Loom, an AI agent that works inside one project folder on the user's machine. " +
@@ -30,7 +31,7 @@ const PLANNING_GUIDANCE = [
   '- Finish with a brief summary of what you changed and how you verified it.',
 ].join('\n');
 
-export function buildSystemPrompt(opts: { projectDir: string; tools: readonly Tool[] }): string {
+export function buildSystemPrompt(opts: { projectDir: string; tools: readonly Tool[]; instructions?: ProjectInstructions | null }): string {
   const toolNames = opts.tools.map((tool) => tool.name).join(', ') || '(none)';
   return [
     ROLE,
@@ -39,5 +40,6 @@ export function buildSystemPrompt(opts: { projectDir: string; tools: readonly To
     TOOL_GUIDANCE,
     PLANNING_GUIDANCE,
     UNTRUSTED_CONTENT_POLICY,
+    ...(opts.instructions ? [instructionsSection(opts.instructions)] : []),
   ].join('\n\n');
 }

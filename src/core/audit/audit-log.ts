@@ -29,6 +29,7 @@ export const AUDIT_EVENTS = [
   'tool_result',
   'tool_timeout',
   'context_compacted',
+  'context_uncompacted',
   'iteration_cap_hit',
   'cost_limit_hit',
   'llm_call_error',

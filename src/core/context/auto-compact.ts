@@ -8,13 +8,21 @@ import type { ChatMessage, Compaction } from '../../shared/types';
 import { LoomError, errorMessage } from '../errors';
 import type { SessionStore } from '../store/session-store';
 import { estimateTotal, type ContextBudget } from './budget';
+import { carriedMessage, type CarriedDropped, type CarriedInput } from './carried';
 import { CompactionRejectedError, NOTHING_TO_COMPACT_MESSAGE, compactContext, compactableCut, type CompactionUsage, type SummaryClient } from './compactor';
+
+/** Of the budget, what the carried message may take: the rest is room to work. */
+const CARRIED_SHARE = 0.25;
+
+function anythingDropped(d: CarriedDropped): boolean {
+  return d.files > 0 || d.failing || d.scratchpad || d.todos > 0 || d.pins > 0;
+}
 
 export type CompactionEvent = Extract<EngineEvent, { type: 'compaction' }>;
 
 export type CompactionOutcome =
   | { status: 'not_needed'; messages: ChatMessage[] }
-  | { status: 'compacted'; messages: ChatMessage[]; compaction: Compaction; usage: CompactionUsage }
+  | { status: 'compacted'; messages: ChatMessage[]; compaction: Compaction; usage: CompactionUsage; steps: number; carriedDropped: CarriedDropped | null }
   | { status: 'nothing_to_compact'; messages: ChatMessage[]; notice: string }
   /** The context is unchanged; `error` says why in one line. */
   | { status: 'failed'; messages: ChatMessage[]; error: string };
@@ -30,6 +38,16 @@ export interface CompactSessionOptions {
   /** The session's working context, as stored. Never mutated. */
   messages: ChatMessage[];
   client: SummaryClient;
+  /** The model's window, when known: the summariser's requests are sized to it (default: unknown). */
+  window?: number | null;
+  /** A summariser request was refused as too big and stated this limit. */
+  onWindowLearned?: (tokens: number) => void;
+  /** What the compacted context carries after the boundary, read fresh from the session's records (carried.ts). */
+  carried?: () => Promise<CarriedInput>;
+  /** What the summary should keep above all (\compact FOCUS, Compact now's focus line). */
+  focus?: string;
+  /** Compact up to here: the cut (compactor.ts upToCut) instead of the latest user turn. */
+  upTo?: number;
   timeoutMs?: number;
   signal?: AbortSignal;
   onEvent?: (event: CompactionEvent) => void;
@@ -41,17 +59,27 @@ export interface CompactSessionOptions {
  */
 export async function compactSession(opts: CompactSessionOptions): Promise<ForcedCompactionOutcome> {
   const { sessionId, store, budget, messages, onEvent } = opts;
-  if (compactableCut(messages) === null) {
+  if ((opts.upTo ?? compactableCut(messages)) === null) {
     return { status: 'nothing_to_compact', messages, notice: NOTHING_TO_COMPACT_MESSAGE };
   }
   onEvent?.({ type: 'compaction', sessionId, phase: 'start', before_tokens: estimateTotal(messages) });
   try {
-    const result = await compactContext(opts);
+    const carried = opts.carried ? carriedMessage(await opts.carried(), Math.floor(budget.maxTokens * CARRIED_SHARE)) : null;
+    const result = await compactContext({
+      ...opts,
+      carried: carried?.message ?? null,
+      limits: {
+        window: opts.window ?? null,
+        onWindowLearned: opts.onWindowLearned,
+        // A step's request happened whatever comes of the rest: it is charged as it ends.
+        onStepCharged: (usage) => store.recordUsage(sessionId, 'compaction', usage),
+      },
+    });
     store.recordCompaction(sessionId, result);
     budget.reset(result.messages);
     const { before_tokens, after_tokens } = result.compaction;
     onEvent?.({ type: 'compaction', sessionId, phase: 'done', before_tokens, after_tokens });
-    return { status: 'compacted', ...result };
+    return { status: 'compacted', ...result, carriedDropped: carried && anythingDropped(carried.dropped) ? carried.dropped : null };
   } catch (err) {
     if (opts.signal?.aborted) throw err;
     // A rejected summary was still a model call: the session pays for it.

@@ -25,12 +25,22 @@ export class ContextBudget {
   private server: { promptTokens: number; messagesSent: number } | null = null;
 
   constructor(
-    readonly maxTokens: number,
+    private max: number,
     readonly threshold: number = DEFAULT_TRIM_THRESHOLD,
   ) {
-    if (!(maxTokens > 0) || !(threshold > 0 && threshold <= 1)) {
-      throw new RangeError(`Invalid context budget: max ${maxTokens}, threshold ${threshold}.`);
+    if (!(max > 0) || !(threshold > 0 && threshold <= 1)) {
+      throw new RangeError(`Invalid context budget: max ${max}, threshold ${threshold}.`);
     }
+  }
+
+  get maxTokens(): number {
+    return this.max;
+  }
+
+  /** A new hard budget for the same context: the settings changed, or the model's window became known. */
+  resize(maxTokens: number): void {
+    if (!(maxTokens > 0)) throw new RangeError(`Invalid context budget: max ${maxTokens}.`);
+    this.max = maxTokens;
   }
 
   /** Starts over from a whole context: after a compaction, a resume or a fork. */
@@ -69,10 +79,10 @@ export class ContextBudget {
 
   /** Strictly above the threshold: exactly at 80 % no compaction happens. */
   overThreshold(): boolean {
-    return this.estimate() > this.threshold * this.maxTokens;
+    return this.estimate() > this.threshold * this.max;
   }
 
   fits(): boolean {
-    return this.estimate() <= this.maxTokens;
+    return this.estimate() <= this.max;
   }
 }

@@ -1,6 +1,7 @@
 /* eslint-disable @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-argument, @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-return --
    this file reads errors of unknown shape (the SDK's APIError<any>, fetch's cause chain) and checks each field's type before use. */
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
+import { contextOverflowOf } from './context-window';
 import { aborted, badResponse, cutOff, httpFailure, ModelError, streamError, timedOut, unreachable } from './model-error';
 import type { RequestGuard, RequestLimits } from './request-guard';
 import { isRetryableNetworkCode, isRetryableStatus, retryAfterMs } from './retry';
@@ -33,8 +34,10 @@ export function classifyFailure(err: unknown, ctx: FailureContext): AttemptFailu
   if (err instanceof APIUserAbortError) return final(aborted());
   if (err instanceof APIConnectionError) return unreachableFailure(baseUrl, networkCode(err));
   if (err instanceof APIError && typeof err.status === 'number') {
+    const message = serverMessage(err);
+    const overflow = contextOverflowOf(err.status, err.code ?? err.error?.code, message) ?? undefined;
     return {
-      error: httpFailure(baseUrl, ctx.model, err.status, serverMessage(err)),
+      error: httpFailure(baseUrl, ctx.model, err.status, message, overflow),
       retryable: isRetryableStatus(err.status),
       retryAfterMs: retryAfterMs(err.headers),
     };

@@ -1,5 +1,6 @@
 import { LoomError } from '../errors';
 import { redactSecrets } from '../security/secrets';
+import type { ContextOverflow } from './context-window';
 import type { TimeoutKind } from './request-guard';
 
 export type ModelErrorKind = 'unreachable' | 'timeout' | 'aborted' | 'http' | 'bad_response';
@@ -11,6 +12,8 @@ export class ModelError extends LoomError {
     readonly kind: ModelErrorKind,
     /** The HTTP status, for kind 'http'. */
     readonly status?: number,
+    /** Set when the server refused the request as too big for the model's window. */
+    readonly overflow?: ContextOverflow,
   ) {
     super(message, `model_${kind}`);
     this.name = 'ModelError';
@@ -70,10 +73,10 @@ export function aborted(): ModelError {
   return new ModelError('The model request was cancelled.', 'aborted');
 }
 
-export function httpFailure(baseUrl: string, model: string, status: number, serverMessage: string): ModelError {
+export function httpFailure(baseUrl: string, model: string, status: number, serverMessage: string, overflow?: ContextOverflow): ModelError {
   const detail = serverMessage ? `: ${cleanServerText(serverMessage)}` : '';
   const answered = `The model server at ${baseUrl} answered HTTP ${status}${detail}`;
-  return new ModelError(`${answered.replace(/[.\s]+$/, '')}. ${httpAdvice(status, model)}`, 'http', status);
+  return new ModelError(`${answered.replace(/[.\s]+$/, '')}. ${httpAdvice(status, model)}`, 'http', status, overflow);
 }
 
 function httpAdvice(status: number, model: string): string {

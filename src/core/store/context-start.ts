@@ -89,7 +89,7 @@ const ROLES = new Set(['system', 'user', 'assistant', 'tool']);
  * U+FFFD, as SQLite's UTF-8 text makes them in transcript bodies (JSON would keep them,
  * and a model server refuses them). Refuses an unknown role.
  */
-function normalized(message: ChatMessage): ChatMessage {
+export function normalized(message: ChatMessage): ChatMessage {
   if (!ROLES.has(message.role)) throw new LoomError(`A context message has an unknown role "${String(message.role)}".`, 'bad_message');
   return JSON.parse(JSON.stringify(fromColumns(toColumns(message)), wellFormed)) as ChatMessage;
 }

@@ -248,6 +248,45 @@ const IMPORT_RECORDS = `
   CREATE INDEX IF NOT EXISTS import_branches_by_source ON import_branches (source, source_id);
 `;
 
+/** Per server and model, one figure per source (model/context-window.ts resolves them); NULL: the server was asked and said nothing. */
+const MODEL_WINDOWS = `
+  CREATE TABLE IF NOT EXISTS model_windows (
+    base_url TEXT NOT NULL,
+    model TEXT NOT NULL,
+    source TEXT NOT NULL CHECK (source IN ('server', 'setting', 'refusal')),
+    tokens INTEGER,
+    at TEXT NOT NULL,
+    PRIMARY KEY (base_url, model, source)
+  ) WITHOUT ROWID;
+`;
+
+/** A pinned transcript message (seq) or a pinned note (note): carried whole through every compaction. */
+const PINS = `
+  CREATE TABLE IF NOT EXISTS pins (
+    id INTEGER PRIMARY KEY,
+    session_pk INTEGER NOT NULL REFERENCES sessions (pk) ON DELETE CASCADE,
+    seq INTEGER,
+    note TEXT,
+    at TEXT NOT NULL,
+    CHECK ((seq IS NULL) <> (note IS NULL))
+  );
+  CREATE INDEX IF NOT EXISTS pins_by_session ON pins (session_pk, id);
+`;
+
+/**
+ * What a compaction did, for the view of what was kept and dropped and for undo: the
+ * transcript range it summarised ([summarised_from, kept_from)), its requests, the carried
+ * message, the context start it wrote, and when it was undone. NULL for older records.
+ */
+const COMPACTION_DETAILS = `
+  ALTER TABLE compactions ADD COLUMN summarised_from INTEGER;
+  ALTER TABLE compactions ADD COLUMN kept_from INTEGER;
+  ALTER TABLE compactions ADD COLUMN steps INTEGER;
+  ALTER TABLE compactions ADD COLUMN carried TEXT;
+  ALTER TABLE compactions ADD COLUMN start_id INTEGER;
+  ALTER TABLE compactions ADD COLUMN undone_at TEXT;
+`;
+
 export const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
@@ -311,6 +350,15 @@ export const MIGRATIONS: readonly Migration[] = [
     description: 'sync through a hub: sync_state, the outbox its triggers fill, per-field clocks, the inbox; sessions.note',
     up(db) {
       db.exec(SYNC_TABLES);
+    },
+  },
+  {
+    version: 10,
+    description:
+      "model_windows: each model's context window as its server, the user's setting or a refusal stated it; pins: what the user pinned in a session; " +
+      'compactions: the range each summarised, its steps, what it carried, its context start, and when it was undone',
+    up(db) {
+      db.exec(MODEL_WINDOWS + PINS + COMPACTION_DETAILS);
     },
   },
 ];

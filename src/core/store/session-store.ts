@@ -7,8 +7,10 @@ import {
   type CallUsage,
   type ChatMessage,
   type Compaction,
+  type CompactionDetail,
   type MessageFacts,
   type ModelChange,
+  type Pin,
   type PlanState,
   type SearchHit,
   type SessionCursor,
@@ -25,17 +27,22 @@ import { renderExport, type TreeFields } from './export';
 import { EXPORT_FORMATS, type ExportFormat } from '../../shared/export-name';
 import type { ExportedSession, ParsedExport } from './export-schema';
 import { LeaseKeeper, defaultOwner, inUseError, type Lease } from './leases';
-import { derive, sameMessages, startFor } from './context-start';
+import { derive, normalized, sameMessages, startFor, type ContextStart } from './context-start';
 import { toColumns } from './messages';
 import { META_COLUMNS, metaFromRow, type MetaRow } from './rows';
 import { searchSessions, updateSearchIndex } from './search';
 import { newSessionId } from './session-id';
+import { listDetails, recordFacts, undoLast } from './compaction-records';
+import { addPin, listPins, removePin } from './pins';
 import { prepared } from './statements';
 import {
   currentStart,
   detachForks,
   forkTarget,
   insertStart,
+  lastSystemSeqIn,
+  nonSystemCountFrom,
+  nthNonSystemSeq,
   readContext,
   readTranscript,
   readTranscriptFacts,
@@ -157,14 +164,60 @@ export class SessionStore {
   /**
    * The new working context, the compaction record and its usage, in one transaction. The
    * record's transcript_index is the transcript length now (any given one is ignored).
+   * `cut`: where in the context before it the kept part began (the compactor's cut), so the
+   * start is recorded from that position without reading the transcript.
    */
-  recordCompaction(id: string, c: { messages: ChatMessage[]; compaction: Compaction; usage?: CallUsage }): void {
+  recordCompaction(
+    id: string,
+    c: { messages: ChatMessage[]; compaction: Compaction; usage?: CallUsage; cut?: number; headLength?: number; steps?: number },
+  ): void {
     this.write(() => {
       const pk = this.pkOf(id);
-      this.writeContext(pk, c.messages);
-      this.insertCompaction(pk, { ...c.compaction, transcript_index: this.messageCount(pk) });
+      const before = currentStart(this.db, pk);
+      const headLength = c.headLength ?? 1;
+      const start = c.cut === undefined ? null : this.compactionStart(pk, c.messages, c.cut, headLength);
+      const startId = start ? insertStart(this.db, pk, this.messageCount(pk), start) : this.writeContext(pk, c.messages);
+      const compactionId = this.insertCompaction(pk, { ...c.compaction, transcript_index: this.messageCount(pk) });
+      const carried = headLength > 1 ? c.messages[2] : undefined;
+      recordFacts(this.db, compactionId, {
+        summarisedFrom: before.keptFrom,
+        keptFrom: currentStart(this.db, pk).keptFrom,
+        steps: c.steps ?? 1,
+        carried: carried?.role === 'user' && typeof carried.content === 'string' ? carried.content : null,
+        startId,
+      });
       if (c.usage) this.addUsage(pk, 'compaction', c.usage, 1);
       this.touch(pk);
+    });
+  }
+
+  /**
+   * Where transcript message `seq` is in the working context: null when it is not there (a
+   * compaction summarised it, or it is a system prompt). The context ends with the
+   * transcript's non-prompt messages from its start on, so counting those after `seq` says.
+   */
+  contextIndexOf(id: string, seq: number): number | null {
+    const pk = this.pkOf(id);
+    const start = currentStart(this.db, pk);
+    const message = readTranscript(this.db, pk, seq, 1)[0];
+    if (!Number.isInteger(seq) || seq < start.keptFrom || !message || message.role === 'system') return null;
+    return readContext(this.db, pk).length - nonSystemCountFrom(this.db, pk, seq);
+  }
+
+  /** Each compaction with what the view of what it kept and dropped shows, oldest first. */
+  getCompactionDetails(id: string): CompactionDetail[] {
+    return listDetails(this.db, this.pkOf(id));
+  }
+
+  /**
+   * Undoes the last compaction: the working context before it comes back exactly (with what
+   * was appended since); the record stays, marked undone. Returns the context.
+   */
+  undoCompaction(id: string): ChatMessage[] {
+    return this.write(() => {
+      const pk = this.pkOf(id);
+      undoLast(this.db, pk, this.messageCount(pk));
+      return readContext(this.db, pk);
     });
   }
 
@@ -309,6 +362,24 @@ export class SessionStore {
       usage.cost_usd += totals.cost_usd;
     }
     return usage;
+  }
+
+  /** What the user pinned in the session, oldest first. */
+  getPins(id: string): Pin[] {
+    return listPins(this.db, this.pkOf(id));
+  }
+
+  /** Pins transcript message `seq` or a note; returns the pin's id. Bookkeeping: the session keeps its place in the list. */
+  pin(id: string, target: { seq: number } | { note: string }): number {
+    return this.write(() => {
+      const pk = this.pkOf(id);
+      return addPin(this.db, pk, 'seq' in target ? { seq: target.seq, length: this.messageCount(pk) } : target);
+    });
+  }
+
+  /** False when the session has no such pin. */
+  unpin(id: string, pinId: number): boolean {
+    return this.write(() => removePin(this.db, this.pkOf(id), pinId));
   }
 
   getPlan(id: string): PlanState {
@@ -611,10 +682,29 @@ export class SessionStore {
    * Makes `messages` the working context: records a start that derives it from the
    * transcript, unless the current one already does (appends need none).
    */
-  private writeContext(pk: number, messages: ChatMessage[]): void {
+  /**
+   * The start of a compacted context `[prompt, ...head, ...context[cut:]]` (the head: the
+   * boundary, and what the compaction carried, `headLength` messages) from the cut's
+   * transcript position (docs/DESIGN.md#compaction-on-a-derived-context): the context
+   * before it was `[prompt] + head + the suffix from keptFrom`, prompts left out, so the
+   * cut is the (cut - 1 - head)-th non-prompt message from keptFrom. Null when the context
+   * is not of that shape (it did not lead with the prompt, or the cut fell in its head):
+   * writeContext then finds the start by reading the transcript.
+   */
+  private compactionStart(pk: number, compacted: ChatMessage[], cut: number, headLength: number): ContextStart | null {
+    const current = currentStart(this.db, pk);
+    const inSuffix = cut - 1 - current.head.length;
+    if (!current.withSystem || compacted[0]?.role !== 'system' || compacted.length < 1 + headLength || inSuffix < 0) return null;
+    const keptFrom = nthNonSystemSeq(this.db, pk, current.keptFrom, inSuffix) ?? this.messageCount(pk);
+    const promptSeq = lastSystemSeqIn(this.db, pk, current.keptFrom, keptFrom) ?? current.promptSeq;
+    return { keptFrom, withSystem: true, head: compacted.slice(1, 1 + headLength).map(normalized), promptSeq };
+  }
+
+  /** Returns the id of the start written; null when the current one already derives `messages`. */
+  private writeContext(pk: number, messages: ChatMessage[]): number | null {
     const transcript = readTranscript(this.db, pk);
-    if (sameMessages(derive(currentStart(this.db, pk), transcript), messages)) return;
-    insertStart(this.db, pk, transcript.length, startFor(messages, transcript));
+    if (sameMessages(derive(currentStart(this.db, pk), transcript), messages)) return null;
+    return insertStart(this.db, pk, transcript.length, startFor(messages, transcript));
   }
 
   /** What a fork at `point` inherits besides the shared rows (docs/DESIGN.md#branches). */
@@ -670,15 +760,11 @@ export class SessionStore {
     }
   }
 
-  private insertCompaction(pk: number, c: Compaction): void {
-    this.sql(`INSERT INTO compactions (session_pk, at, before_tokens, after_tokens, summary, transcript_index) VALUES (?, ?, ?, ?, ?, ?)`).run(
-      pk,
-      c.at,
-      c.before_tokens,
-      c.after_tokens,
-      c.summary,
-      c.transcript_index ?? null,
-    );
+  private insertCompaction(pk: number, c: Compaction): number {
+    const { lastInsertRowid } = this.sql(
+      `INSERT INTO compactions (session_pk, at, before_tokens, after_tokens, summary, transcript_index) VALUES (?, ?, ?, ?, ?, ?)`,
+    ).run(pk, c.at, c.before_tokens, c.after_tokens, c.summary, c.transcript_index ?? null);
+    return Number(lastInsertRowid);
   }
 
   private insertModelChange(pk: number, c: ModelChange): void {

@@ -71,6 +71,56 @@ function readAlongChain<Row, T>(db: Database.Database, pk: number, offset: numbe
   return out;
 }
 
+/**
+ * The seq of the `n`-th (from 0) message at or after `from` that is not a system prompt,
+ * counting along the chain without reading any message body; undefined past the end.
+ */
+export function nthNonSystemSeq(db: Database.Database, pk: number, from: number, n: number): number | undefined {
+  const where = `FROM transcript t JOIN messages m ON m.id = t.message_id WHERE t.session_pk = ? AND t.seq >= ? AND t.seq < ? AND m.role <> 'system'`;
+  const count = prepared(db, `SELECT count(*) AS n ${where}`);
+  const at = prepared(db, `SELECT t.seq ${where} ORDER BY t.seq LIMIT 1 OFFSET ?`);
+  let left = n;
+  for (const segment of segmentsOf(db, pk)) {
+    const start = Math.max(segment.from, from);
+    if (start >= segment.to) continue;
+    const inSegment = (count.get(segment.pk, start, segment.to) as { n: number }).n;
+    if (left < inSegment) return (at.get(segment.pk, start, segment.to, left) as { seq: number }).seq;
+    left -= inSegment;
+  }
+  return undefined;
+}
+
+/** How many messages at or after `from` are not system prompts, counted along the chain without reading a body. */
+export function nonSystemCountFrom(db: Database.Database, pk: number, from: number): number {
+  const count = prepared(
+    db,
+    `SELECT count(*) AS n FROM transcript t JOIN messages m ON m.id = t.message_id WHERE t.session_pk = ? AND t.seq >= ? AND t.seq < ? AND m.role <> 'system'`,
+  );
+  let total = 0;
+  for (const segment of segmentsOf(db, pk)) {
+    const start = Math.max(segment.from, from);
+    if (start < segment.to) total += (count.get(segment.pk, start, segment.to) as { n: number }).n;
+  }
+  return total;
+}
+
+/** The seq of the latest system prompt in [from, before), along the chain; null when there is none. */
+export function lastSystemSeqIn(db: Database.Database, pk: number, from: number, before: number): number | null {
+  const latest = prepared(
+    db,
+    `SELECT max(t.seq) AS seq FROM transcript t JOIN messages m ON m.id = t.message_id
+      WHERE t.session_pk = ? AND t.seq >= ? AND t.seq < ? AND m.role = 'system'`,
+  );
+  for (const segment of segmentsOf(db, pk).reverse()) {
+    const start = Math.max(segment.from, from);
+    const end = Math.min(segment.to, before);
+    if (start >= end) continue;
+    const { seq } = latest.get(segment.pk, start, end) as { seq: number | null };
+    if (seq !== null) return seq;
+  }
+  return null;
+}
+
 /** The one transcript message at `seq`. */
 function readAt(db: Database.Database, pk: number, seq: number): ChatMessage | undefined {
   return readTranscript(db, pk, seq, 1)[0];
@@ -99,15 +149,13 @@ export function startAtOrBefore(db: Database.Database, pk: number, length: numbe
   return fork.fork_parent_pk !== null && length < fork.fork_at ? startAtOrBefore(db, fork.fork_parent_pk, length) : undefined;
 }
 
-export function insertStart(db: Database.Database, pk: number, atSeq: number, start: ContextStart): void {
-  prepared(db, 'INSERT INTO context_starts (session_pk, at_seq, kept_from, with_system, head, prompt_seq) VALUES (?, ?, ?, ?, ?, ?)').run(
-    pk,
-    atSeq,
-    start.keptFrom,
-    start.withSystem ? 1 : 0,
-    JSON.stringify(start.head),
-    start.promptSeq,
-  );
+/** Returns the new start's id. */
+export function insertStart(db: Database.Database, pk: number, atSeq: number, start: ContextStart): number {
+  const { lastInsertRowid } = prepared(
+    db,
+    'INSERT INTO context_starts (session_pk, at_seq, kept_from, with_system, head, prompt_seq) VALUES (?, ?, ?, ?, ?, ?)',
+  ).run(pk, atSeq, start.keptFrom, start.withSystem ? 1 : 0, JSON.stringify(start.head), start.promptSeq);
+  return Number(lastInsertRowid);
 }
 
 /** The working context: read from the start's suffix on, never the whole transcript. */

@@ -40,6 +40,7 @@ export function SettingsDialog({
     apiKey: '',
     removeKey: false,
     maxContextTokens: String(settings.maxContextTokens),
+    modelWindow: settings.modelWindow === null ? '' : String(settings.modelWindow),
     mode: settings.mode,
     theme: settings.theme,
     passEnv: settings.passEnv.join(' '),
@@ -75,6 +76,8 @@ export function SettingsDialog({
       baseUrl: form.baseUrl.trim(),
       model: form.model.trim(),
       maxContextTokens: Number(form.maxContextTokens),
+      // Blank: Loom learns the window from the server, or from its first refusal.
+      modelWindow: form.modelWindow.trim() ? Number(form.modelWindow) : null,
       mode: form.mode,
       theme: form.theme,
       passEnv: form.passEnv.split(/[\s,]+/).filter(Boolean),
@@ -131,6 +134,10 @@ export function SettingsDialog({
         <label className="field">
           <span>Context budget (tokens)</span>
           <input type="number" min={1000} step={1000} value={form.maxContextTokens} onChange={(e) => set({ maxContextTokens: e.target.value })} required />
+        </label>
+        <label className="field">
+          <span>Model window (tokens; blank: learnt from the server)</span>
+          <input type="number" min={1000} step={1} value={form.modelWindow} onChange={(e) => set({ modelWindow: e.target.value })} />
         </label>
         <label className="field">
           <span>Permissions</span>
