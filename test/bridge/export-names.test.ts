@@ -35,7 +35,7 @@ function backend(): Backend {
 
 /** The name the Export menu downloads and the drag writes, for a session with this title. */
 async function exportedName(b: Backend, title: string): Promise<string> {
-  const meta = b.engine.createSession();
+  const meta = await b.engine.createSession();
   b.engine.rename(meta.id, title);
   const answer = await dispatch(b.handlers, 'sessions.export', { id: meta.id });
   if (!answer.ok) throw new Error(answer.error.message);
@@ -101,7 +101,7 @@ describe('export file names from hostile titles', () => {
       ['é'.repeat(300), 'html', 'html'],
       ['日本語'.repeat(100), 'loom', 'json'],
     ] as const) {
-      const meta = b.engine.createSession();
+      const meta = await b.engine.createSession();
       b.engine.rename(meta.id, title);
       const answer = await dispatch(b.handlers, 'sessions.export', { id: meta.id, format });
       const name = (answer as { value: ExportFile }).value.filename;
