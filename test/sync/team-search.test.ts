@@ -170,6 +170,51 @@ describeWithHub('team search on the hub', () => {
     expect(nonEmpty).toBeGreaterThanOrEqual(8);
   });
 
+  it("a word only in another user's private session answers exactly as a word that exists nowhere, for every parameter", async () => {
+    // Each query joins a word bob may find to one he may not: alice's private words ("payroll", a phrase of her private
+    // message, her 1,500 crowd messages' "quasar" is findable through the shared QUASAR) against words in no message at all.
+    const pairs = [
+      ['unicode or payroll', 'unicode or xylophone'],
+      ['tokenizer or payroll', 'tokenizer or xylophone'],
+      ['grammar or "private payroll figures"', 'grammar or "purple xylophone chords"'],
+      ['nebula or salary', 'nebula or zeppelin'],
+      ['payroll', 'xylophone'],
+    ];
+    const direct = (words: string, limit: number, offset: number, archived: boolean, cap: string) =>
+      `SELECT * FROM loom.team_search(current_user, '${words}', ${limit}, ${offset}, ${archived}, ${cap}) ORDER BY rank DESC, body_hash, id`;
+    for (const [user, password] of [
+      ['bob', 'bob-pw'],
+      ['carol', 'carol-pw'],
+    ] as const) {
+      for (const [secret, nowhere] of pairs) {
+        for (const cap of ['1', '2', '3', '5', '200', 'NULL']) {
+          for (const [limit, offset] of [
+            [1, 0],
+            [3, 0],
+            [10, 2],
+            [500, 0],
+          ]) {
+            for (const archived of [false, true]) {
+              const [withSecret, withNothing] = await Promise.all(
+                [secret, nowhere].map(async (words) => (await cluster.psql(user, password, direct(words, limit, offset, archived, cap))).stdout),
+              );
+              expect([user, secret, cap, limit, offset, archived, withSecret]).toEqual([user, secret, cap, limit, offset, archived, withNothing]);
+            }
+          }
+        }
+        for (const [limit, offset] of [
+          [1, 0],
+          [2, 1],
+          [100, 0],
+        ]) {
+          const hub = parseHubUrl(cluster.url(user, password));
+          const [withSecret, withNothing] = await Promise.all([secret, nowhere].map((words) => searchHub(hub, words, { limit, offset })));
+          expect([user, secret, limit, offset, withSecret]).toEqual([user, secret, limit, offset, withNothing]);
+        }
+      }
+    }
+  });
+
   it('--json gives the hits for scripts; a bare --hub takes LOOM_HUB', async () => {
     const run = await runLoom(['--search', 'unicode', '--hub', '--json'], { env: { LOOM_HUB: bobUrl() } });
     expect(run.stderr).toBe('');
