@@ -118,6 +118,26 @@ describe('the background sync decides', () => {
     expect(hub.syncs).toBe(1);
   });
 
+  it('to sync once for a flood of announcements (any member may NOTIFY every device), never two syncs at once', async () => {
+    const hub = await started();
+    for (let pause = 0; pause < 5; pause++) {
+      for (let i = 0; i < 1000; i++) hub.announce();
+      await vi.advanceTimersByTimeAsync(TIMING.debounceMs);
+    }
+    expect(hub.syncs).toBe(5); // one per debounce pause, whatever the number of announcements in it
+    expect(hub.maxRunning).toBe(1);
+  });
+
+  it("to wait out a hub held up by another role's lock, retrying as for an unreachable hub", async () => {
+    const hub = await started();
+    hub.failure = new HubError('The hub at postgres://dana@127.0.0.1:5433/loom is busy: another connection held a lock Loom needs for more than 10 s.', 'busy');
+    await service.syncNow();
+    expect(service.status()).toMatchObject({ state: 'offline', line: 'Hub unreachable (busy): nothing queued' });
+    hub.failure = null;
+    await vi.advanceTimersByTimeAsync(TIMING.retryFirstMs);
+    expect(service.status().state).toBe('synced');
+  });
+
   it('one sync at a time: asked during one, it runs once more after it', async () => {
     const hub = await started();
     const first = service.syncNow();
