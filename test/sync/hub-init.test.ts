@@ -8,7 +8,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { checkHubSchema, connectHub, parseHubUrl } from '../../src/core/sync/hub-connection';
 import { initHub } from '../../src/core/sync/hub-init';
 import { HUB_SCHEMA_VERSION } from '../../src/core/sync/hub-schema';
-import { buildLoom, expectOneErrorLine, runLoom } from '../cli/run-loom';
+import { buildLoom, expectOneErrorLine, makeTempDir, removeDir, runLoom } from '../cli/run-loom';
 import { describeWithHub } from '../support/hub-suite';
 import { HUB_OWNER, startTestCluster, SUPERUSER_PASSWORD, type TestCluster } from '../support/postgres';
 
@@ -159,6 +159,14 @@ describeWithHub('loom --hub-init and connecting to a hub', () => {
     expect(fromEnv.code).toBe(1);
     expect(expectOneErrorLine(fromEnv)).toContain('refused the password for role frank');
     expect(fromEnv.stdout + fromEnv.stderr).not.toContain(secret);
+
+    // A wrong password with an @ in it reaches the hub (the last @ ends it) and none of it shows.
+    const data = makeTempDir('loom-pw-');
+    const withAt = await runLoom(['--sync', '--hub', `postgres://frank:Zq9x@Wv7k@127.0.0.1:${cluster.port}/loom`, '--data-dir', data]);
+    removeDir(data);
+    expect(withAt.code).toBe(1);
+    expect(expectOneErrorLine(withAt)).toBe(`loom: The hub at postgres://frank@127.0.0.1:${cluster.port}/loom refused the password for role frank.`);
+    expect(withAt.stdout + withAt.stderr).not.toMatch(/Zq9x|Wv7k/);
   });
 
   it('a role that is not a Loom user is refused with the grant that fixes it', async () => {
@@ -251,3 +259,22 @@ it('a host that is not loopback needs TLS with its certificate checked: less is 
   );
   expect(run.stderr).not.toContain('Sup3rSecret');
 });
+
+it('a password with /, #, ? or @ is never printed, whole or in part, by any hub command', async () => {
+  const data = makeTempDir('loom-pw-');
+  for (const password of ['Zq9x/Wv7k', 'Zq9x#Wv7k', 'Zq9x?Wv7k', '1234/Wv7k', 'Zq9x@Wv7k/']) {
+    const url = `postgres://alice:${password}@127.0.0.1:1/loom`;
+    for (const args of [
+      ['--hub-init', url],
+      ['--search', 'x', '--hub', url],
+      ['--sync', '--hub', url],
+      ['--hub-add-member', url, 'core', 'bob'],
+    ]) {
+      const run = await runLoom([...args, '--data-dir', data]);
+      expect([args[0], password, run.code]).toEqual([args[0], password, 2]);
+      expect(expectOneErrorLine(run)).toContain('postgres://alice:***@127.0.0.1:1/loom has a password with a /, ?, # or @ that is not percent-encoded');
+      expect(run.stdout + run.stderr).not.toMatch(/Zq9x|Wv7k|1234/);
+    }
+  }
+  removeDir(data);
+}, 120_000);
