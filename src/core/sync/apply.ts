@@ -7,6 +7,7 @@ import { detachForks } from '../store/transcript-chain';
 import { branchOffDivergence, divergenceNote } from './divergence';
 import { bodyHash, canonicalJson, type HubBody, type HubSession, type RecordKind, type SessionState } from './hub-rows';
 import { localBody, readSession } from './outbox';
+import { bodyProblem, recordProblem, sessionStateProblem } from './pulled-rows';
 import { observeClock } from './sync-state';
 
 /** A session row as the hub holds it (state is '{}' on a tombstone). */
@@ -35,6 +36,8 @@ export interface ApplyCounts {
   messages: number;
   branches: number;
   deletes: number;
+  /** Rows skipped as malformed (pulled-rows.ts), each named: `message 3 of session …: its role "wizard" is not one Loom knows`. */
+  skipped: string[];
 }
 
 export interface ApplyContext {
@@ -46,7 +49,7 @@ export interface ApplyContext {
 }
 
 export function emptyCounts(): ApplyCounts {
-  return { sessions: new Set(), messages: 0, branches: 0, deletes: 0 };
+  return { sessions: new Set(), messages: 0, branches: 0, deletes: 0, skipped: [] };
 }
 
 /**
@@ -137,7 +140,9 @@ function applyIfFree(store: SessionStore, id: string, group: RemoteChange[], con
 
 function applyGroup(db: Database.Database, id: string, group: RemoteChange[], context: ApplyContext, counts: ApplyCounts): void {
   for (const change of group) {
-    if (change.type === 'session') applySession(db, change.session, counts);
+    const problem = changeProblem(change);
+    if (problem) counts.skipped.push(problem);
+    else if (change.type === 'session') applySession(db, change.session, counts);
     else if (change.type === 'entry') applyEntry(db, change.entry, context, counts);
     else applyRecord(db, change.record);
   }
@@ -149,6 +154,30 @@ function applyGroup(db: Database.Database, id: string, group: RemoteChange[], co
     ).run(pk);
   }
 }
+
+/**
+ * What is wrong with a pulled row, naming it, or null: a teammate wrote it, so it is read
+ * like an import (pulled-rows.ts). A malformed row is skipped, never applied in part, and
+ * the rest of the pull goes on.
+ */
+function changeProblem(change: RemoteChange): string | null {
+  const named = (what: string, problem: string | null) => problem && `${what}: ${problem}`;
+  switch (change.type) {
+    case 'session': {
+      const s = change.session;
+      if (s.deleted_hlc !== null) return null;
+      return named(`session ${s.id}`, s.title !== null && s.title.length > MAX_TITLE_CHARS ? 'its title is too long' : sessionStateProblem(s.state));
+    }
+    case 'entry': {
+      const e = change.entry;
+      return named(`message ${e.seq} of session ${e.session_id}`, e.seq >= 0 ? bodyProblem(e.body) : 'its position is negative');
+    }
+    case 'record':
+      return named(`a ${change.record.kind} record of session ${change.record.session_id}`, recordProblem(change.record.kind, change.record.body));
+  }
+}
+
+const MAX_TITLE_CHARS = 100_000;
 
 const FIELDS = ['title', 'archived', 'state'] as const;
 type Field = (typeof FIELDS)[number];
