@@ -221,7 +221,7 @@ export class SyncService {
     } catch (err) {
       if (url !== this.url || this.closed) return;
       const reason = this.hub.unreachable(err);
-      const line = reason ? `Hub unreachable (${reason})` : scrub(errorMessage(err).replace(/\.$/, ''), url);
+      const line = reason ? waitingLine(reason) : scrub(errorMessage(err).replace(/\.$/, ''), url);
       this.publish({ ...this.current, state: reason ? 'offline' : 'error', ...this.queuedLine(line) });
       this.failures += 1;
       this.schedule(reason ? Math.min(this.timing.retryFirstMs * 2 ** (this.failures - 1), this.timing.retryMaxMs) : this.timing.pollMs);
@@ -282,6 +282,11 @@ function skippedNote(skipped: string[]): string {
   if (skipped.length === 0) return '';
   const rows = skipped.length === 1 ? '1 malformed row' : `${skipped.length} malformed rows`;
   return `; skipped ${rows} from the hub (${skipped[0]}${skipped.length > 1 ? '; …' : ''})`;
+}
+
+/** Why the sync waits: the hub away, or held up by another connection's lock (core/sync's 'busy'). */
+function waitingLine(reason: string): string {
+  return reason === 'busy' ? 'Hub busy (another connection holds a lock)' : `Hub unreachable (${reason})`;
 }
 
 /** "10:42", in this machine's time. */

@@ -146,7 +146,7 @@ describe('the background sync decides', () => {
     const hub = await started();
     hub.failure = new HubError('The hub at postgres://dana@127.0.0.1:5433/loom is busy: another connection held a lock Loom needs for more than 10 s.', 'busy');
     await service.syncNow();
-    expect(service.status()).toMatchObject({ state: 'offline', line: 'Hub unreachable (busy): nothing queued' });
+    expect(service.status()).toMatchObject({ state: 'offline', line: 'Hub busy (another connection holds a lock): nothing queued' });
     hub.failure = null;
     await vi.advanceTimersByTimeAsync(TIMING.retryFirstMs);
     expect(service.status().state).toBe('synced');
