@@ -141,14 +141,12 @@ function imagesProblem(column: unknown, role: (typeof ROLES)[number]): Problem {
   return null;
 }
 
-const FACT_KEYS = ['at', 'model', 'prompt_tokens', 'completion_tokens', 'cost_usd', 'latency_ms', 'tokens_per_second', 'estimated'];
-
+/** A message's facts (MessageFacts): the fields Loom reads typed; others, from a newer Loom, are left unread. */
 function factsProblem(column: unknown): Problem {
   if (column === null) return null;
   const facts = isText(column, MAX_FIELD_CHARS) ? parsedJson(column)?.value : undefined;
   const good =
     isRecord(facts) &&
-    Object.keys(facts).every((key) => FACT_KEYS.includes(key)) &&
     isTime(facts.at) &&
     (facts.model === undefined || isText(facts.model, 200)) &&
     ['prompt_tokens', 'completion_tokens'].every((key) => facts[key] === undefined || isCount(facts[key])) &&
