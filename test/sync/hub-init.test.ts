@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { checkHubSchema, connectHub, parseHubUrl } from '../../src/core/sync/hub-connection';
 import { initHub } from '../../src/core/sync/hub-init';
-import { HUB_SCHEMA_VERSION } from '../../src/core/sync/hub-schema';
+import { HUB_MIGRATIONS, HUB_SCHEMA_VERSION } from '../../src/core/sync/hub-schema';
 import { buildLoom, expectOneErrorLine, makeTempDir, removeDir, runLoom } from '../cli/run-loom';
 import { describeWithHub } from '../support/hub-suite';
 import { HUB_OWNER, startTestCluster, SUPERUSER_PASSWORD, type TestCluster } from '../support/postgres';
@@ -144,6 +144,24 @@ describeWithHub('loom --hub-init and connecting to a hub', () => {
     );
     // Put back: the init's own upgrade path is the migrations', run from version 0 by the first test.
     await cluster.admin(`UPDATE loom.hub_meta SET value = '${HUB_SCHEMA_VERSION}' WHERE key = 'schema_version'`);
+  });
+
+  it('--hub-init upgrades a version-1 hub: team search then counts only readable messages, and users may still call it', async () => {
+    await initHub(parseHubUrl(cluster.ownerUrl));
+    const v1 = HUB_MIGRATIONS[0].statements.find((sql) => sql.startsWith('CREATE FUNCTION loom.team_search('));
+    await cluster.admin(
+      `${(v1 ?? '').replace('CREATE FUNCTION', 'CREATE OR REPLACE FUNCTION')}; UPDATE loom.hub_meta SET value = '1' WHERE key = 'schema_version'`,
+    );
+    const definition = async () => String((await cluster.admin(`SELECT pg_get_functiondef('loom.team_search'::regproc) AS d`)).rows[0].d);
+    expect(await definition()).not.toContain('e.body_hash = b.hash');
+    const upgrade = await runLoom(['--hub-init', cluster.ownerUrl]);
+    expect(upgrade.stderr).toBe('');
+    expect(upgrade.stdout).toBe(`Upgraded the hub 127.0.0.1:${cluster.port}/loom from schema version 1 to ${HUB_SCHEMA_VERSION}.\n`);
+    expect(await definition()).toContain('e.body_hash = b.hash');
+    await cluster.createUser('petra', 'petra-pw');
+    const search = await runLoom(['--search', 'anything', '--hub', cluster.url('petra', 'petra-pw')]);
+    expect(search.stderr).toBe('');
+    expect(search.stdout).toContain('No sessions on the hub');
   });
 
   it('a wrong password is one line that never shows the password, from the URL or from PGPASSWORD', async () => {
