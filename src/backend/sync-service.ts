@@ -32,8 +32,11 @@ export interface TeamSearchOptions {
 export interface HubSync {
   /** Throws a LoomError (one line, no password) when the URL is not one Loom can use. */
   check(url: string): void;
-  /** One sync (pull, push); rejects with a LoomError line. Answers the teams whose shares the hub refused (not a member). */
-  sync(url: string, signal: AbortSignal): Promise<{ refusedTeams: string[] }>;
+  /**
+   * One sync (pull, push); rejects with a LoomError line. Answers the teams whose shares the hub refused (not a member),
+   * and the malformed rows from the hub it skipped, each named.
+   */
+  sync(url: string, signal: AbortSignal): Promise<{ refusedTeams: string[]; skipped: string[] }>;
   /** Why the hub could not be reached ("connection refused"), or null when the error is something to fix, not to wait out. */
   unreachable(err: unknown): string | null;
   /** Local changes not yet on the hub. */
@@ -206,18 +209,19 @@ export class SyncService {
     // The line stays as it was while a sync runs (it says Syncing… only before the first): no flicker, and screen readers hear changes only.
     this.publish({ ...this.current, state: 'syncing', line: this.current.state === 'off' ? 'Syncing…' : this.current.line, queued: this.hub.queued() });
     try {
-      const { refusedTeams } = await this.hub.sync(url, this.abort.signal);
+      const { refusedTeams, skipped } = await this.hub.sync(url, this.abort.signal);
       if (url !== this.url || this.closed) return;
       for (const team of refusedTeams) this.refusedTeams.add(team);
       this.failures = 0;
       const lastSyncAt = new Date();
-      this.publish({ state: 'synced', line: `Synced ${clockTime(lastSyncAt)}`, queued: this.hub.queued(), lastSyncAt: lastSyncAt.toISOString() });
+      const line = `Synced ${clockTime(lastSyncAt)}${skippedNote(skipped)}`;
+      this.publish({ state: 'synced', line, queued: this.hub.queued(), lastSyncAt: lastSyncAt.toISOString() });
       this.schedule(this.timing.pollMs);
       this.listenTo(url);
     } catch (err) {
       if (url !== this.url || this.closed) return;
       const reason = this.hub.unreachable(err);
-      const line = reason ? `Hub unreachable (${reason})` : scrub(errorMessage(err).replace(/\.$/, ''), url);
+      const line = reason ? waitingLine(reason) : scrub(errorMessage(err).replace(/\.$/, ''), url);
       this.publish({ ...this.current, state: reason ? 'offline' : 'error', ...this.queuedLine(line) });
       this.failures += 1;
       this.schedule(reason ? Math.min(this.timing.retryFirstMs * 2 ** (this.failures - 1), this.timing.retryMaxMs) : this.timing.pollMs);
@@ -271,6 +275,18 @@ export class SyncService {
     this.current = status;
     for (const listener of this.listeners) listener(status);
   }
+}
+
+/** A teammate's malformed rows, skipped (core/sync/pulled-rows.ts): said on the status line, the first one named. */
+function skippedNote(skipped: string[]): string {
+  if (skipped.length === 0) return '';
+  const rows = skipped.length === 1 ? '1 malformed row' : `${skipped.length} malformed rows`;
+  return `; skipped ${rows} from the hub (${skipped[0]}${skipped.length > 1 ? '; …' : ''})`;
+}
+
+/** Why the sync waits: the hub away, or held up by another connection's lock (core/sync's 'busy'). */
+function waitingLine(reason: string): string {
+  return reason === 'busy' ? 'Hub busy (another connection holds a lock)' : `Hub unreachable (${reason})`;
 }
 
 /** "10:42", in this machine's time. */

@@ -115,6 +115,35 @@ describe('the sync hub setting', () => {
     expect(new SettingsService(store, {}).hubUrl()).toBe(HUB);
   });
 
+  it('never sends the saved password where a parameter redirects the connection, though the host reads the same', () => {
+    const store = new JsonFileSettingsStore(dir);
+    const service = new SettingsService(store, {});
+    service.update({ hubUrl: HUB });
+    for (const redirected of [
+      // host= overrides the URL's host: another machine, a Unix socket folder anyone may serve, the same one spelled twice.
+      'postgres://alice:***@127.0.0.1:5433/loom?host=evil.example',
+      'postgres://alice:***@127.0.0.1:5433/loom?host=/tmp',
+      'postgres://alice:***@127.0.0.1:5433/loom?host=127.0.0.1&host=/tmp',
+      'postgres://alice:***@127.0.0.1/loom',
+      'postgres://alice:***@127.0.0.1:5434/loom',
+      'postgres://alice:***@127.0.0.2:5433/loom',
+      'postgres://alice:***@localhost:5433/loom',
+      // Trusted another way: TLS asked for, or another CA's certificate.
+      'postgres://alice:***@127.0.0.1:5433/loom?sslmode=require',
+      'postgres://alice:***@127.0.0.1:5433/loom?sslrootcert=/tmp/attacker-ca.pem',
+    ]) {
+      expect(() => service.update({ hubUrl: redirected }), redirected).toThrow('Type the hub password: the saved one belongs to another user or hub.');
+    }
+    expect(new SettingsService(store, {}).hubUrl()).toBe(HUB);
+    // Typed again, the password goes where the user typed it for.
+    service.update({ hubUrl: 'postgres://alice:other-pw@127.0.0.1:5433/loom?host=/run/postgresql' });
+    expect(new SettingsService(store, {}).hubUrl()).toBe('postgres://alice:other-pw@127.0.0.1:5433/loom?host=/run/postgresql');
+    // A socket URL keeps its password only for that same socket folder.
+    service.update({ hubUrl: 'postgres://alice:***@127.0.0.1:5433/other?host=/run/postgresql' });
+    expect(new SettingsService(store, {}).hubUrl()).toBe('postgres://alice:other-pw@127.0.0.1:5433/other?host=/run/postgresql');
+    expect(() => service.update({ hubUrl: 'postgres://alice:***@127.0.0.1:5433/other?host=/run/postgresql/../../tmp' })).toThrow('Type the hub password');
+  });
+
   it('comes from LOOM_HUB unless one is saved; saved empty, sync is off', () => {
     const store = new JsonFileSettingsStore(dir);
     const service = new SettingsService(store, { LOOM_HUB: HUB });

@@ -20,6 +20,7 @@ function scriptedHub() {
     maxRunning: 0,
     queued: 0,
     failure: null as Error | null,
+    skipped: [] as string[],
     announce: () => {},
     urls: [] as string[],
     listenersClosed: 0,
@@ -35,7 +36,7 @@ function scriptedHub() {
         await Promise.resolve();
         if (hub.failure) throw hub.failure;
         hub.queued = 0;
-        return { refusedTeams: [] };
+        return { refusedTeams: [], skipped: hub.skipped };
       } finally {
         hub.running -= 1;
       }
@@ -116,6 +117,39 @@ describe('the background sync decides', () => {
     service.localChange();
     await vi.advanceTimersByTimeAsync(TIMING.debounceMs);
     expect(hub.syncs).toBe(1);
+  });
+
+  it('to sync once for a flood of announcements (any member may NOTIFY every device), never two syncs at once', async () => {
+    const hub = await started();
+    for (let pause = 0; pause < 5; pause++) {
+      for (let i = 0; i < 1000; i++) hub.announce();
+      await vi.advanceTimersByTimeAsync(TIMING.debounceMs);
+    }
+    expect(hub.syncs).toBe(5); // one per debounce pause, whatever the number of announcements in it
+    expect(hub.maxRunning).toBe(1);
+  });
+
+  it("to say on the status line that a teammate's malformed rows were skipped, naming the first", async () => {
+    const hub = await started();
+    hub.skipped = ['message 2 of session 1234: its role "wizard" is not one Loom knows', 'message 3 of session 1234: its content is not a text'];
+    await service.syncNow();
+    expect(service.status().state).toBe('synced');
+    expect(service.status().line).toMatch(
+      /^Synced \d\d:\d\d; skipped 2 malformed rows from the hub \(message 2 of session 1234: its role "wizard" is not one Loom knows; …\)$/,
+    );
+    hub.skipped = [];
+    await service.syncNow();
+    expect(service.status().line).toMatch(/^Synced \d\d:\d\d$/);
+  });
+
+  it("to wait out a hub held up by another role's lock, retrying as for an unreachable hub", async () => {
+    const hub = await started();
+    hub.failure = new HubError('The hub at postgres://dana@127.0.0.1:5433/loom is busy: another connection held a lock Loom needs for more than 10 s.', 'busy');
+    await service.syncNow();
+    expect(service.status()).toMatchObject({ state: 'offline', line: 'Hub busy (another connection holds a lock): nothing queued' });
+    hub.failure = null;
+    await vi.advanceTimersByTimeAsync(TIMING.retryFirstMs);
+    expect(service.status().state).toBe('synced');
   });
 
   it('one sync at a time: asked during one, it runs once more after it', async () => {

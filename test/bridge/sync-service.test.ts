@@ -8,6 +8,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import pg from 'pg';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { openBackend, type Backend } from '../../src/backend/backend';
 import { JsonFileSettingsStore } from '../../src/backend/settings-store';
@@ -180,6 +181,30 @@ describeWithHub('the background sync', () => {
       await model.close();
     }
   });
+
+  it("Sync now answers while another user holds the hub's clock: Hub busy, the change kept queued, synced once it is let go", async () => {
+    const laptop = device(cluster.url('carol', PASSWORD));
+    await eventWhere(laptop, statusIs('synced'));
+    await cluster.createUser('mallory', 'mallory-pw');
+    const holder = new pg.Client({ connectionString: cluster.url('mallory', 'mallory-pw') });
+    await holder.connect();
+    const meta = laptop.backend.store.create({ title: 'Held up', messages: [{ role: 'user', content: 'waiting for the clock' }] });
+    try {
+      await holder.query('BEGIN');
+      await holder.query('UPDATE loom.clock SET seq = seq + 1 WHERE id = 1');
+      const held = await laptop.backend.handlers['sync.now']({});
+      expect(held).toMatchObject({
+        state: 'offline',
+        line: expect.stringMatching(/^Hub busy \(another connection holds a lock\): \d+ changes? queued$/) as string,
+      });
+      expect((await cluster.admin('SELECT count(*)::int AS n FROM loom.sessions WHERE id = $1', [meta.id])).rows[0]).toEqual({ n: 0 });
+    } finally {
+      await holder.query('ROLLBACK');
+      await holder.end();
+    }
+    expect((await laptop.backend.handlers['sync.now']({})).state).toBe('synced');
+    expect((await cluster.admin('SELECT title FROM loom.sessions WHERE id = $1', [meta.id])).rows).toEqual([{ title: 'Held up' }]);
+  }, 60_000);
 
   it('a refused password is one error line without the password, and the hub is not asked again at once', async () => {
     const d = device(cluster.url('carol', 'not-the-password-77'));

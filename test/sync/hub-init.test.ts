@@ -7,8 +7,8 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { checkHubSchema, connectHub, parseHubUrl } from '../../src/core/sync/hub-connection';
 import { initHub } from '../../src/core/sync/hub-init';
-import { HUB_SCHEMA_VERSION } from '../../src/core/sync/hub-schema';
-import { buildLoom, expectOneErrorLine, runLoom } from '../cli/run-loom';
+import { HUB_MIGRATIONS, HUB_SCHEMA_VERSION } from '../../src/core/sync/hub-schema';
+import { buildLoom, expectOneErrorLine, makeTempDir, removeDir, runLoom } from '../cli/run-loom';
 import { describeWithHub } from '../support/hub-suite';
 import { HUB_OWNER, startTestCluster, SUPERUSER_PASSWORD, type TestCluster } from '../support/postgres';
 
@@ -146,6 +146,24 @@ describeWithHub('loom --hub-init and connecting to a hub', () => {
     await cluster.admin(`UPDATE loom.hub_meta SET value = '${HUB_SCHEMA_VERSION}' WHERE key = 'schema_version'`);
   });
 
+  it('--hub-init upgrades a version-1 hub: team search then counts only readable messages, and users may still call it', async () => {
+    await initHub(parseHubUrl(cluster.ownerUrl));
+    const v1 = HUB_MIGRATIONS[0].statements.find((sql) => sql.startsWith('CREATE FUNCTION loom.team_search('));
+    await cluster.admin(
+      `${(v1 ?? '').replace('CREATE FUNCTION', 'CREATE OR REPLACE FUNCTION')}; UPDATE loom.hub_meta SET value = '1' WHERE key = 'schema_version'`,
+    );
+    const definition = async () => String((await cluster.admin(`SELECT pg_get_functiondef('loom.team_search'::regproc) AS d`)).rows[0].d);
+    expect(await definition()).not.toContain('e.body_hash = b.hash');
+    const upgrade = await runLoom(['--hub-init', cluster.ownerUrl]);
+    expect(upgrade.stderr).toBe('');
+    expect(upgrade.stdout).toBe(`Upgraded the hub 127.0.0.1:${cluster.port}/loom from schema version 1 to ${HUB_SCHEMA_VERSION}.\n`);
+    expect(await definition()).toContain('e.body_hash = b.hash');
+    await cluster.createUser('petra', 'petra-pw');
+    const search = await runLoom(['--search', 'anything', '--hub', cluster.url('petra', 'petra-pw')]);
+    expect(search.stderr).toBe('');
+    expect(search.stdout).toContain('No sessions on the hub');
+  });
+
   it('a wrong password is one line that never shows the password, from the URL or from PGPASSWORD', async () => {
     await initHub(parseHubUrl(cluster.ownerUrl));
     await cluster.createUser('frank', 'right-pw-frank');
@@ -159,6 +177,14 @@ describeWithHub('loom --hub-init and connecting to a hub', () => {
     expect(fromEnv.code).toBe(1);
     expect(expectOneErrorLine(fromEnv)).toContain('refused the password for role frank');
     expect(fromEnv.stdout + fromEnv.stderr).not.toContain(secret);
+
+    // A wrong password with an @ in it reaches the hub (the last @ ends it) and none of it shows.
+    const data = makeTempDir('loom-pw-');
+    const withAt = await runLoom(['--sync', '--hub', `postgres://frank:Zq9x@Wv7k@127.0.0.1:${cluster.port}/loom`, '--data-dir', data]);
+    removeDir(data);
+    expect(withAt.code).toBe(1);
+    expect(expectOneErrorLine(withAt)).toBe(`loom: The hub at postgres://frank@127.0.0.1:${cluster.port}/loom refused the password for role frank.`);
+    expect(withAt.stdout + withAt.stderr).not.toMatch(/Zq9x|Wv7k/);
   });
 
   it('a role that is not a Loom user is refused with the grant that fixes it', async () => {
@@ -251,3 +277,22 @@ it('a host that is not loopback needs TLS with its certificate checked: less is 
   );
   expect(run.stderr).not.toContain('Sup3rSecret');
 });
+
+it('a password with /, #, ? or @ is never printed, whole or in part, by any hub command', async () => {
+  const data = makeTempDir('loom-pw-');
+  for (const password of ['Zq9x/Wv7k', 'Zq9x#Wv7k', 'Zq9x?Wv7k', '1234/Wv7k', 'Zq9x@Wv7k/']) {
+    const url = `postgres://alice:${password}@127.0.0.1:1/loom`;
+    for (const args of [
+      ['--hub-init', url],
+      ['--search', 'x', '--hub', url],
+      ['--sync', '--hub', url],
+      ['--hub-add-member', url, 'core', 'bob'],
+    ]) {
+      const run = await runLoom([...args, '--data-dir', data]);
+      expect([args[0], password, run.code]).toEqual([args[0], password, 2]);
+      expect(expectOneErrorLine(run)).toContain('postgres://alice:***@127.0.0.1:1/loom has a password with a /, ?, # or @ that is not percent-encoded');
+      expect(run.stdout + run.stderr).not.toMatch(/Zq9x|Wv7k|1234/);
+    }
+  }
+  removeDir(data);
+}, 120_000);

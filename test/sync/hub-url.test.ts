@@ -44,8 +44,44 @@ describe('parseHubUrl', () => {
     expect(() => parseHubUrl('postgres://db.example.com/loom?sslrootcert=/nonexistent/ca.pem')).toThrow('cannot be read');
   });
 
+  it('never shows any part of a password with /, #, ?, @ or : in it, in any line it refuses a URL with', () => {
+    // Two halves no other part of the URLs holds: neither may appear in any message.
+    const passwords = ['Zq9x/Wv7k', 'Zq9x#Wv7k', 'Zq9x?Wv7k', 'Zq9x@Wv7k', 'Zq9x:Wv7k', '1234/Wv7k', '1234?Zq9x=Wv7k', 'Zq9x@/?#Wv7k', 'Zq9x\nWv7k'];
+    const shapes = (pw: string) => [
+      `postgres://alice:${pw}@127.0.0.1/loom`,
+      `postgres://alice:${pw}@127.0.0.1`,
+      `postgres://alice:${pw}@db.example.com/loom?sslmode=disable`,
+      `postgres://alice:${pw}@127.0.0.1/loom?application_name=x`,
+      `postgres://alice:${pw}@127.0.0.1/loom?sslmode=sometimes`,
+      `postgres://alice:${pw}@127.0.0.1/a/b`,
+      `mysql://alice:${pw}@127.0.0.1/loom`,
+      `postgres://alice:${pw}@`,
+    ];
+    let refused = 0;
+    for (const pw of passwords) {
+      for (const url of shapes(pw)) {
+        let line = '';
+        try {
+          parseHubUrl(url);
+        } catch (err) {
+          line = (err as Error).message;
+          refused++;
+        }
+        expect([url, line.includes('Zq9x') || line.includes('Wv7k') || line.includes('1234')]).toEqual([url, false]);
+      }
+    }
+    expect(refused).toBeGreaterThanOrEqual(passwords.length * (shapes('x').length - 1));
+    expect(() => parseHubUrl('postgres://alice:Zq9x/Wv7k@127.0.0.1/loom')).toThrow(
+      'The hub URL postgres://alice:***@127.0.0.1/loom has a password with a /, ?, # or @ that is not percent-encoded',
+    );
+    // An @ is unambiguous (the last one ends the password) and an encoded password is fine: both read as typed.
+    expect(parseHubUrl('postgres://alice:Zq9x@Wv7k@127.0.0.1/loom').password).toBe('Zq9x@Wv7k');
+    expect(parseHubUrl('postgres://alice:Zq9x%2F%3F%23Wv7k@127.0.0.1/loom').password).toBe('Zq9x/?#Wv7k');
+  });
+
   it('maskPassword hides only the password', () => {
     expect(maskPassword('postgres://alice:s3cret@host/db')).toBe('postgres://alice:***@host/db');
+    expect(maskPassword('postgres://alice:s3/c#r?e@t@host/db')).toBe('postgres://alice:***@host/db');
     expect(maskPassword('postgres://alice@host/db')).toBe('postgres://alice@host/db');
     expect(maskPassword('not a url: s3cret')).toBe('not a url: s3cret');
   });

@@ -219,6 +219,27 @@ describeWithHub('sync through a PostgreSQL hub', () => {
     expect(texts(laptop, s.id)[0]).toBe(`my token is ${SECRET}`);
   });
 
+  it('a text that only starts like an image data URL is redacted like any other; a real one is sent as it is', async () => {
+    const laptop = openStore();
+    const png = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
+    const disguised = [
+      `data:image/png;base64,iVBORw0KGgo ${SECRET}`,
+      `data:image/svg+xml,<svg><text>${SECRET}</text></svg>`,
+      `data:image/ ${SECRET}`,
+      `${png}\n${SECRET}`,
+    ];
+    const s = laptop.create({ title: disguised[2], messages: [user(disguised[0]), assistant(disguised[1]), assistant(disguised[3]), user(png)] });
+    laptop.setSummary(s.id, disguised[1]);
+    laptop.rename(s.id, disguised[0]);
+    await sync(laptop, alice, 'laptop');
+    expect(await hubCount(`SELECT count(*) AS n FROM loom.entries WHERE session_id = '${s.id}'`)).toBe(4);
+    for (const table of ['bodies', 'sessions', 'records', 'entries', 'conflicts']) {
+      expect(await hubCount(`SELECT count(*) AS n FROM loom.${table} t WHERE t::text LIKE '%${SECRET}%'`)).toBe(0);
+    }
+    expect(await hubCount(`SELECT count(*) AS n FROM loom.bodies WHERE body->>'content' = '${png}'`)).toBe(1);
+    expect(texts(laptop, s.id)).toEqual([disguised[0], disguised[1], disguised[3], png]);
+  });
+
   it('bodies with quotes, backslashes, braces and non-ASCII text reach another device unchanged and are searchable on the hub', async () => {
     const laptop = openStore();
     const desktop = openStore();

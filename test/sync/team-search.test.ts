@@ -170,6 +170,56 @@ describeWithHub('team search on the hub', () => {
     expect(nonEmpty).toBeGreaterThanOrEqual(8);
   });
 
+  it("a word only in another user's private session answers exactly as a word that exists nowhere, for every parameter", { timeout: 180_000 }, async () => {
+    // Each query joins a word bob may find to one he may not: alice's private words ("payroll", a phrase of her private
+    // message, her 1,500 crowd messages' "quasar" is findable through the shared QUASAR) against words in no message at all.
+    const pairs = [
+      ['unicode or payroll', 'unicode or xylophone'],
+      ['tokenizer or payroll', 'tokenizer or xylophone'],
+      ['grammar or "private payroll figures"', 'grammar or "purple xylophone chords"'],
+      ['nebula or salary', 'nebula or zeppelin'],
+      ['payroll', 'xylophone'],
+    ];
+    // Every parameter at once, one psql call per user and query: each row labelled with the parameters that gave it.
+    const parameters = ['1', '2', '3', '5', '200', 'NULL'].flatMap((cap) =>
+      [
+        [1, 0],
+        [3, 0],
+        [10, 2],
+        [500, 0],
+      ].flatMap(([limit, offset]) => [false, true].map((archived) => ({ cap, limit, offset, archived }))),
+    );
+    const everyParameter = (words: string) =>
+      parameters
+        .map(
+          ({ cap, limit, offset, archived }) =>
+            `(SELECT 'cap ${cap} limit ${limit} offset ${offset} archived ${archived}' AS asked, t.*
+                FROM loom.team_search(current_user, '${words}', ${limit}, ${offset}, ${archived}, ${cap}) t ORDER BY t.rank DESC, t.body_hash, t.id)`,
+        )
+        .join(' UNION ALL ');
+    for (const [user, password] of [
+      ['bob', 'bob-pw'],
+      ['carol', 'carol-pw'],
+    ] as const) {
+      for (const [secret, nowhere] of pairs) {
+        const [withSecret, withNothing] = await Promise.all(
+          [secret, nowhere].map(async (words) => (await cluster.psql(user, password, everyParameter(words))).stdout.split('\n')),
+        );
+        expect([user, secret, withSecret]).toEqual([user, secret, withNothing]);
+        if (user === 'bob' && secret !== 'payroll') expect(withSecret.filter(Boolean).length).toBeGreaterThan(parameters.length / 2);
+        for (const [limit, offset] of [
+          [1, 0],
+          [2, 1],
+          [100, 0],
+        ]) {
+          const hub = parseHubUrl(cluster.url(user, password));
+          const [withSecret, withNothing] = await Promise.all([secret, nowhere].map((words) => searchHub(hub, words, { limit, offset })));
+          expect([user, secret, limit, offset, withSecret]).toEqual([user, secret, limit, offset, withNothing]);
+        }
+      }
+    }
+  });
+
   it('--json gives the hits for scripts; a bare --hub takes LOOM_HUB', async () => {
     const run = await runLoom(['--search', 'unicode', '--hub', '--json'], { env: { LOOM_HUB: bobUrl() } });
     expect(run.stderr).toBe('');

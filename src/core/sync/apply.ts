@@ -1,12 +1,15 @@
 import os from 'node:os';
 import type Database from 'better-sqlite3';
+import type { ChatMessage } from '../../shared/types';
 import { LoomError } from '../errors';
 import type { SessionStore } from '../store/session-store';
+import { checkContext, ContextRuleError } from '../store/context-rules';
 import { prepared } from '../store/statements';
-import { detachForks } from '../store/transcript-chain';
+import { detachForks, readContext } from '../store/transcript-chain';
 import { branchOffDivergence, divergenceNote } from './divergence';
 import { bodyHash, canonicalJson, type HubBody, type HubSession, type RecordKind, type SessionState } from './hub-rows';
 import { localBody, readSession } from './outbox';
+import { bodyProblem, recordProblem, sessionStateProblem } from './pulled-rows';
 import { observeClock } from './sync-state';
 
 /** A session row as the hub holds it (state is '{}' on a tombstone). */
@@ -35,6 +38,8 @@ export interface ApplyCounts {
   messages: number;
   branches: number;
   deletes: number;
+  /** Rows skipped as malformed (pulled-rows.ts), each named: `message 3 of session …: its role "wizard" is not one Loom knows`. */
+  skipped: string[];
 }
 
 export interface ApplyContext {
@@ -46,7 +51,7 @@ export interface ApplyContext {
 }
 
 export function emptyCounts(): ApplyCounts {
-  return { sessions: new Set(), messages: 0, branches: 0, deletes: 0 };
+  return { sessions: new Set(), messages: 0, branches: 0, deletes: 0, skipped: [] };
 }
 
 /**
@@ -135,9 +140,70 @@ function applyIfFree(store: SessionStore, id: string, group: RemoteChange[], con
   }
 }
 
+/** A group of pulled rows that would leave its session's working context breaking the chat rules. */
+class BreaksChatRules extends Error {}
+
+/**
+ * Applies a session's pulled rows unless, together, they break the chat rules an import's
+ * context obeys (store/context-rules.ts), in which case none of them is applied and the
+ * group is named as skipped: a resume would send that context to the model. Only a
+ * context that was valid before is held to it, so a session already broken on this
+ * device does not stop its later changes.
+ */
 function applyGroup(db: Database.Database, id: string, group: RemoteChange[], context: ApplyContext, counts: ApplyCounts): void {
+  const touchesContext = group.some((change) => change.type !== 'session');
+  const wasValid = !touchesContext || contextProblem(db, id) === null;
+  const before = { ...counts, sessions: new Set(counts.sessions), skipped: [...counts.skipped] };
+  try {
+    db.transaction(() => {
+      applyRows(db, id, group, context, counts);
+      const problem = wasValid && touchesContext ? contextProblem(db, id) : null;
+      if (problem) throw new BreaksChatRules(`${describeRows(id, group)}: they would break the chat rules (${problem})`);
+    })();
+  } catch (err) {
+    if (!(err instanceof BreaksChatRules)) throw err;
+    Object.assign(counts, before, { skipped: [...before.skipped, err.message] });
+  }
+}
+
+/** What breaks the chat rules in the session's working context, or null (also when the session is not here). */
+function contextProblem(db: Database.Database, id: string): string | null {
+  const pk = localPk(db, id);
+  if (pk === undefined) return null;
+  const messages = readContext(db, pk);
+  try {
+    const { closedCalls } = checkContext(messages);
+    // Calls left open at the very end are a turn still running on its device (resume closes them); anywhere else, a gap.
+    return closedCalls > openCallsAtEnd(messages) ? 'a tool call without its result, before later messages' : null;
+  } catch (err) {
+    if (err instanceof ContextRuleError) return err.message;
+    throw err;
+  }
+}
+
+/** The calls of the last assistant message that no tool message after it answers, when only tool messages follow it. */
+function openCallsAtEnd(messages: readonly ChatMessage[]): number {
+  let i = messages.length - 1;
+  while (i >= 0 && messages[i].role === 'tool') i--;
+  const last = messages.at(i);
+  if (last?.role !== 'assistant' || !last.tool_calls) return 0;
+  const answered = new Set(messages.slice(i + 1).map((m) => (m.role === 'tool' ? m.tool_call_id : '')));
+  return last.tool_calls.filter((call) => !answered.has(call.id)).length;
+}
+
+function describeRows(id: string, group: RemoteChange[]): string {
+  const seqs = group.flatMap((change) => (change.type === 'entry' ? [change.entry.seq] : []));
+  const messages = seqs.length === 0 ? '' : seqs.length === 1 ? `message ${seqs[0]}` : `messages ${Math.min(...seqs)}–${Math.max(...seqs)}`;
+  const records = group.filter((change) => change.type === 'record').length;
+  const parts = [messages, records ? `${records} record${records === 1 ? '' : 's'}` : ''].filter(Boolean);
+  return `${parts.join(' and ')} of session ${id}`;
+}
+
+function applyRows(db: Database.Database, id: string, group: RemoteChange[], context: ApplyContext, counts: ApplyCounts): void {
   for (const change of group) {
-    if (change.type === 'session') applySession(db, change.session, counts);
+    const problem = changeProblem(change);
+    if (problem) counts.skipped.push(problem);
+    else if (change.type === 'session') applySession(db, change.session, counts);
     else if (change.type === 'entry') applyEntry(db, change.entry, context, counts);
     else applyRecord(db, change.record);
   }
@@ -149,6 +215,30 @@ function applyGroup(db: Database.Database, id: string, group: RemoteChange[], co
     ).run(pk);
   }
 }
+
+/**
+ * What is wrong with a pulled row, naming it, or null: a teammate wrote it, so it is read
+ * like an import (pulled-rows.ts). A malformed row is skipped, never applied in part, and
+ * the rest of the pull goes on.
+ */
+function changeProblem(change: RemoteChange): string | null {
+  const named = (what: string, problem: string | null) => problem && `${what}: ${problem}`;
+  switch (change.type) {
+    case 'session': {
+      const s = change.session;
+      if (s.deleted_hlc !== null) return null;
+      return named(`session ${s.id}`, s.title !== null && s.title.length > MAX_TITLE_CHARS ? 'its title is too long' : sessionStateProblem(s.state));
+    }
+    case 'entry': {
+      const e = change.entry;
+      return named(`message ${e.seq} of session ${e.session_id}`, e.seq >= 0 ? bodyProblem(e.body) : 'its position is negative');
+    }
+    case 'record':
+      return named(`a ${change.record.kind} record of session ${change.record.session_id}`, recordProblem(change.record.kind, change.record.body));
+  }
+}
+
+const MAX_TITLE_CHARS = 100_000;
 
 const FIELDS = ['title', 'archived', 'state'] as const;
 type Field = (typeof FIELDS)[number];

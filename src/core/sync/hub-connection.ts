@@ -14,9 +14,10 @@ export { describeHub, parseHubUrl, type HubConfig } from './hub-url';
 
 /** Why a hub call failed, in a few words: what a status line shows after "Hub unreachable (…)". */
 export type HubFailure =
-  'connection refused' | 'host not found' | 'timed out' | 'connection closed' | 'TLS' | 'password' | 'role' | 'schema' | 'refused' | 'other';
+  'connection refused' | 'host not found' | 'timed out' | 'connection closed' | 'busy' | 'TLS' | 'password' | 'role' | 'schema' | 'refused' | 'other';
 
-const UNREACHABLE: ReadonlySet<HubFailure> = new Set(['connection refused', 'host not found', 'timed out', 'connection closed']);
+/** Failures that are waited out (retried later), not for the user to fix: the hub was away, or held up by another role's lock. */
+const UNREACHABLE: ReadonlySet<HubFailure> = new Set(['connection refused', 'host not found', 'timed out', 'connection closed', 'busy']);
 
 /** A hub failure: one line for the user, and its kind for status lines and retries. */
 export class HubError extends LoomError {
@@ -36,6 +37,19 @@ export class HubError extends LoomError {
 
 const CONNECT_TIMEOUT_MS = 10_000;
 
+/**
+ * Bounds on every hub connection, so another role cannot make a sync wait forever: any
+ * member may hold the shared clock's row lock (an open `UPDATE loom.clock`), and a
+ * statement waits for a lock at most LOCK_TIMEOUT_MS, runs at most STATEMENT_TIMEOUT_MS,
+ * and a transaction left idle is ended by the hub. The client's own QUERY_TIMEOUT_MS
+ * ends the wait for a hub that stops answering at all. A legitimate push holds the clock
+ * for one batch's transaction, far below these.
+ */
+export const HUB_LOCK_TIMEOUT_MS = 10_000;
+const STATEMENT_TIMEOUT_MS = 120_000;
+const IDLE_IN_TRANSACTION_TIMEOUT_MS = 60_000;
+const QUERY_TIMEOUT_MS = STATEMENT_TIMEOUT_MS + 30_000;
+
 /** Opens a client to the hub; a failure is a HubError whose line never holds the password. */
 export async function connectHub(hub: HubConfig): Promise<pg.Client> {
   const client = new pg.Client({
@@ -47,6 +61,10 @@ export async function connectHub(hub: HubConfig): Promise<pg.Client> {
     password: () => Promise.resolve(hub.password ?? (process.env.PGPASSWORD || undefined) ?? readPgpass(hub) ?? ''),
     ssl: tlsOptions(hub),
     connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    lock_timeout: HUB_LOCK_TIMEOUT_MS,
+    statement_timeout: STATEMENT_TIMEOUT_MS,
+    idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_TIMEOUT_MS,
+    query_timeout: QUERY_TIMEOUT_MS,
     keepAlive: true,
     application_name: 'loom',
   });
@@ -104,6 +122,13 @@ function describeFailure(hub: HubConfig, err: unknown): { failure: HubFailure; l
     case '57P02':
     case '57P03':
       return { failure: 'connection closed', line: `Hub unreachable at ${hub.url} (the connection was closed).` };
+    case '55P03':
+      return {
+        failure: 'busy',
+        line: `The hub at ${hub.url} is busy: another connection held a lock Loom needs for more than ${HUB_LOCK_TIMEOUT_MS / 1000} s; this attempt changed nothing there, and what is queued stays queued.`,
+      };
+    case '57014':
+      return { failure: 'timed out', line: `The hub at ${hub.url} took too long to answer (a statement ran past ${STATEMENT_TIMEOUT_MS / 1000} s).` };
     case '28P01':
       return { failure: 'password', line: `The hub at ${hub.url} refused the password for role ${role}.` };
     case '28000':

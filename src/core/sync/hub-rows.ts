@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { isImageDataUrl } from '../security/image-data';
 import { redactSecrets } from '../security/secrets';
 
 /**
@@ -70,9 +71,13 @@ export interface HubRecord {
   body: Record<string, unknown>;
 }
 
-/** Image data URLs are bytes, not text a secret could hide in readably: left as they are. */
+/**
+ * Image data URLs are bytes, not text a secret could hide in readably: left as they are.
+ * Only a whole base64 data URL of an allowed type counts (the check exports use): a text
+ * that merely starts like one is text, redacted like any other.
+ */
 function redactText(text: string): string {
-  return text.startsWith('data:image/') ? text : redactSecrets(text);
+  return isImageDataUrl(text) ? text : redactSecrets(text);
 }
 
 /** Every string in a JSON value redacted. */

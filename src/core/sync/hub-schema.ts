@@ -155,7 +155,7 @@ const TEAM_MEMBER_TRIGGER = [
  * membership that lets SET ROLE read that role's rows), so nobody searches as another.
  * Executable by Loom users only; jit off, since compiling the plan took longer than running it.
  *
- * Ranking reads only the `cap` best matching messages (of every owner) in one total order —
+ * Ranking reads only the `cap` best matching messages (since version 2, of readable sessions only) in one total order —
  * rank, then the body's hash and owner — and orders sessions by their best message in that
  * same order (then by id): every session not named by those messages ranks below every
  * one named, ties included, so the page is exact once it is full. `capped` says the cap
@@ -291,8 +291,58 @@ const POLICIES = [
   `CREATE POLICY shares_delete ON loom.shares FOR DELETE TO loom_user USING (${OWN})`,
 ];
 
+/** What the reader may read of session `s`, as the sessions policy says, for a definer function that cannot rely on it. */
+const readerMayRead = (s: string) => `${s}.deleted_hlc IS NULL AND (with_archived OR NOT ${s}.archived)
+  AND (reader = session_user OR pg_has_role(session_user, reader, 'MEMBER'))
+  AND (${s}.owner = reader OR EXISTS (
+    SELECT 1 FROM loom.shares sh JOIN loom.team_members tm ON tm.team = sh.team WHERE sh.session_id = ${s}.id AND tm.member = reader))`;
+
+/**
+ * Version 1's team_search counted its cap over every owner's matching messages before the
+ * privacy check, so `capped` (and which sessions a small cap let through) said whether a
+ * private message anywhere held the words. Now only messages of sessions the reader may
+ * read are ranked and counted: every figure the function returns comes from readable rows.
+ * The check is a semi-join per matching message (entries_body's index), done before the
+ * sort, so a common word still ranks each match once.
+ */
+const TEAM_SEARCH_READABLE_FIRST = [
+  `CREATE OR REPLACE FUNCTION loom.team_search(reader text, words text, max_hits integer, skip integer, with_archived boolean, cap integer)
+   RETURNS TABLE (id uuid, title text, owner text, updated_at text, rank real, body_owner text, body_hash text, capped boolean)
+   LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp SET jit = off SET plan_cache_mode = force_custom_plan AS $$
+   #variable_conflict use_column
+   BEGIN RETURN QUERY
+   WITH top_bodies AS (
+     SELECT b.owner, b.hash, ts_rank(b.search, websearch_to_tsquery('english', words)) AS rank
+       FROM loom.bodies b
+      WHERE b.search @@ websearch_to_tsquery('english', words)
+        AND EXISTS (SELECT 1 FROM loom.entries e JOIN loom.sessions s ON s.id = e.session_id
+                     WHERE e.owner = b.owner AND e.body_hash = b.hash AND ${readerMayRead('s')})
+      ORDER BY rank DESC, b.hash, b.owner LIMIT cap
+   ),
+   hits AS (
+     SELECT e.session_id, t.owner AS body_owner, t.hash, t.rank
+       FROM top_bodies t JOIN loom.entries e ON e.owner = t.owner AND e.body_hash = t.hash
+     UNION ALL
+     SELECT s.id, NULL, NULL, ts_rank(to_tsvector('english', coalesce(s.title, '')), websearch_to_tsquery('english', words)) + 1::real
+       FROM loom.sessions s WHERE to_tsvector('english', coalesce(s.title, '')) @@ websearch_to_tsquery('english', words)
+   ),
+   readable AS (
+     SELECT h.session_id, h.body_owner, h.hash, h.rank, s.title, s.owner, coalesce(s.state->>'updated_at', s.created_at) AS updated_at
+       FROM hits h CROSS JOIN LATERAL (
+         SELECT s.* FROM loom.sessions s WHERE s.id = h.session_id AND ${readerMayRead('s')}
+         OFFSET 0) s
+   ),
+   best AS (SELECT DISTINCT ON (r.session_id) r.* FROM readable r ORDER BY r.session_id, r.rank DESC, r.hash, r.body_owner)
+   SELECT best.session_id, best.title, best.owner, best.updated_at, best.rank, best.body_owner, best.hash,
+          coalesce((SELECT count(*) FROM top_bodies) >= cap, false)
+     FROM best ORDER BY best.rank DESC, best.hash, best.body_owner, best.session_id
+    LIMIT max_hits OFFSET skip;
+   END $$`,
+];
+
 export const HUB_MIGRATIONS: readonly HubMigration[] = [
   { version: 1, statements: [...TABLES, ...CLOCK_GUARD, ...TEAM_MEMBER_TRIGGER, OWN_SESSION_FUNCTION, ...TEAM_SEARCH_FUNCTION, ...GRANTS, ...POLICIES] },
+  { version: 2, statements: TEAM_SEARCH_READABLE_FIRST },
 ];
 
 /** The newest hub schema this Loom knows; a hub at a higher version is refused, untouched. */

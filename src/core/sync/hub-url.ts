@@ -49,20 +49,25 @@ export function parseHubUrl(raw: string): HubConfig {
   const text = raw.trim();
   const shown = maskPassword(text);
   const url = URL.canParse(text) ? new URL(text) : undefined;
+  if (!passwordReadAsTyped(text, url)) {
+    throw new HubUrlError(
+      `The hub URL ${shown} has a password with a /, ?, # or @ that is not percent-encoded (%2F, %3F, %23, %40); encode it, or leave it out and set PGPASSWORD or ~/.pgpass.`,
+    );
+  }
   if (!url || (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:')) {
     throw new HubUrlError(`The hub URL must look like postgres://user@host:5432/database, got '${shown}'.`);
   }
   const unknown = [...url.searchParams.keys()].find((key) => !KNOWN_PARAMS.has(key));
   if (unknown) throw new HubUrlError(`The hub URL ${shown} has a parameter Loom does not use: '${unknown}' (known: sslmode, sslrootcert, host).`);
-  const host = url.searchParams.get('host') ?? decodeURIComponent(url.hostname);
+  const host = url.searchParams.get('host') ?? decoded(url.hostname);
   if (!host) throw new HubUrlError(`The hub URL ${shown} names no host.`);
-  const database = decodeURIComponent(url.pathname.replace(/^\//, ''));
+  const database = decoded(url.pathname.replace(/^\//, ''));
   if (!database || database.includes('/')) throw new HubUrlError(`The hub URL ${shown} must name one database, as in postgres://host/loom.`);
   const port = url.port ? Number(url.port) : DEFAULT_PORT;
   const sslMode = tlsMode(url.searchParams.get('sslmode'), host, shown);
   const rootCert = url.searchParams.get('sslrootcert');
-  const user = url.username ? decodeURIComponent(url.username) : undefined;
-  const password = url.password ? decodeURIComponent(url.password) : undefined;
+  const user = url.username ? decoded(url.username) : undefined;
+  const password = url.password ? decoded(url.password) : undefined;
   const address = `${host.includes(':') && !host.startsWith('/') ? `[${host}]` : host}${port === DEFAULT_PORT ? '' : `:${port}`}/${database}`;
   return {
     url: withoutPassword(url),
@@ -82,9 +87,36 @@ export function describeHub(hub: HubConfig): string {
   return hub.address;
 }
 
-/** Replaces a URL's password with ***; anything that is not a URL is returned as is. */
+/**
+ * What follows `scheme://user:` up to the last `@`: the password as a user meant it, even
+ * one with an unencoded /, ?, # or @ (which a URL parser would split elsewhere).
+ */
+const PASSWORD = /^([a-z][a-z0-9+.-]*:\/\/[^:/@?#]*:)([^]*)@/i;
+
+/** Replaces a URL's password with ***, whatever characters it holds; anything that is not a URL is returned as is. */
 export function maskPassword(text: string): string {
-  return text.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/@?#]*:)[^@/?#]*@/i, '$1***@');
+  return text.replace(PASSWORD, '$1***@');
+}
+
+/** A URL parser would split an unencoded /, ? or # elsewhere: the rest of the password would leak into the host, path or a parameter. */
+function passwordReadAsTyped(text: string, url: URL | undefined): boolean {
+  const typed = passwordOf(text);
+  return typed === undefined || (url !== undefined && decoded(url.password) === typed);
+}
+
+/** The password as maskPassword sees it, decoded; undefined when there is none. */
+function passwordOf(text: string): string | undefined {
+  const raw = PASSWORD.exec(text)?.[2];
+  return raw ? decoded(raw) : undefined;
+}
+
+/** Percent-decoded; a malformed escape (`%zz`) is kept as typed, as libpq would not read it either. */
+function decoded(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
 }
 
 function withoutPassword(url: URL): string {

@@ -85,7 +85,8 @@ function parentsFirst(sessions: RemoteSession[]): RemoteSession[] {
   const placed = new Set<string>();
   const place = (s: RemoteSession, depth: number) => {
     if (placed.has(s.id)) return;
-    const parent = s.deleted_hlc === null ? byId.get(s.state.fork_parent_id ?? '') : undefined;
+    // A teammate's state may be any JSON (apply.ts skips a bad one): read its parent without trusting its shape.
+    const parent = s.deleted_hlc === null ? byId.get(String((s.state as Partial<RemoteSession['state']> | null)?.fork_parent_id ?? '')) : undefined;
     if (parent && depth < sessions.length) place(parent, depth + 1);
     placed.add(s.id);
     out.push(s);

@@ -35,6 +35,8 @@ export interface SyncReport {
   waiting: string[];
   /** Teams a share was for that the user is not a member of on the hub: those shares were dropped. */
   refusedTeams: string[];
+  /** Malformed rows from the hub that were skipped, each named (apply.ts). */
+  skipped: string[];
 }
 
 /** Push attempts after divergences before giving up for this sync (each one pulls first). */
@@ -102,6 +104,7 @@ function report(hub: HubConfig, pushed: Pushed, counts: ApplyCounts, waiting: st
     deletes: counts.deletes,
     waiting,
     refusedTeams: [...pushed.refusedTeams].sort(),
+    skipped: counts.skipped,
   };
 }
 
@@ -116,7 +119,17 @@ export function describeSyncReport(r: SyncReport): string {
   if (r.deletes) parts.push(plural(r.deletes, 'delete'));
   if (r.waiting.length) parts.push(`${plural(r.waiting.length, 'session')} in use elsewhere, to be applied on a later sync`);
   for (const team of r.refusedTeams) parts.push(`not shared with team ${team} (you are not a member of it on the hub)`);
+  if (r.skipped.length) parts.push(skippedPart(r.skipped));
   return `Synced with hub ${r.hub}: ${parts.length ? parts.join(', ') : 'nothing to do'}.`;
+}
+
+/** Named rows, the first few of them: the line stays one line however many a teammate damaged. */
+const SKIPPED_NAMED = 3;
+
+function skippedPart(skipped: string[]): string {
+  const more = skipped.length - SKIPPED_NAMED;
+  const named = skipped.slice(0, SKIPPED_NAMED).join('; ') + (more > 0 ? `; and ${more} more` : '');
+  return `skipped ${plural(skipped.length, 'malformed row')} from the hub (${named})`;
 }
 
 /** Changes saved on this device and not yet on the hub (for status lines). */
