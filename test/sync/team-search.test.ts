@@ -144,7 +144,7 @@ describeWithHub('team search on the hub', () => {
     expect(pages.map((page) => page.length)).toEqual([10, 10, 20, 20, 10, 10, 10, 0]);
   });
 
-  it('finds exactly the sessions a plain query under row-level security finds, for every user and word', async () => {
+  it('finds exactly the sessions a plain query under row-level security finds, for every user and word', { timeout: 120_000 }, async () => {
     await cluster.createUser('carol', 'carol-pw');
     const underRls = (word: string) => `
       SELECT s.id FROM loom.sessions s
