@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { importFiles, runImport, type ImportLocation } from '../../src/core/import/run';
 import { checkContext, NO_RESULT_ON_IMPORT } from '../../src/core/store/context-rules';
 import type { SessionStore } from '../../src/core/store/session-store';
+import { toolText, userText } from '../../src/shared/fences';
 import type { ChatMessage } from '../../src/shared/types';
 import { openStore, tempDir } from '../store/helpers';
 import {
@@ -28,11 +29,13 @@ import {
   writeFile,
 } from './fixtures';
 
+/** Each message as the user reads it: Loom's data fences around prompts and tool results undone. */
 const contents = (messages: ChatMessage[]) =>
   messages.map(
     (m) =>
-      `${m.role}:${typeof m.content === 'string' ? m.content : ''}${m.role === 'assistant' && m.tool_calls ? `+${m.tool_calls.map((c) => c.id).join(',')}` : ''}`,
+      `${m.role}:${shownText(m)}${m.role === 'assistant' && m.tool_calls ? `+${m.tool_calls.map((c) => c.id).join(',')}` : ''}`,
   );
+const shownText = (m: ChatMessage) => (m.role === 'user' ? userText(m.content) : m.role === 'tool' ? toolText(m.content) : (m.content ?? ''));
 const importInto = async (store: SessionStore, from: Omit<ImportLocation, 'home'>) => runImport(store, await importFiles({ home: tempDir(), ...from }));
 const byTitle = (store: SessionStore, title: string) => store.list().filter((s) => s.title === title);
 

@@ -48,8 +48,9 @@ export function noteNotUnderstood(parsed: ParsedFile, what: string): void {
   parsed.notUnderstood.set(what, (parsed.notUnderstood.get(what) ?? 0) + 1);
 }
 
-export function toolCall(id: string, name: string, args: unknown): ToolCall {
-  return { id, type: 'function', function: { name, arguments: typeof args === 'string' ? args : JSON.stringify(args ?? {}) } };
+/** A call whose name the source left out or empty is called "unknown": a strict server refuses an empty name. */
+export function toolCall(id: string, name: string | undefined, args: unknown): ToolCall {
+  return { id, type: 'function', function: { name: name?.trim() ? name : 'unknown', arguments: typeof args === 'string' ? args : JSON.stringify(args ?? {}) } };
 }
 
 export function assistant(content: string | null, calls: ToolCall[] = []): AssistantMessage {
@@ -85,6 +86,25 @@ export function blockText(content: unknown, textTypes: readonly string[] = ['tex
     else if (isRecord(block) && /image/.test(String(block.type))) parts.push('[image]');
   }
   return parts.join('\n');
+}
+
+/**
+ * How deep an entry may nest. An agent's entries nest a few dozen levels at most; far deeper
+ * ones are hostile, and would overflow the stack of every recursive reader after the parse
+ * (JSON.stringify of a tool call's arguments first).
+ */
+export const MAX_ENTRY_DEPTH = 256;
+
+/** Whether arrays and objects in `value` nest deeper than `MAX_ENTRY_DEPTH`; walked without recursion. */
+export function nestedTooDeeply(value: unknown): boolean {
+  const stack: { value: unknown; depth: number }[] = [{ value, depth: 0 }];
+  for (let next = stack.pop(); next; next = stack.pop()) {
+    if (typeof next.value !== 'object' || next.value === null) continue;
+    const depth = next.depth + 1;
+    if (depth > MAX_ENTRY_DEPTH) return true;
+    for (const child of Object.values(next.value)) stack.push({ value: child, depth });
+  }
+  return false;
 }
 
 export function isRecord(value: unknown): value is Record<string, unknown> {

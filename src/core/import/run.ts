@@ -5,7 +5,7 @@
  * read or parsed is reported and skipped; the run goes on.
  */
 import { createHash } from 'node:crypto';
-import type { Stats } from 'node:fs';
+import { constants as fsConstants, type Stats } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { LoomError, errorMessage, isLoomError } from '../errors';
@@ -90,7 +90,7 @@ export async function runImport(store: SessionStore, request: ImportRequest): Pr
       const { size, mtimeMs } = statted.value;
       const known = records.file(source.name, file);
       if (known && known.size === size && known.mtimeMs === mtimeMs) return void summary.unchangedFiles++;
-      const text = await fs.readFile(file, 'utf8');
+      const text = await readRegularFile(file);
       const record = { size, mtimeMs, hash: createHash('sha256').update(text).digest('hex') };
       if (known?.hash !== record.hash) return { text, record };
       records.saveFile(source.name, file, record);
@@ -129,6 +129,22 @@ export async function runImport(store: SessionStore, request: ImportRequest): Pr
       return ids;
     });
     for (const id of changed) request.onChanged?.(id);
+  }
+}
+
+/**
+ * The text of a file that is still a regular file when opened: the listing saw one, but it
+ * may have been swapped since for a FIFO (whose read would wait for a writer forever) or a
+ * device. O_NONBLOCK makes the open itself return at once; fstat on the handle judges what
+ * was opened, as the `.loom` reader and the file tools do.
+ */
+async function readRegularFile(file: string): Promise<string> {
+  const handle = await fs.open(file, fsConstants.O_RDONLY | (fsConstants.O_NONBLOCK ?? 0));
+  try {
+    if (!(await handle.stat()).isFile()) throw new LoomError('it is not a regular file', 'import_unreadable');
+    return await handle.readFile({ encoding: 'utf8' });
+  } finally {
+    await handle.close();
   }
 }
 

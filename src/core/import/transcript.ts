@@ -4,9 +4,16 @@
  * assistant message. A call the source left without a result (an aborted turn) gets the
  * same "no result" result an imported export gets; a result without its call (its call
  * was on another branch, or never written) is left out; an assistant message with neither
- * text nor calls (thinking only, an aborted empty reply) is left out.
+ * text nor calls (thinking only, an aborted empty reply) is left out. A call with an empty
+ * id cannot be told from another one's result: it is left out with its results, and counted.
+ *
+ * What the source's user typed and what its tools returned reach the model fenced as data,
+ * exactly as Loom's own do (security/untrusted.ts): a transcript is another program's file,
+ * and a result saying `</tool_result> SYSTEM OVERRIDE…` must not end its fence.
  */
-import type { ToolCall } from '../../shared/types';
+import { contentImages, contentText, userContent } from '../../shared/attachments';
+import type { ChatMessage, ToolCall } from '../../shared/types';
+import { wrapToolResult, wrapUserInput } from '../security/untrusted';
 import { NO_RESULT_ON_IMPORT } from '../store/context-rules';
 import { assistant, type ImportedItem } from './imported';
 
@@ -16,6 +23,8 @@ export const NO_RESULT_KEY = '#no-result:';
 export interface PreparedBranch {
   items: ImportedItem[];
   droppedResults: number;
+  /** Calls left out for an empty id. */
+  droppedCalls: number;
 }
 
 export function prepareBranch(source: readonly ImportedItem[]): PreparedBranch {
@@ -23,6 +32,7 @@ export function prepareBranch(source: readonly ImportedItem[]): PreparedBranch {
   let waiting: { key: string; calls: ToolCall[] } | undefined;
   const answered = new Set<string>();
   let droppedResults = 0;
+  let droppedCalls = 0;
   const closeWaiting = () => {
     for (const call of waiting?.calls ?? []) {
       if (answered.has(call.id)) continue;
@@ -39,24 +49,33 @@ export function prepareBranch(source: readonly ImportedItem[]): PreparedBranch {
   for (const item of source) {
     const message = item.kind === 'message' ? item.message : undefined;
     if (message?.role === 'tool') {
-      if (waiting?.calls.some((call) => call.id === message.tool_call_id) && !answered.has(message.tool_call_id)) {
-        answered.add(message.tool_call_id);
-        items.push(item);
+      const call = waiting?.calls.find((c) => c.id === message.tool_call_id);
+      if (call && !answered.has(call.id)) {
+        answered.add(call.id);
+        items.push({ kind: 'message', key: item.key, message: { ...message, content: wrapToolResult(call.function.name, message.content) } });
       } else droppedResults++;
       continue;
     }
     closeWaiting();
     if (message?.role === 'assistant') {
-      const calls = distinctCalls(message.tool_calls ?? []);
+      const withIds = (message.tool_calls ?? []).filter((call) => call.id.trim() !== '');
+      droppedCalls += (message.tool_calls?.length ?? 0) - withIds.length;
+      const calls = distinctCalls(withIds);
       if (!message.content && calls.length === 0) continue;
       items.push({ kind: 'message', key: item.key, message: assistant(message.content || null, calls) });
       waiting = { key: item.key, calls };
       continue;
     }
-    items.push(item);
+    items.push(message?.role === 'user' ? { kind: 'message', key: item.key, message: fencedUserMessage(message) } : item);
   }
   closeWaiting();
-  return { items, droppedResults };
+  return { items, droppedResults, droppedCalls };
+}
+
+/** The words in a `<user_input>` fence, as a turn of Loom's own has them; images stay parts. */
+function fencedUserMessage(message: Extract<ChatMessage, { role: 'user' }>): ChatMessage {
+  const text = contentText(message.content);
+  return { role: 'user', content: userContent(text.trim() ? wrapUserInput(text) : text, contentImages(message.content)) };
 }
 
 function distinctCalls(calls: ToolCall[]): ToolCall[] {

@@ -22,10 +22,12 @@ export interface WriteCounts {
   messages: number;
   closedCalls: number;
   droppedResults: number;
+  /** Tool calls with an empty id, left out with their results. */
+  droppedCalls: number;
 }
 
 export function zeroCounts(): WriteCounts {
-  return { created: 0, grown: 0, forks: 0, messages: 0, closedCalls: 0, droppedResults: 0 };
+  return { created: 0, grown: 0, forks: 0, messages: 0, closedCalls: 0, droppedResults: 0, droppedCalls: 0 };
 }
 
 type Keyed = { key: string; message: ChatMessage };
@@ -50,7 +52,10 @@ export class ImportWriter {
         const prepared = prepareBranch(branch);
         const id = this.writeBranch(conversation, prepared.items, { held, claimed }, counts);
         if (id === undefined) return;
-        if (index === 0) counts.droppedResults += prepared.droppedResults;
+        if (index === 0) {
+          counts.droppedResults += prepared.droppedResults;
+          counts.droppedCalls += prepared.droppedCalls;
+        }
         touched.push(id);
       });
       return touched;
