@@ -139,7 +139,7 @@ export function parseClaudeCode(text: string, file: string): ParsedFile {
 function unplacedLine(uuid: string, byUuid: Map<string, Entry>, placed: Map<string, unknown>): string[] {
   const line: string[] = [];
   const seen = new Set<string>();
-  for (let at: string | undefined = uuid; at !== undefined && !placed.has(at) && !seen.has(at); ) {
+  for (let at: string | undefined = uuid; at !== undefined && !placed.has(at) && !seen.has(at);) {
     seen.add(at);
     line.push(at);
     const entry = byUuid.get(at) as Entry;
@@ -221,9 +221,7 @@ function addAssistant(state: State, turn: Turn, uuid: string, message: Entry): v
     .filter((b) => b.type === 'text')
     .map((b) => str(b.text) ?? '')
     .join('\n');
-  const calls: ToolCall[] = blocks
-    .filter((b) => b.type === 'tool_use' && typeof b.id === 'string')
-    .map((b) => toolCall(String(b.id), str(b.name), b.input));
+  const calls: ToolCall[] = blocks.filter((b) => b.type === 'tool_use' && typeof b.id === 'string').map((b) => toolCall(String(b.id), str(b.name), b.input));
   const open = state.open;
   if (open && open.id === id && open.turn === turn && open.item.message.role === 'assistant') {
     const current = open.item.message;

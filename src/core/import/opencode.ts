@@ -7,7 +7,21 @@
  */
 import path from 'node:path';
 import type { ChatMessage, ToolCall } from '../../shared/types';
-import { MAX_ENTRY_DEPTH, assistant, clean, nestedTooDeeply, emptyParse, isRecord, isoTime, noteNotUnderstood, str, titleFrom, toolCall, type ImportedItem, type ParsedFile } from './imported';
+import {
+  MAX_ENTRY_DEPTH,
+  assistant,
+  clean,
+  nestedTooDeeply,
+  emptyParse,
+  isRecord,
+  isoTime,
+  noteNotUnderstood,
+  str,
+  titleFrom,
+  toolCall,
+  type ImportedItem,
+  type ParsedFile,
+} from './imported';
 
 const KNOWN_PARTS = new Set(['text', 'reasoning', 'tool', 'step-start', 'step-finish', 'patch', 'snapshot', 'retry', 'file', 'compaction', 'subtask', 'agent']);
 /** opencode's placeholder titles: the session has no real one yet. */

@@ -131,9 +131,7 @@ function messageItems(key: string, message: Record<string, unknown>, context: Co
     }
     case 'assistant': {
       const blocks = Array.isArray(message.content) ? (message.content as unknown[]).filter(isRecord) : [];
-      const calls = blocks
-        .filter((b) => b.type === 'toolCall' && typeof b.id === 'string')
-        .map((b) => toolCall(String(b.id), str(b.name), b.arguments));
+      const calls = blocks.filter((b) => b.type === 'toolCall' && typeof b.id === 'string').map((b) => toolCall(String(b.id), str(b.name), b.arguments));
       if (typeof message.model === 'string') context.model = message.model;
       return one(assistant(blockText(blocks) || null, calls));
     }
