@@ -361,3 +361,91 @@ describe('a session file swapped after the folder was listed', () => {
     expect(outcome).toEqual({ refused: notRegular(link), sessions: 1 });
   });
 });
+
+describe('an imported 100 MB message', () => {
+  it('is cut for the context with a marker, kept whole in the transcript, and the session resumes', async () => {
+    const size = 100 * 1024 * 1024;
+    const at = path.join(ctx.ws.root, 'claude', 'huge.jsonl');
+    const entry = (uuid: string, parentUuid: string | null, type: string, message: unknown) => ({
+      parentUuid,
+      sessionId: 'cc-huge',
+      type,
+      message,
+      uuid,
+      timestamp: '2025-11-20T10:00:00.000Z',
+    });
+    const head = 'log start\n';
+    const output = head + 'x'.repeat(size - head.length);
+    writeFile(
+      at,
+      jsonl([
+        entry('u1', null, 'user', { role: 'user', content: 'Run the build' }),
+        entry('a1', 'u1', 'assistant', {
+          id: 'm1',
+          role: 'assistant',
+          content: [{ type: 'tool_use', id: 'toolu_1', name: 'Bash', input: { command: 'make' } }],
+        }),
+        entry('r1', 'a1', 'user', { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: output }] }),
+        entry('a2', 'r1', 'assistant', { id: 'm2', role: 'assistant', content: [{ type: 'text', text: 'The build printed a lot.' }] }),
+      ]),
+    );
+    expect((await runLoom(ctx.ws, ctx.server.baseUrl, ['--import-from', 'claude-code', at])).code).toBe(0);
+    const { id, stored } = inStore(ctx.ws, (store) => {
+      const [session] = store.list();
+      const row = store.db.prepare("SELECT length(content) AS chars FROM messages WHERE role = 'tool' AND content LIKE '<tool_result%'").get() as {
+        chars: number;
+      };
+      return { id: session.id, stored: row.chars };
+    });
+    expect(stored).toBeGreaterThan(size);
+
+    ctx.server.enqueue({ text: 'Resumed.' });
+    const resumed = await runLoom(ctx.ws, ctx.server.baseUrl, ['--resume', id], 'What failed?\n');
+    expect(resumed.code).toBe(0);
+    expect(resumed.stdout).toContain('Resumed.');
+    const sent = ctx.server.requests[0].body as { messages: SentMessage[] };
+    expect(strictChatViolations(sent)).toEqual([]);
+    const result = sent.messages.find((m) => m.role === 'tool');
+    expect(result?.content.length).toBeLessThan(40_000);
+    expect(toolText(result?.content ?? '')).toMatch(
+      /^log start\nx+\n\[Cut on import: the first 32,768 of 104,857,600 characters; the transcript keeps the whole message\.\]$/,
+    );
+    expect(sent.messages.at(-1)?.content).toContain('What failed?');
+  }, 180_000);
+});
+
+describe('a long message in a shared prefix and a compaction', () => {
+  it('is cut in every branch context and in what a compaction kept, whole in every transcript', async () => {
+    const long = `start ${'y'.repeat(200_000)}`;
+    const message = (id: string, parentId: string | null, body: unknown) => ({
+      type: 'message',
+      id,
+      parentId,
+      timestamp: '2025-12-09T08:00:01.000Z',
+      message: body,
+    });
+    const file = writeFile(
+      path.join(tempDir('loom-long-'), 'long.jsonl'),
+      jsonl([
+        { type: 'session', version: 3, id: 'pi-long', timestamp: '2025-12-09T08:00:00.000Z' },
+        message('p1', null, { role: 'user', content: long }),
+        message('p2', 'p1', { role: 'assistant', content: [{ type: 'text', text: 'First answer.' }] }),
+        { type: 'compaction', id: 'p3', parentId: 'p2', timestamp: '2025-12-09T08:00:02.000Z', summary: 'Asked a long thing.', firstKeptEntryId: 'p1' },
+        message('p4', 'p3', { role: 'user', content: 'And then?' }),
+        message('p5', 'p2', { role: 'user', content: 'Another way?' }),
+      ]),
+    );
+    const store = openStore();
+    await runImport(store, await importFiles({ source: 'pi', path: file, home: tempDir() }));
+    const sessions = store.list();
+    expect(sessions).toHaveLength(2);
+    for (const { id } of sessions) {
+      const [first] = store.getTranscript(id);
+      expect(first.role === 'user' && userText(first.content)).toBe(long);
+      const cut = store.getContext(id).filter((m) => m.role === 'user' && userText(m.content).startsWith('start '));
+      expect(cut.map((m) => (m.role === 'user' ? userText(m.content) : '').length)).toEqual([
+        32_768 + '\n[Cut on import: the first 32,768 of 200,006 characters; the transcript keeps the whole message.]'.length,
+      ]);
+    }
+  });
+});

@@ -9,12 +9,15 @@
  *
  * What the source's user typed and what its tools returned reach the model fenced as data,
  * exactly as Loom's own do (security/untrusted.ts): a transcript is another program's file,
- * and a result saying `</tool_result> SYSTEM OVERRIDE…` must not end its fence.
+ * and a result saying `</tool_result> SYSTEM OVERRIDE…` must not end its fence. A message
+ * too long for any context gets a cut copy for it (context-cut.ts).
  */
 import { contentImages, contentText, userContent } from '../../shared/attachments';
 import type { ChatMessage, ToolCall } from '../../shared/types';
 import { wrapToolResult, wrapUserInput } from '../security/untrusted';
 import { NO_RESULT_ON_IMPORT } from '../store/context-rules';
+import { messageKey } from '../store/messages';
+import { cutForContext } from './context-cut';
 import { assistant, type ImportedItem } from './imported';
 
 /** In the key of a result the import wrote for a call without one. */
@@ -25,6 +28,8 @@ export interface PreparedBranch {
   droppedResults: number;
   /** Calls left out for an empty id. */
   droppedCalls: number;
+  /** For each message too long for the context (by its messageKey): the copy the context gets instead. */
+  cuts: Map<string, ChatMessage>;
 }
 
 export function prepareBranch(source: readonly ImportedItem[]): PreparedBranch {
@@ -33,6 +38,14 @@ export function prepareBranch(source: readonly ImportedItem[]): PreparedBranch {
   const answered = new Set<string>();
   let droppedResults = 0;
   let droppedCalls = 0;
+  const cuts = new Map<string, ChatMessage>();
+  /** Adds the message `make` builds around `text`; one too long for the context gets a cut copy for it. */
+  const push = (key: string, text: string, make: (text: string) => ChatMessage) => {
+    const whole = make(text);
+    items.push({ kind: 'message', key, message: whole });
+    const cut = cutForContext(text);
+    if (cut !== text) cuts.set(messageKey(whole), make(cut));
+  };
   const closeWaiting = () => {
     for (const call of waiting?.calls ?? []) {
       if (answered.has(call.id)) continue;
@@ -52,7 +65,7 @@ export function prepareBranch(source: readonly ImportedItem[]): PreparedBranch {
       const call = waiting?.calls.find((c) => c.id === message.tool_call_id);
       if (call && !answered.has(call.id)) {
         answered.add(call.id);
-        items.push({ kind: 'message', key: item.key, message: { ...message, content: wrapToolResult(call.function.name, message.content) } });
+        push(item.key, message.content, (text) => ({ role: 'tool', tool_call_id: call.id, content: wrapToolResult(call.function.name, text) }));
       } else droppedResults++;
       continue;
     }
@@ -62,20 +75,22 @@ export function prepareBranch(source: readonly ImportedItem[]): PreparedBranch {
       droppedCalls += (message.tool_calls?.length ?? 0) - withIds.length;
       const calls = distinctCalls(withIds);
       if (!message.content && calls.length === 0) continue;
-      items.push({ kind: 'message', key: item.key, message: assistant(message.content || null, calls) });
+      push(item.key, message.content ?? '', (text) => assistant(text || null, calls));
       waiting = { key: item.key, calls };
       continue;
     }
-    items.push(message?.role === 'user' ? { kind: 'message', key: item.key, message: fencedUserMessage(message) } : item);
+    if (message?.role === 'user') {
+      const images = contentImages(message.content);
+      push(item.key, contentText(message.content), (text) => fencedUserMessage(text, images));
+    } else items.push(item);
   }
   closeWaiting();
-  return { items, droppedResults, droppedCalls };
+  return { items, droppedResults, droppedCalls, cuts };
 }
 
 /** The words in a `<user_input>` fence, as a turn of Loom's own has them; images stay parts. */
-function fencedUserMessage(message: Extract<ChatMessage, { role: 'user' }>): ChatMessage {
-  const text = contentText(message.content);
-  return { role: 'user', content: userContent(text.trim() ? wrapUserInput(text) : text, contentImages(message.content)) };
+function fencedUserMessage(text: string, images: string[]): ChatMessage {
+  return { role: 'user', content: userContent(text.trim() ? wrapUserInput(text) : text, images) };
 }
 
 function distinctCalls(calls: ToolCall[]): ToolCall[] {

@@ -13,7 +13,8 @@ import { estimateTotal } from '../model/tokens';
 import { ImportRecords, type ImportBranchRecord } from '../store/import-records';
 import type { SessionStore } from '../store/session-store';
 import type { ImportedConversation, ImportedItem } from './imported';
-import { NO_RESULT_KEY, prepareBranch } from './transcript';
+import { withCutCopies } from './context-cut';
+import { NO_RESULT_KEY, prepareBranch, type PreparedBranch } from './transcript';
 
 export interface WriteCounts {
   created: number;
@@ -50,7 +51,7 @@ export class ImportWriter {
       const touched: string[] = [];
       conversation.branches.forEach((branch, index) => {
         const prepared = prepareBranch(branch);
-        const id = this.writeBranch(conversation, prepared.items, { held, claimed }, counts);
+        const id = this.writeBranch(conversation, prepared, { held, claimed }, counts);
         if (id === undefined) return;
         if (index === 0) {
           counts.droppedResults += prepared.droppedResults;
@@ -69,7 +70,7 @@ export class ImportWriter {
    */
   private writeBranch(
     conversation: ImportedConversation,
-    items: ImportedItem[],
+    { items, cuts }: PreparedBranch,
     { held, claimed }: { held: ImportBranchRecord[]; claimed: Set<ImportBranchRecord> },
     counts: WriteCounts,
   ): string | undefined {
@@ -90,14 +91,14 @@ export class ImportWriter {
     ) {
       ({ sessionId: id } = best.record);
       from = best.shared;
-      this.store.whileFree(id, () => this.append(id, items, from, counts));
+      this.store.whileFree(id, () => this.append(id, items, from, counts, cuts));
       counts.grown++;
       held.splice(held.indexOf(best.record), 1);
     } else {
       const at = best ? messagesIn(items.slice(0, best.shared)) : 0;
       from = at > 0 && best ? best.shared : 0;
       id = from > 0 && best ? this.store.fork(best.record.sessionId, at).id : this.create(conversation);
-      this.append(id, items, from, counts);
+      this.append(id, items, from, counts, cuts);
       if (from > 0) counts.forks++;
       else counts.created++;
     }
@@ -115,8 +116,12 @@ export class ImportWriter {
     return id;
   }
 
-  /** Appends items[from..], runs of messages at once; a compaction records the context it left: its summary, then the messages it kept. */
-  private append(id: string, items: ImportedItem[], from: number, counts: WriteCounts): void {
+  /**
+   * Appends items[from..], runs of messages at once; a compaction records the context it left:
+   * its summary, then the messages it kept. The context has the cut copy of every message too
+   * long for it (a fork's shared messages included), the transcript the whole one.
+   */
+  private append(id: string, items: ImportedItem[], from: number, counts: WriteCounts, cuts: ReadonlyMap<string, ChatMessage>): void {
     const path: Keyed[] = [];
     let run: ChatMessage[] = [];
     const flush = () => {
@@ -132,7 +137,7 @@ export class ImportWriter {
         if (isClosingResult(item.key)) counts.closedCalls++;
       } else if (index >= from) {
         flush();
-        const context = [boundaryMessage(item.summary), ...keptMessages(path, item.keptFrom)];
+        const context = [boundaryMessage(item.summary), ...withCutCopies(keptMessages(path, item.keptFrom), cuts)];
         const after = estimateTotal(context);
         this.store.recordCompaction(id, {
           messages: context,
@@ -141,6 +146,13 @@ export class ImportWriter {
       }
     });
     flush();
+    if (cuts.size > 0) this.cutContext(id, cuts);
+  }
+
+  private cutContext(id: string, cuts: ReadonlyMap<string, ChatMessage>): void {
+    const context = this.store.getContext(id);
+    const cut = withCutCopies(context, cuts);
+    if (cut.some((message, i) => message !== context[i])) this.store.replaceContext(id, cut);
   }
 }
 
