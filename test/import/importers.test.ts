@@ -31,10 +31,7 @@ import {
 
 /** Each message as the user reads it: Loom's data fences around prompts and tool results undone. */
 const contents = (messages: ChatMessage[]) =>
-  messages.map(
-    (m) =>
-      `${m.role}:${shownText(m)}${m.role === 'assistant' && m.tool_calls ? `+${m.tool_calls.map((c) => c.id).join(',')}` : ''}`,
-  );
+  messages.map((m) => `${m.role}:${shownText(m)}${m.role === 'assistant' && m.tool_calls ? `+${m.tool_calls.map((c) => c.id).join(',')}` : ''}`);
 const shownText = (m: ChatMessage) => (m.role === 'user' ? userText(m.content) : m.role === 'tool' ? toolText(m.content) : (m.content ?? ''));
 const importInto = async (store: SessionStore, from: Omit<ImportLocation, 'home'>) => runImport(store, await importFiles({ home: tempDir(), ...from }));
 const byTitle = (store: SessionStore, title: string) => store.list().filter((s) => s.title === title);
@@ -336,5 +333,75 @@ describe('entries of shapes no version wrote', () => {
     const file = writeFile(path.join(tempDir(), 'odd.json'), JSON.stringify(doc));
     await importInto(store, { source: 'opencode', path: file });
     expect(contents(store.getTranscript(store.list()[0].id))).toEqual(['user:kept']);
+  });
+});
+
+describe('a file with many branches', () => {
+  /** A pi session of `turns` turns, every turn but the first also answered on a side branch. */
+  function branchyPi(turns: number): unknown[] {
+    const entry = (id: string, parentId: string | null, role: string, text: string) => ({
+      type: 'message',
+      id,
+      parentId,
+      timestamp: '2025-12-09T08:00:00.000Z',
+      message: { role, content: [{ type: 'text', text }] },
+    });
+    const lines: unknown[] = [{ type: 'session', version: 3, id: 'pi-branchy', timestamp: '2025-12-09T08:00:00.000Z' }];
+    let answer: string | null = null;
+    for (let t = 0; t < turns; t++) {
+      if (answer) lines.push(entry(`r${t}`, answer, 'user', `side ${t}`), entry(`ra${t}`, `r${t}`, 'assistant', `side answer ${t}`));
+      lines.push(entry(`u${t}`, answer, 'user', `main ${t}`), entry(`a${t}`, `u${t}`, 'assistant', `main answer ${t}`));
+      answer = `a${t}`;
+    }
+    return lines;
+  }
+  const storedKeyLines = (store: SessionStore) =>
+    (store.db.prepare('SELECT keys FROM import_branches').all() as { keys: string }[]).reduce((n, row) => n + row.keys.split('\n').length, 0);
+
+  it('records each entry key once (a fork keeps only its own), and a re-import of the grown file only grows the active line', async () => {
+    const store = openStore();
+    const lines = branchyPi(200);
+    const file = writeFile(path.join(tempDir('loom-pi-'), 'branchy.jsonl'), jsonl(lines));
+    const first = await importInto(store, { source: 'pi', path: file });
+    expect(first.counts).toMatchObject({ created: 1, forks: 199, grown: 0 });
+    // One line per entry, plus each fork's line naming its base.
+    expect(storedKeyLines(store)).toBe(lines.length - 1 + 199);
+
+    const fork = store.list().find((s) => s.parent_id !== null);
+    expect(contents(store.getTranscript(fork?.id ?? '')).slice(-2)).toEqual([
+      expect.stringMatching(/^user:side \d+$/),
+      expect.stringMatching(/^assistant:side answer/),
+    ]);
+
+    fs.appendFileSync(
+      file,
+      jsonl([{ type: 'message', id: 'u200', parentId: 'a199', timestamp: '2025-12-09T09:00:00.000Z', message: { role: 'user', content: 'one more' } }]),
+    );
+    const again = await importInto(store, { source: 'pi', path: file });
+    expect(again.counts).toMatchObject({ created: 0, forks: 0, grown: 1, messages: 1 });
+    expect(store.list()).toHaveLength(200);
+  });
+
+  it('reads records written before forks kept only their own keys (every key of the path stored)', async () => {
+    const store = openStore();
+    const file = writeFile(path.join(tempDir('loom-pi-'), 'branchy.jsonl'), jsonl(branchyPi(5)));
+    await importInto(store, { source: 'pi', path: file });
+    // Rewrite every record the old way: the whole path's keys, no base line.
+    const rows = store.db.prepare('SELECT session_id, keys FROM import_branches ORDER BY rowid').all() as { session_id: string; keys: string }[];
+    const full = new Map<string, string[]>();
+    for (const row of rows) {
+      const [head, ...own] = row.keys.split('\n');
+      const base = head.startsWith('\u0001') ? head.slice(1).split(' ') : undefined;
+      const keys = base ? [...(full.get(base[1]) ?? []).slice(0, Number(base[0])), ...own] : [head, ...own];
+      full.set(row.session_id, keys);
+      store.db.prepare('UPDATE import_branches SET keys = ? WHERE session_id = ?').run(keys.join('\n'), row.session_id);
+    }
+    fs.appendFileSync(
+      file,
+      jsonl([{ type: 'message', id: 'u5', parentId: 'a4', timestamp: '2025-12-09T09:00:00.000Z', message: { role: 'user', content: 'one more' } }]),
+    );
+    const again = await importInto(store, { source: 'pi', path: file });
+    expect(again.counts).toMatchObject({ created: 0, forks: 0, grown: 1, messages: 1 });
+    expect(store.list()).toHaveLength(5);
   });
 });

@@ -14,6 +14,7 @@ import {
   assistant,
   blockText,
   emptyParse,
+  nonEmptyPaths,
   isRecord,
   isoTime,
   noteNotUnderstood,
@@ -115,8 +116,8 @@ export function parseClaudeCode(text: string, file: string): ParsedFile {
   // File order, but a parent before its child: a few entries are written before their parent.
   for (const uuid of byUuid.keys()) for (const ancestor of unplacedLine(uuid, byUuid, state.placed)) visit(ancestor, byUuid.get(ancestor) as Entry);
 
-  const branches = branchesOf(state.turns);
-  if (branches.length === 0) return parsed;
+  const branches = nonEmptyPaths(branchesOf(state.turns));
+  if (!branches) return parsed;
   const fallback = new Date(0).toISOString();
   const summary = [...titles.summaries].find(([leaf]) => state.placed.has(leaf))?.[1];
   parsed.conversations.push({
@@ -234,16 +235,16 @@ function addAssistant(state: State, turn: Turn, uuid: string, message: Entry): v
   state.open = { id, turn, item };
 }
 
-/** Every root-to-leaf path of turns, the one with the newest entry first. */
-function branchesOf(turns: Turn[]): ImportedItem[][] {
+/** Every root-to-leaf path of turns, the one with the newest entry first, each made when it is read. */
+function* branchesOf(turns: Turn[]): Generator<ImportedItem[]> {
   const leaves = turns.filter((turn) => turn.children.length === 0);
   const newest = (turn: Turn): string => turn.latest;
   leaves.sort((a, b) => (newest(b) > newest(a) ? 1 : newest(b) < newest(a) ? -1 : 0));
-  return leaves.map(pathTo).filter((items) => items.length > 0);
+  for (const leaf of leaves) yield pathTo(leaf);
 }
 
 function pathTo(leaf: Turn): ImportedItem[] {
   const parts: ImportedItem[][] = [leaf.items];
-  for (let turn = leaf; turn.parent; turn = turn.parent.turn) parts.unshift(turn.parent.turn.items.slice(0, turn.parent.at));
-  return parts.flat();
+  for (let turn = leaf; turn.parent; turn = turn.parent.turn) parts.push(turn.parent.turn.items.slice(0, turn.parent.at));
+  return parts.reverse().flat();
 }

@@ -27,8 +27,25 @@ export interface ImportedConversation {
   model: string | null;
   createdAt: string;
   updatedAt: string;
-  /** Every path from the root to a leaf, the active one first; paths share their common entries by key. */
-  branches: ImportedItem[][];
+  /**
+   * Every path from the root to a leaf, the active one first; paths share their common entries
+   * by key. Read once, one path at a time: a file with many branches would otherwise hold the
+   * sum of its paths at once, and a window's other requests are served between paths.
+   */
+  branches: Iterable<ImportedItem[]>;
+}
+
+/** The non-empty paths of `paths`, still produced one at a time; undefined when there is none. */
+export function nonEmptyPaths(paths: Iterable<ImportedItem[]>): Iterable<ImportedItem[]> | undefined {
+  const rest = (function* () {
+    for (const path of paths) if (path.length > 0) yield path;
+  })();
+  const first = rest.next();
+  if (first.done) return undefined;
+  return (function* () {
+    yield first.value;
+    yield* rest;
+  })();
 }
 
 /** What an importer made of one file. */

@@ -12,6 +12,7 @@ import {
   blockText,
   clean,
   emptyParse,
+  nonEmptyPaths,
   isRecord,
   isoTime,
   noteNotUnderstood,
@@ -70,8 +71,9 @@ export function parsePi(text: string, file: string): ParsedFile {
   const context = { byIndex, title: undefined as string | undefined, model: undefined as string | undefined, firstPrompt: undefined as string | undefined };
   const itemsOf = new Map<string, ImportedItem[]>();
   for (const entry of entries) itemsOf.set(entry.key, entryItems(entry, context, parsed));
-  const branches = leavesOf(entries).map((leaf) => pathTo(leaf, entries, itemsOf));
-  if (!branches.some((b) => b.length)) return parsed;
+  const byKey = new Map(entries.map((e) => [e.key, e]));
+  const branches = nonEmptyPaths(pathsTo(leavesOf(entries), byKey, itemsOf));
+  if (!branches) return parsed;
 
   const times = entries.map((e) => isoTime(e.value.timestamp) ?? isoTime(isRecord(e.value.message) ? e.value.message.timestamp : undefined));
   const span = timeSpan([isoTime(header.timestamp), ...times], new Date(0).toISOString());
@@ -81,7 +83,7 @@ export function parsePi(text: string, file: string): ParsedFile {
     cwd: typeof header.cwd === 'string' ? clean(header.cwd) : null,
     model: context.model ?? str(header.modelId) ?? null,
     ...span,
-    branches: branches.filter((b) => b.length),
+    branches,
   });
   return parsed;
 }
@@ -158,13 +160,17 @@ function leavesOf(entries: Entry[]): Entry[] {
   return last ? [last, ...leaves.filter((leaf) => leaf !== last)] : leaves;
 }
 
-function pathTo(leaf: Entry, entries: Entry[], itemsOf: Map<string, ImportedItem[]>): ImportedItem[] {
-  const byKey = new Map(entries.map((e) => [e.key, e]));
+/** Each leaf's path, made when it is read. */
+function* pathsTo(leaves: Entry[], byKey: Map<string, Entry>, itemsOf: Map<string, ImportedItem[]>): Generator<ImportedItem[]> {
+  for (const leaf of leaves) yield pathTo(leaf, byKey, itemsOf);
+}
+
+function pathTo(leaf: Entry, byKey: Map<string, Entry>, itemsOf: Map<string, ImportedItem[]>): ImportedItem[] {
   const chain: Entry[] = [];
   const seen = new Set<string>();
   for (let e: Entry | undefined = leaf; e && !seen.has(e.key); e = e.parentKey === undefined ? undefined : byKey.get(e.parentKey)) {
     seen.add(e.key);
-    chain.unshift(e);
+    chain.push(e);
   }
-  return chain.flatMap((e) => itemsOf.get(e.key) ?? []);
+  return chain.reverse().flatMap((e) => itemsOf.get(e.key) ?? []);
 }

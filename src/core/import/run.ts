@@ -54,6 +54,13 @@ export interface ImportSummary {
 const STAT_BATCH = 64;
 
 /**
+ * How long one transaction writes a file's branches before it commits and lets other work
+ * run: a file with thousands of branches takes seconds, and a window's requests are
+ * answered meanwhile.
+ */
+const SLICE_MS = 50;
+
+/**
  * Imports the files one at a time. Their sizes and mtimes, and the text of each changed
  * one, are read asynchronously, so a caller's other work (LoomEngine.importFrom: a window's
  * requests, the progress reaching it) runs meanwhile.
@@ -77,7 +84,7 @@ export async function runImport(store: SessionStore, request: ImportRequest): Pr
     const stats = await Promise.allSettled(batch.map((file) => fs.stat(file)));
     for (const [offset, file] of batch.entries()) {
       const read = await readChanged(file, stats[offset]);
-      if (read) importText(file, read);
+      if (read) await importText(file, read);
       request.onProgress?.(start + offset + 1, files.length);
     }
   }
@@ -101,7 +108,7 @@ export async function runImport(store: SessionStore, request: ImportRequest): Pr
     return undefined;
   }
 
-  function importText(file: string, { text, record }: { text: string; record: ImportFileRecord }): void {
+  async function importText(file: string, { text, record }: { text: string; record: ImportFileRecord }): Promise<void> {
     let parsed: ParsedFile;
     try {
       parsed = source.parse(text, file);
@@ -112,23 +119,43 @@ export async function runImport(store: SessionStore, request: ImportRequest): Pr
     }
     summary.refused.push(...parsed.refused);
     for (const [what, n] of parsed.notUnderstood) summary.notUnderstood.set(what, (summary.notUnderstood.get(what) ?? 0) + n);
-    // One transaction per file: its sessions and its record are committed together (and synced once).
-    const changed = store.batch(() => {
-      const ids: string[] = [];
-      for (const conversation of parsed.conversations) {
-        try {
-          ids.push(...writer.write(conversation, summary.counts));
-        } catch (err) {
-          // A session another process is working in: the file is read again next time.
-          if (!isLoomError(err)) throw err;
-          summary.refused.push(`${file}: ${errorMessage(err)} Skipped; import again later.`);
-          return ids;
-        }
+    const steps = writeSteps(parsed);
+    for (;;) {
+      const slice = store.batch(() => writeSlice(file, steps, record));
+      for (const id of slice.changed) request.onChanged?.(id);
+      if (slice.finished) return;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  }
+
+  function* writeSteps(parsed: ParsedFile): Generator<string | undefined, void, void> {
+    for (const conversation of parsed.conversations) yield* writer.write(conversation, summary.counts);
+  }
+
+  /**
+   * Writes branches for about SLICE_MS, each in a savepoint of the slice's transaction; the
+   * last slice also records the file. A session another process is working in stops the
+   * file (the branch is undone, the file read again next time); what was written stays.
+   */
+  function writeSlice(file: string, steps: Generator<string | undefined, void, void>, record: ImportFileRecord): { finished: boolean; changed: Set<string> } {
+    const changed = new Set<string>();
+    const until = performance.now() + SLICE_MS;
+    for (;;) {
+      let step: IteratorResult<string | undefined, void>;
+      try {
+        step = store.batch(() => steps.next());
+      } catch (err) {
+        if (!isLoomError(err)) throw err;
+        summary.refused.push(`${file}: ${errorMessage(err)} Skipped; import again later.`);
+        return { finished: true, changed };
       }
-      records.saveFile(source.name, file, record);
-      return ids;
-    });
-    for (const id of changed) request.onChanged?.(id);
+      if (step.done) {
+        records.saveFile(source.name, file, record);
+        return { finished: true, changed };
+      }
+      if (step.value !== undefined) changed.add(step.value);
+      if (performance.now() >= until) return { finished: false, changed };
+    }
   }
 }
 

@@ -28,30 +28,60 @@ export interface PreparedBranch {
   droppedResults: number;
   /** Calls left out for an empty id. */
   droppedCalls: number;
-  /** For each message too long for the context (by its messageKey): the copy the context gets instead. */
-  cuts: Map<string, ChatMessage>;
 }
 
-export function prepareBranch(source: readonly ImportedItem[]): PreparedBranch {
+/**
+ * What prepareBranch made of each source item, shared by the branches of one conversation:
+ * an entry is fenced (and cut) once however many paths hold it, so a file with many branches
+ * costs its entries' text once, not once per path.
+ */
+export class PreparedItems {
+  private readonly made = new Map<ImportedItem, ImportedItem>();
+  /** For each message too long for the context (by its messageKey): the copy the context gets instead. */
+  readonly cuts = new Map<string, ChatMessage>();
+
+  /** The message `make` builds around `text`; one too long for the context also gets its cut copy. */
+  message(source: ImportedItem, text: string, make: (text: string) => ChatMessage): ImportedItem {
+    const known = this.made.get(source);
+    if (known) return known;
+    const whole = make(text);
+    const item: ImportedItem = { kind: 'message', key: recordableKey(source.key), message: whole };
+    const cut = cutForContext(text);
+    if (cut !== text) this.cuts.set(messageKey(whole), make(cut));
+    this.made.set(source, item);
+    return item;
+  }
+
+  /** Any other item as it is, its keys made recordable. */
+  other(source: ImportedItem): ImportedItem {
+    const known = this.made.get(source);
+    if (known) return known;
+    const item: ImportedItem =
+      source.kind === 'compaction'
+        ? { ...source, key: recordableKey(source.key), ...(source.keptFrom === undefined ? {} : { keptFrom: recordableKey(source.keptFrom) }) }
+        : { ...source, key: recordableKey(source.key) };
+    this.made.set(source, item);
+    return item;
+  }
+}
+
+/** A key as import-records.ts stores it: one line, without the character that marks a fork's base. */
+function recordableKey(key: string): string {
+  return key.replace(/[\n\u0001]/g, ' ');
+}
+
+export function prepareBranch(source: readonly ImportedItem[], prepared: PreparedItems = new PreparedItems()): PreparedBranch {
   const items: ImportedItem[] = [];
   let waiting: { key: string; calls: ToolCall[] } | undefined;
   const answered = new Set<string>();
   let droppedResults = 0;
   let droppedCalls = 0;
-  const cuts = new Map<string, ChatMessage>();
-  /** Adds the message `make` builds around `text`; one too long for the context gets a cut copy for it. */
-  const push = (key: string, text: string, make: (text: string) => ChatMessage) => {
-    const whole = make(text);
-    items.push({ kind: 'message', key, message: whole });
-    const cut = cutForContext(text);
-    if (cut !== text) cuts.set(messageKey(whole), make(cut));
-  };
   const closeWaiting = () => {
     for (const call of waiting?.calls ?? []) {
       if (answered.has(call.id)) continue;
       items.push({
         kind: 'message',
-        key: `${waiting?.key}${NO_RESULT_KEY}${call.id}`,
+        key: recordableKey(`${waiting?.key}${NO_RESULT_KEY}${call.id}`),
         message: { role: 'tool', tool_call_id: call.id, content: NO_RESULT_ON_IMPORT },
       });
     }
@@ -65,7 +95,9 @@ export function prepareBranch(source: readonly ImportedItem[]): PreparedBranch {
       const call = waiting?.calls.find((c) => c.id === message.tool_call_id);
       if (call && !answered.has(call.id)) {
         answered.add(call.id);
-        push(item.key, message.content, (text) => ({ role: 'tool', tool_call_id: call.id, content: wrapToolResult(call.function.name, text) }));
+        items.push(
+          prepared.message(item, message.content, (text) => ({ role: 'tool', tool_call_id: call.id, content: wrapToolResult(call.function.name, text) })),
+        );
       } else droppedResults++;
       continue;
     }
@@ -75,17 +107,17 @@ export function prepareBranch(source: readonly ImportedItem[]): PreparedBranch {
       droppedCalls += (message.tool_calls?.length ?? 0) - withIds.length;
       const calls = distinctCalls(withIds);
       if (!message.content && calls.length === 0) continue;
-      push(item.key, message.content ?? '', (text) => assistant(text || null, calls));
+      items.push(prepared.message(item, message.content ?? '', (text) => assistant(text || null, calls)));
       waiting = { key: item.key, calls };
       continue;
     }
     if (message?.role === 'user') {
       const images = contentImages(message.content);
-      push(item.key, contentText(message.content), (text) => fencedUserMessage(text, images));
-    } else items.push(item);
+      items.push(prepared.message(item, contentText(message.content), (text) => fencedUserMessage(text, images)));
+    } else items.push(prepared.other(item));
   }
   closeWaiting();
-  return { items, droppedResults, droppedCalls, cuts };
+  return { items, droppedResults, droppedCalls };
 }
 
 /** The words in a `<user_input>` fence, as a turn of Loom's own has them; images stay parts. */
