@@ -1,5 +1,5 @@
 /**
- * docs/SECURITY.md guarantee 15: another agent's transcript is hostile. Each importer is fed
+ * docs/SECURITY.md guarantee 10: another agent's transcript is hostile. Each importer is fed
  * a session whose prompt and tool result try to end Loom's data fences (closing tags in
  * other cases, with spaces, nested fences, a fake user turn), tool calls with an empty id
  * or name, entries nested thousands deep, a chain written child-first, and a session file
