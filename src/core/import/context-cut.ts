@@ -7,7 +7,7 @@
  */
 import type { ChatMessage } from '../../shared/types';
 import { messageKey } from '../store/messages';
-import { MAX_TOOL_RESULT_CHARS } from '../tools/index';
+import { MAX_TOOL_RESULT_CHARS } from '../tools/result';
 
 /** The most an imported message's text keeps in the context: what Loom keeps of one tool result of its own. */
 export const MAX_IMPORTED_CONTEXT_CHARS = MAX_TOOL_RESULT_CHARS;
