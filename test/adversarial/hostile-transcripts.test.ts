@@ -300,6 +300,32 @@ describe('deep input costs only its own line', () => {
     expect(store.getTranscript(store.list()[0].id).map((m) => (m.role === 'user' ? userText(m.content) : m.content))).toEqual(['Start', 'Still here.']);
   });
 
+  it('pi: parent links in a loop end the walk, and the leaf is imported', async () => {
+    const message = (id: string, parentId: string, role: string, text: string) => ({
+      type: 'message',
+      id,
+      parentId,
+      timestamp: '2025-12-09T08:00:00.000Z',
+      message: { role, content: [{ type: 'text', text }] },
+    });
+    const file = writeFile(
+      path.join(tempDir('loom-loop-'), 'loop.jsonl'),
+      jsonl([
+        { type: 'session', version: 3, id: 'pi-loop', timestamp: '2025-12-09T08:00:00.000Z' },
+        message('p1', 'p3', 'user', 'first'),
+        message('p2', 'p1', 'assistant', 'second'),
+        message('p3', 'p2', 'user', 'third'),
+        message('p4', 'p3', 'assistant', 'fourth'),
+      ]),
+    );
+    const store = openStore();
+    const summary = await runImport(store, await importFiles({ source: 'pi', path: file, home: tempDir() }));
+    expect(summary.refused).toEqual([]);
+    const [session] = store.list();
+    // The loop is cut where the walk up from the leaf meets it: p1 becomes the root.
+    expect(store.getTranscript(session.id).map((m) => (m.role === 'user' ? userText(m.content) : m.content))).toEqual(['first', 'second', 'third', 'fourth']);
+  });
+
   it('claude-code: a chain of 50,000 entries written child-first imports whole', async () => {
     const count = 50_000;
     const entries = [JSON.stringify(claude('u0', null, { role: 'user', content: 'Start' }, 'user'))];

@@ -69,10 +69,9 @@ export function parsePi(text: string, file: string): ParsedFile {
   });
 
   const context = { byIndex, title: undefined as string | undefined, model: undefined as string | undefined, firstPrompt: undefined as string | undefined };
-  const itemsOf = new Map<string, ImportedItem[]>();
-  for (const entry of entries) itemsOf.set(entry.key, entryItems(entry, context, parsed));
-  const byKey = new Map(entries.map((e) => [e.key, e]));
-  const branches = nonEmptyPaths(pathsTo(leavesOf(entries), byKey, itemsOf));
+  const leaves = leavesOf(entries);
+  const nodes = treeOf(entries, leaves, (entry) => entryItems(entry, context, parsed));
+  const branches = nonEmptyPaths(pathsTo(leaves.map((leaf) => nodes.get(leaf) as Node)));
   if (!branches) return parsed;
 
   const times = entries.map((e) => isoTime(e.value.timestamp) ?? isoTime(isRecord(e.value.message) ? e.value.message.timestamp : undefined));
@@ -160,17 +159,42 @@ function leavesOf(entries: Entry[]): Entry[] {
   return last ? [last, ...leaves.filter((leaf) => leaf !== last)] : leaves;
 }
 
-/** Each leaf's path, made when it is read. */
-function* pathsTo(leaves: Entry[], byKey: Map<string, Entry>, itemsOf: Map<string, ImportedItem[]>): Generator<ImportedItem[]> {
-  for (const leaf of leaves) yield pathTo(leaf, byKey, itemsOf);
+/** An entry in the tree: its items, and its parent resolved once (paths are walked once per leaf). */
+interface Node {
+  items: ImportedItem[];
+  parent?: Node;
 }
 
-function pathTo(leaf: Entry, byKey: Map<string, Entry>, itemsOf: Map<string, ImportedItem[]>): ImportedItem[] {
-  const chain: Entry[] = [];
-  const seen = new Set<string>();
-  for (let e: Entry | undefined = leaf; e && !seen.has(e.key); e = e.parentKey === undefined ? undefined : byKey.get(e.parentKey)) {
-    seen.add(e.key);
-    chain.push(e);
+/**
+ * Each entry's node, linked to its parent's. A parent link that would close a loop (a
+ * hostile file) is cut where the walk up from a leaf meets the loop, so every walk up ends
+ * at a root, and a leaf's path holds each entry of the loop once.
+ */
+function treeOf(entries: Entry[], leaves: Entry[], itemsOf: (entry: Entry) => ImportedItem[]): Map<Entry, Node> {
+  const byKey = new Map(entries.map((e) => [e.key, e]));
+  const nodes = new Map(entries.map((e) => [e, { items: itemsOf(e) }]));
+  const state = new Map<Entry, 'walking' | 'done'>();
+  for (const start of [...leaves, ...entries]) {
+    const walked: Entry[] = [];
+    for (let e: Entry | undefined = start; e && !state.has(e);) {
+      state.set(e, 'walking');
+      walked.push(e);
+      const parent: Entry | undefined = e.parentKey === undefined ? undefined : byKey.get(e.parentKey);
+      if (parent && state.get(parent) !== 'walking') (nodes.get(e) as Node).parent = nodes.get(parent);
+      e = parent;
+    }
+    for (const e of walked) state.set(e, 'done');
   }
-  return chain.reverse().flatMap((e) => itemsOf.get(e.key) ?? []);
+  return nodes;
+}
+
+/** Each leaf's path, made when it is read. */
+function* pathsTo(leaves: Node[]): Generator<ImportedItem[]> {
+  for (const leaf of leaves) {
+    const chain: Node[] = [];
+    for (let node: Node | undefined = leaf; node; node = node.parent) chain.push(node);
+    const items: ImportedItem[] = [];
+    for (let i = chain.length - 1; i >= 0; i--) for (const item of chain[i].items) items.push(item);
+    yield items;
+  }
 }
