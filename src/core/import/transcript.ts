@@ -77,11 +77,12 @@ export function prepareBranch(source: readonly ImportedItem[], prepared: Prepare
   let droppedResults = 0;
   let droppedCalls = 0;
   const closeWaiting = () => {
-    for (const call of waiting?.calls ?? []) {
+    if (!waiting) return; // most items follow no call: this runs for every item of every path
+    for (const call of waiting.calls) {
       if (answered.has(call.id)) continue;
       items.push({
         kind: 'message',
-        key: recordableKey(`${waiting?.key}${NO_RESULT_KEY}${call.id}`),
+        key: recordableKey(`${waiting.key}${NO_RESULT_KEY}${call.id}`),
         message: { role: 'tool', tool_call_id: call.id, content: NO_RESULT_ON_IMPORT },
       });
     }
