@@ -214,6 +214,81 @@ describe('tool calls with an empty id or name', () => {
   });
 });
 
+describe('tool calls with an empty id or name, in the other importers', () => {
+  const piMessage = (id: string, parentId: string | null, message: unknown) => ({
+    type: 'message',
+    id,
+    parentId,
+    timestamp: '2025-12-09T08:00:00.000Z',
+    message,
+  });
+  const codexItem = (payload: unknown) => ({ timestamp: '2025-12-01T09:00:00.000Z', type: 'response_item', payload });
+  const cases = [
+    {
+      source: 'pi',
+      name: 'empty.jsonl',
+      text: jsonl([
+        { type: 'session', version: 3, id: 'pi-empty', timestamp: '2025-12-09T08:00:00.000Z' },
+        piMessage('p1', null, { role: 'user', content: 'Build it' }),
+        piMessage('p2', 'p1', {
+          role: 'assistant',
+          content: [
+            { type: 'toolCall', id: '', name: 'bash', arguments: {} },
+            { type: 'toolCall', id: 'tc_named', name: '', arguments: {} },
+          ],
+        }),
+        piMessage('p3', 'p2', { role: 'toolResult', toolCallId: '', content: [{ type: 'text', text: 'orphan output' }] }),
+        piMessage('p4', 'p3', { role: 'toolResult', toolCallId: 'tc_named', content: [{ type: 'text', text: 'named output' }] }),
+        piMessage('p5', 'p4', { role: 'user', content: 'And now?' }),
+      ]),
+    },
+    {
+      source: 'codex',
+      name: 'rollout-2025-12-01T09-00-00-empty.jsonl',
+      text: jsonl([
+        { timestamp: '2025-12-01T09:00:00.000Z', type: 'session_meta', payload: { id: 'codex-empty' } },
+        codexItem({ type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Build it' }] }),
+        codexItem({ type: 'function_call', name: 'exec_command', arguments: '{}', call_id: '' }),
+        codexItem({ type: 'function_call', name: '', arguments: '{}', call_id: 'call_named' }),
+        codexItem({ type: 'function_call_output', call_id: '', output: 'orphan output' }),
+        codexItem({ type: 'function_call_output', call_id: 'call_named', output: 'named output' }),
+        codexItem({ type: 'message', role: 'user', content: [{ type: 'input_text', text: 'And now?' }] }),
+      ]),
+    },
+    {
+      source: 'opencode',
+      name: 'empty.json',
+      text: JSON.stringify({
+        info: { id: 'ses_empty', title: 'Empty ids' },
+        messages: [
+          { info: { id: 'msg_1', role: 'user' }, parts: [{ type: 'text', text: 'Build it' }] },
+          {
+            info: { id: 'msg_2', role: 'assistant' },
+            parts: [
+              { type: 'tool', callID: '', tool: 'bash', state: { status: 'completed', input: {}, output: 'orphan output' } },
+              { type: 'tool', callID: 'call_named', tool: '', state: { status: 'completed', input: {}, output: 'named output' } },
+            ],
+          },
+          { info: { id: 'msg_3', role: 'user' }, parts: [{ type: 'text', text: 'And now?' }] },
+        ],
+      }),
+    },
+  ] as const;
+
+  for (const { source, name, text } of cases) {
+    it(`${source}: the empty id is left out with its result, the empty name is "unknown", the context is valid`, async () => {
+      const file = writeFile(path.join(tempDir('loom-empty-'), name), text);
+      const store = openStore();
+      await runImport(store, await importFiles({ source, path: file, home: tempDir() }));
+      const context = store.getContext(store.list()[0].id);
+      expect(strictChatViolations({ messages: context })).toEqual([]);
+      const calls = context.flatMap((m) => (m.role === 'assistant' ? (m.tool_calls ?? []) : []));
+      expect(calls.map((c) => [c.id, c.function.name])).toEqual([[expect.stringMatching(/named/), 'unknown']]);
+      expect(context.flatMap((m) => (m.role === 'tool' ? [toolText(m.content)] : []))).toEqual(['named output']);
+    });
+  }
+});
+
 /** An entry line whose `__DEEP__` string is replaced by arrays and objects nested `depth` levels (written as text: JSON.stringify would overflow). */
 function deepLine(entry: unknown, depth: number): string {
   return JSON.stringify(entry).replace('"__DEEP__"', '{"a":['.repeat(depth) + '1' + ']}'.repeat(depth));
