@@ -4,11 +4,13 @@
  * every turn has a side branch, each imported into a fresh store, and the same at half the
  * size. Work and bookkeeping must grow with the file, not with the sum of its paths: the
  * full file may cost about twice the half one (a quadratic import costs four times), and
- * the database stays within a small multiple of the file.
+ * the database stays within a small multiple of the file. The event loop must never wait a
+ * second meanwhile: a window's requests are answered while a file is imported.
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { importFiles, runImport } from '../src/core/import/run';
 import type { ImportSourceName } from '../src/shared/import-sources';
 import { SessionStore } from '../src/core/store/session-store';
@@ -17,6 +19,8 @@ import { Corpus } from './store-corpus';
 
 /** Full size over half size: linear work doubles, quadratic work quadruples. */
 const MAX_GROWTH = 3;
+/** A window's request waits at most this long while a file is imported. */
+const MAX_PAUSE_MS = 1000;
 /** loom.db (with its WAL) over the file it was imported from. */
 const MAX_DB_OVER_FILE = 6;
 
@@ -28,6 +32,8 @@ export const importBranchesSection: BenchSection = {
 interface Measured {
   fileBytes: number;
   ms: number;
+  /** The longest the event loop waited during the import: how late a window's request could be answered. */
+  pauseMs: number;
   dbBytes: number;
   sessions: number;
 }
@@ -46,6 +52,12 @@ async function runBranchesBench(): Promise<void> {
         formatMs(full.ms),
         `≤ ${MAX_GROWTH}× the half file's ${formatMs(half.ms)}`,
         growth <= MAX_GROWTH ? `yes (${formatRatio(growth)})` : `NO (${formatRatio(growth)})`,
+      ],
+      [
+        `${source}: the longest wait of the event loop meanwhile`,
+        formatMs(full.pauseMs),
+        `< ${formatMs(MAX_PAUSE_MS)}`,
+        full.pauseMs < MAX_PAUSE_MS ? 'yes' : 'NO',
       ],
       [
         `${source}: loom.db after it`,
@@ -67,15 +79,20 @@ async function measure(source: ImportSourceName, name: string, write: (file: str
     const dataDir = path.join(home, 'data');
     const store = SessionStore.open(dataDir);
     let ms: number;
+    let pauseMs: number;
     let sessions: number;
     try {
+      const pauses = monitorEventLoopDelay({ resolution: 10 });
+      pauses.enable();
       ms = await timeOnceAsync(async () => runImport(store, await importFiles({ source, path: file, home })));
+      pauses.disable();
+      pauseMs = pauses.max / 1e6;
       sessions = store.list({ limit: -1 }).length;
     } finally {
       store.close();
     }
     // Measured closed: the last connection's close checkpoints the WAL into loom.db.
-    return { fileBytes: fs.statSync(file).size, ms, dbBytes: folderBytes(dataDir), sessions };
+    return { fileBytes: fs.statSync(file).size, ms, pauseMs, dbBytes: folderBytes(dataDir), sessions };
   } finally {
     fs.rmSync(home, { recursive: true, force: true });
   }
