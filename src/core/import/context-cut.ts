@@ -10,7 +10,7 @@ import { messageKey } from '../store/messages';
 import { MAX_TOOL_RESULT_CHARS } from '../tools/result';
 
 /** The most an imported message's text keeps in the context: what Loom keeps of one tool result of its own. */
-export const MAX_IMPORTED_CONTEXT_CHARS = MAX_TOOL_RESULT_CHARS;
+const MAX_IMPORTED_CONTEXT_CHARS = MAX_TOOL_RESULT_CHARS;
 
 /** The text as the context keeps it: whole when short enough, else its start and a marker. */
 export function cutForContext(text: string): string {
@@ -23,7 +23,7 @@ export function cutForContext(text: string): string {
 }
 
 /** Whether the message's text is longer than the context keeps. */
-export function tooLongForContext(message: ChatMessage): boolean {
+function tooLongForContext(message: ChatMessage): boolean {
   const content = message.content;
   return typeof content === 'string' && content.length > MAX_IMPORTED_CONTEXT_CHARS;
 }
