@@ -382,6 +382,35 @@ describe('a file with many branches', () => {
     expect(store.list()).toHaveLength(200);
   });
 
+  it('still knows a fork whose base session was deleted: it grows, and only the deleted path is imported again', async () => {
+    const store = openStore();
+    const entry = (id: string, parentId: string | null, role: string, text: string) => ({
+      type: 'message',
+      id,
+      parentId,
+      timestamp: '2025-12-09T08:00:00.000Z',
+      message: { role, content: [{ type: 'text', text }] },
+    });
+    const side = [entry('r1', 'a0', 'user', 'side'), entry('ra1', 'r1', 'assistant', 'side answer')];
+    const main = [entry('u1', 'a0', 'user', 'main'), entry('a1', 'u1', 'assistant', 'main answer')];
+    const header = [
+      { type: 'session', version: 3, id: 'pi-orphan', timestamp: '2025-12-09T08:00:00.000Z' },
+      entry('u0', null, 'user', 'start'),
+      entry('a0', 'u0', 'assistant', 'started'),
+    ];
+    const file = writeFile(path.join(tempDir('loom-pi-'), 'orphan.jsonl'), jsonl([...header, ...side, ...main]));
+    await importInto(store, { source: 'pi', path: file });
+    const base = store.list().find((s) => s.parent_id === null);
+    store.delete(base?.id ?? '');
+    const [fork] = store.list();
+
+    // The side line goes on and becomes the active one (the last entry).
+    fs.appendFileSync(file, jsonl([entry('r2', 'ra1', 'user', 'side again')]));
+    const again = await importInto(store, { source: 'pi', path: file });
+    expect(again.counts).toMatchObject({ created: 1, grown: 1, forks: 0 });
+    expect(contents(store.getTranscript(fork.id))).toEqual(['user:start', 'assistant:started', 'user:side', 'assistant:side answer', 'user:side again']);
+  });
+
   it('reads records written before forks kept only their own keys (every key of the path stored)', async () => {
     const store = openStore();
     const file = writeFile(path.join(tempDir('loom-pi-'), 'branchy.jsonl'), jsonl(branchyPi(5)));

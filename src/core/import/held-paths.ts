@@ -17,10 +17,14 @@ export type Meeting =
 
 export class HeldPaths {
   private readonly at = new Map<string, { record: ImportBranchRecord; position: number }>();
+  /** Forks whose base session was deleted (its record went with it): their own keys vouch for the base's. */
+  private readonly orphans: ImportBranchRecord[];
 
   /** `records` oldest first, as import-records.ts lists them: a base is listed before its forks. */
   constructor(records: readonly ImportBranchRecord[]) {
     for (const record of records) this.index(record, 0);
+    const ids = new Set(records.map((record) => record.sessionId));
+    this.orphans = records.filter((record) => record.base && !ids.has(record.base.sessionId));
   }
 
   /** The length of the record's whole path: its base's keys, then its own. */
@@ -30,10 +34,26 @@ export class HeldPaths {
 
   meet(keys: readonly string[]): Meeting {
     let shared = 0;
-    while (shared < keys.length && this.at.get(keys[shared])?.position === shared) shared++;
+    while (shared < keys.length) {
+      if (this.at.get(keys[shared])?.position === shared) shared++;
+      else {
+        const resumed = this.orphanGoingOn(keys, shared);
+        if (resumed === undefined) break;
+        shared = resumed;
+      }
+    }
     const record = shared > 0 ? this.at.get(keys[shared - 1])?.record : undefined;
     if (shared < keys.length) return { held: false, shared, record };
     return { held: true, record: record && this.length(record) === keys.length ? record : undefined };
+  }
+
+  /** Where an orphan's own keys go on in `keys` beyond `from`, when they do: the keys before them were its base's. */
+  private orphanGoingOn(keys: readonly string[], from: number): number | undefined {
+    for (const orphan of this.orphans) {
+      const start = orphan.base?.count ?? 0;
+      if (start > from && start < keys.length && this.at.get(keys[start])?.record === orphan) return start;
+    }
+    return undefined;
   }
 
   /** Records a new session's path, or the keys a grown one gained (its own keys from `from` on). */
