@@ -382,6 +382,16 @@ describe('a file with many branches', () => {
     expect(store.list()).toHaveLength(200);
   });
 
+  it('two imports of the same file at once write each branch once', async () => {
+    const store = openStore();
+    const file = writeFile(path.join(tempDir('loom-pi-'), 'branchy.jsonl'), jsonl(branchyPi(600)));
+    const [first, second] = await Promise.all([importInto(store, { source: 'pi', path: file }), importInto(store, { source: 'pi', path: file })]);
+    expect(store.list({ limit: -1 })).toHaveLength(600);
+    expect(first.counts).toMatchObject({ created: 1, forks: 599 });
+    // The second waited for the first, and found the file imported.
+    expect(second.unchangedFiles).toBe(1);
+  });
+
   it('still knows a fork whose base session was deleted: it grows, and only the deleted path is imported again', async () => {
     const store = openStore();
     const entry = (id: string, parentId: string | null, role: string, text: string) => ({

@@ -65,7 +65,22 @@ const SLICE_MS = 50;
  * one, are read asynchronously, so a caller's other work (LoomEngine.importFrom: a window's
  * requests, the progress reaching it) runs meanwhile.
  */
-export async function runImport(store: SessionStore, request: ImportRequest): Promise<ImportSummary> {
+export function runImport(store: SessionStore, request: ImportRequest): Promise<ImportSummary> {
+  // One import at a time per store: a file's branches are written in several transactions,
+  // and two imports of the same file interleaved would each write what the other had not yet.
+  const previous = importsRunning.get(store) ?? Promise.resolve();
+  const run = previous.then(
+    () => importNow(store, request),
+    () => importNow(store, request),
+  );
+  importsRunning.set(store, run);
+  return run;
+}
+
+/** The last import started on each store: the next one waits for it. */
+const importsRunning = new WeakMap<SessionStore, Promise<unknown>>();
+
+async function importNow(store: SessionStore, request: ImportRequest): Promise<ImportSummary> {
   const source = importSource(request.source);
   const { location, usedDefault, files } = request;
   const records = new ImportRecords(store.db);
