@@ -392,6 +392,14 @@ describe('a file with many branches', () => {
     expect(second.unchangedFiles).toBe(1);
   });
 
+  it('two connections to the store (as two processes have) importing the same file at once write each branch once', async () => {
+    const dataDir = path.join(tempDir(), 'data');
+    const [here, there] = [openStore(dataDir), openStore(dataDir)];
+    const file = writeFile(path.join(tempDir('loom-pi-'), 'branchy.jsonl'), jsonl(branchyPi(600)));
+    await Promise.all([importInto(here, { source: 'pi', path: file }), importInto(there, { source: 'pi', path: file })]);
+    expect(here.list({ limit: -1 })).toHaveLength(600);
+  });
+
   it('still knows a fork whose base session was deleted: it grows, and only the deleted path is imported again', async () => {
     const store = openStore();
     const entry = (id: string, parentId: string | null, role: string, text: string) => ({

@@ -51,11 +51,18 @@ export class ImportWriter {
    * (import/run.ts: every few milliseconds, so other work runs meanwhile).
    */
   *write(conversation: ImportedConversation, counts: WriteCounts): Generator<string | undefined, void, void> {
-    const held = new HeldPaths(this.records.branches(this.source, conversation.sourceId));
-    const claimed = new Set<ImportBranchRecord>();
+    const heldNow = () => new HeldPaths(this.records.branches(this.source, conversation.sourceId));
+    let held = heldNow();
+    let seen = this.otherWriters();
+    const claimed = new Set<string>();
     const prepared = new PreparedItems();
     let active = true;
     for (const branch of conversation.branches) {
+      // Another process committed since (between the caller's transactions): it may have imported this file too.
+      if (this.otherWriters() !== seen) {
+        held = heldNow();
+        seen = this.otherWriters();
+      }
       const { items, droppedResults, droppedCalls } = prepareBranch(branch, prepared);
       const id = this.writeBranch(conversation, items, { held, claimed, cuts: prepared.cuts }, counts);
       if (id !== undefined && active) {
@@ -67,6 +74,11 @@ export class ImportWriter {
     }
   }
 
+  /** Changes whenever another connection commits to the store (SQLite's data_version). */
+  private otherWriters(): number {
+    return this.store.db.pragma('data_version', { simple: true }) as number;
+  }
+
   /**
    * `claimed`: the sessions another branch of this conversation already holds or extends.
    * Only an unclaimed one may be appended to: a path that is still a leaf in the source
@@ -75,18 +87,18 @@ export class ImportWriter {
   private writeBranch(
     conversation: ImportedConversation,
     items: ImportedItem[],
-    { held, claimed, cuts }: { held: HeldPaths; claimed: Set<ImportBranchRecord>; cuts: ReadonlyMap<string, ChatMessage> },
+    { held, claimed, cuts }: { held: HeldPaths; claimed: Set<string>; cuts: ReadonlyMap<string, ChatMessage> },
     counts: WriteCounts,
   ): string | undefined {
     if (items.length === 0) return undefined;
     const keys = items.map((item) => item.key);
     const meeting = held.meet(keys);
     if (meeting.held) {
-      if (meeting.record) claimed.add(meeting.record);
+      if (meeting.record) claimed.add(meeting.record.sessionId);
       return undefined;
     }
     const { shared, record: best } = meeting;
-    if (best && !claimed.has(best) && held.length(best) === shared && this.store.getMeta(best.sessionId).message_count === best.messageCount) {
+    if (best && !claimed.has(best.sessionId) && held.length(best) === shared && this.store.getMeta(best.sessionId).message_count === best.messageCount) {
       const id = best.sessionId;
       this.store.whileFree(id, () => this.append(id, items, shared, counts, cuts));
       counts.grown++;
@@ -108,13 +120,13 @@ export class ImportWriter {
   private recorded(
     conversation: ImportedConversation,
     record: ImportBranchRecord,
-    { held, claimed, from }: { held: HeldPaths; claimed: Set<ImportBranchRecord>; from: number },
+    { held, claimed, from }: { held: HeldPaths; claimed: Set<string>; from: number },
   ): string {
     this.store.setDates(record.sessionId, conversation.createdAt, conversation.updatedAt);
     record.messageCount = this.store.getMeta(record.sessionId).message_count;
     this.records.saveBranch(this.source, conversation.sourceId, record);
     held.add(record, from);
-    claimed.add(record);
+    claimed.add(record.sessionId);
     return record.sessionId;
   }
 
