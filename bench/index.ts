@@ -10,6 +10,7 @@ import { branchesSection } from './branches';
 import { cliSection } from './cli';
 import { contextSection } from './context';
 import { importSection } from './import';
+import { importBranchesSection } from './import-branches';
 import { liveSection } from './live';
 import { redactionSection } from './redaction';
 import { storeSection } from './store';
@@ -24,6 +25,7 @@ const sections: BenchSection[] = [
   liveSection, // other processes' changes reaching a backend's windows (PRAGMA data_version)
   redactionSection, // redacting every string of a 10 MB session, as an export does
   importSection, // loom --import-from: 1,000 Claude Code sessions, then again unchanged
+  importBranchesSection, // loom --import-from: a Claude Code and a pi file with many branches, at half and full size
   cliSection, // `loom` lifecycle commands beside a bare `node -e 0`
   syncSection, // sync through a PostgreSQL hub: first sync of the bench store, device A to device B, team search over 100,000 sessions
   uiSection, // the renderer in Chromium: a 5,000-message session, a 10,000-session sidebar

@@ -118,6 +118,39 @@ describe('sessions.importFrom', () => {
     await importing;
   });
 
+  it('answers other requests while a file with many branches is being written', async () => {
+    // A pi session whose every turn was also answered on a side branch: 1,200 sessions to write.
+    const entry = (id: string, parentId: string | null, role: string, text: string) => ({
+      type: 'message',
+      id,
+      parentId,
+      timestamp: '2025-12-09T08:00:00.000Z',
+      message: { role, content: [{ type: 'text', text }] },
+    });
+    const lines: unknown[] = [{ type: 'session', version: 3, id: 'pi-many', timestamp: '2025-12-09T08:00:00.000Z' }];
+    let answer: string | null = null;
+    for (let t = 0; t < 1200; t++) {
+      if (answer) lines.push(entry(`r${t}`, answer, 'user', `side question ${t}`), entry(`ra${t}`, `r${t}`, 'assistant', `side answer ${t}`));
+      lines.push(entry(`u${t}`, answer, 'user', `question ${t}`), entry(`a${t}`, `u${t}`, 'assistant', `answer ${t}`));
+      answer = `a${t}`;
+    }
+    const file = writeFile(path.join(ctx.projectDir, '..', 'pi', 'many.jsonl'), jsonl(lines));
+    let importDone = false;
+    const importing = call<ImportReport>('sessions.importFrom', { importId: 'many', source: 'pi', path: file }).finally(() => (importDone = true));
+    const store = ctx.backend.store;
+    let answeredWhileWriting = 0;
+    while (!importDone) {
+      await new Promise((resolve) => setImmediate(resolve));
+      const { n } = store.db.prepare('SELECT COUNT(*) AS n FROM sessions').get() as { n: number };
+      await call<unknown>('sessions.list', {});
+      // Sessions of the file are committed and the import goes on: the file is being written.
+      if (n > 0 && !importDone) answeredWhileWriting++;
+    }
+
+    expect(answeredWhileWriting).toBeGreaterThan(1);
+    expect((await importing).summary).toContain('1 file (1 new session, 0 grown, 1199 new forks, 4798 messages added)');
+  });
+
   it('answers other requests while a large folder is still being listed', async () => {
     // A home folder of many project folders and no session file: the import ends as soon as the listing does.
     const home = path.join(ctx.projectDir, '..', 'big-home');

@@ -20,7 +20,7 @@ const summary = (over: Partial<ImportSummary> = {}): ImportSummary => ({
   usedDefault: true,
   files: 3,
   unchangedFiles: 1,
-  counts: { created: 1, grown: 1, forks: 0, messages: 12, closedCalls: 0, droppedResults: 2 },
+  counts: { created: 1, grown: 1, forks: 0, messages: 12, closedCalls: 0, droppedResults: 2, droppedCalls: 0 },
   refused: [],
   notUnderstood: new Map(),
   ...over,

@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { importFiles, runImport, type ImportLocation } from '../../src/core/import/run';
 import { checkContext, NO_RESULT_ON_IMPORT } from '../../src/core/store/context-rules';
 import type { SessionStore } from '../../src/core/store/session-store';
+import { toolText, userText } from '../../src/shared/fences';
 import type { ChatMessage } from '../../src/shared/types';
 import { openStore, tempDir } from '../store/helpers';
 import {
@@ -28,11 +29,10 @@ import {
   writeFile,
 } from './fixtures';
 
+/** Each message as the user reads it: Loom's data fences around prompts and tool results undone. */
 const contents = (messages: ChatMessage[]) =>
-  messages.map(
-    (m) =>
-      `${m.role}:${typeof m.content === 'string' ? m.content : ''}${m.role === 'assistant' && m.tool_calls ? `+${m.tool_calls.map((c) => c.id).join(',')}` : ''}`,
-  );
+  messages.map((m) => `${m.role}:${shownText(m)}${m.role === 'assistant' && m.tool_calls ? `+${m.tool_calls.map((c) => c.id).join(',')}` : ''}`);
+const shownText = (m: ChatMessage) => (m.role === 'user' ? userText(m.content) : m.role === 'tool' ? toolText(m.content) : (m.content ?? ''));
 const importInto = async (store: SessionStore, from: Omit<ImportLocation, 'home'>) => runImport(store, await importFiles({ home: tempDir(), ...from }));
 const byTitle = (store: SessionStore, title: string) => store.list().filter((s) => s.title === title);
 
@@ -333,5 +333,122 @@ describe('entries of shapes no version wrote', () => {
     const file = writeFile(path.join(tempDir(), 'odd.json'), JSON.stringify(doc));
     await importInto(store, { source: 'opencode', path: file });
     expect(contents(store.getTranscript(store.list()[0].id))).toEqual(['user:kept']);
+  });
+});
+
+describe('a file with many branches', () => {
+  /** A pi session of `turns` turns, every turn but the first also answered on a side branch. */
+  function branchyPi(turns: number): unknown[] {
+    const entry = (id: string, parentId: string | null, role: string, text: string) => ({
+      type: 'message',
+      id,
+      parentId,
+      timestamp: '2025-12-09T08:00:00.000Z',
+      message: { role, content: [{ type: 'text', text }] },
+    });
+    const lines: unknown[] = [{ type: 'session', version: 3, id: 'pi-branchy', timestamp: '2025-12-09T08:00:00.000Z' }];
+    let answer: string | null = null;
+    for (let t = 0; t < turns; t++) {
+      if (answer) lines.push(entry(`r${t}`, answer, 'user', `side ${t}`), entry(`ra${t}`, `r${t}`, 'assistant', `side answer ${t}`));
+      lines.push(entry(`u${t}`, answer, 'user', `main ${t}`), entry(`a${t}`, `u${t}`, 'assistant', `main answer ${t}`));
+      answer = `a${t}`;
+    }
+    return lines;
+  }
+  const storedKeyLines = (store: SessionStore) =>
+    (store.db.prepare('SELECT keys FROM import_branches').all() as { keys: string }[]).reduce((n, row) => n + row.keys.split('\n').length, 0);
+
+  it('records each entry key once (a fork keeps only its own), and a re-import of the grown file only grows the active line', async () => {
+    const store = openStore();
+    const lines = branchyPi(200);
+    const file = writeFile(path.join(tempDir('loom-pi-'), 'branchy.jsonl'), jsonl(lines));
+    const first = await importInto(store, { source: 'pi', path: file });
+    expect(first.counts).toMatchObject({ created: 1, forks: 199, grown: 0 });
+    // One line per entry, plus each fork's line naming its base.
+    expect(storedKeyLines(store)).toBe(lines.length - 1 + 199);
+
+    const fork = store.list().find((s) => s.parent_id !== null);
+    expect(contents(store.getTranscript(fork?.id ?? '')).slice(-2)).toEqual([
+      expect.stringMatching(/^user:side \d+$/),
+      expect.stringMatching(/^assistant:side answer/),
+    ]);
+
+    fs.appendFileSync(
+      file,
+      jsonl([{ type: 'message', id: 'u200', parentId: 'a199', timestamp: '2025-12-09T09:00:00.000Z', message: { role: 'user', content: 'one more' } }]),
+    );
+    const again = await importInto(store, { source: 'pi', path: file });
+    expect(again.counts).toMatchObject({ created: 0, forks: 0, grown: 1, messages: 1 });
+    expect(store.list()).toHaveLength(200);
+  });
+
+  it('two imports of the same file at once write each branch once', async () => {
+    const store = openStore();
+    const file = writeFile(path.join(tempDir('loom-pi-'), 'branchy.jsonl'), jsonl(branchyPi(600)));
+    const [first, second] = await Promise.all([importInto(store, { source: 'pi', path: file }), importInto(store, { source: 'pi', path: file })]);
+    expect(store.list({ limit: -1 })).toHaveLength(600);
+    expect(first.counts).toMatchObject({ created: 1, forks: 599 });
+    // The second waited for the first, and found the file imported.
+    expect(second.unchangedFiles).toBe(1);
+  });
+
+  it('two connections to the store (as two processes have) importing the same file at once write each branch once', async () => {
+    const dataDir = path.join(tempDir(), 'data');
+    const [here, there] = [openStore(dataDir), openStore(dataDir)];
+    const file = writeFile(path.join(tempDir('loom-pi-'), 'branchy.jsonl'), jsonl(branchyPi(600)));
+    await Promise.all([importInto(here, { source: 'pi', path: file }), importInto(there, { source: 'pi', path: file })]);
+    expect(here.list({ limit: -1 })).toHaveLength(600);
+  });
+
+  it('still knows a fork whose base session was deleted: it grows, and only the deleted path is imported again', async () => {
+    const store = openStore();
+    const entry = (id: string, parentId: string | null, role: string, text: string) => ({
+      type: 'message',
+      id,
+      parentId,
+      timestamp: '2025-12-09T08:00:00.000Z',
+      message: { role, content: [{ type: 'text', text }] },
+    });
+    const side = [entry('r1', 'a0', 'user', 'side'), entry('ra1', 'r1', 'assistant', 'side answer')];
+    const main = [entry('u1', 'a0', 'user', 'main'), entry('a1', 'u1', 'assistant', 'main answer')];
+    const header = [
+      { type: 'session', version: 3, id: 'pi-orphan', timestamp: '2025-12-09T08:00:00.000Z' },
+      entry('u0', null, 'user', 'start'),
+      entry('a0', 'u0', 'assistant', 'started'),
+    ];
+    const file = writeFile(path.join(tempDir('loom-pi-'), 'orphan.jsonl'), jsonl([...header, ...side, ...main]));
+    await importInto(store, { source: 'pi', path: file });
+    const base = store.list().find((s) => s.parent_id === null);
+    store.delete(base?.id ?? '');
+    const [fork] = store.list();
+
+    // The side line goes on and becomes the active one (the last entry).
+    fs.appendFileSync(file, jsonl([entry('r2', 'ra1', 'user', 'side again')]));
+    const again = await importInto(store, { source: 'pi', path: file });
+    expect(again.counts).toMatchObject({ created: 1, grown: 1, forks: 0 });
+    expect(contents(store.getTranscript(fork.id))).toEqual(['user:start', 'assistant:started', 'user:side', 'assistant:side answer', 'user:side again']);
+  });
+
+  it('reads records written before forks kept only their own keys (every key of the path stored)', async () => {
+    const store = openStore();
+    const file = writeFile(path.join(tempDir('loom-pi-'), 'branchy.jsonl'), jsonl(branchyPi(5)));
+    await importInto(store, { source: 'pi', path: file });
+    // Rewrite every record the old way: the whole path's keys, no base line.
+    const rows = store.db.prepare('SELECT session_id, keys FROM import_branches ORDER BY rowid').all() as { session_id: string; keys: string }[];
+    const full = new Map<string, string[]>();
+    for (const row of rows) {
+      const [head, ...own] = row.keys.split('\n');
+      const base = head.startsWith('\u0001') ? head.slice(1).split(' ') : undefined;
+      const keys = base ? [...(full.get(base[1]) ?? []).slice(0, Number(base[0])), ...own] : [head, ...own];
+      full.set(row.session_id, keys);
+      store.db.prepare('UPDATE import_branches SET keys = ? WHERE session_id = ?').run(keys.join('\n'), row.session_id);
+    }
+    fs.appendFileSync(
+      file,
+      jsonl([{ type: 'message', id: 'u5', parentId: 'a4', timestamp: '2025-12-09T09:00:00.000Z', message: { role: 'user', content: 'one more' } }]),
+    );
+    const again = await importInto(store, { source: 'pi', path: file });
+    expect(again.counts).toMatchObject({ created: 0, forks: 0, grown: 1, messages: 1 });
+    expect(store.list()).toHaveLength(5);
   });
 });

@@ -14,6 +14,7 @@ import {
   assistant,
   blockText,
   emptyParse,
+  nonEmptyPaths,
   isRecord,
   isoTime,
   noteNotUnderstood,
@@ -99,13 +100,7 @@ export function parseClaudeCode(text: string, file: string): ParsedFile {
     if (entry.isSidechain === true && !sidechain) continue; // older versions kept sub-agents inline; their own files say more
     byUuid.set(uuid, entry);
   }
-  // File order, but a parent before its child: a few entries are written before their parent.
-  const visit = (uuid: string, entry: Entry, seen: Set<string>) => {
-    if (state.placed.has(uuid) || seen.has(uuid)) return;
-    seen.add(uuid);
-    const parentUuid = str(entry.parentUuid) ?? str(entry.logicalParentUuid);
-    const parent = parentUuid === undefined ? undefined : byUuid.get(parentUuid);
-    if (parentUuid !== undefined && parent) visit(parentUuid, parent, seen);
+  const visit = (uuid: string, entry: Entry) => {
     noteNewerVersion(entry.version, parsed);
     sessionId ??= str(entry.sessionId);
     agentId ??= str(entry.agentId);
@@ -118,10 +113,11 @@ export function parseClaudeCode(text: string, file: string): ParsedFile {
     if (prompt !== undefined) firstPrompt ??= prompt;
     place(state, uuid, entry, prompt, at ?? '');
   };
-  for (const [uuid, entry] of byUuid) visit(uuid, entry, new Set());
+  // File order, but a parent before its child: a few entries are written before their parent.
+  for (const uuid of byUuid.keys()) for (const ancestor of unplacedLine(uuid, byUuid, state.placed)) visit(ancestor, byUuid.get(ancestor) as Entry);
 
-  const branches = branchesOf(state.turns);
-  if (branches.length === 0) return parsed;
+  const branches = nonEmptyPaths(branchesOf(state.turns));
+  if (!branches) return parsed;
   const fallback = new Date(0).toISOString();
   const summary = [...titles.summaries].find(([leaf]) => state.placed.has(leaf))?.[1];
   parsed.conversations.push({
@@ -135,6 +131,23 @@ export function parseClaudeCode(text: string, file: string): ParsedFile {
     branches,
   });
   return parsed;
+}
+
+/**
+ * The entry and its ancestors not placed yet, root first: a loop, not a recursion, since a
+ * chain written child-first may be as long as the file (a parent cycle ends the walk).
+ */
+function unplacedLine(uuid: string, byUuid: Map<string, Entry>, placed: Map<string, unknown>): string[] {
+  const line: string[] = [];
+  const seen = new Set<string>();
+  for (let at: string | undefined = uuid; at !== undefined && !placed.has(at) && !seen.has(at);) {
+    seen.add(at);
+    line.push(at);
+    const entry = byUuid.get(at) as Entry;
+    const parent = str(entry.parentUuid) ?? str(entry.logicalParentUuid);
+    at = parent !== undefined && byUuid.has(parent) ? parent : undefined;
+  }
+  return line.reverse();
 }
 
 /** The newest major version this importer was written against (2.1.x). */
@@ -209,9 +222,7 @@ function addAssistant(state: State, turn: Turn, uuid: string, message: Entry): v
     .filter((b) => b.type === 'text')
     .map((b) => str(b.text) ?? '')
     .join('\n');
-  const calls: ToolCall[] = blocks
-    .filter((b) => b.type === 'tool_use' && typeof b.id === 'string')
-    .map((b) => toolCall(String(b.id), str(b.name) ?? 'unknown', b.input));
+  const calls: ToolCall[] = blocks.filter((b) => b.type === 'tool_use' && typeof b.id === 'string').map((b) => toolCall(String(b.id), str(b.name), b.input));
   const open = state.open;
   if (open && open.id === id && open.turn === turn && open.item.message.role === 'assistant') {
     const current = open.item.message;
@@ -224,16 +235,16 @@ function addAssistant(state: State, turn: Turn, uuid: string, message: Entry): v
   state.open = { id, turn, item };
 }
 
-/** Every root-to-leaf path of turns, the one with the newest entry first. */
-function branchesOf(turns: Turn[]): ImportedItem[][] {
+/** Every root-to-leaf path of turns, the one with the newest entry first, each made when it is read. */
+function* branchesOf(turns: Turn[]): Generator<ImportedItem[]> {
   const leaves = turns.filter((turn) => turn.children.length === 0);
   const newest = (turn: Turn): string => turn.latest;
   leaves.sort((a, b) => (newest(b) > newest(a) ? 1 : newest(b) < newest(a) ? -1 : 0));
-  return leaves.map(pathTo).filter((items) => items.length > 0);
+  for (const leaf of leaves) yield pathTo(leaf);
 }
 
 function pathTo(leaf: Turn): ImportedItem[] {
   const parts: ImportedItem[][] = [leaf.items];
-  for (let turn = leaf; turn.parent; turn = turn.parent.turn) parts.unshift(turn.parent.turn.items.slice(0, turn.parent.at));
-  return parts.flat();
+  for (let turn = leaf; turn.parent; turn = turn.parent.turn) parts.push(turn.parent.turn.items.slice(0, turn.parent.at));
+  return parts.reverse().flat();
 }

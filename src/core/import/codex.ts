@@ -153,7 +153,7 @@ function readMessage(state: State, key: string, item: Record<string, unknown>): 
 /** A call joins the assistant message it follows while no other message came between; else it opens one. */
 function addCall(state: State, key: string, callId: string | undefined, name: string | undefined, args: string): void {
   if (!callId) return;
-  const call = toolCall(callId, name ?? 'unknown', args);
+  const call = toolCall(callId, name, args);
   const last = state.lastAssistant;
   if (last && last.message.role === 'assistant' && state.items.at(-1) === last) {
     last.message = assistant(last.message.content, [...(last.message.tool_calls ?? []), call]);

@@ -27,8 +27,25 @@ export interface ImportedConversation {
   model: string | null;
   createdAt: string;
   updatedAt: string;
-  /** Every path from the root to a leaf, the active one first; paths share their common entries by key. */
-  branches: ImportedItem[][];
+  /**
+   * Every path from the root to a leaf, the active one first; paths share their common entries
+   * by key. Read once, one path at a time: a file with many branches would otherwise hold the
+   * sum of its paths at once, and a window's other requests are served between paths.
+   */
+  branches: Iterable<ImportedItem[]>;
+}
+
+/** The non-empty paths of `paths`, still produced one at a time; undefined when there is none. */
+export function nonEmptyPaths(paths: Iterable<ImportedItem[]>): Iterable<ImportedItem[]> | undefined {
+  const rest = (function* () {
+    for (const path of paths) if (path.length > 0) yield path;
+  })();
+  const first = rest.next();
+  if (first.done) return undefined;
+  return (function* () {
+    yield first.value;
+    yield* rest;
+  })();
 }
 
 /** What an importer made of one file. */
@@ -48,8 +65,9 @@ export function noteNotUnderstood(parsed: ParsedFile, what: string): void {
   parsed.notUnderstood.set(what, (parsed.notUnderstood.get(what) ?? 0) + 1);
 }
 
-export function toolCall(id: string, name: string, args: unknown): ToolCall {
-  return { id, type: 'function', function: { name, arguments: typeof args === 'string' ? args : JSON.stringify(args ?? {}) } };
+/** A call whose name the source left out or empty is called "unknown": a strict server refuses an empty name. */
+export function toolCall(id: string, name: string | undefined, args: unknown): ToolCall {
+  return { id, type: 'function', function: { name: name?.trim() ? name : 'unknown', arguments: typeof args === 'string' ? args : JSON.stringify(args ?? {}) } };
 }
 
 export function assistant(content: string | null, calls: ToolCall[] = []): AssistantMessage {
@@ -85,6 +103,25 @@ export function blockText(content: unknown, textTypes: readonly string[] = ['tex
     else if (isRecord(block) && /image/.test(String(block.type))) parts.push('[image]');
   }
   return parts.join('\n');
+}
+
+/**
+ * How deep an entry may nest. An agent's entries nest a few dozen levels at most; far deeper
+ * ones are hostile, and would overflow the stack of every recursive reader after the parse
+ * (JSON.stringify of a tool call's arguments first).
+ */
+export const MAX_ENTRY_DEPTH = 256;
+
+/** Whether arrays and objects in `value` nest deeper than `MAX_ENTRY_DEPTH`; walked without recursion. */
+export function nestedTooDeeply(value: unknown): boolean {
+  const stack: { value: unknown; depth: number }[] = [{ value, depth: 0 }];
+  for (let next = stack.pop(); next; next = stack.pop()) {
+    if (typeof next.value !== 'object' || next.value === null) continue;
+    const depth = next.depth + 1;
+    if (depth > MAX_ENTRY_DEPTH) return true;
+    for (const child of Object.values(next.value)) stack.push({ value: child, depth });
+  }
+  return false;
 }
 
 export function isRecord(value: unknown): value is Record<string, unknown> {

@@ -1,9 +1,10 @@
 /**
  * JSON Lines as the importers read them: one value per line, a line that is not JSON
  * refused with its file and line number and skipped (an agent writing the file may have
- * left its last line half written), blank lines ignored.
+ * left its last line half written), blank lines ignored. A line nested too deeply is
+ * refused the same way, so it costs only itself.
  */
-import { isRecord, type ParsedFile } from './imported';
+import { MAX_ENTRY_DEPTH, isRecord, nestedTooDeeply, type ParsedFile } from './imported';
 
 export interface JsonLine {
   /** 1-based, as an editor shows it. */
@@ -22,7 +23,8 @@ export function readJsonLines(text: string, file: string, parsed: ParsedFile): J
       parsed.refused.push(`${file}:${index + 1}: not valid JSON, skipped`);
       return;
     }
-    if (isRecord(value)) lines.push({ line: index + 1, value });
+    if (nestedTooDeeply(value)) parsed.refused.push(`${file}:${index + 1}: nested deeper than ${MAX_ENTRY_DEPTH} levels, skipped`);
+    else if (isRecord(value)) lines.push({ line: index + 1, value });
     else parsed.refused.push(`${file}:${index + 1}: not a JSON object, skipped`);
   });
   return lines;

@@ -7,7 +7,21 @@
  */
 import path from 'node:path';
 import type { ChatMessage, ToolCall } from '../../shared/types';
-import { assistant, clean, emptyParse, isRecord, isoTime, noteNotUnderstood, str, titleFrom, toolCall, type ImportedItem, type ParsedFile } from './imported';
+import {
+  MAX_ENTRY_DEPTH,
+  assistant,
+  clean,
+  nestedTooDeeply,
+  emptyParse,
+  isRecord,
+  isoTime,
+  noteNotUnderstood,
+  str,
+  titleFrom,
+  toolCall,
+  type ImportedItem,
+  type ParsedFile,
+} from './imported';
 
 const KNOWN_PARTS = new Set(['text', 'reasoning', 'tool', 'step-start', 'step-finish', 'patch', 'snapshot', 'retry', 'file', 'compaction', 'subtask', 'agent']);
 /** opencode's placeholder titles: the session has no real one yet. */
@@ -35,8 +49,12 @@ export function parseOpencode(text: string, file: string): ParsedFile {
   let model: string | undefined;
   let firstPrompt: string | undefined;
   let compacting = false;
-  for (const raw of doc.messages as unknown[]) {
+  for (const [index, raw] of (doc.messages as unknown[]).entries()) {
     if (!isRecord(raw) || !isRecord(raw.info)) continue;
+    if (nestedTooDeeply(raw)) {
+      parsed.refused.push(`${file}: message ${index + 1} nested deeper than ${MAX_ENTRY_DEPTH} levels, skipped`);
+      continue;
+    }
     const id = str(raw.info.id) ?? `m${all.length}`;
     if (id === revertedFrom) kept = [...all];
     const parts = (Array.isArray(raw.parts) ? (raw.parts as unknown[]) : []).filter(isRecord);
@@ -105,7 +123,7 @@ function assistantItems(id: string, parts: Part[]): ImportedItem[] {
   for (const part of parts) {
     if (part.type !== 'tool' || typeof part.callID !== 'string') continue;
     const state = isRecord(part.state) ? part.state : {};
-    calls.push(toolCall(part.callID, str(part.tool) ?? 'unknown', state.input));
+    calls.push(toolCall(part.callID, str(part.tool), state.input));
     const result = resultText(state);
     if (result !== undefined)
       results.push({ kind: 'message', key: `${id}:${part.callID}`, message: { role: 'tool', tool_call_id: part.callID, content: result } });

@@ -12,6 +12,7 @@ import {
   blockText,
   clean,
   emptyParse,
+  nonEmptyPaths,
   isRecord,
   isoTime,
   noteNotUnderstood,
@@ -68,10 +69,10 @@ export function parsePi(text: string, file: string): ParsedFile {
   });
 
   const context = { byIndex, title: undefined as string | undefined, model: undefined as string | undefined, firstPrompt: undefined as string | undefined };
-  const itemsOf = new Map<string, ImportedItem[]>();
-  for (const entry of entries) itemsOf.set(entry.key, entryItems(entry, context, parsed));
-  const branches = leavesOf(entries).map((leaf) => pathTo(leaf, entries, itemsOf));
-  if (!branches.some((b) => b.length)) return parsed;
+  const leaves = leavesOf(entries);
+  const nodes = treeOf(entries, leaves, (entry) => entryItems(entry, context, parsed));
+  const branches = nonEmptyPaths(pathsTo(leaves.map((leaf) => nodes.get(leaf) as Node)));
+  if (!branches) return parsed;
 
   const times = entries.map((e) => isoTime(e.value.timestamp) ?? isoTime(isRecord(e.value.message) ? e.value.message.timestamp : undefined));
   const span = timeSpan([isoTime(header.timestamp), ...times], new Date(0).toISOString());
@@ -81,7 +82,7 @@ export function parsePi(text: string, file: string): ParsedFile {
     cwd: typeof header.cwd === 'string' ? clean(header.cwd) : null,
     model: context.model ?? str(header.modelId) ?? null,
     ...span,
-    branches: branches.filter((b) => b.length),
+    branches,
   });
   return parsed;
 }
@@ -131,9 +132,7 @@ function messageItems(key: string, message: Record<string, unknown>, context: Co
     }
     case 'assistant': {
       const blocks = Array.isArray(message.content) ? (message.content as unknown[]).filter(isRecord) : [];
-      const calls = blocks
-        .filter((b) => b.type === 'toolCall' && typeof b.id === 'string')
-        .map((b) => toolCall(String(b.id), str(b.name) ?? 'unknown', b.arguments));
+      const calls = blocks.filter((b) => b.type === 'toolCall' && typeof b.id === 'string').map((b) => toolCall(String(b.id), str(b.name), b.arguments));
       if (typeof message.model === 'string') context.model = message.model;
       return one(assistant(blockText(blocks) || null, calls));
     }
@@ -160,13 +159,42 @@ function leavesOf(entries: Entry[]): Entry[] {
   return last ? [last, ...leaves.filter((leaf) => leaf !== last)] : leaves;
 }
 
-function pathTo(leaf: Entry, entries: Entry[], itemsOf: Map<string, ImportedItem[]>): ImportedItem[] {
+/** An entry in the tree: its items, and its parent resolved once (paths are walked once per leaf). */
+interface Node {
+  items: ImportedItem[];
+  parent?: Node;
+}
+
+/**
+ * Each entry's node, linked to its parent's. A parent link that would close a loop (a
+ * hostile file) is cut where the walk up from a leaf meets the loop, so every walk up ends
+ * at a root, and a leaf's path holds each entry of the loop once.
+ */
+function treeOf(entries: Entry[], leaves: Entry[], itemsOf: (entry: Entry) => ImportedItem[]): Map<Entry, Node> {
   const byKey = new Map(entries.map((e) => [e.key, e]));
-  const chain: Entry[] = [];
-  const seen = new Set<string>();
-  for (let e: Entry | undefined = leaf; e && !seen.has(e.key); e = e.parentKey === undefined ? undefined : byKey.get(e.parentKey)) {
-    seen.add(e.key);
-    chain.unshift(e);
+  const nodes = new Map(entries.map((e) => [e, { items: itemsOf(e) }]));
+  const state = new Map<Entry, 'walking' | 'done'>();
+  for (const start of [...leaves, ...entries]) {
+    const walked: Entry[] = [];
+    for (let e: Entry | undefined = start; e && !state.has(e);) {
+      state.set(e, 'walking');
+      walked.push(e);
+      const parent: Entry | undefined = e.parentKey === undefined ? undefined : byKey.get(e.parentKey);
+      if (parent && state.get(parent) !== 'walking') (nodes.get(e) as Node).parent = nodes.get(parent);
+      e = parent;
+    }
+    for (const e of walked) state.set(e, 'done');
   }
-  return chain.flatMap((e) => itemsOf.get(e.key) ?? []);
+  return nodes;
+}
+
+/** Each leaf's path, made when it is read. */
+function* pathsTo(leaves: Node[]): Generator<ImportedItem[]> {
+  for (const leaf of leaves) {
+    const chain: Node[] = [];
+    for (let node: Node | undefined = leaf; node; node = node.parent) chain.push(node);
+    const items: ImportedItem[] = [];
+    for (let i = chain.length - 1; i >= 0; i--) for (const item of chain[i].items) items.push(item);
+    yield items;
+  }
 }

@@ -5,7 +5,7 @@
  * read or parsed is reported and skipped; the run goes on.
  */
 import { createHash } from 'node:crypto';
-import type { Stats } from 'node:fs';
+import { constants as fsConstants, type Stats } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { LoomError, errorMessage, isLoomError } from '../errors';
@@ -54,11 +54,33 @@ export interface ImportSummary {
 const STAT_BATCH = 64;
 
 /**
+ * How long one transaction writes a file's branches before it commits and lets other work
+ * run: a file with thousands of branches takes seconds, and a window's requests are
+ * answered meanwhile.
+ */
+const SLICE_MS = 50;
+
+/**
  * Imports the files one at a time. Their sizes and mtimes, and the text of each changed
  * one, are read asynchronously, so a caller's other work (LoomEngine.importFrom: a window's
  * requests, the progress reaching it) runs meanwhile.
  */
-export async function runImport(store: SessionStore, request: ImportRequest): Promise<ImportSummary> {
+export function runImport(store: SessionStore, request: ImportRequest): Promise<ImportSummary> {
+  // One import at a time per store: a file's branches are written in several transactions,
+  // and two imports of the same file interleaved would each write what the other had not yet.
+  const previous = importsRunning.get(store) ?? Promise.resolve();
+  const run = previous.then(
+    () => importNow(store, request),
+    () => importNow(store, request),
+  );
+  importsRunning.set(store, run);
+  return run;
+}
+
+/** The last import started on each store: the next one waits for it. */
+const importsRunning = new WeakMap<SessionStore, Promise<unknown>>();
+
+async function importNow(store: SessionStore, request: ImportRequest): Promise<ImportSummary> {
   const source = importSource(request.source);
   const { location, usedDefault, files } = request;
   const records = new ImportRecords(store.db);
@@ -77,7 +99,7 @@ export async function runImport(store: SessionStore, request: ImportRequest): Pr
     const stats = await Promise.allSettled(batch.map((file) => fs.stat(file)));
     for (const [offset, file] of batch.entries()) {
       const read = await readChanged(file, stats[offset]);
-      if (read) importText(file, read);
+      if (read) await importText(file, read);
       request.onProgress?.(start + offset + 1, files.length);
     }
   }
@@ -90,7 +112,7 @@ export async function runImport(store: SessionStore, request: ImportRequest): Pr
       const { size, mtimeMs } = statted.value;
       const known = records.file(source.name, file);
       if (known && known.size === size && known.mtimeMs === mtimeMs) return void summary.unchangedFiles++;
-      const text = await fs.readFile(file, 'utf8');
+      const text = await readRegularFile(file);
       const record = { size, mtimeMs, hash: createHash('sha256').update(text).digest('hex') };
       if (known?.hash !== record.hash) return { text, record };
       records.saveFile(source.name, file, record);
@@ -101,7 +123,7 @@ export async function runImport(store: SessionStore, request: ImportRequest): Pr
     return undefined;
   }
 
-  function importText(file: string, { text, record }: { text: string; record: ImportFileRecord }): void {
+  async function importText(file: string, { text, record }: { text: string; record: ImportFileRecord }): Promise<void> {
     let parsed: ParsedFile;
     try {
       parsed = source.parse(text, file);
@@ -112,23 +134,59 @@ export async function runImport(store: SessionStore, request: ImportRequest): Pr
     }
     summary.refused.push(...parsed.refused);
     for (const [what, n] of parsed.notUnderstood) summary.notUnderstood.set(what, (summary.notUnderstood.get(what) ?? 0) + n);
-    // One transaction per file: its sessions and its record are committed together (and synced once).
-    const changed = store.batch(() => {
-      const ids: string[] = [];
-      for (const conversation of parsed.conversations) {
-        try {
-          ids.push(...writer.write(conversation, summary.counts));
-        } catch (err) {
-          // A session another process is working in: the file is read again next time.
-          if (!isLoomError(err)) throw err;
-          summary.refused.push(`${file}: ${errorMessage(err)} Skipped; import again later.`);
-          return ids;
-        }
+    const steps = writeSteps(parsed);
+    for (;;) {
+      const slice = store.batch(() => writeSlice(file, steps, record));
+      for (const id of slice.changed) request.onChanged?.(id);
+      if (slice.finished) return;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  }
+
+  function* writeSteps(parsed: ParsedFile): Generator<string | undefined, void, void> {
+    for (const conversation of parsed.conversations) yield* writer.write(conversation, summary.counts);
+  }
+
+  /**
+   * Writes branches for about SLICE_MS, each in a savepoint of the slice's transaction; the
+   * last slice also records the file. A session another process is working in stops the
+   * file (the branch is undone, the file read again next time); what was written stays.
+   */
+  function writeSlice(file: string, steps: Generator<string | undefined, void, void>, record: ImportFileRecord): { finished: boolean; changed: Set<string> } {
+    const changed = new Set<string>();
+    const until = performance.now() + SLICE_MS;
+    for (;;) {
+      let step: IteratorResult<string | undefined, void>;
+      try {
+        step = store.batch(() => steps.next());
+      } catch (err) {
+        if (!isLoomError(err)) throw err;
+        summary.refused.push(`${file}: ${errorMessage(err)} Skipped; import again later.`);
+        return { finished: true, changed };
       }
-      records.saveFile(source.name, file, record);
-      return ids;
-    });
-    for (const id of changed) request.onChanged?.(id);
+      if (step.done) {
+        records.saveFile(source.name, file, record);
+        return { finished: true, changed };
+      }
+      if (step.value !== undefined) changed.add(step.value);
+      if (performance.now() >= until) return { finished: false, changed };
+    }
+  }
+}
+
+/**
+ * The text of a file that is still a regular file when opened: the listing saw one, but it
+ * may have been swapped since for a FIFO (whose read would wait for a writer forever) or a
+ * device. O_NONBLOCK makes the open itself return at once; fstat on the handle judges what
+ * was opened, as the `.loom` reader and the file tools do.
+ */
+async function readRegularFile(file: string): Promise<string> {
+  const handle = await fs.open(file, fsConstants.O_RDONLY | (fsConstants.O_NONBLOCK ?? 0));
+  try {
+    if (!(await handle.stat()).isFile()) throw new LoomError('it is not a regular file', 'import_unreadable');
+    return await handle.readFile({ encoding: 'utf8' });
+  } finally {
+    await handle.close();
   }
 }
 

@@ -29,6 +29,7 @@ export function summaryLine(source: string, summary: ImportSummary): string {
   const skipped = [`${summary.unchangedFiles} unchanged`];
   if (summary.refused.length) skipped.push(`${summary.refused.length} refused (listed above)`);
   if (c.closedCalls) skipped.push(`${counted(c.closedCalls, 'tool call')} without a result closed`);
+  if (c.droppedCalls) skipped.push(`${counted(c.droppedCalls, 'tool call')} without an id left out with ${c.droppedCalls === 1 ? 'its' : 'their'} results`);
   if (c.droppedResults) skipped.push(`${counted(c.droppedResults, 'tool result')} without a call left out`);
   const notUnderstood = [...summary.notUnderstood].map(([what, n]) => `${what} ×${n}`);
   const tail = notUnderstood.length ? `; not understood, skipped: ${notUnderstood.join(', ')}` : '';

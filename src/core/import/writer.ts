@@ -4,7 +4,7 @@
  * entries; a Loom session remembers the keys its transcript holds. A path already held adds
  * nothing; one that extends a session nobody has written to since gets only its new
  * entries appended; one that parts from a held path becomes a fork at the message where
- * they part (docs/DESIGN.md#branches); anything else is a new session. One conversation is
+ * they part (docs/DESIGN.md#branches); anything else is a new session. Each branch is
  * written in one transaction, and an existing session only while no one else holds it.
  */
 import type { ChatMessage } from '../../shared/types';
@@ -13,7 +13,9 @@ import { estimateTotal } from '../model/tokens';
 import { ImportRecords, type ImportBranchRecord } from '../store/import-records';
 import type { SessionStore } from '../store/session-store';
 import type { ImportedConversation, ImportedItem } from './imported';
-import { NO_RESULT_KEY, prepareBranch } from './transcript';
+import { withCutCopies } from './context-cut';
+import { HeldPaths } from './held-paths';
+import { NO_RESULT_KEY, PreparedItems, prepareBranch } from './transcript';
 
 export interface WriteCounts {
   created: number;
@@ -22,10 +24,12 @@ export interface WriteCounts {
   messages: number;
   closedCalls: number;
   droppedResults: number;
+  /** Tool calls with an empty id, left out with their results. */
+  droppedCalls: number;
 }
 
 export function zeroCounts(): WriteCounts {
-  return { created: 0, grown: 0, forks: 0, messages: 0, closedCalls: 0, droppedResults: 0 };
+  return { created: 0, grown: 0, forks: 0, messages: 0, closedCalls: 0, droppedResults: 0, droppedCalls: 0 };
 }
 
 type Keyed = { key: string; message: ChatMessage };
@@ -40,21 +44,39 @@ export class ImportWriter {
     this.records = new ImportRecords(store.db);
   }
 
-  /** Writes one conversation; returns the ids of the Loom sessions it created or changed. */
-  write(conversation: ImportedConversation, counts: WriteCounts): string[] {
-    return this.store.batch(() => {
-      const held = this.records.branches(this.source, conversation.sourceId);
-      const claimed = new Set<ImportBranchRecord>();
-      const touched: string[] = [];
-      conversation.branches.forEach((branch, index) => {
-        const prepared = prepareBranch(branch);
-        const id = this.writeBranch(conversation, prepared.items, { held, claimed }, counts);
-        if (id === undefined) return;
-        if (index === 0) counts.droppedResults += prepared.droppedResults;
-        touched.push(id);
-      });
-      return touched;
-    });
+  /**
+   * Writes one conversation a branch at a time: each step writes one branch, in the caller's
+   * transaction, and yields the id of the session it created or changed (undefined when the
+   * branch was held already). The caller commits between steps as it sees fit
+   * (import/run.ts: every few milliseconds, so other work runs meanwhile).
+   */
+  *write(conversation: ImportedConversation, counts: WriteCounts): Generator<string | undefined, void, void> {
+    const heldNow = () => new HeldPaths(this.records.branches(this.source, conversation.sourceId));
+    let held = heldNow();
+    let seen = this.otherWriters();
+    const claimed = new Set<string>();
+    const prepared = new PreparedItems();
+    let active = true;
+    for (const branch of conversation.branches) {
+      // Another process committed since (between the caller's transactions): it may have imported this file too.
+      if (this.otherWriters() !== seen) {
+        held = heldNow();
+        seen = this.otherWriters();
+      }
+      const { items, droppedResults, droppedCalls } = prepareBranch(branch, prepared);
+      const id = this.writeBranch(conversation, items, { held, claimed, cuts: prepared.cuts }, counts);
+      if (id !== undefined && active) {
+        counts.droppedResults += droppedResults;
+        counts.droppedCalls += droppedCalls;
+      }
+      active = false;
+      yield id;
+    }
+  }
+
+  /** Changes whenever another connection commits to the store (SQLite's data_version). */
+  private otherWriters(): number {
+    return this.store.db.pragma('data_version', { simple: true }) as number;
   }
 
   /**
@@ -65,43 +87,47 @@ export class ImportWriter {
   private writeBranch(
     conversation: ImportedConversation,
     items: ImportedItem[],
-    { held, claimed }: { held: ImportBranchRecord[]; claimed: Set<ImportBranchRecord> },
+    { held, claimed, cuts }: { held: HeldPaths; claimed: Set<string>; cuts: ReadonlyMap<string, ChatMessage> },
     counts: WriteCounts,
   ): string | undefined {
-    const keys = items.map((item) => item.key.replace(/\n/g, ' '));
-    const holder = held.find((record) => isPrefix(keys, record.keys));
-    if (items.length === 0 || holder) {
-      if (holder && holder.keys.length === keys.length) claimed.add(holder);
+    if (items.length === 0) return undefined;
+    const keys = items.map((item) => item.key);
+    const meeting = held.meet(keys);
+    if (meeting.held) {
+      if (meeting.record) claimed.add(meeting.record.sessionId);
       return undefined;
     }
-    const best = longestShared(keys, held);
-    let id: string;
-    let from: number;
-    if (
-      best &&
-      !claimed.has(best.record) &&
-      best.shared === best.record.keys.length &&
-      this.store.getMeta(best.record.sessionId).message_count === best.record.messageCount
-    ) {
-      ({ sessionId: id } = best.record);
-      from = best.shared;
-      this.store.whileFree(id, () => this.append(id, items, from, counts));
+    const { shared, record: best } = meeting;
+    if (best && !claimed.has(best.sessionId) && held.length(best) === shared && this.store.getMeta(best.sessionId).message_count === best.messageCount) {
+      const id = best.sessionId;
+      this.store.whileFree(id, () => this.append(id, items, shared, counts, cuts));
       counts.grown++;
-      held.splice(held.indexOf(best.record), 1);
-    } else {
-      const at = best ? messagesIn(items.slice(0, best.shared)) : 0;
-      from = at > 0 && best ? best.shared : 0;
-      id = from > 0 && best ? this.store.fork(best.record.sessionId, at).id : this.create(conversation);
-      this.append(id, items, from, counts);
-      if (from > 0) counts.forks++;
-      else counts.created++;
+      const from = best.keys.length;
+      for (const key of keys.slice(shared)) best.keys.push(key);
+      return this.recorded(conversation, best, { held, claimed, from });
     }
-    this.store.setDates(id, conversation.createdAt, conversation.updatedAt);
-    const record = { sessionId: id, keys, messageCount: this.store.getMeta(id).message_count };
+    const at = best ? messagesIn(items.slice(0, shared)) : 0;
+    const forked = at > 0 && best ? { sessionId: best.sessionId, count: shared } : undefined;
+    const id = forked ? this.store.fork(forked.sessionId, at).id : this.create(conversation);
+    this.append(id, items, forked ? shared : 0, counts, cuts);
+    if (forked) counts.forks++;
+    else counts.created++;
+    const record: ImportBranchRecord = { sessionId: id, ...(forked && { base: forked }), keys: keys.slice(forked ? shared : 0), messageCount: 0 };
+    return this.recorded(conversation, record, { held, claimed, from: 0 });
+  }
+
+  /** Saves what the session now holds (its dates, its record) and marks it taken by this import. */
+  private recorded(
+    conversation: ImportedConversation,
+    record: ImportBranchRecord,
+    { held, claimed, from }: { held: HeldPaths; claimed: Set<string>; from: number },
+  ): string {
+    this.store.setDates(record.sessionId, conversation.createdAt, conversation.updatedAt);
+    record.messageCount = this.store.getMeta(record.sessionId).message_count;
     this.records.saveBranch(this.source, conversation.sourceId, record);
-    held.push(record);
-    claimed.add(record);
-    return id;
+    held.add(record, from);
+    claimed.add(record.sessionId);
+    return record.sessionId;
   }
 
   private create(conversation: ImportedConversation): string {
@@ -110,8 +136,12 @@ export class ImportWriter {
     return id;
   }
 
-  /** Appends items[from..], runs of messages at once; a compaction records the context it left: its summary, then the messages it kept. */
-  private append(id: string, items: ImportedItem[], from: number, counts: WriteCounts): void {
+  /**
+   * Appends items[from..], runs of messages at once; a compaction records the context it left:
+   * its summary, then the messages it kept. The context has the cut copy of every message too
+   * long for it (a fork's shared messages included), the transcript the whole one.
+   */
+  private append(id: string, items: ImportedItem[], from: number, counts: WriteCounts, cuts: ReadonlyMap<string, ChatMessage>): void {
     const path: Keyed[] = [];
     let run: ChatMessage[] = [];
     const flush = () => {
@@ -127,7 +157,7 @@ export class ImportWriter {
         if (isClosingResult(item.key)) counts.closedCalls++;
       } else if (index >= from) {
         flush();
-        const context = [boundaryMessage(item.summary), ...keptMessages(path, item.keptFrom)];
+        const context = [boundaryMessage(item.summary), ...withCutCopies(keptMessages(path, item.keptFrom), cuts)];
         const after = estimateTotal(context);
         this.store.recordCompaction(id, {
           messages: context,
@@ -136,6 +166,13 @@ export class ImportWriter {
       }
     });
     flush();
+    if (cuts.size > 0) this.cutContext(id, cuts);
+  }
+
+  private cutContext(id: string, cuts: ReadonlyMap<string, ChatMessage>): void {
+    const context = this.store.getContext(id);
+    const cut = withCutCopies(context, cuts);
+    if (cut.some((message, i) => message !== context[i])) this.store.replaceContext(id, cut);
   }
 }
 
@@ -153,18 +190,4 @@ function isClosingResult(key: string): boolean {
 
 function messagesIn(items: ImportedItem[]): number {
   return items.filter((item) => item.kind === 'message').length;
-}
-
-function isPrefix(keys: string[], of: string[]): boolean {
-  return keys.length <= of.length && keys.every((key, i) => of[i] === key);
-}
-
-function longestShared(keys: string[], held: ImportBranchRecord[]): { record: ImportBranchRecord; shared: number } | undefined {
-  let best: { record: ImportBranchRecord; shared: number } | undefined;
-  for (const record of held) {
-    let shared = 0;
-    while (shared < keys.length && shared < record.keys.length && keys[shared] === record.keys[shared]) shared++;
-    if (shared > 0 && (!best || shared > best.shared)) best = { record, shared };
-  }
-  return best;
 }

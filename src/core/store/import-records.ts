@@ -14,10 +14,35 @@ export interface ImportFileRecord {
 
 export interface ImportBranchRecord {
   sessionId: string;
-  /** Keys of the source entries the transcript holds, root to tip (a fork's include the shared ones). */
+  /**
+   * Where the session's path starts: the first `count` keys are those of the session it was
+   * forked from (its record holds them), so each key is stored once however many forks share
+   * it. Absent for a session whose keys are all its own.
+   */
+  base?: { sessionId: string; count: number };
+  /** Keys of the source entries the transcript holds beyond the base, root to tip. */
   keys: string[];
   /** The transcript length when the import last wrote to it. */
   messageCount: number;
+}
+
+/**
+ * A base is stored as the first line of `keys`, behind a character no stored key has
+ * (writer keys are made recordable), so rows written before bases existed (every key
+ * stored) read unchanged.
+ */
+const BASE_MARK = '\u0001';
+
+function encodeKeys({ base, keys }: ImportBranchRecord): string {
+  return [...(base ? [`${BASE_MARK}${base.count} ${base.sessionId}`] : []), ...keys].join('\n');
+}
+
+function decodeKeys(text: string): Pick<ImportBranchRecord, 'base' | 'keys'> {
+  const lines = text ? text.split('\n') : [];
+  const first = lines[0];
+  if (first?.startsWith(BASE_MARK) !== true) return { keys: lines };
+  const space = first.indexOf(' ');
+  return { base: { count: Number(first.slice(1, space)), sessionId: first.slice(space + 1) }, keys: lines.slice(1) };
 }
 
 export class ImportRecords {
@@ -43,7 +68,7 @@ export class ImportRecords {
       source,
       sourceId,
     ) as { session_id: string; keys: string; message_count: number }[];
-    return rows.map((row) => ({ sessionId: row.session_id, keys: row.keys ? row.keys.split('\n') : [], messageCount: row.message_count }));
+    return rows.map((row) => ({ sessionId: row.session_id, ...decodeKeys(row.keys), messageCount: row.message_count }));
   }
 
   saveBranch(source: string, sourceId: string, branch: ImportBranchRecord): void {
@@ -51,6 +76,6 @@ export class ImportRecords {
       this.db,
       `INSERT INTO import_branches (session_id, source, source_id, keys, message_count) VALUES (?, ?, ?, ?, ?)
        ON CONFLICT (session_id) DO UPDATE SET keys = excluded.keys, message_count = excluded.message_count`,
-    ).run(branch.sessionId, source, sourceId, branch.keys.join('\n'), branch.messageCount);
+    ).run(branch.sessionId, source, sourceId, encodeKeys(branch), branch.messageCount);
   }
 }
