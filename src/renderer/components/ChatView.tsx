@@ -13,7 +13,6 @@ import { usePins } from '../state/session-records';
 import { useSessionMeta } from '../state/session-meta';
 import { ErrorBanner } from './Banners';
 import { CompactDialog } from './CompactDialog';
-import { CompactionDialog } from './CompactionDialog';
 import type { MarkerActions } from './CompactionMarkerRow';
 import { ExportMenu } from './ExportMenu';
 import { Composer } from './Composer';
@@ -27,6 +26,8 @@ import type { SessionAction } from './Sidebar';
  * window's script, which the sidebar's first rows need not wait for (docs/DESIGN.md#sidebar-paging).
  */
 const Transcript = lazy(() => import('./Transcript').then((module) => ({ default: module.Transcript })));
+/** Likewise: it shows the summarised messages as the transcript does. */
+const CompactionDialog = lazy(() => import('./CompactionDialog').then((module) => ({ default: module.CompactionDialog })));
 
 interface ChatViewProps {
   chat: ChatSession;
@@ -89,7 +90,7 @@ export function ChatView({ chat, onAction, onShowChanges, branching, scrollToMes
     [busy, archived, pins, chat],
   );
   const markerActions = useMemo<MarkerActions>(
-    () => ({ busy, show: (record, n) => setShownCompaction({ record, n }), undo: () => void chat.uncompact() }),
+    () => ({ busy, show: (record, n) => setShownCompaction({ record, n }), undo: () => chat.uncompact() }),
     [busy, chat],
   );
   const counts = compactionCounts(snap.markers.flatMap((m) => (m.record ? [m.record] : [])));
@@ -109,7 +110,8 @@ export function ChatView({ chat, onAction, onShowChanges, branching, scrollToMes
             Changed files ({snap.changedFiles.length})
           </button>
         )}
-        <button type="button" onClick={() => setAskingFocus(true)} disabled={busy || archived} aria-haspopup="dialog">
+        {/* aria-disabled, not disabled: the focus Compact now's dialog returns here stays while the compaction runs. */}
+        <button type="button" onClick={() => busy || archived || setAskingFocus(true)} aria-disabled={busy || archived} aria-haspopup="dialog">
           Compact now
         </button>
         <button type="button" onClick={() => meta && onAction('fork', meta)} disabled={!meta}>
@@ -157,13 +159,15 @@ export function ChatView({ chat, onAction, onShowChanges, branching, scrollToMes
       </div>
       {askingFocus && <CompactDialog onClose={() => setAskingFocus(false)} onCompact={(focus) => void chat.compact({ focus })} />}
       {shownCompaction && (
-        <CompactionDialog
-          sessionId={chat.id}
-          record={shownCompaction.record}
-          n={shownCompaction.n}
-          onClose={() => setShownCompaction(null)}
-          onUndo={() => void chat.uncompact()}
-        />
+        <Suspense fallback={null}>
+          <CompactionDialog
+            sessionId={chat.id}
+            record={shownCompaction.record}
+            n={shownCompaction.n}
+            onClose={() => setShownCompaction(null)}
+            onUndo={() => void chat.uncompact()}
+          />
+        </Suspense>
       )}
     </section>
   );

@@ -5,7 +5,7 @@
  * carried beside it, the tokens before and after and the summariser requests it took.
  * The last compaction not yet undone can be undone here.
  */
-import { useEffect, useState, type ReactNode } from 'react';
+import { useEffect, useRef, useState, type ReactNode } from 'react';
 import type { ChatMessage, CompactionDetail } from '../../shared/types';
 import { useBridge } from '../bridge/context';
 import { SUMMARISED_SHOWN, rangeLabel, summarisedRange } from '../lib/compactions';
@@ -24,8 +24,9 @@ interface CompactionDialogProps {
 }
 
 export function CompactionDialog({ sessionId, record, n, onClose, onUndo }: CompactionDialogProps) {
+  const close = useRef<HTMLButtonElement>(null);
   return (
-    <Dialog title={`Compaction ${n}: what was kept and dropped`} onClose={onClose} className="compaction-view">
+    <Dialog title={`Compaction ${n}: what was kept and dropped`} onClose={onClose} className="compaction-view" initialFocus={close}>
       <dl className="facts">
         <Fact term="When" value={localTime(record.at)} />
         <Fact term="Summarised" value={rangeLabel(record)} />
@@ -59,7 +60,7 @@ export function CompactionDialog({ sessionId, record, n, onClose, onUndo }: Comp
             Undo this compaction
           </button>
         )}
-        <button type="button" className="primary" onClick={onClose} autoFocus>
+        <button ref={close} type="button" className="primary" onClick={onClose}>
           Close
         </button>
       </div>
@@ -105,12 +106,15 @@ function SummarisedMessages({ sessionId, record }: { sessionId: string; record: 
           The first {formatCount(count)} of {plural(range.count, 'message')}; the transcript shows them all.
         </p>
       )}
-      <ol className="compaction-messages" aria-label="Summarised messages" start={range.first}>
-        {messages.map((message, i) => (
-          <li key={offset + i}>
-            <MessageRow message={message} />
-          </li>
-        ))}
+      <ol className="compaction-messages" aria-label="Summarised messages">
+        {/* A system prompt within the range (a changed AGENTS.md) was not summarised: the model still sees the latest. */}
+        {messages.map((message, i) =>
+          message.role === 'system' ? null : (
+            <li key={offset + i} value={offset + i + 1}>
+              <MessageRow message={message} />
+            </li>
+          ),
+        )}
       </ol>
     </>
   );

@@ -80,7 +80,7 @@ function InfoBody({ info, family, onOpen, context, compactions }: InfoBodyProps)
         <Fact term="Created" value={localTime(info.created_at)} />
         <Fact term="Updated" value={localTime(info.updated_at)} />
         <Fact term="Messages" value={formatCount(visibleMessageCount(info))} />
-        <Fact term="Compactions" value={formatCount(Math.max(counts.compactions, info.compactions.length))} />
+        <Fact term="Compactions" value={formatCount(info.compactions.length)} />
         <Fact term="Summariser requests" value={formatCount(counts.steps)} />
         <Fact term="Undone" value={formatCount(counts.undone)} />
         <Fact term="Model" value={info.model ?? '—'} />

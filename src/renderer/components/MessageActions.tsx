@@ -95,8 +95,8 @@ export function MessageActions({ index, message }: { index: number; message: Cha
           <button
             type="button"
             className="small"
-            onClick={() => context.compactUpTo(index)}
-            disabled={context.busy}
+            onClick={() => context.busy || context.compactUpTo(index)}
+            aria-disabled={context.busy}
             title="Summarise the conversation up to and with this message; what follows stays as it is"
           >
             Compact up to here

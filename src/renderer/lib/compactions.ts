@@ -12,10 +12,14 @@ export const SUMMARISED_SHOWN = 100;
 /**
  * The transcript range a compaction summarised, [from, to) by index, as people count
  * messages (from 1, the way the engine's "Message N" errors do); null for older records.
+ * The record's range starts where the working context did: for a first compaction that is
+ * message 0, the system prompt, which leads every request and is never summarised.
  */
 export function summarisedRange(detail: Pick<CompactionDetail, 'summarised_from' | 'kept_from'>): { first: number; last: number; count: number } | null {
-  const { summarised_from: from, kept_from: to } = detail;
-  if (from === null || to === null || to <= from) return null;
+  const { summarised_from: start, kept_from: to } = detail;
+  if (start === null || to === null) return null;
+  const from = Math.max(start, 1);
+  if (to <= from) return null;
   return { first: from + 1, last: to, count: to - from };
 }
 
