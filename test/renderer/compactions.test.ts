@@ -1,6 +1,6 @@
-/** What the UI says about compactions: the range, the totals, and the request's options. */
+/** What the UI says about compactions: the range, the totals, the request's options, the pins. */
 import { describe, expect, it } from 'vitest';
-import { compactOptions, compactionCounts, compactionsSummary, rangeLabel, summarisedRange } from '../../src/renderer/lib/compactions';
+import { compactOptions, compactionCounts, compactionsSummary, pinLabel, rangeLabel, summarisedRange } from '../../src/renderer/lib/compactions';
 
 describe('the range a compaction summarised', () => {
   it('counts messages from 1, as the engine names them, the end inclusive', () => {
@@ -43,5 +43,14 @@ describe("Compact now's options", () => {
     expect(compactOptions('  the schema ')).toEqual({ focus: 'the schema' });
     expect(compactOptions('', 0)).toEqual({ upTo: 0 });
     expect(compactOptions('tests', 7)).toEqual({ focus: 'tests', upTo: 7 });
+  });
+});
+
+describe('a pin', () => {
+  it('is named by its message, counted from 1, and who wrote it; a note as a note', () => {
+    expect(pinLabel({ seq: 2, role: 'assistant' })).toBe('Message 3, Loom');
+    expect(pinLabel({ seq: 1, role: 'user' })).toBe('Message 2, you');
+    expect(pinLabel({ seq: 4, role: 'tool' })).toBe('Message 5, tool');
+    expect(pinLabel({ seq: null, role: null })).toBe('Note');
   });
 });

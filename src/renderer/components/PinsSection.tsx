@@ -4,16 +4,8 @@
  * a note. Unpinning moves focus to the list's heading, since the button that had it is gone.
  */
 import { useId, useRef, useState } from 'react';
-import type { Pin } from '../../shared/types';
-import { formatCount } from '../lib/format';
+import { pinLabel } from '../lib/compactions';
 import { usePins } from '../state/session-records';
-
-/** "message 4, you: …", "note: …", as the carried message names them. */
-export function pinLabel(pin: Pin): string {
-  if (pin.seq === null) return 'Note';
-  const who = pin.role === 'user' ? 'you' : pin.role === 'assistant' ? 'Loom' : (pin.role ?? 'message');
-  return `Message ${formatCount(pin.seq + 1)}, ${who}`;
-}
 
 export function PinsSection({ sessionId }: { sessionId: string }) {
   const { pins, error, pinNote, unpin } = usePins(sessionId);

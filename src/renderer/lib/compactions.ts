@@ -1,9 +1,9 @@
 /**
  * What the UI says about a session's compactions (docs/DESIGN.md#seeing-and-undoing-a-compaction):
- * the range one summarised, the totals Info and the context meter show, and what a
- * "Compact now" request carries.
+ * the range one summarised, the totals Info and the context meter show, what a
+ * "Compact now" request carries, and how a pin is named.
  */
-import type { CompactionDetail } from '../../shared/types';
+import type { CompactionDetail, Pin } from '../../shared/types';
 import { formatCount, plural } from './format';
 
 /** The most summarised messages the kept-and-dropped view lists (the transcript holds them all). */
@@ -54,4 +54,11 @@ export function compactionsSummary(counts: Pick<CompactionCounts, 'compactions' 
 export function compactOptions(focus: string, upTo?: number): { focus?: string; upTo?: number } {
   const trimmed = focus.trim();
   return { ...(trimmed ? { focus: trimmed } : {}), ...(upTo === undefined ? {} : { upTo }) };
+}
+
+/** What a pin is, as Info lists it: "Message 3, Loom", "Message 2, you", "Note". */
+export function pinLabel(pin: Pick<Pin, 'seq' | 'role'>): string {
+  if (pin.seq === null) return 'Note';
+  const who = pin.role === 'user' ? 'you' : pin.role === 'assistant' ? 'Loom' : (pin.role ?? 'message');
+  return `Message ${formatCount(pin.seq + 1)}, ${who}`;
 }
