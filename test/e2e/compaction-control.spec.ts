@@ -55,7 +55,9 @@ const TWO_TURNS = [
 test('Compact now with a focus line tells the summariser what to keep above all; empty, the plain request', async ({ page, loom }) => {
   await conversation(page, loom, TWO_TURNS);
   loom.model.enqueue({ text: 'Zebrafish and herons were discussed.' });
-  await page.getByRole('button', { name: 'Compact now' }).click();
+  // By keyboard: Enter opens the dialog, the focus line has the focus, Enter compacts.
+  await page.getByRole('button', { name: 'Compact now' }).focus();
+  await page.keyboard.press('Enter');
   const dialog = page.getByRole('dialog', { name: 'Compact now' });
   const focus = dialog.getByRole('textbox', { name: 'Keep above all (optional)' });
   await expect(focus).toBeFocused();
@@ -151,10 +153,11 @@ test('what a compaction kept and dropped, then Undo from its marker brings the e
   await expect(undone).toContainText('Compaction undone');
   await expect(undone.getByRole('button', { name: /What was kept and dropped/ })).toBeFocused();
   await expect(undone.getByRole('button', { name: /^Undo/ })).toHaveCount(0);
+  await expectNoAxeViolations(page, transcript(page));
   await expect.poll(() => meterValue(page)).toBeGreaterThan(record.after_tokens);
   await expect(page.getByRole('meter', { name: 'Context' })).toHaveAttribute('title', /1 compaction \(1 undone\) so far/);
 
-  await undone.getByRole('button', { name: /What was kept and dropped/ }).click();
+  await page.keyboard.press('Enter');
   await expect(view).toContainText('StatusUndone');
   await expect(view.getByRole('button', { name: 'Undo this compaction' })).toHaveCount(0);
   await page.keyboard.press('Escape');
