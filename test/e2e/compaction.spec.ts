@@ -1,5 +1,5 @@
 /**
- * Compaction seen from the UI: "Compact now" shows progress, then a marker in the
+ * Compaction seen from the UI: "Compact now" (its dialog's focus line left empty) shows progress, then a marker in the
  * transcript with the before → after figures while every message stays scrollable; the
  * info dialog shows the compaction and the usage by kind; search still finds the turn
  * that was compacted away; after a reload the marker is still where the compaction happened.
@@ -28,6 +28,7 @@ test('a forced compaction shows its marker, the info dialog its figures, and sea
   await expect(transcript(page).getByText('Herons eat them.')).toBeVisible();
 
   await page.getByRole('button', { name: 'Compact now' }).click();
+  await page.getByRole('dialog', { name: 'Compact now' }).getByRole('button', { name: 'Compact', exact: true }).click();
   await expect(page.getByRole('status').filter({ hasText: 'Compacting the context' })).toBeVisible();
   finishSummary();
   const marker = transcript(page).getByRole('note', { name: 'Compaction 1' });

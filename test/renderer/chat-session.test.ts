@@ -165,6 +165,35 @@ describe("a chat controller's phase", () => {
   });
 });
 
+describe("a chat controller's compaction markers", () => {
+  it("carry the store's record, and undo, here or in another window, marks it undone and raises the meter", async () => {
+    const session = await ctx.call<SessionMeta>('chat.create', {});
+    const chat = liveView(session.id, liveWindow(ctx));
+    const other = liveView(session.id, liveWindow(ctx));
+    await Promise.all([chat.load(), other.load()]);
+    const long = ' words'.repeat(300);
+    ctx.model.enqueue({ text: `One.${long}` }, { text: 'Summary' });
+    expect(await chat.send('first')).toBe(true);
+    await ctx.backend.engine.afterTurnSettled(session.id);
+    ctx.model.enqueue({ text: `Two.${long}` }, { text: 'Talked about two things.' });
+    expect(await chat.send('second')).toBe(true);
+
+    await chat.compact({ focus: '  ' });
+    expect(ctx.model.requests.at(-1)!.body.messages[0].content).not.toContain('Above all');
+    await expect.poll(() => chat.getSnapshot().markers[0]?.record?.undoable).toBe(true);
+    const [{ record }] = chat.getSnapshot().markers;
+    expect(record).toMatchObject({ summarised_from: 0, kept_from: 3, steps: 1, undone_at: null });
+    expect(chat.getSnapshot().contextTokens).toBe(record!.after_tokens);
+
+    await ctx.call('chat.uncompact', { sessionId: session.id });
+    for (const view of [chat, other]) {
+      await expect.poll(() => view.getSnapshot().markers[0]?.record?.undone_at).toEqual(expect.any(String));
+      expect(view.getSnapshot().markers[0].record?.undoable).toBe(false);
+      expect(view.getSnapshot().contextTokens).toBeGreaterThan(record!.after_tokens);
+    }
+  });
+});
+
 describe('a transcript page fetched while messages are appended live', () => {
   it('comes back short of them, is fetched again, and the reply shows', async () => {
     const session = await ctx.call<SessionMeta>('chat.create', {});

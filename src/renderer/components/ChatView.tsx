@@ -1,18 +1,23 @@
 /**
  * One open session: header (title, model, context meter, changed files, Compact now, Fork, Info, Export),
- * the transcript, the turn's error banner and notices, and the message box.
+ * the transcript, the turn's error banner and notices, and the message box; the dialogs
+ * of its compactions (Compact now's focus line, what a compaction kept and dropped).
  */
 import { Suspense, lazy, useMemo, useState, useSyncExternalStore } from 'react';
-import type { SessionMeta } from '../../shared/types';
+import type { CompactionDetail, SessionMeta } from '../../shared/types';
+import { compactionCounts } from '../lib/compactions';
 import { sessionLabel } from '../lib/format';
 import { useBranchPoints } from '../state/branches';
 import { isBusy, type ChatSession } from '../state/chat-session';
+import { usePins } from '../state/session-records';
 import { useSessionMeta } from '../state/session-meta';
 import { ErrorBanner } from './Banners';
+import { CompactDialog } from './CompactDialog';
+import type { MarkerActions } from './CompactionMarkerRow';
 import { ExportMenu } from './ExportMenu';
 import { Composer } from './Composer';
 import { ContextMeter } from './ContextMeter';
-import { BranchActionsContext, type BranchActions } from './MessageActions';
+import { BranchActionsContext, ContextActionsContext, type BranchActions, type ContextActions } from './MessageActions';
 import { SessionModelButton } from './SessionModel';
 import type { SessionAction } from './Sidebar';
 
@@ -21,6 +26,8 @@ import type { SessionAction } from './Sidebar';
  * window's script, which the sidebar's first rows need not wait for (docs/DESIGN.md#sidebar-paging).
  */
 const Transcript = lazy(() => import('./Transcript').then((module) => ({ default: module.Transcript })));
+/** Likewise: it shows the summarised messages as the transcript does. */
+const CompactionDialog = lazy(() => import('./CompactionDialog').then((module) => ({ default: module.CompactionDialog })));
 
 interface ChatViewProps {
   chat: ChatSession;
@@ -68,8 +75,26 @@ export function ChatView({ chat, onAction, onShowChanges, branching, scrollToMes
   );
   const { meta } = useSessionMeta(chat.id);
   const label = meta ? sessionLabel(meta) : 'Session';
-
   const archived = meta?.archived ?? false;
+  const [askingFocus, setAskingFocus] = useState(false);
+  const [shownCompaction, setShownCompaction] = useState<{ record: CompactionDetail; n: number } | null>(null);
+  const pins = usePins(chat.id);
+  const contextActions = useMemo<ContextActions>(
+    () => ({
+      busy: busy || archived,
+      pinned: pins.byMessage,
+      pin: (index) => void pins.pinMessage(index).catch((err: Error) => chat.setError(err.message)),
+      unpin: (pinId) => void pins.unpin(pinId).catch((err: Error) => chat.setError(err.message)),
+      compactUpTo: (index) => void chat.compact({ upTo: index }),
+    }),
+    [busy, archived, pins, chat],
+  );
+  const markerActions = useMemo<MarkerActions>(
+    () => ({ busy, show: (record, n) => setShownCompaction({ record, n }), undo: () => chat.uncompact() }),
+    [busy, chat],
+  );
+  const counts = compactionCounts(snap.markers.flatMap((m) => (m.record ? [m.record] : [])));
+
   const last = snap.total > 0 ? chat.message(snap.total - 1) : undefined;
   const canContinue = last?.role === 'assistant' && last.stopped === true && !busy && !archived;
   return (
@@ -79,13 +104,14 @@ export function ChatView({ chat, onAction, onShowChanges, branching, scrollToMes
           {label}
         </h1>
         {meta && <SessionModelButton meta={meta} />}
-        <ContextMeter tokens={snap.contextTokens} max={snap.maxContextTokens} />
+        <ContextMeter tokens={snap.contextTokens} max={snap.maxContextTokens} compactions={counts} />
         {snap.changedFiles.length > 0 && (
           <button type="button" onClick={onShowChanges} title="Files this session wrote or edited: keep them or revert them">
             Changed files ({snap.changedFiles.length})
           </button>
         )}
-        <button type="button" onClick={() => void chat.compact()} disabled={busy || archived}>
+        {/* aria-disabled, not disabled: the focus Compact now's dialog returns here stays while the compaction runs. */}
+        <button type="button" onClick={() => busy || archived || setAskingFocus(true)} aria-disabled={busy || archived} aria-haspopup="dialog">
           Compact now
         </button>
         <button type="button" onClick={() => meta && onAction('fork', meta)} disabled={!meta}>
@@ -106,9 +132,11 @@ export function ChatView({ chat, onAction, onShowChanges, branching, scrollToMes
       )}
       {snap.loadError && <ErrorBanner text={snap.loadError} onDismiss={() => void chat.load()} />}
       <BranchActionsContext.Provider value={branchActions}>
-        <Suspense fallback={<div className="transcript" role="log" aria-label="Transcript" aria-busy="true" />}>
-          <Transcript chat={chat} snap={snap} scrollToMessage={openAt} highlightMessage={highlightAt} />
-        </Suspense>
+        <ContextActionsContext.Provider value={contextActions}>
+          <Suspense fallback={<div className="transcript" role="log" aria-label="Transcript" aria-busy="true" />}>
+            <Transcript chat={chat} snap={snap} scrollToMessage={openAt} highlightMessage={highlightAt} markerActions={markerActions} />
+          </Suspense>
+        </ContextActionsContext.Provider>
       </BranchActionsContext.Provider>
       <div className="chat-foot">
         {snap.phase === 'compacting' && (
@@ -129,6 +157,18 @@ export function ChatView({ chat, onAction, onShowChanges, branching, scrollToMes
         )}
         <Composer chat={chat} busy={busy} disabled={archived || !snap.loaded} />
       </div>
+      {askingFocus && <CompactDialog onClose={() => setAskingFocus(false)} onCompact={(focus) => void chat.compact({ focus })} />}
+      {shownCompaction && (
+        <Suspense fallback={null}>
+          <CompactionDialog
+            sessionId={chat.id}
+            record={shownCompaction.record}
+            n={shownCompaction.n}
+            onClose={() => setShownCompaction(null)}
+            onUndo={() => void chat.uncompact()}
+          />
+        </Suspense>
+      )}
     </section>
   );
 }

@@ -1,12 +1,14 @@
 /**
- * The branch actions under a message (docs/DESIGN.md#branches-in-the-ui): Edit message (yours),
+ * The actions under a message. Branches (docs/DESIGN.md#branches-in-the-ui): Edit message (yours),
  * Regenerate (a reply), Fork from here (any), and the "2 / 3" version switcher where the
- * conversation has sibling branches at that message. ChatView provides what they act on;
- * without a provider nothing is shown.
+ * conversation has sibling branches at that message. The working context
+ * (docs/DESIGN.md#seeing-and-undoing-a-compaction): Pin or Unpin (carried through every
+ * compaction) and Compact up to here. ChatView provides what they act on; without a
+ * provider those are not shown.
  */
 import { createContext, useContext, useState } from 'react';
 import type { BranchPoint } from '../../shared/contract';
-import type { ChatMessage } from '../../shared/types';
+import type { ChatMessage, Pin } from '../../shared/types';
 import { userText } from '../lib/display';
 
 export interface BranchActions {
@@ -27,11 +29,26 @@ export interface BranchActions {
 
 export const BranchActionsContext = createContext<BranchActions | null>(null);
 
+export interface ContextActions {
+  /** A turn or a compaction is under way: no compaction until it ends. */
+  busy: boolean;
+  /** The pin of each pinned message, by transcript index. */
+  pinned: Map<number, Pin>;
+  pin(index: number): void;
+  unpin(pinId: number): void;
+  /** Summarises the working context only up to (and with) the message at `index`. */
+  compactUpTo(index: number): void;
+}
+
+export const ContextActionsContext = createContext<ContextActions | null>(null);
+
 export function MessageActions({ index, message }: { index: number; message: ChatMessage }) {
   const actions = useContext(BranchActionsContext);
+  const context = useContext(ContextActionsContext);
   const [editing, setEditing] = useState(false);
   if (!actions || message.role === 'system') return null;
   const point = actions.points.get(index);
+  const pin = context?.pinned.get(index);
   return (
     <>
       {editing && message.role === 'user' && (
@@ -64,6 +81,27 @@ export function MessageActions({ index, message }: { index: number; message: Cha
         <button type="button" className="small" onClick={() => actions.forkFrom(index)} title="A new session with the conversation up to here, in a new tab">
           Fork from here
         </button>
+        {context &&
+          (pin ? (
+            <button type="button" className="small" onClick={() => context.unpin(pin.id)} title="No longer carry this message through compactions">
+              Unpin
+            </button>
+          ) : (
+            <button type="button" className="small" onClick={() => context.pin(index)} title="Carry this message, word for word, through every compaction">
+              Pin
+            </button>
+          ))}
+        {context && (
+          <button
+            type="button"
+            className="small"
+            onClick={() => context.busy || context.compactUpTo(index)}
+            aria-disabled={context.busy}
+            title="Summarise the conversation up to and with this message; what follows stays as it is"
+          >
+            Compact up to here
+          </button>
+        )}
       </div>
     </>
   );

@@ -6,8 +6,6 @@
  */
 import { memo, useMemo, type ReactNode } from 'react';
 import type { ChatMessage, MessageFacts, ToolCall, UserMessage } from '../../shared/types';
-import type { CompactionMarker } from '../state/chat-session';
-import { formatCount, localTime } from '../lib/format';
 import { prettyArguments, toolText, userParts } from '../lib/display';
 import { inlineImageSrc } from '../lib/markdown';
 import { CopyButton } from './CopyButton';
@@ -116,17 +114,6 @@ function ToolResultCard({ name, content }: { name?: string; content: string }) {
         <CopyButton label="Copy" name={`Copy result of ${name ?? 'tool'}`} text={() => text} />
       </div>
     </details>
-  );
-}
-
-export function MarkerRow({ marker, n }: { marker: CompactionMarker; n: number }) {
-  return (
-    <div className="marker" role="note" aria-label={`Compaction ${n}`}>
-      <span>
-        Context compacted · {formatCount(marker.before_tokens)} → {formatCount(marker.after_tokens)} tokens · {localTime(marker.at)}
-      </span>
-      <span className="marker-hint">Earlier messages stay here; the model now sees a summary of them.</span>
-    </div>
   );
 }
 

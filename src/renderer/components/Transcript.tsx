@@ -10,7 +10,8 @@ import { useEffect, useLayoutEffect, useMemo, useRef, type KeyboardEvent } from 
 import type { ChatSession, ChatSnapshot, CompactionMarker } from '../state/chat-session';
 import { LiveRow } from './LiveRow';
 import { MessageActions } from './MessageActions';
-import { MarkerRow, MessageRow, PlaceholderRow } from './MessageRow';
+import { CompactionMarkerRow, type MarkerActions } from './CompactionMarkerRow';
+import { MessageRow, PlaceholderRow } from './MessageRow';
 
 type Row = { kind: 'message'; index: number } | { kind: 'marker'; marker: CompactionMarker; n: number } | { kind: 'live' };
 
@@ -40,9 +41,11 @@ interface TranscriptProps {
   scrollToMessage?: number;
   /** Shown highlighted: the message a search hit matched. */
   highlightMessage?: number;
+  /** What the compaction markers offer (their kept-and-dropped view, Undo). */
+  markerActions: MarkerActions;
 }
 
-export function Transcript({ chat, snap, scrollToMessage, highlightMessage }: TranscriptProps) {
+export function Transcript({ chat, snap, scrollToMessage, highlightMessage, markerActions }: TranscriptProps) {
   const scroller = useRef<HTMLDivElement>(null);
   const atBottom = useRef(scrollToMessage === undefined);
   const model = useMemo(() => rowModel(snap.total, snap.markers), [snap.total, snap.markers]);
@@ -140,7 +143,7 @@ export function Transcript({ chat, snap, scrollToMessage, highlightMessage }: Tr
               {row.kind === 'live' ? (
                 <LiveRow chat={chat} snap={snap} />
               ) : row.kind === 'marker' ? (
-                <MarkerRow marker={row.marker} n={row.n} />
+                <CompactionMarkerRow marker={row.marker} n={row.n} actions={markerActions} />
               ) : (
                 <MessageSlot chat={chat} index={row.index} version={snap.version} />
               )}

@@ -8,9 +8,10 @@
  */
 import type { ApprovalAnswer } from '../../shared/approvals';
 import type { Attachment } from '../../shared/attachments';
-import type { BridgeEvent, LoomBridge, PendingRequest, SessionInfo } from '../../shared/contract';
+import type { BridgeEvent, LoomBridge, PendingRequest } from '../../shared/contract';
 import type { ApprovalDetails } from '../../shared/engine-events';
-import type { ChatMessage, MessageFacts, SessionMeta } from '../../shared/types';
+import type { ChatMessage, CompactionDetail, MessageFacts, SessionMeta } from '../../shared/types';
+import { compactOptions } from '../lib/compactions';
 import { plural } from '../lib/format';
 import { readDraft, saveDraft } from './drafts';
 import type { SessionMetaCache } from './session-meta-cache';
@@ -33,6 +34,8 @@ export interface CompactionMarker {
   at: string;
   before_tokens: number;
   after_tokens: number;
+  /** What the store recorded of it (range, summary, undone…); null for one just announced, until it is fetched. */
+  record: CompactionDetail | null;
 }
 
 export interface RunningTool {
@@ -102,6 +105,8 @@ export class ChatSession {
   private piecesAhead: { at: number; delta: string }[] = [];
   /** Numbers the chat.changes requests, so that a slow, older answer cannot win. */
   private changesRequests = 0;
+  /** Numbers the sessions.compactions requests, likewise. */
+  private markerRequests = 0;
   /** A turn is under way (a compaction within it ends back in 'running'). */
   private inTurn = false;
   private snapshot: ChatSnapshot = {
@@ -170,15 +175,17 @@ export class ChatSession {
    */
   async load(): Promise<void> {
     try {
-      const [info, context, pending] = await Promise.all([
+      const request = ++this.markerRequests;
+      const [info, context, pending, compactions] = await Promise.all([
         this.sessions.info(this.id, { fresh: true }),
         this.bridge.invoke('chat.context', { sessionId: this.id }),
         this.bridge.invoke('chat.pending', { sessionId: this.id }),
+        this.bridge.invoke('sessions.compactions', { id: this.id }),
       ]);
       this.update({
         // Never fewer than this view has seen appended meanwhile (the transcript only grows).
         total: Math.max(this.snapshot.total, info.message_count),
-        markers: markersFrom(info),
+        ...(request === this.markerRequests ? { markers: markersFrom(compactions, info.message_count) } : {}),
         contextTokens: context.contextTokens,
         maxContextTokens: context.maxContextTokens,
         ...this.turnRunning(context.busy),
@@ -264,8 +271,9 @@ export class ChatSession {
         return;
       case 'session_changed':
         // Messages another process appended (`loom`, or a sync from another device): shown once no turn of this view's is adding its own.
-        if (event.meta.message_count > s.total && !isBusy(s.phase)) void this.load();
-        return;
+        if (event.meta.message_count > s.total && !isBusy(s.phase)) return void this.load();
+        // A compaction undone elsewhere (the info dialog, another window) changes no message count.
+        return void this.refreshMarkers();
       case 'open_session':
         // The window follows these.
         return;
@@ -318,12 +326,26 @@ export class ChatSession {
       at: new Date().toISOString(),
       before_tokens: event.before_tokens ?? 0,
       after_tokens: event.after_tokens ?? 0,
+      record: null,
     };
     this.update({
       phase: this.afterCompaction(),
       markers: [...this.snapshot.markers, marker],
       contextTokens: event.after_tokens ?? this.snapshot.contextTokens,
     });
+    // Its record (range, steps, whether undo can take it back) comes from the store.
+    void this.refreshMarkers();
+  }
+
+  /** Reads the compaction records again; a failure keeps the markers shown. */
+  async refreshMarkers(): Promise<void> {
+    const request = ++this.markerRequests;
+    try {
+      const compactions = await this.bridge.invoke('sessions.compactions', { id: this.id });
+      if (request === this.markerRequests) this.update({ markers: markersFrom(compactions, this.snapshot.total) });
+    } catch {
+      // Not worth a banner: the next change to the session reads them again.
+    }
   }
 
   private afterCompaction(): ChatPhase {
@@ -423,16 +445,32 @@ export class ChatSession {
     this.bridge.invoke('chat.stop', { sessionId: this.id }).catch((err: Error) => this.setError(err.message));
   }
 
-  /** Compact now; the engine's compaction events bring the marker and the meter. */
-  async compact(): Promise<void> {
+  /**
+   * Compact now, keeping `focus` above all (blank: no focus), or only up to transcript
+   * message `upTo` (Compact up to here). The engine's compaction events bring the marker
+   * and the meter; its one-line refusal is shown as the error.
+   */
+  async compact({ focus = '', upTo }: { focus?: string; upTo?: number } = {}): Promise<void> {
     this.update({ phase: 'compacting' });
     try {
-      await this.bridge.invoke('chat.compact', { sessionId: this.id });
+      await this.bridge.invoke('chat.compact', { sessionId: this.id, ...compactOptions(focus, upTo) });
     } catch (err) {
       this.setError((err as Error).message);
     } finally {
       if (this.snapshot.phase === 'compacting') this.update({ phase: this.afterCompaction() });
     }
+  }
+
+  /** Undoes the last compaction: the earlier working context comes back, its marker shows it undone. */
+  async uncompact(): Promise<void> {
+    this.setError(null);
+    try {
+      const { contextTokens } = await this.bridge.invoke('chat.uncompact', { sessionId: this.id });
+      this.update({ contextTokens });
+    } catch (err) {
+      this.setError((err as Error).message);
+    }
+    await this.refreshMarkers();
   }
 
   /** 'session' also grants what the approval offered, for the rest of the session. */
@@ -488,11 +526,12 @@ export class ChatSession {
  * length at the time when it knows it (`transcript_index`); older records without it are
  * shown at the end, in order.
  */
-function markersFrom(info: SessionInfo): CompactionMarker[] {
-  return info.compactions.map((c) => ({
-    index: c.transcript_index ?? info.message_count,
+function markersFrom(compactions: CompactionDetail[], messageCount: number): CompactionMarker[] {
+  return compactions.map((c) => ({
+    index: c.transcript_index ?? messageCount,
     at: c.at,
     before_tokens: c.before_tokens,
     after_tokens: c.after_tokens,
+    record: c,
   }));
 }
