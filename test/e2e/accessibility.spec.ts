@@ -6,13 +6,13 @@
  * To scan a new screen or dialog, add one entry to SCREENS: how to get there from a
  * freshly opened Loom, and which part of the page it is.
  */
-import AxeBuilder from '@axe-core/playwright';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Locator, Page } from '@playwright/test';
 import type { ChatMessage } from '../../src/shared/types';
 import { CLAUDE_SESSION, claudeBranch, claudeMain, jsonl, writeFile } from '../import/fixtures';
 import { PNG_1X1, PNG_URL } from '../support/images';
+import { axeViolations } from './axe';
 import { SUMMARY, expect, newSession, openLoom, send, sessionAction, sidebarRow, test, transcript, type LoomHarness } from './fixtures';
 
 const CONVERSATION: ChatMessage[] = [
@@ -408,25 +408,13 @@ async function replyWithFacts(page: Page, loom: LoomHarness): Promise<void> {
 
 const THEMES = ['light', 'dark'] as const;
 
-async function violations(page: Page, scope?: Locator): Promise<string[]> {
-  let builder = new AxeBuilder({ page });
-  if (scope) {
-    await expect(scope).toBeVisible();
-    const marker = `axe-scope-${Date.now()}`;
-    await scope.evaluate((el, id) => el.setAttribute('data-axe-scope', id), marker);
-    builder = builder.include(`[data-axe-scope="${marker}"]`);
-  }
-  const result = await builder.analyze();
-  return result.violations.map((v) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
-}
-
 for (const screen of SCREENS) {
   test(`axe finds no violation: ${screen.name}, light and dark`, async ({ page, loom }) => {
     await screen.open(page, loom);
     for (const theme of THEMES) {
       await page.emulateMedia({ colorScheme: theme });
       expect(await page.evaluate<string>('getComputedStyle(document.body).colorScheme'), theme).toContain(theme === 'dark' ? 'dark' : 'light');
-      expect(await violations(page, screen.scope?.(page)), theme).toEqual([]);
+      expect(await axeViolations(page, screen.scope?.(page)), theme).toEqual([]);
     }
   });
 }
