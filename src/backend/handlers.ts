@@ -85,7 +85,7 @@ export function createHandlers(deps: HandlerDeps): Handlers {
     'sessions.importFrom': async (input) => importReport(input.source, await engine.importFromFolder({ ...input, home: os.homedir() })),
     'sessions.delete': (input) => ({ deleted: engine.deleteSession(input.id) }),
     'sessions.share': (input) => sync.share(id(input.id), input.team),
-    'sessions.setModel': (input) => engine.setSessionModel(input.id, input.model),
+    'sessions.setModel': (input) => engine.setSessionModel(input.id, input.model, input.window),
     'sessions.startDrag': (input) => {
       if (!deps.startDrag) throw new LoomError('Dragging a file out of the window works in the desktop app; here, use Export.', 'unsupported');
       deps.startDrag(exportFile(input.id));

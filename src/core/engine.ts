@@ -460,18 +460,27 @@ export class LoomEngine extends SessionLifecycle {
    * recorded with when and from what; the setting stays the default for new sessions.
    * Refused while another process works in the session.
    */
-  setSessionModel(idOrPrefix: string, model: string): SessionMeta {
+  setSessionModel(idOrPrefix: string, model: string, window?: number | null): SessionMeta {
     const id = this.store.resolveId(idOrPrefix);
     const name = model.trim();
     if (!name) throw new LoomError('A model name is required.', 'usage');
     const before = this.store.getMeta(id).model;
     const changed = this.store.whileFree(id, () => this.store.setModel(id, name));
+    if (window !== undefined) this.setModelWindow(name, window);
     const agent = this.sessions.get(id)?.agent;
-    if (changed && agent) {
-      agent.audit.write('model_change', { from: before, to: name });
-      agent.reconfigure(this.config, this.clientFor(id));
-    }
+    if (changed && agent) agent.audit.write('model_change', { from: before, to: name });
+    if ((changed || window !== undefined) && agent) agent.reconfigure(this.config, this.clientFor(id));
     return this.changed(id);
+  }
+
+  /**
+   * The user's window for `model` on the configured server (the session model dialog):
+   * kept in the store for every session of that model; null forgets it (learnt again).
+   */
+  private setModelWindow(model: string, tokens: number | null): void {
+    if (tokens === null) this.windows.forgetSetting(this.config.baseUrl, model);
+    else this.windows.record(this.config.baseUrl, model, 'setting', tokens);
+    for (const { agent } of this.sessions.values()) if (agent.client.settings.model === model) agent.refreshWindow();
   }
 
   /**

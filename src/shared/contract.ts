@@ -252,7 +252,14 @@ export const contract = {
   /** Shares the session with a team on the sync hub (docs/DESIGN.md#sync-through-a-hub): queued, then synced. */
   'sessions.share': method<ShareResult>()(z.strictObject({ id: sessionId, team: teamName })),
   /** The session's model from its next turn on; recorded (sessions.info's model_changes). */
-  'sessions.setModel': method<SessionMeta>()(z.strictObject({ id: sessionId, model: modelName })),
+  /** `window`: the model's context window in tokens, for every session of it on this server; null: learnt again. */
+  'sessions.setModel': method<SessionMeta>()(
+    z.strictObject({
+      id: sessionId,
+      model: modelName,
+      window: z.int().min(1000, 'A model window is at least 1000 tokens.').max(100_000_000).nullable().optional(),
+    }),
+  ),
   /** Desktop only: drags the JSON export out of the window as a file. */
   'sessions.startDrag': method<{ started: boolean }>()(bySession),
   /** Browser mode only: a single-use, short-lived link to the export, for a DownloadURL drag. */

@@ -40,5 +40,18 @@ describe('the model window setting', () => {
 
     await expect(call('settings.set', { modelWindow: 12 })).rejects.toThrow('A model window is at least 1000 tokens.');
     expect(await call('settings.get', {})).toMatchObject({ modelWindow: null });
+
+    // The session model dialog's window: kept for that model, and it wins over the general setting.
+    await call('settings.set', { modelWindow: 100_000 });
+    await call('sessions.setModel', { id, model: 'small-model', window: 4096 });
+    expect(await call('chat.context', { sessionId: id })).toMatchObject({ maxContextTokens: 3_072, modelWindow: { tokens: 4096, source: 'setting' } });
+    const rows = backend.store.db.prepare("SELECT model, tokens FROM model_windows WHERE source = 'setting'").all();
+    expect(rows).toEqual([{ model: 'small-model', tokens: 4096 }]);
+    // Left out, the window stays as it is; null forgets it, and the general setting is back.
+    await call('sessions.setModel', { id, model: 'small-model' });
+    expect(await call('chat.context', { sessionId: id })).toMatchObject({ modelWindow: { tokens: 4096 } });
+    await call('sessions.setModel', { id, model: 'small-model', window: null });
+    expect(await call('chat.context', { sessionId: id })).toMatchObject({ maxContextTokens: 24_000, modelWindow: { tokens: 100_000, source: 'setting' } });
+    await expect(call('sessions.setModel', { id, model: 'small-model', window: 5 })).rejects.toThrow('A model window is at least 1000 tokens.');
   });
 });

@@ -174,3 +174,23 @@ test("a tool result's card copies the result as the user reads it, without Loom'
     await page.evaluate(() => (globalThis as unknown as { navigator: { clipboard: { readText(): Promise<string> } } }).navigator.clipboard.readText()),
   ).toBe('1: hello\n2: world');
 });
+
+test("the session model dialog states the model's window: Info shows it and the budget follows", async ({ page, loom }) => {
+  loom.model.enqueue({ text: 'First reply.' }, SUMMARY('Window'));
+  await openLoom(page, loom);
+  await newSession(page);
+  await send(page, 'one');
+  await expect(transcript(page).getByText('First reply.')).toBeVisible();
+
+  await page.getByRole('button', { name: 'Model: gemma4' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Model for this session' });
+  await dialog.getByRole('spinbutton', { name: 'Context window of this model (tokens)' }).fill('8192');
+  await dialog.getByRole('button', { name: 'Use this model' }).click();
+  await expect(dialog).toBeHidden();
+
+  await page.getByRole('button', { name: 'Info' }).click();
+  const info = page.getByRole('dialog', { name: 'Session info' });
+  await expect(info).toContainText('Model window8,192 tokens, from the Model window setting');
+  const sessionId = (await loom.mode.backend.handlers['sessions.list']({ limit: 1 })).sessions[0].id;
+  expect(await loom.mode.backend.handlers['chat.context']({ sessionId })).toMatchObject({ maxContextTokens: 6_144 });
+});

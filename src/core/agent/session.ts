@@ -104,7 +104,8 @@ export class AgentSession {
   refreshWindow(): void {
     const { baseUrl, model } = this.client.settings;
     const known = this.windows.known(baseUrl, model);
-    if (this.config.modelWindow !== undefined) known.setting = this.config.modelWindow;
+    // The window set for this very model (the session model dialog) wins over the general one.
+    if (known.setting === undefined && this.config.modelWindow !== undefined) known.setting = this.config.modelWindow;
     this.window = resolveWindow(known);
     this.budget.resize(effectiveBudget(this.config.maxContextTokens, this.window));
   }

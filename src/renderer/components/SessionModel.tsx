@@ -2,7 +2,8 @@
  * The session's model in the chat header (docs/DESIGN.md#session-model): a button naming
  * it that opens the picker for this session. The change takes effect at the next turn and
  * is recorded (the info dialog lists it); a refusal (the session is in use elsewhere) is
- * said in the dialog, and nothing changes.
+ * said in the dialog, and nothing changes. The model's window can be stated here too
+ * (docs/DESIGN.md#the-models-window).
  */
 import { useState } from 'react';
 import type { SessionMeta } from '../../shared/types';
@@ -28,13 +29,16 @@ function SessionModelDialog({ meta, onClose }: { meta: SessionMeta; onClose: () 
   const bridge = useBridge();
   const { list } = useModelList();
   const [model, setModel] = useState(meta.model ?? '');
+  // Sent only once edited: left alone, what Loom knows of the window stays; emptied, it is learnt again.
+  const [windowTokens, setWindowTokens] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [saving, setSaving] = useState(false);
 
   const save = async () => {
     setSaving(true);
     try {
-      await bridge.invoke('sessions.setModel', { id: meta.id, model: model.trim() });
+      const edited = windowTokens === null ? {} : { window: windowTokens.trim() ? Number(windowTokens) : null };
+      await bridge.invoke('sessions.setModel', { id: meta.id, model: model.trim(), ...edited });
       onClose();
     } catch (err) {
       setError((err as Error).message);
@@ -51,6 +55,17 @@ function SessionModelDialog({ meta, onClose }: { meta: SessionMeta; onClose: () 
         }}
       >
         <ModelPicker label="Model" value={model} onChange={setModel} list={list} />
+        <label className="field">
+          <span>Context window of this model (tokens)</span>
+          <input
+            type="number"
+            min={1000}
+            step={1}
+            placeholder="learnt from the server"
+            value={windowTokens ?? ''}
+            onChange={(e) => setWindowTokens(e.target.value)}
+          />
+        </label>
         <p className="hint">Used from the next message on; the change is recorded in the session's info. New sessions keep the default from Settings.</p>
         {error && <p role="alert">{error}</p>}
         <div className="dialog-actions">
