@@ -136,12 +136,12 @@ test('Fork from here opens the history up to that message in a tab right after t
     .click();
   await expect(article(page, 'Assistant', 'Second answer')).toBeVisible();
   await page.getByRole('button', { name: 'New tab with a new session' }).click();
+  // The new session is made (its project instructions read) before its tab opens and takes the front.
+  const tabs = page.getByRole('tablist', { name: 'Open sessions' });
+  await expect(tabs.getByRole('tab', { selected: true })).toHaveText(/^Session /);
   await expect(page.getByRole('textbox', { name: 'Message' })).toBeEnabled();
   const [other] = loom.store.list();
-  await page
-    .getByRole('tablist', { name: 'Open sessions' })
-    .getByRole('tab', { name: /Heron notes/ })
-    .click();
+  await tabs.getByRole('tab', { name: /Heron notes/ }).click();
 
   await article(page, 'Assistant', 'First answer').getByRole('button', { name: 'Fork from here' }).click();
   await expect.poll(async () => (await openTabs(loom)).length).toBe(3);

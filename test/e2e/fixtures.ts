@@ -87,7 +87,12 @@ export const SUMMARY = (text: string): ScriptedReply => ({ text });
 
 /** Starts a new session from the sidebar and waits for its message box. */
 export async function newSession(page: Page): Promise<void> {
+  // The session is made (its project instructions read) before its tab opens: wait for that tab, not
+  // for a message box that an open tab may already show.
+  const tabs = page.getByRole('tablist', { name: 'Open sessions' }).getByRole('tab');
+  const before = await tabs.count();
   await page.getByRole('button', { name: 'New session' }).first().click();
+  await expect(tabs).toHaveCount(before + 1);
   await expect(page.getByRole('textbox', { name: 'Message' })).toBeEnabled();
 }
 
