@@ -214,8 +214,9 @@ export function App({ initialSettings, appInfo }: { initialSettings: Settings; a
   );
 
   const newSession = useCallback(async () => {
+    const askedFrom = tabs.active;
     const meta = await attempt(() => bridge.invoke('chat.create', {}));
-    if (meta) tabs.open(meta.id);
+    if (meta) tabs.openMade(meta.id, askedFrom);
   }, [attempt, bridge, tabs]);
 
   // Handlers fire and forget it: attempt() shows every failure as a banner.

@@ -10,7 +10,7 @@ import { useSessionMetaCache } from './session-meta';
 
 const SAVE_DELAY_MS = 200;
 
-interface TabState {
+export interface TabState {
   ids: string[];
   active: string | null;
 }
@@ -51,6 +51,9 @@ export function useTabs(initial: Settings, onClosed: (id: string) => void) {
     setState((s) => ({ ids: s.ids.includes(id) ? s.ids : insertAfter(s.ids, id, after), active: id }));
   }, []);
 
+  /** A session just made (New session): its tab goes at the end, in front unless the user moved to another tab meanwhile. */
+  const openMade = useCallback((id: string, activeWhenAsked: string | null) => setState((s) => withMadeTab(s, id, activeWhenAsked)), []);
+
   const close = useCallback(
     (id: string) => {
       setState((s) => dropTab(s, id));
@@ -77,12 +80,24 @@ export function useTabs(initial: Settings, onClosed: (id: string) => void) {
     });
   }, []);
 
-  return useMemo(() => ({ ids: state.ids, active: state.active, open, close, focus, cycle, replace }), [state, open, close, focus, cycle, replace]);
+  return useMemo(
+    () => ({ ids: state.ids, active: state.active, open, openMade, close, focus, cycle, replace }),
+    [state, open, openMade, close, focus, cycle, replace],
+  );
 }
 
 function insertAfter(ids: string[], id: string, after: string | undefined): string[] {
   const at = after === undefined ? -1 : ids.indexOf(after);
   return at < 0 ? [...ids, id] : [...ids.slice(0, at + 1), id, ...ids.slice(at + 1)];
+}
+
+/**
+ * The tabs with a session just made: it takes the front only while the tab in front is
+ * still the one it was asked from; a user who clicked elsewhere meanwhile stays there.
+ */
+export function withMadeTab(state: TabState, id: string, activeWhenAsked: string | null): TabState {
+  const ids = state.ids.includes(id) ? state.ids : [...state.ids, id];
+  return { ids, active: state.active === activeWhenAsked ? id : state.active };
 }
 
 /** The tab list without `id`; its right-hand neighbour (else the left) becomes active. */
