@@ -2,8 +2,13 @@
  * The fence around what Loom puts into a compacted context as data: the summary's boundary
  * message and the carried message (docs/DESIGN.md#compaction).
  */
+import { fenceTagPattern } from '../../shared/fences';
+
 export const BOUNDARY_OPEN = '<session_context_data>';
 export const BOUNDARY_CLOSE = '</session_context_data>';
+
+/** The tag in any spelling: case, white space, invisible characters inside (shared/fences.ts). */
+const BOUNDARY_TAG = fenceTagPattern(['session_context_data'], '<');
 
 /**
  * What goes inside is model output or the user's text and so untrusted: it must not be
@@ -11,5 +16,5 @@ export const BOUNDARY_CLOSE = '</session_context_data>';
  * loses its '<'.
  */
 export function neutraliseBoundaryTags(text: string): string {
-  return text.replace(/<(\s*\/?\s*session_context_data)/gi, '[$1');
+  return text.replace(BOUNDARY_TAG, '[$1');
 }
