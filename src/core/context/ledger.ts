@@ -4,6 +4,7 @@
  * one succeeds. Read from the calls and their results as they are recorded, never from a
  * summary, so a compaction cannot lose it.
  */
+import { toolText } from '../../shared/fences';
 import type { ChatMessage, ToolCall } from '../../shared/types';
 
 export type FileAction = 'created' | 'overwritten' | 'edited';
@@ -11,8 +12,6 @@ export type FileAction = 'created' | 'overwritten' | 'edited';
 export interface LedgerFile {
   path: string;
   action: FileAction;
-  /** How many successful changes the session made to it. */
-  changes: number;
 }
 
 export interface FailingCommand {
@@ -49,7 +48,8 @@ export class Ledger {
       for (const call of message.tool_calls ?? []) this.pending.set(call.id, call);
     } else if (message.role === 'tool') {
       const call = this.pending.get(message.tool_call_id);
-      if (call) this.record(call, resultText(message.content ?? ''));
+      // Imported results may carry no fence; toolText gives those back as they are.
+      if (call) this.record(call, toolText(message.content ?? ''));
     }
   }
 
@@ -71,14 +71,8 @@ export class Ledger {
     this.byPath.delete(path);
     // A file the session created stays "created" however often it is changed after.
     const kept: FileAction = known?.action === 'created' ? 'created' : action;
-    this.byPath.set(path, { path, action: kept, changes: (known?.changes ?? 0) + 1 });
+    this.byPath.set(path, { path, action: kept });
   }
-}
-
-/** The result's text inside Loom's `<tool_result>` fence (imported results may have none). */
-function resultText(content: string): string {
-  const match = /^<tool_result name="[^"]*">\n([\s\S]*)\n<\/tool_result>$/.exec(content);
-  return match ? match[1] : content;
 }
 
 /** What a file tool's result says it did; null for an error or a denial. */
