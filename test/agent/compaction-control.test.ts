@@ -118,10 +118,12 @@ describe('compaction the user controls', () => {
     expect(await h.engine.pin(h.sessionId, { seq: 4 })).toEqual(message);
     const last = await h.engine.pin(h.sessionId, 'last');
     expect(last.text).toBe('Answer 3.');
+    // Your own words and a tool's result are pinned as you read them, without Loom's fences.
+    expect((await h.engine.pin(h.sessionId, { seq: 1 })).text).toMatch(/^Question 1: some detail/);
     await expect(h.engine.pin(h.sessionId, { seq: 99 })).rejects.toThrow('There is no message 100 to pin: the session has 7.');
     await expect(h.engine.pin(h.sessionId, { note: '   ' })).rejects.toThrow('A pinned note needs some text.');
     await h.engine.unpin(h.sessionId, message.id);
-    expect(h.engine.pins(h.sessionId).map((p) => p.text)).toEqual(['Answer 3.']);
+    expect(h.engine.pins(h.sessionId).map((p) => p.text)).toEqual(['Answer 3.', expect.stringMatching(/^Question 1: /)]);
     await expect(h.engine.unpin(h.sessionId, 12345)).rejects.toThrow('This session has no pin 12345.');
   });
 });

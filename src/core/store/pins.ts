@@ -4,8 +4,8 @@
  * compaction; they are bookkeeping, so a session does not move up the list for one.
  */
 import type Database from 'better-sqlite3';
-import { contentAsText } from '../../shared/attachments';
-import type { Pin } from '../../shared/types';
+import { toolText, userText } from '../../shared/fences';
+import type { ChatMessage, Pin } from '../../shared/types';
 import { LoomError } from '../errors';
 import { prepared } from './statements';
 import { readTranscript } from './transcript-chain';
@@ -27,9 +27,15 @@ export function listPins(db: Database.Database, pk: number): Pin[] {
   return rows.map((row) => {
     if (row.seq === null) return { id: row.id, seq: null, at: row.at, role: null, text: row.note ?? '' };
     const message = readTranscript(db, pk, row.seq, 1)[0];
-    const text = message ? (message.role === 'user' ? contentAsText(message.content) : (message.content ?? '')) : '';
-    return { id: row.id, seq: row.seq, at: row.at, role: message?.role ?? null, text };
+    return { id: row.id, seq: row.seq, at: row.at, role: message?.role ?? null, text: message ? pinnedText(message) : '' };
   });
+}
+
+/** A pinned message's text as the user reads it: without Loom's fences around their words or a tool's result. */
+function pinnedText(message: ChatMessage): string {
+  if (message.role === 'user') return userText(message.content);
+  if (message.role === 'tool') return toolText(message.content ?? '');
+  return message.content ?? '';
 }
 
 /** Pins transcript message `seq` (once: pinning it again returns the same pin) or a note. */
