@@ -8,7 +8,7 @@ import { contentAsText } from '../../shared/attachments';
 import type { ChatMessage } from '../../shared/types';
 import { windowAfterRefusal } from '../model/context-window';
 import { ModelError } from '../model/model-error';
-import { estimateMessageTokens, estimateTextTokens } from '../model/tokens';
+import { CHARS_PER_TOKEN, estimateMessageTokens } from '../model/tokens';
 import type { CompactionLimits, CompactionUsage } from './compactor';
 
 /** One summariser request over these messages: its summary (already checked not empty) and usage. */
@@ -132,8 +132,6 @@ function sumTokens(messages: readonly ChatMessage[], start: number, end: number)
   return total;
 }
 
-const CHARS_PER_TOKEN = 4;
-
 /**
  * Shortens the largest texts of one step until it fits `room`: each keeps its head and
  * tail around a marker that says how much the summariser was not shown. Only the
@@ -170,7 +168,7 @@ function shortenMessage(message: ChatMessage, keepChars: number): ChatMessage {
 
 /** The text's first and last parts around a marker naming what was left out; short text as is. */
 export function headAndTail(text: string, keepChars: number): string {
-  if (text.length <= keepChars || estimateTextTokens(text) * CHARS_PER_TOKEN <= keepChars) return text;
+  if (text.length <= keepChars) return text;
   const head = Math.ceil(keepChars * 0.6);
   const tail = Math.max(0, keepChars - head);
   const omitted = text.length - head - tail;

@@ -6,7 +6,7 @@ import type { ChatMessage } from '../../shared/types';
  * Characters / 4 needs no tokenizer for whichever model the user runs; it errs high for
  * code, which is the safe side for a budget.
  */
-const CHARS_PER_TOKEN = 4;
+export const CHARS_PER_TOKEN = 4;
 /** Role markers and separators the chat template adds around every message. */
 export const MESSAGE_OVERHEAD_TOKENS = 4;
 /**
