@@ -7,9 +7,8 @@
 import type Database from 'better-sqlite3';
 import type { CompactionDetail } from '../../shared/types';
 import { LoomError } from '../errors';
-import { WHOLE_TRANSCRIPT, type ContextStart } from './context-start';
 import { prepared } from './statements';
-import { insertStart, startAtOrBefore } from './transcript-chain';
+import { insertStart, startBefore } from './transcript-chain';
 
 export interface CompactionFacts {
   summarisedFrom: number;
@@ -79,16 +78,4 @@ export function undoLast(db: Database.Database, pk: number, length: number): voi
   if (!row) throw new LoomError('There is no compaction to undo: none was made, the last one was undone, or the context changed since.', 'nothing_to_undo');
   insertStart(db, pk, length, startBefore(db, pk, row.start_id));
   prepared(db, 'UPDATE compactions SET undone_at = ? WHERE id = ?').run(new Date().toISOString(), row.id);
-}
-
-/** The start that was in force before start `startId` was written. */
-function startBefore(db: Database.Database, pk: number, startId: number): ContextStart {
-  const row = prepared(db, 'SELECT kept_from, with_system, head, prompt_seq FROM context_starts WHERE session_pk = ? AND id < ? ORDER BY id DESC LIMIT 1').get(
-    pk,
-    startId,
-  ) as { kept_from: number; with_system: number; head: string; prompt_seq: number | null } | undefined;
-  if (row) return { keptFrom: row.kept_from, withSystem: row.with_system === 1, head: JSON.parse(row.head) as ContextStart['head'], promptSeq: row.prompt_seq };
-  // A fork reads the start it inherited at its fork point; any other session had its whole transcript.
-  const fork = prepared(db, 'SELECT fork_parent_pk, fork_at FROM sessions WHERE pk = ?').get(pk) as { fork_parent_pk: number | null; fork_at: number };
-  return (fork.fork_parent_pk === null ? undefined : startAtOrBefore(db, fork.fork_parent_pk, fork.fork_at)) ?? WHOLE_TRANSCRIPT;
 }

@@ -71,19 +71,18 @@ function readAlongChain<Row, T>(db: Database.Database, pk: number, offset: numbe
   return out;
 }
 
+/** One segment's transcript rows in [start, to) that are not system prompts. */
+const NON_PROMPT_ROWS = `FROM transcript t JOIN messages m ON m.id = t.message_id WHERE t.session_pk = ? AND t.seq >= ? AND t.seq < ? AND m.role <> 'system'`;
+
 /**
  * The seq of the `n`-th (from 0) message at or after `from` that is not a system prompt,
  * counting along the chain without reading any message body; undefined past the end.
  */
 export function nthNonSystemSeq(db: Database.Database, pk: number, from: number, n: number): number | undefined {
-  const where = `FROM transcript t JOIN messages m ON m.id = t.message_id WHERE t.session_pk = ? AND t.seq >= ? AND t.seq < ? AND m.role <> 'system'`;
-  const count = prepared(db, `SELECT count(*) AS n ${where}`);
-  const at = prepared(db, `SELECT t.seq ${where} ORDER BY t.seq LIMIT 1 OFFSET ?`);
+  const at = prepared(db, `SELECT t.seq ${NON_PROMPT_ROWS} ORDER BY t.seq LIMIT 1 OFFSET ?`);
   let left = n;
-  for (const segment of segmentsOf(db, pk)) {
-    const start = Math.max(segment.from, from);
-    if (start >= segment.to) continue;
-    const inSegment = (count.get(segment.pk, start, segment.to) as { n: number }).n;
+  for (const { segment, start } of segmentsFrom(db, pk, from)) {
+    const inSegment = nonPromptsIn(db, segment, start);
     if (left < inSegment) return (at.get(segment.pk, start, segment.to, left) as { seq: number }).seq;
     left -= inSegment;
   }
@@ -92,16 +91,20 @@ export function nthNonSystemSeq(db: Database.Database, pk: number, from: number,
 
 /** How many messages at or after `from` are not system prompts, counted along the chain without reading a body. */
 export function nonSystemCountFrom(db: Database.Database, pk: number, from: number): number {
-  const count = prepared(
-    db,
-    `SELECT count(*) AS n FROM transcript t JOIN messages m ON m.id = t.message_id WHERE t.session_pk = ? AND t.seq >= ? AND t.seq < ? AND m.role <> 'system'`,
-  );
   let total = 0;
-  for (const segment of segmentsOf(db, pk)) {
-    const start = Math.max(segment.from, from);
-    if (start < segment.to) total += (count.get(segment.pk, start, segment.to) as { n: number }).n;
-  }
+  for (const { segment, start } of segmentsFrom(db, pk, from)) total += nonPromptsIn(db, segment, start);
   return total;
+}
+
+function nonPromptsIn(db: Database.Database, segment: Segment, start: number): number {
+  return (prepared(db, `SELECT count(*) AS n ${NON_PROMPT_ROWS}`).get(segment.pk, start, segment.to) as { n: number }).n;
+}
+
+/** The chain's segments that hold seqs at or after `from`, each with where in it that begins. */
+function segmentsFrom(db: Database.Database, pk: number, from: number): { segment: Segment; start: number }[] {
+  return segmentsOf(db, pk)
+    .map((segment) => ({ segment, start: Math.max(segment.from, from) }))
+    .filter(({ segment, start }) => start < segment.to);
 }
 
 /** The seq of the latest system prompt in [from, before), along the chain; null when there is none. */
@@ -144,9 +147,28 @@ export function startAtOrBefore(db: Database.Database, pk: number, length: numbe
     db,
     `SELECT kept_from, with_system, head, prompt_seq FROM context_starts WHERE session_pk = ? AND at_seq <= ? ORDER BY id DESC LIMIT 1`,
   ).get(pk, length) as StartRow | undefined;
-  if (row) return { keptFrom: row.kept_from, withSystem: row.with_system === 1, head: JSON.parse(row.head) as ChatMessage[], promptSeq: row.prompt_seq };
+  if (row) return startFromRow(row);
   const fork = forkRow(db, pk);
   return fork.fork_parent_pk !== null && length < fork.fork_at ? startAtOrBefore(db, fork.fork_parent_pk, length) : undefined;
+}
+
+/**
+ * The start that was in force before start `startId` was written (what undoing a
+ * compaction puts back): the session's previous one, else what a fork inherited at its
+ * fork point, else the whole transcript.
+ */
+export function startBefore(db: Database.Database, pk: number, startId: number): ContextStart {
+  const row = prepared(db, 'SELECT kept_from, with_system, head, prompt_seq FROM context_starts WHERE session_pk = ? AND id < ? ORDER BY id DESC LIMIT 1').get(
+    pk,
+    startId,
+  ) as StartRow | undefined;
+  if (row) return startFromRow(row);
+  const fork = forkRow(db, pk);
+  return (fork.fork_parent_pk === null ? undefined : startAtOrBefore(db, fork.fork_parent_pk, fork.fork_at)) ?? WHOLE_TRANSCRIPT;
+}
+
+function startFromRow(row: StartRow): ContextStart {
+  return { keptFrom: row.kept_from, withSystem: row.with_system === 1, head: JSON.parse(row.head) as ChatMessage[], promptSeq: row.prompt_seq };
 }
 
 /** Returns the new start's id. */
