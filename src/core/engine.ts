@@ -450,8 +450,6 @@ export class LoomEngine extends SessionLifecycle {
    */
   updateConfig(patch: Partial<Pick<LoomConfig, 'baseUrl' | 'model' | 'apiKey' | 'maxContextTokens' | 'modelWindow' | 'mode' | 'passEnv'>>): void {
     this.config = { ...this.config, ...patch };
-    // A window the settings cleared is learnt again: no key, not an undefined one.
-    if (this.config.modelWindow === undefined) delete this.config.modelWindow;
     for (const [id, { agent }] of this.sessions) agent.reconfigure(this.config, this.clientFor(id));
   }
 

@@ -679,10 +679,6 @@ export class SessionStore {
   }
 
   /**
-   * Makes `messages` the working context: records a start that derives it from the
-   * transcript, unless the current one already does (appends need none).
-   */
-  /**
    * The start of a compacted context `[prompt, ...head, ...context[cut:]]` (the head: the
    * boundary, and what the compaction carried, `headLength` messages) from the cut's
    * transcript position (docs/DESIGN.md#compaction-on-a-derived-context): the context
@@ -700,7 +696,11 @@ export class SessionStore {
     return { keptFrom, withSystem: true, head: compacted.slice(1, 1 + headLength).map(normalized), promptSeq };
   }
 
-  /** Returns the id of the start written; null when the current one already derives `messages`. */
+  /**
+   * Makes `messages` the working context: records a start that derives it from the
+   * transcript, unless the current one already does (appends need none). Returns the id of
+   * the start written; null when none was needed.
+   */
   private writeContext(pk: number, messages: ChatMessage[]): number | null {
     const transcript = readTranscript(this.db, pk);
     if (sameMessages(derive(currentStart(this.db, pk), transcript), messages)) return null;
