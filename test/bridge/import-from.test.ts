@@ -12,7 +12,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { BridgeEvent, ImportReport, ImportSourceInfo } from '../../src/shared/contract';
 import type { SessionMeta } from '../../src/shared/types';
 import { dispatch } from '../../src/backend/dispatch';
-import { CLAUDE_SESSION, claudeBranch, claudeMain, claudeSidechain, codexRollout, jsonl, writeFile } from '../import/fixtures';
+import { CLAUDE_SESSION, branchyPi, claudeBranch, claudeMain, claudeSidechain, codexRollout, jsonl, writeFile } from '../import/fixtures';
 import { useModelBackend } from './model-backend';
 
 const ctx = useModelBackend();
@@ -120,21 +120,7 @@ describe('sessions.importFrom', () => {
 
   it('answers other requests while a file with many branches is being written', async () => {
     // A pi session whose every turn was also answered on a side branch: 1,200 sessions to write.
-    const entry = (id: string, parentId: string | null, role: string, text: string) => ({
-      type: 'message',
-      id,
-      parentId,
-      timestamp: '2025-12-09T08:00:00.000Z',
-      message: { role, content: [{ type: 'text', text }] },
-    });
-    const lines: unknown[] = [{ type: 'session', version: 3, id: 'pi-many', timestamp: '2025-12-09T08:00:00.000Z' }];
-    let answer: string | null = null;
-    for (let t = 0; t < 1200; t++) {
-      if (answer) lines.push(entry(`r${t}`, answer, 'user', `side question ${t}`), entry(`ra${t}`, `r${t}`, 'assistant', `side answer ${t}`));
-      lines.push(entry(`u${t}`, answer, 'user', `question ${t}`), entry(`a${t}`, `u${t}`, 'assistant', `answer ${t}`));
-      answer = `a${t}`;
-    }
-    const file = writeFile(path.join(ctx.projectDir, '..', 'pi', 'many.jsonl'), jsonl(lines));
+    const file = writeFile(path.join(ctx.projectDir, '..', 'pi', 'many.jsonl'), jsonl(branchyPi(1200)));
     let importDone = false;
     const importing = call<ImportReport>('sessions.importFrom', { importId: 'many', source: 'pi', path: file }).finally(() => (importDone = true));
     const store = ctx.backend.store;

@@ -264,3 +264,20 @@ export function opencodeExport(): unknown {
     ],
   };
 }
+
+/** A pi message entry of text alone, in a tree by `parentId`. */
+export function piEntry(id: string, parentId: string | null, role: string, text: string): unknown {
+  return { type: 'message', id, parentId, timestamp: '2025-12-09T08:00:00.000Z', message: { role, content: [{ type: 'text', text }] } };
+}
+
+/** A pi session of `turns` turns, every turn but the first also answered on a side branch: `turns` sessions to write. */
+export function branchyPi(turns: number): unknown[] {
+  const lines: unknown[] = [{ type: 'session', version: 3, id: 'pi-branchy', timestamp: '2025-12-09T08:00:00.000Z' }];
+  let answer: string | null = null;
+  for (let t = 0; t < turns; t++) {
+    if (answer) lines.push(piEntry(`r${t}`, answer, 'user', `side ${t}`), piEntry(`ra${t}`, `r${t}`, 'assistant', `side answer ${t}`));
+    lines.push(piEntry(`u${t}`, answer, 'user', `main ${t}`), piEntry(`a${t}`, `u${t}`, 'assistant', `main answer ${t}`));
+    answer = `a${t}`;
+  }
+  return lines;
+}

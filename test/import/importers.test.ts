@@ -16,6 +16,7 @@ import {
   CLAUDE_SESSION,
   CODEX_THREAD,
   PI_V3,
+  branchyPi,
   claudeBranch,
   claudeGrowth,
   claudeMain,
@@ -24,6 +25,7 @@ import {
   codexRollout,
   jsonl,
   opencodeExport,
+  piEntry,
   piLinear,
   piTree,
   writeFile,
@@ -337,24 +339,6 @@ describe('entries of shapes no version wrote', () => {
 });
 
 describe('a file with many branches', () => {
-  /** A pi session of `turns` turns, every turn but the first also answered on a side branch. */
-  function branchyPi(turns: number): unknown[] {
-    const entry = (id: string, parentId: string | null, role: string, text: string) => ({
-      type: 'message',
-      id,
-      parentId,
-      timestamp: '2025-12-09T08:00:00.000Z',
-      message: { role, content: [{ type: 'text', text }] },
-    });
-    const lines: unknown[] = [{ type: 'session', version: 3, id: 'pi-branchy', timestamp: '2025-12-09T08:00:00.000Z' }];
-    let answer: string | null = null;
-    for (let t = 0; t < turns; t++) {
-      if (answer) lines.push(entry(`r${t}`, answer, 'user', `side ${t}`), entry(`ra${t}`, `r${t}`, 'assistant', `side answer ${t}`));
-      lines.push(entry(`u${t}`, answer, 'user', `main ${t}`), entry(`a${t}`, `u${t}`, 'assistant', `main answer ${t}`));
-      answer = `a${t}`;
-    }
-    return lines;
-  }
   const storedKeyLines = (store: SessionStore) =>
     (store.db.prepare('SELECT keys FROM import_branches').all() as { keys: string }[]).reduce((n, row) => n + row.keys.split('\n').length, 0);
 
@@ -402,19 +386,12 @@ describe('a file with many branches', () => {
 
   it('still knows a fork whose base session was deleted: it grows, and only the deleted path is imported again', async () => {
     const store = openStore();
-    const entry = (id: string, parentId: string | null, role: string, text: string) => ({
-      type: 'message',
-      id,
-      parentId,
-      timestamp: '2025-12-09T08:00:00.000Z',
-      message: { role, content: [{ type: 'text', text }] },
-    });
-    const side = [entry('r1', 'a0', 'user', 'side'), entry('ra1', 'r1', 'assistant', 'side answer')];
-    const main = [entry('u1', 'a0', 'user', 'main'), entry('a1', 'u1', 'assistant', 'main answer')];
+    const side = [piEntry('r1', 'a0', 'user', 'side'), piEntry('ra1', 'r1', 'assistant', 'side answer')];
+    const main = [piEntry('u1', 'a0', 'user', 'main'), piEntry('a1', 'u1', 'assistant', 'main answer')];
     const header = [
       { type: 'session', version: 3, id: 'pi-orphan', timestamp: '2025-12-09T08:00:00.000Z' },
-      entry('u0', null, 'user', 'start'),
-      entry('a0', 'u0', 'assistant', 'started'),
+      piEntry('u0', null, 'user', 'start'),
+      piEntry('a0', 'u0', 'assistant', 'started'),
     ];
     const file = writeFile(path.join(tempDir('loom-pi-'), 'orphan.jsonl'), jsonl([...header, ...side, ...main]));
     await importInto(store, { source: 'pi', path: file });
@@ -423,7 +400,7 @@ describe('a file with many branches', () => {
     const [fork] = store.list();
 
     // The side line goes on and becomes the active one (the last entry).
-    fs.appendFileSync(file, jsonl([entry('r2', 'ra1', 'user', 'side again')]));
+    fs.appendFileSync(file, jsonl([piEntry('r2', 'ra1', 'user', 'side again')]));
     const again = await importInto(store, { source: 'pi', path: file });
     expect(again.counts).toMatchObject({ created: 1, grown: 1, forks: 0 });
     expect(contents(store.getTranscript(fork.id))).toEqual(['user:start', 'assistant:started', 'user:side', 'assistant:side answer', 'user:side again']);
