@@ -214,15 +214,17 @@ describe('tool calls with an empty id or name', () => {
   });
 });
 
+/** A pi message entry and a Codex response item, as those agents write them. */
+const piMessage = (id: string, parentId: string | null, message: unknown) => ({
+  type: 'message',
+  id,
+  parentId,
+  timestamp: '2025-12-09T08:00:00.000Z',
+  message,
+});
+const codexItem = (payload: unknown) => ({ timestamp: '2025-12-01T09:00:00.000Z', type: 'response_item', payload });
+
 describe('tool calls with an empty id or name, in the other importers', () => {
-  const piMessage = (id: string, parentId: string | null, message: unknown) => ({
-    type: 'message',
-    id,
-    parentId,
-    timestamp: '2025-12-09T08:00:00.000Z',
-    message,
-  });
-  const codexItem = (payload: unknown) => ({ timestamp: '2025-12-01T09:00:00.000Z', type: 'response_item', payload });
   const cases = [
     {
       source: 'pi',
@@ -304,14 +306,6 @@ describe('deep input costs only its own line', () => {
     uuid,
     timestamp: '2025-11-20T10:00:00.000Z',
   });
-  const piMessage = (id: string, parentId: string | null, message: unknown) => ({
-    type: 'message',
-    id,
-    parentId,
-    timestamp: '2025-12-09T08:00:00.000Z',
-    message,
-  });
-  const codexItem = (payload: unknown) => ({ timestamp: '2025-12-01T09:00:00.000Z', type: 'response_item', payload });
   const cases = [
     {
       source: 'claude-code',
