@@ -23,6 +23,10 @@ export async function fitContext(session: AgentSession, signal: AbortSignal): Pr
  */
 async function askServerWindowOnce(session: AgentSession): Promise<void> {
   const { baseUrl, apiKey, model } = session.client.settings;
+  // Looked up in the store once per server and model this session meets, not before every request.
+  const pair = `${baseUrl}\n${model}`;
+  if (session.windowAskedFor === pair) return;
+  session.windowAskedFor = pair;
   if (!session.windows.shouldAskServer(baseUrl, model)) return;
   const tokens = await askServerWindow({ baseUrl, apiKey, timeoutMs: SERVER_WINDOW_TIMEOUT_MS }, model);
   session.windows.record(baseUrl, model, 'server', tokens);

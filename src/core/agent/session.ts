@@ -55,6 +55,8 @@ export class AgentSession {
   readonly instructions: ProjectInstructions | null;
   /** The window of the session's model on its server, when known: it bounds the budget and the summariser's requests. */
   window: ModelWindow | null = null;
+  /** The server and model whose window this session last made sure of (context-guard.ts). */
+  windowAskedFor: string | null = null;
   readonly snapshots = new FileSnapshots();
   /** "Allow for this session": kept while the session is open here, never stored. */
   readonly grants = new SessionGrants();
