@@ -4,7 +4,7 @@
  * session's own tool calls with each file's state on disk now.
  */
 import type { CarriedFile, CarriedInput } from '../context/carried';
-import { errorMessage } from '../errors';
+import { errorMessage, isLoomError } from '../errors';
 import { OPEN_READ, openProjectFile } from '../security/project-fs';
 import type { AgentSession } from './session';
 
@@ -35,7 +35,7 @@ async function fileState(projectDir: string, path: string): Promise<string> {
     await file.handle.close();
     return `${file.stat.size.toLocaleString('en-US')} bytes`;
   } catch (err) {
-    const message = errorMessage(err);
-    return /ENOENT|no such file|does not exist|not found/i.test(message) ? 'no longer there' : `not readable (${message.replace(/\.$/, '')})`;
+    if (isLoomError(err) && err.code === 'not_found') return 'no longer there';
+    return `not readable (${errorMessage(err).replace(/\.$/, '')})`;
   }
 }
