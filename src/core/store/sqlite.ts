@@ -11,7 +11,21 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 
-const NPM_BUILD = path.join('better-sqlite3', 'build', 'Release', 'better_sqlite3.node');
+/** better-sqlite3 13 ships a Node-API build per platform; one binary serves Node and Electron alike. */
+const NPM_BUILD = path.join('better-sqlite3', 'prebuilds', `${prebuildTarget()}.node`);
+
+/** better-sqlite3's own name for this platform's build (lib/binding.js): musl Linux apart from glibc. */
+function prebuildTarget(): string {
+  return `${process.platform === 'linux' && isMusl() ? 'linuxmusl' : process.platform}-${process.arch}`;
+}
+
+function isMusl(): boolean {
+  try {
+    return /\/ld-musl-[^/\s]*\.so/.test(fs.readFileSync('/proc/self/maps', 'latin1'));
+  } catch {
+    return false;
+  }
+}
 
 /** undefined until looked for; null when npm's build is not where npm puts it (then `bindings` searches). */
 let npmBuild: string | null | undefined;
