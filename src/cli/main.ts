@@ -8,16 +8,11 @@ import { isLoomError, errorMessage } from '../core/errors';
 import { parseCommandLine } from './options';
 import { exitQuietlyOnBrokenPipe, writeError, writeOut } from './output';
 
-/** What the program hosting the command line adds to it: the packaged desktop app passes its better-sqlite3 build. */
-export interface CommandHost {
-  nativeBinding?: string;
-}
-
-async function main(argv: string[], host: CommandHost): Promise<number> {
+async function main(argv: string[]): Promise<number> {
   const parsed = parseCommandLine(argv);
   if (parsed.kind === 'exit') return parsed.code;
   const { action } = parsed;
-  const config = { ...parsed.config, nativeBinding: host.nativeBinding };
+  const { config } = parsed;
   try {
     // Each command loads its own code (a chunk of the build: docs/ARCHITECTURE.md#the-node-build),
     // so a lifecycle command never parses the agent, the model client nor the MCP SDK.
@@ -58,9 +53,9 @@ function fail(err: unknown): Promise<never> {
 }
 
 /** Runs one `loom` command line to its end, then exits the process with its code. */
-export function runCommandLine(argv: string[], host: CommandHost = {}): void {
+export function runCommandLine(argv: string[]): void {
   exitQuietlyOnBrokenPipe();
   process.on('uncaughtException', (err) => void fail(err));
   process.on('unhandledRejection', (err) => void fail(err));
-  main(argv, host).then(finish, fail);
+  main(argv).then(finish, fail);
 }
