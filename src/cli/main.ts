@@ -5,6 +5,7 @@
  */
 import { isDiskFull } from '../core/disk-full';
 import { isLoomError, errorMessage } from '../core/errors';
+import { useCompileCache } from './compile-cache';
 import { parseCommandLine } from './options';
 import { exitQuietlyOnBrokenPipe, writeError, writeOut } from './output';
 
@@ -13,6 +14,9 @@ async function main(argv: string[]): Promise<number> {
   if (parsed.kind === 'exit') return parsed.code;
   const { action } = parsed;
   const { config } = parsed;
+  // Before any command's code loads: what it loads is compiled from the cache from then on.
+  // Not for --doctor, which looks at a data folder that may be damaged and changes nothing in it.
+  if (action.kind !== 'doctor') useCompileCache(config.dataDir);
   try {
     // Each command loads its own code (a chunk of the build: docs/ARCHITECTURE.md#the-node-build),
     // so a lifecycle command never parses the agent, the model client nor the MCP SDK.
