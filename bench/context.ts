@@ -118,7 +118,7 @@ function reportBudget(rows: BudgetRow[]): void {
 }
 
 /** Answers at once with a fixed summary: the bench times Loom's work, not a model's. */
-const instantSummariser: SummaryClient = {
+export const instantSummariser: SummaryClient = {
   settings: { baseUrl: 'bench://instant', apiKey: '', model: 'bench-summariser', timeoutMs: 1_000 },
   chat: async () => ({
     message: { role: 'assistant', content: SUMMARY },

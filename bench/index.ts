@@ -8,6 +8,7 @@ import { runAppenderThread } from './appender';
 import type { BenchSection } from './harness';
 import { branchesSection } from './branches';
 import { cliSection } from './cli';
+import { cliTurnSection } from './cli-turn';
 import { contextSection } from './context';
 import { importSection } from './import';
 import { importBranchesSection } from './import-branches';
@@ -27,6 +28,7 @@ const sections: BenchSection[] = [
   importSection, // loom --import-from: 1,000 Claude Code sessions, then again unchanged
   importBranchesSection, // loom --import-from: a Claude Code and a pi file with many branches, at half and full size
   cliSection, // `loom` lifecycle commands beside a bare `node -e 0`
+  cliTurnSection, // `loom -p` until its first model request, new and 100,000-message sessions
   syncSection, // sync through a PostgreSQL hub: first sync of the bench store, device A to device B, team search over 100,000 sessions
   uiSection, // the renderer in Chromium: a 5,000-message session, a 10,000-session sidebar
   syncAppSection, // the app's background sync: a rename on device A reaching device B's windows

@@ -39,7 +39,7 @@ const common = {
   bundle: true,
   platform: 'node',
   format: 'esm',
-  target: 'node20',
+  target: 'node22',
   // npm packages are bundled (a faster start for every `loom` call), better-sqlite3's
   // JavaScript too: only its native module is loaded from node_modules, by its path
   // (src/core/store/sqlite.ts). CommonJS ones get a `require` for Node built-ins.

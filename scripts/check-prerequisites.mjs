@@ -2,15 +2,17 @@
 // lacks, before anything is built or run (otherwise the tests just fail, one by one).
 //   node scripts/check-prerequisites.mjs
 import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
 import { findChromium } from './chromium.mjs';
 
-const MIN_NODE = [20, 19];
+/** The toolchain's Node: the major in .nvmrc (Node 24 LTS), which `.ci/run` brings where it is missing. */
+const NODE_MAJOR = Number(fs.readFileSync(new URL('../.nvmrc', import.meta.url), 'utf8').trim());
 
 function missing(env = process.env) {
   const problems = [];
-  const [major, minor] = process.versions.node.split('.').map(Number);
-  if (major < MIN_NODE[0] || (major === MIN_NODE[0] && minor < MIN_NODE[1]))
-    problems.push(`Node.js ${MIN_NODE.join('.')} or newer (this is ${process.versions.node})`);
+  const major = Number(process.versions.node.split('.')[0]);
+  if (major < NODE_MAJOR)
+    problems.push(`Node.js ${NODE_MAJOR} LTS (this is ${process.versions.node}; install it from https://nodejs.org/ or with \`nvm install ${NODE_MAJOR}\`)`);
   const chromium = findChromium(env);
   if (!chromium.path) problems.push(chromium.problem);
   if (process.platform === 'linux' && spawnSync('bwrap', ['--version'], { env }).status !== 0) {

@@ -1,7 +1,6 @@
 // `npm start`: builds Loom and opens the desktop app. The first start fetches Electron's
-// binary (npm install skips its download) and the Electron build of better-sqlite3 into
-// .electron-native/. Where the desktop app cannot run — no display, no binary, no native
-// build, or Electron dies at once — it says why in one line and serves the browser mode
+// binary (npm install skips its download). Where the desktop app cannot run — no display,
+// no binary, or Electron dies at once — it says why in one line and serves the browser mode
 // instead, printing the URL to open. `--browser` goes straight to the browser mode,
 // `--no-build` starts what was built last; other arguments are passed to the browser mode
 // (--port, --data-dir, --project, ...).

@@ -29,7 +29,7 @@ const INTERRUPTED_EXIT = 130;
 
 export async function runChat(config: LoomConfig, opts: ChatOptions): Promise<number> {
   const interactive = opts.prompt === undefined;
-  const store = SessionStore.open(config.dataDir, { nativeBinding: config.nativeBinding });
+  const store = SessionStore.open(config.dataDir);
   let engine: LoomEngine | undefined;
   // -p reads no prompt, but a person at a terminal can still answer an approval.
   const input = interactive || process.stdin.isTTY ? new LineInput() : undefined;

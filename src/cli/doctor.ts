@@ -14,7 +14,7 @@ import type { SalvageResult, TableSalvage } from '../core/store/salvage';
 import { writeOut } from './output';
 
 export async function runDoctor(config: LoomConfig): Promise<number> {
-  const report = examineDatabase(config.dataDir, config.nativeBinding);
+  const report = examineDatabase(config.dataDir);
   await writeOut(`${describe(report).join('\n')}\n`);
   return report.kind === 'healthy' || report.kind === 'absent' ? 0 : 1;
 }

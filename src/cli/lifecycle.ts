@@ -35,7 +35,7 @@ export async function runLifecycle(action: LifecycleAction, config: LoomConfig):
   // changes need its lifecycle rules alone, and reading needs the store alone: each starts
   // faster without the rest (docs/ARCHITECTURE.md#the-node-build).
   const Engine = isImporting(action) ? (await import('../core/engine')).LoomEngine : undefined;
-  const store = SessionStore.open(config.dataDir, { nativeBinding: config.nativeBinding });
+  const store = SessionStore.open(config.dataDir);
   let text: string;
   try {
     if (isReading(action)) text = read(store, action);

@@ -5,19 +5,18 @@
  */
 import { isDiskFull } from '../core/disk-full';
 import { isLoomError, errorMessage } from '../core/errors';
+import { useCompileCache } from './compile-cache';
 import { parseCommandLine } from './options';
 import { exitQuietlyOnBrokenPipe, writeError, writeOut } from './output';
 
-/** What the program hosting the command line adds to it: the packaged desktop app passes its better-sqlite3 build. */
-export interface CommandHost {
-  nativeBinding?: string;
-}
-
-async function main(argv: string[], host: CommandHost): Promise<number> {
+async function main(argv: string[]): Promise<number> {
   const parsed = parseCommandLine(argv);
   if (parsed.kind === 'exit') return parsed.code;
   const { action } = parsed;
-  const config = { ...parsed.config, nativeBinding: host.nativeBinding };
+  const { config } = parsed;
+  // Before any command's code loads: what it loads is compiled from the cache from then on.
+  // Not for --doctor, which looks at a data folder that may be damaged and changes nothing in it.
+  if (action.kind !== 'doctor') useCompileCache(config.dataDir);
   try {
     // Each command loads its own code (a chunk of the build: docs/ARCHITECTURE.md#the-node-build),
     // so a lifecycle command never parses the agent, the model client nor the MCP SDK.
@@ -58,9 +57,9 @@ function fail(err: unknown): Promise<never> {
 }
 
 /** Runs one `loom` command line to its end, then exits the process with its code. */
-export function runCommandLine(argv: string[], host: CommandHost = {}): void {
+export function runCommandLine(argv: string[]): void {
   exitQuietlyOnBrokenPipe();
   process.on('uncaughtException', (err) => void fail(err));
   process.on('unhandledRejection', (err) => void fail(err));
-  main(argv, host).then(finish, fail);
+  main(argv).then(finish, fail);
 }

@@ -17,7 +17,7 @@ import { writeError, writeOut } from './output';
 const PAUSE_ENV = 'LOOM_SYNC_PAUSE_AFTER_BATCHES';
 
 export async function runSyncCommand(action: SyncAction, config: LoomConfig): Promise<number> {
-  const store = SessionStore.open(config.dataDir, { nativeBinding: config.nativeBinding });
+  const store = SessionStore.open(config.dataDir);
   try {
     if (action.kind === 'share') {
       shareSession(store, action.id, action.team);

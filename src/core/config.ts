@@ -34,8 +34,6 @@ export interface LoomConfig {
   passEnv?: string[];
   /** The MCP configuration named with --mcp-config; defaults to <dataDir>/mcp.json (docs/DESIGN.md#mcp-servers). */
   mcpConfigFile?: string;
-  /** The better-sqlite3 build to load: the Electron one when the packaged app runs the command line. */
-  nativeBinding?: string;
 }
 
 export const DEFAULTS = {

@@ -13,7 +13,7 @@ import type { Attachment } from '../shared/attachments';
 import type { EngineEvent, PendingRequest } from '../shared/engine-events';
 import type { ContextState } from '../shared/contract';
 import type { ImportSourceName } from '../shared/import-sources';
-import type { McpOverview } from '../shared/mcp';
+import { mcpProblems, type McpOverview } from '../shared/mcp';
 import type { BranchPoint, CompactionDetail, Pin, SessionFamily, SessionMeta } from '../shared/types';
 import { AgentSession } from './agent/session';
 import { auditDir } from './audit/audit-log';
@@ -29,7 +29,7 @@ import { estimateTotal } from './context/budget';
 import { upToCut } from './context/compactor';
 import { LoomError } from './errors';
 import { importFiles, runImport, typedLocation, type ImportRequest, type ImportSummary } from './import/run';
-import { defaultMcpConfigFile } from './mcp/mcp-config';
+import { defaultMcpConfigFile, loadMcpConfig } from './mcp/mcp-config';
 import type { McpServers } from './mcp/mcp-servers';
 import { ModelWindows } from './model/window-store';
 import { MemoryStore } from './memory/memory-store';
@@ -76,7 +76,9 @@ export class LoomEngine extends SessionLifecycle {
   /** Loom's own tools (as --tools limits them), then the MCP servers' once they have started. */
   private tools: Tool[];
   private mcp: McpServers | null = null;
-  private mcpStart: Promise<McpServers> | null = null;
+  /** A configuration file that could not be used, when no server was started. */
+  private mcpConfigProblem: string | null = null;
+  private mcpStart: Promise<void> | null = null;
   /** close() without a session: the engine is done, and MCP servers that finish starting later are closed at once. */
   private closedAll = false;
   private mcpClosing: Promise<void> = Promise.resolve();
@@ -488,16 +490,24 @@ export class LoomEngine extends SessionLifecycle {
    */
   async startMcpServers(clientVersion: string): Promise<string[]> {
     this.mcpStart ??= this.launchMcpServers(clientVersion);
-    return (await this.mcpStart).problems();
+    await this.mcpStart;
+    return mcpProblems(this.mcpOverview());
   }
 
-  private async launchMcpServers(clientVersion: string): Promise<McpServers> {
-    // Loaded only here: the lifecycle commands never need the MCP client.
+  private async launchMcpServers(clientVersion: string): Promise<void> {
+    const configFile = this.mcpConfigFile();
+    // Named by the user, so a missing file is a problem too.
+    const config = loadMcpConfig(configFile, this.config.mcpConfigFile !== undefined);
+    if (config.servers.length === 0) {
+      this.mcpConfigProblem = config.problem;
+      return;
+    }
+    // Loaded only when there is a server to start: the MCP client and its schemas are ~450 KB
+    // that neither the lifecycle commands nor a chat without MCP servers should parse.
     const { McpServers } = await import('./mcp/mcp-servers');
-    const required = this.config.mcpConfigFile !== undefined;
     const mcp = await McpServers.start({
-      configFile: this.mcpConfigFile(),
-      required,
+      configFile,
+      config,
       projectDir: this.projectDir,
       passEnv: this.config.passEnv,
       clientVersion,
@@ -512,7 +522,6 @@ export class LoomEngine extends SessionLifecycle {
       const offered = mcp.tools();
       if (offered.length > 0) this.tools = [...this.tools, ...offered];
     }
-    return mcp;
   }
 
   /**
@@ -525,7 +534,7 @@ export class LoomEngine extends SessionLifecycle {
 
   /** The MCP servers and how they are doing; none until startMcpServers has started them. */
   mcpOverview(): McpOverview {
-    return this.mcp?.overview() ?? { configFile: this.mcpConfigFile(), problem: null, servers: [] };
+    return this.mcp?.overview() ?? { configFile: this.mcpConfigFile(), problem: this.mcpConfigProblem, servers: [] };
   }
 
   private mcpConfigFile(): string {

@@ -19,11 +19,9 @@ import { readSessionFile, sessionFilesIn } from './adapters/session-files';
 import { DesktopSettingsStore, type KeyValueFile } from './adapters/settings-store';
 import { appUrlMatcher, hardenContents, hardenSession } from './adapters/window-security';
 import { registerBridge } from './ipc';
-import { electronNativeBinding } from './native-sqlite';
 import { offerUpdates } from './updater';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const appRoot = path.resolve(here, '../..');
 const indexHtml = path.join(here, '../renderer/index.html');
 const devServerUrl = app.isPackaged ? undefined : process.env.ELECTRON_RENDERER_URL;
 const isAppUrl = appUrlMatcher(pathToFileURL(indexHtml).href, devServerUrl);
@@ -36,10 +34,7 @@ const cliAt = process.argv.indexOf('--cli');
 
 if (cliAt !== -1) {
   app.dock?.hide();
-  void import('../cli/main').then(
-    ({ runCommandLine }) => runCommandLine(process.argv.slice(cliAt + 1), { nativeBinding: electronNativeBinding(appRoot) }),
-    fail,
-  );
+  void import('../cli/main').then(({ runCommandLine }) => runCommandLine(process.argv.slice(cliAt + 1)), fail);
 } else if (!app.requestSingleInstanceLock()) {
   // Another Loom window is open: it gets focused (second-instance below) and this one ends.
   app.quit();
@@ -90,14 +85,12 @@ function start(): void {
 function openDesktopBackend(): Backend {
   const dataDir = resolveDataDir();
   const file = new Store({ cwd: dataDir, name: 'desktop-settings', configFileMode: 0o600 }) as unknown as KeyValueFile;
-  const nativeBinding = electronNativeBinding(appRoot);
   return openBackend({
     dataDir,
     settingsStore: new DesktopSettingsStore(file, safeStorage),
     shell: 'desktop',
     electronVersion: process.versions.electron,
-    // The Electron build of better-sqlite3 (see native-sqlite.ts).
-    openStore: (dir) => SessionStore.open(dir, { nativeBinding }),
+    openStore: (dir) => SessionStore.open(dir),
     startDrag: (exported) => {
       // The window the drag began in; under a bare X server (CI) no window reports focus.
       const contents = (BrowserWindow.getFocusedWindow() ?? BrowserWindow.getAllWindows()[0])?.webContents;

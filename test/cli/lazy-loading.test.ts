@@ -9,7 +9,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { compileCacheFolder } from '../../src/cli/compile-cache';
 import { SessionStore } from '../../src/core/store/session-store';
+import { startScriptedServer } from '../support/scripted-server';
 import { BIN, buildLoom, makeTempDir, removeDir } from './run-loom';
 
 const RECORDER = fileURLToPath(new URL('./load-recorder/register.mjs', import.meta.url));
@@ -141,6 +143,54 @@ describe('loom lifecycle commands load only what they need', () => {
     fs.writeFileSync(exported, await loomOutput(['--export', await sessionId()]));
     const sources = await sourcesLoadedBy(['--import', exported]);
     expect(sources).toContainEqual(expect.stringMatching(/src\/core\/engine\.ts$/));
+  });
+});
+
+describe('a chat loads MCP only for the servers it has', () => {
+  it('with no MCP configuration, loom -p loads no MCP client (and still answers)', async () => {
+    const server = await startScriptedServer();
+    try {
+      server.enqueue({ text: 'Hello.' });
+      const sources = await sourcesLoadedBy(['-p', 'hi', '--base-url', server.baseUrl]);
+      expect(JSON.stringify(server.requests[0]?.body.messages)).toContain('hi');
+      expect(sources).toContainEqual(expect.stringMatching(/src\/core\/engine\.ts$/));
+      expect(sources.filter((source) => /src\/core\/mcp\/mcp-servers\.ts$|node_modules\/@modelcontextprotocol\//.test(source))).toEqual([]);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('with an MCP configuration that names a server, loom -p loads the MCP client', async () => {
+    const server = await startScriptedServer();
+    try {
+      server.enqueue({ text: 'Hello.' });
+      fs.writeFileSync(path.join(dir, 'mcp.json'), JSON.stringify({ mcpServers: { gone: { command: path.join(dir, 'no-such-server') } } }));
+      const sources = await sourcesLoadedBy(['-p', 'hi', '--base-url', server.baseUrl]);
+      expect(sources).toContainEqual(expect.stringMatching(/node_modules\/@modelcontextprotocol\//));
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('the compile cache', () => {
+  it('is kept under the data folder, used by the next run, and may be deleted at any time', async () => {
+    const cache = compileCacheFolder(dir);
+    await loomOutput(['--list-sessions']);
+    const entries = fs.readdirSync(cache, { recursive: true });
+    expect(entries.length).toBeGreaterThan(1);
+    fs.rmSync(path.join(dir, 'cache'), { recursive: true });
+    expect(await loomOutput(['--list-sessions'])).toContain('Parser fix');
+    expect(fs.readdirSync(cache, { recursive: true }).length).toBeGreaterThan(1);
+  });
+
+  it('is not made in a data folder that does not exist yet (Loom makes that folder 0700 itself), nor by --doctor', async () => {
+    const fresh = path.join(dir, 'fresh');
+    await promisify(execFile)(process.execPath, [BIN, '--list-sessions', '--data-dir', fresh], { env: { PATH: process.env.PATH ?? '', HOME: dir } });
+    expect(fs.statSync(fresh).mode & 0o777).toBe(0o700);
+    expect(fs.existsSync(path.join(fresh, 'cache'))).toBe(false);
+    await loomOutput(['--doctor']);
+    expect(fs.existsSync(path.join(dir, 'cache'))).toBe(false);
   });
 });
 

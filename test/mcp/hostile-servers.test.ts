@@ -13,7 +13,7 @@ import { McpServers } from '../../src/core/mcp/mcp-servers';
 import { MAX_MESSAGE_BYTES } from '../../src/core/mcp/message-cap';
 import { ALL_TOOLS } from '../../src/core/tools/index';
 import { startMcpHttpServer, type McpHttpServer } from '../support/mcp-http-server';
-import { callContext, stdioServer, writeMcpConfig } from './support';
+import { callContext, configIn, stdioServer, writeMcpConfig } from './support';
 
 /** What Anthropic, DeepSeek, Gemini and OpenAI all accept as a function name. */
 const VALID_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
@@ -38,8 +38,7 @@ afterEach(async () => {
 
 async function start(config: Record<string, unknown>): Promise<McpServers> {
   servers = await McpServers.start({
-    configFile: writeMcpConfig(root, config),
-    required: true,
+    ...configIn(writeMcpConfig(root, config)),
     projectDir,
     clientVersion: 'test',
     builtInToolNames: ALL_TOOLS.map((t) => t.name),
@@ -132,8 +131,7 @@ describe('MCP tool names', () => {
 
   it("a tool cannot take the name of one of Loom's own tools", async () => {
     servers = await McpServers.start({
-      configFile: writeMcpConfig(root, { docs: listing(['search']) }),
-      required: true,
+      ...configIn(writeMcpConfig(root, { docs: listing(['search']) })),
       projectDir,
       clientVersion: 'test',
       builtInToolNames: ['read_file', 'mcp__docs__search'],

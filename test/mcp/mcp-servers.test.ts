@@ -14,7 +14,7 @@ import { McpServers } from '../../src/core/mcp/mcp-servers';
 import { sandboxAvailable } from '../../src/core/security/sandbox';
 import { ALL_TOOLS } from '../../src/core/tools/index';
 import { startMcpHttpServer, type McpHttpServer } from '../support/mcp-http-server';
-import { callContext, processesWith, stdioServer, writeMcpConfig } from './support';
+import { callContext, configIn, processesWith, stdioServer, writeMcpConfig } from './support';
 
 let root: string;
 let projectDir: string;
@@ -36,8 +36,7 @@ afterEach(async () => {
 
 async function start(config: Record<string, unknown>, passEnv?: string[]): Promise<McpServers> {
   servers = await McpServers.start({
-    configFile: writeMcpConfig(root, config),
-    required: true,
+    ...configIn(writeMcpConfig(root, config)),
     projectDir,
     passEnv,
     clientVersion: 'test',

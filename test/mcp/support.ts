@@ -2,6 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { loadMcpConfig, type McpConfigOutcome } from '../../src/core/mcp/mcp-config';
 import type { ToolContext } from '../../src/core/tools/tool';
 
 export const STDIO_SERVER = fileURLToPath(new URL('../support/mcp-stdio-server.mjs', import.meta.url));
@@ -19,6 +20,11 @@ export function writeMcpConfig(dir: string, servers: Record<string, unknown>): s
   const file = path.join(dir, 'mcp.json');
   fs.writeFileSync(file, JSON.stringify({ mcpServers: servers }));
   return file;
+}
+
+/** The file and what Loom reads in it, as the engine hands them to McpServers.start. */
+export function configIn(file: string): { configFile: string; config: McpConfigOutcome } {
+  return { configFile: file, config: loadMcpConfig(file, true) };
 }
 
 /** Pids of the live processes whose command line has `marker` as an argument. */

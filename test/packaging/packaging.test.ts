@@ -9,6 +9,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { FuseState, FuseV1Options, getCurrentFuseWire } from '@electron/fuses';
 import Ajv from 'ajv';
+// @ts-expect-error -- electron-builder's file matcher, plain CommonJS without types
+import { getNodeModuleFileMatcher } from 'app-builder-lib/out/fileMatcher.js';
 import { afterEach, describe, expect, it } from 'vitest';
 // @ts-expect-error -- a plain .mjs module (electron-builder loads it), no types
 import afterPack, { packedBinary } from '../../packaging/after-pack.mjs';
@@ -31,6 +33,17 @@ function fakeElectron(): { appOutDir: string; file: string } {
   return { appOutDir: dir, file };
 }
 
+/**
+ * Whether electron-builder packs node_modules/<file> for a target: its own matcher, with
+ * the config's patterns and its macros expanded as it expands them.
+ */
+function nodeModulesFilter(platform: string, arch: string): (file: string) => boolean {
+  const expand = (pattern: string) => pattern.replaceAll('${platform}', platform).replaceAll('${arch}', arch);
+  const packager = { config, debugLogger: { isEnabled: false } };
+  const filter = getNodeModuleFileMatcher('/app', '/packed', expand, {}, packager).createFilter();
+  return (file) => filter(`/app/node_modules/${file}`, { isDirectory: () => false });
+}
+
 describe('electron-builder config', () => {
   it('passes electron-builder’s schema, which rejects a misspelt option', () => {
     expect(validate(config), JSON.stringify(validate.errors)).toBe(true);
@@ -48,10 +61,22 @@ describe('electron-builder config', () => {
     expect(win.target.map((t) => t.target)).toEqual(['nsis']);
   });
 
-  it('ships the Electron build of better-sqlite3 for the target arch, unpacked, and rebuilds nothing', () => {
+  it('ships better-sqlite3 with only the target’s Node-API build, unpacked, and rebuilds nothing', () => {
     expect(config.npmRebuild).toBe(false);
-    expect(config.files).toContainEqual({ from: '.electron-native/${platform}-${arch}', to: '.electron-native', filter: ['better_sqlite3.node'] });
     expect(config.asarUnpack).toContain('**/*.node');
+    const builds = ['linux-x64', 'linux-arm64', 'linuxmusl-x64', 'darwin-x64', 'darwin-arm64', 'win32-x64', 'win32-arm64'];
+    for (const [platform, arch] of [
+      ['linux', 'x64'],
+      ['darwin', 'x64'],
+      ['darwin', 'arm64'],
+      ['win32', 'x64'],
+    ] as const) {
+      const packs = nodeModulesFilter(platform, arch);
+      expect(builds.filter((build) => packs(`better-sqlite3/prebuilds/${build}.node`))).toEqual([`${platform}-${arch}`]);
+      expect(packs('better-sqlite3/lib/index.js')).toBe(true);
+      expect(packs('better-sqlite3/deps/sqlite3/sqlite3.c')).toBe(false);
+      expect(packs('better-sqlite3/src/better_sqlite3.cpp')).toBe(false);
+    }
   });
 
   it('opens Loom session files, and flips the fuses after packing', () => {

@@ -35,7 +35,7 @@ export function fillStore(dataDir: string, count: number): string[] {
 
 /** The leaf pages of a table's b-tree, in key order (from SQLite's dbstat table). */
 export function leafPages(file: string, table: string): number[] {
-  return withReadOnlyView(file, undefined, (db) =>
+  return withReadOnlyView(file, (db) =>
     (db.prepare(`SELECT pageno FROM dbstat WHERE name = ? AND pagetype = 'leaf' ORDER BY path`).all(table) as { pageno: number }[]).map((r) => r.pageno),
   );
 }
@@ -65,7 +65,7 @@ export function listing(dir: string): string[] {
  * in key order, rowids ascending), so a test knows exactly which rows a broken page takes.
  */
 export function rowidsByLeaf(file: string, table: string): Map<number, number[]> {
-  return withReadOnlyView(file, undefined, (db) => {
+  return withReadOnlyView(file, (db) => {
     const leaves = db.prepare(`SELECT pageno, ncell FROM dbstat WHERE name = ? AND pagetype = 'leaf' ORDER BY path`).all(table) as {
       pageno: number;
       ncell: number;

@@ -7,6 +7,7 @@ import { LoomError } from '../../src/core/errors';
 import { backupPath, databasePath, openDatabase } from '../../src/core/store/db';
 import { MIGRATIONS, latestVersion, readSchemaVersion, type Migration } from '../../src/core/store/migrations';
 import { SessionStore } from '../../src/core/store/session-store';
+import { ensureSqliteLoads } from '../../src/core/store/sqlite';
 import type { ChatMessage } from '../../src/shared/types';
 import { bytes, conversation, mode, openStore, tempDir, user } from './helpers';
 
@@ -51,41 +52,34 @@ describe('a data directory that cannot be one', () => {
   });
 });
 
-describe('choosing the SQLite native module (the desktop app passes its Electron build)', () => {
-  const nodeBuild = fileURLToPath(new URL('../../node_modules/better-sqlite3/build/Release/better_sqlite3.node', import.meta.url));
-
-  it('refuses a module path that does not exist in one line and creates nothing', () => {
+describe('the SQLite native module', () => {
+  it('is the Node-API build from the npm package, which the store opens, writes and reopens', () => {
     const dataDir = path.join(tempDir(), 'data');
-    const missing = path.join(tempDir(), 'electron', 'better_sqlite3.node');
-    expect(() => SessionStore.open(dataDir, { nativeBinding: missing })).toThrow(
-      new LoomError(`The SQLite native module ${missing} does not exist; reinstall or rebuild Loom.`, 'db_native'),
-    );
-    expect(fs.existsSync(dataDir)).toBe(false);
+    const store = SessionStore.open(dataDir);
+    const { id } = store.create({ messages: conversation() });
+    store.close();
+    expect(openStore(dataDir).getTranscript(id)).toEqual(conversation());
+    const prebuild = `node_modules/better-sqlite3/prebuilds/${process.platform}-${process.arch}.node`;
+    expect(fs.existsSync(fileURLToPath(new URL(`../../${prebuild}`, import.meta.url)))).toBe(true);
+    expect(fs.existsSync(fileURLToPath(new URL('../../node_modules/better-sqlite3/build', import.meta.url)))).toBe(false);
   });
 
-  it('refuses a file that is not a loadable module in one line and creates nothing', () => {
-    const dataDir = path.join(tempDir(), 'data');
+  it('that cannot be loaded is one line that says what to do', () => {
     const bogus = path.join(tempDir(), 'better_sqlite3.node');
     fs.writeFileSync(bogus, 'not a shared library');
     let error: unknown;
     try {
-      SessionStore.open(dataDir, { nativeBinding: bogus });
+      ensureSqliteLoads(bogus);
     } catch (err) {
       error = err;
     }
     expect(error).toBeInstanceOf(LoomError);
-    expect((error as Error).message).toMatch(new RegExp(`^The SQLite native module ${bogus} could not be loaded \\(.+\\); reinstall or rebuild Loom\\.$`));
+    expect((error as LoomError).code).toBe('db_native');
+    expect((error as Error).message).toMatch(
+      /^The SQLite module for \S+ could not be loaded \(.+\); reinstall Loom \(`npm ci`\), or see README\.md for the supported platforms\.$/,
+    );
     expect((error as Error).message).not.toContain('\n');
-    expect(fs.existsSync(dataDir)).toBe(false);
-  });
-
-  it('opens, writes and reopens with an explicit path to a working build', () => {
-    const dataDir = path.join(tempDir(), 'data');
-    const store = SessionStore.open(dataDir, { nativeBinding: nodeBuild });
-    const { id } = store.create({ messages: conversation() });
-    store.close();
-    const again = openStore(dataDir);
-    expect(again.getTranscript(id)).toEqual(conversation());
+    expect(() => ensureSqliteLoads()).not.toThrow();
   });
 });
 

@@ -18,7 +18,6 @@ import { openStore, tempDir, user } from './helpers';
 function messageRows(file: string): Map<number, string> {
   return withReadOnlyView(
     file,
-    undefined,
     (db) => new Map((db.prepare('SELECT id, content FROM messages').all() as { id: number; content: string }[]).map((r) => [r.id, r.content])),
   );
 }
@@ -132,11 +131,7 @@ describe('salvaging a damaged loom.db', () => {
     for (const id of ids) store.appendMessage(id, user('long '.repeat(1000)));
     store.close();
     const file = databasePath(dataDir);
-    const lastMessagePage = withReadOnlyView(
-      file,
-      undefined,
-      (db) => db.prepare(`SELECT max(pageno) FROM dbstat WHERE name = 'messages'`).pluck().get() as number,
-    );
+    const lastMessagePage = withReadOnlyView(file, (db) => db.prepare(`SELECT max(pageno) FROM dbstat WHERE name = 'messages'`).pluck().get() as number);
     fs.truncateSync(file, (lastMessagePage - 1) * 4096);
 
     const report = examineDatabase(dataDir);

@@ -13,7 +13,7 @@ import { mcpProblems, type McpOverview, type McpServerStatus } from '../../share
 import { errorMessage } from '../errors';
 import { sandboxedLaunch } from '../security/sandbox';
 import type { Tool } from '../tools/tool';
-import { loadMcpConfig, startupTimeoutMs, type McpServerConfig } from './mcp-config';
+import { startupTimeoutMs, type McpConfigOutcome, type McpServerConfig } from './mcp-config';
 import { mcpTool } from './mcp-tool';
 import { ToolNames } from './tool-names';
 import { cappedFetch, MessageTooLarge } from './message-cap';
@@ -23,9 +23,9 @@ import { NotMcpError, ProcessTransport } from './process-transport';
 const MAX_TOOLS_PER_SERVER = 500;
 
 export interface McpStartOptions {
-  /** The file to read; `required`: named by the user, so a missing file is a problem too. */
+  /** The file the configuration came from, and what loadMcpConfig read in it. */
   configFile: string;
-  required: boolean;
+  config: McpConfigOutcome;
   /** The project folder: a stdio server's working folder, and the one folder its sandbox may write. */
   projectDir: string;
   passEnv?: readonly string[];
@@ -50,9 +50,9 @@ export class McpServers {
     private readonly connections: Connection[],
   ) {}
 
-  /** Reads the configuration and starts every server in it, side by side. Never throws. */
+  /** Starts every server of the configuration, side by side. Never throws. */
   static async start(opts: McpStartOptions): Promise<McpServers> {
-    const config = loadMcpConfig(opts.configFile, opts.required);
+    const { config } = opts;
     const started = await Promise.all(config.servers.map((server) => connect(server, opts)));
     // Named in the file's order, whichever server answered first: the same file gives the same names.
     const names = new ToolNames(opts.builtInToolNames);

@@ -18,7 +18,7 @@ export function bashParser(): Promise<Parser> {
 async function load(): Promise<Parser> {
   // Resolved from the installed packages, so it works from src/, the dist/ bundle and Electron.
   const require = createRequire(import.meta.url);
-  const runtime = require.resolve('web-tree-sitter/tree-sitter.wasm');
+  const runtime = require.resolve('web-tree-sitter/web-tree-sitter.wasm');
   await Parser.init({ locateFile: () => runtime });
   const bash = await Language.load(require.resolve('tree-sitter-bash/tree-sitter-bash.wasm'));
   const parser = new Parser();

@@ -107,7 +107,7 @@ class ShellReader {
         this.redirect(node);
         break;
     }
-    for (const child of node.namedChildren) if (child) this.walk(child);
+    for (const child of node.namedChildren) this.walk(child);
   }
 
   /** The stages of `a | b | c`, nested pipelines flattened. */
@@ -135,7 +135,7 @@ class ShellReader {
       if (redirect?.type === 'herestring_redirect') input = this.hereString(redirect);
       if (redirect?.type !== 'heredoc_redirect') continue;
       input = heredocText(redirect);
-      for (const part of redirect.namedChildren) if (part?.type === 'pipeline') rest.push(...this.stages(part));
+      for (const part of redirect.namedChildren) if (part.type === 'pipeline') rest.push(...this.stages(part));
     }
     return [this.claim(body, input), ...rest];
   }
@@ -184,7 +184,7 @@ class ShellReader {
     const found: SimpleCommand[] = [];
     const visit = (n: Node, inside: boolean) => {
       if (inside && isCommand(n)) found.push(this.command(n, null));
-      for (const child of n.namedChildren) if (child) visit(child, inside || SUBSTITUTIONS.has(child.type));
+      for (const child of n.namedChildren) visit(child, inside || SUBSTITUTIONS.has(child.type));
     };
     visit(node, false);
     return found;
@@ -201,7 +201,7 @@ class ShellReader {
 
   private redirect(node: Node): void {
     const destination = node.childForFieldName('destination');
-    const op = node.children.find((c) => c && !c.isNamed)?.text ?? '';
+    const op = node.children.find((c) => !c.isNamed)?.text ?? '';
     if (!destination) return;
     const target = this.expand(destination).words.join(' ');
     // `2>&1` and `>&-` duplicate or close descriptors; they name no file.
@@ -237,7 +237,7 @@ class ShellReader {
       case 'translated_string':
         return this.appendString(word, node);
       case 'concatenation':
-        return node.namedChildren.reduce((dynamic, child) => (child ? this.appendPart(word, child, quoted) || dynamic : dynamic), false);
+        return node.namedChildren.reduce((dynamic, child) => this.appendPart(word, child, quoted) || dynamic, false);
       case 'simple_expansion':
       case 'expansion':
         return this.appendVariable(word, node, quoted);
@@ -275,7 +275,7 @@ class ShellReader {
 
   /** `$a`, `${a}`, `${a:-default}`: an assigned value, the default, or `$a` as written. */
   private appendVariable(word: WordBuilder, node: Node, quoted: boolean): boolean {
-    const name = node.namedChildren.find((c) => c?.type === 'variable_name' || c?.type === 'special_variable_name')?.text ?? '';
+    const name = node.namedChildren.find((c) => c.type === 'variable_name' || c.type === 'special_variable_name')?.text ?? '';
     if (name === 'IFS') {
       word.value(' ', quoted);
       return false;
@@ -285,7 +285,7 @@ class ShellReader {
       word.value(known, quoted);
       return false;
     }
-    const fallback = /^\$\{\w+:?[-=]/.test(node.text) ? node.namedChildren.find((c) => c && c.type !== 'variable_name') : undefined;
+    const fallback = /^\$\{\w+:?[-=]/.test(node.text) ? node.namedChildren.find((c) => c.type !== 'variable_name') : undefined;
     if (fallback && known === undefined) return this.appendPart(word, fallback, quoted);
     word.literal(name ? `$${name}` : node.text);
     return true;
@@ -293,7 +293,7 @@ class ShellReader {
 
   /** The literal output of `$(…)` when it is a single pipeline of known output, else null. */
   private substitutionOutput(node: Node): string | null {
-    const statements = node.namedChildren.filter((c) => c && c.type !== 'comment') as Node[];
+    const statements = node.namedChildren.filter((c) => c.type !== 'comment');
     if (statements.length !== 1) return null;
     const [statement] = statements;
     let stages: Pipeline;
@@ -364,12 +364,12 @@ function deeperThan(tree: Tree, limit: number): boolean {
 }
 
 function isCommand(node: Node | null | undefined): node is Node {
-  return node?.type === 'command' || (node?.type === 'negated_command' && node.namedChildren.some((c) => c?.type === 'command'));
+  return node?.type === 'command' || (node?.type === 'negated_command' && node.namedChildren.some((c) => c.type === 'command'));
 }
 
 /** The body of `<<EOF` / `<<-EOF` (leading tabs removed for the latter). */
 function heredocText(redirect: Node): string {
-  const body = redirect.namedChildren.find((c) => c?.type === 'heredoc_body')?.text ?? '';
+  const body = redirect.namedChildren.find((c) => c.type === 'heredoc_body')?.text ?? '';
   return redirect.text.startsWith('<<-') ? body.replace(/^\t+/gm, '') : body;
 }
 
@@ -386,7 +386,7 @@ function firstError(root: Node): string {
       const text = node.isMissing ? `missing ${node.type}` : node.text;
       return `shell syntax the checker cannot read, near "${text.length > 60 ? `${text.slice(0, 60)}…` : text}"`;
     }
-    for (const child of node.children) if (child) stack.push(child);
+    for (const child of node.children) stack.push(child);
   }
   return 'shell syntax the checker cannot read';
 }

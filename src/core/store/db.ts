@@ -7,7 +7,7 @@ import { damagedDatabaseError, isDamageError } from './damage';
 import { inspectFileShape, notAFileMessage, walPath, type FileShape } from './file-shape';
 import { isWritableFolder, withReadOnlyView } from './read-only-view';
 import { MIGRATIONS, SCHEMA_VERSION_TABLE, applyMigrations, latestVersion, readSchemaVersion, type Migration } from './migrations';
-import { openSqlite } from './sqlite';
+import { ensureSqliteLoads, openSqlite } from './sqlite';
 
 const DB_FILE_NAME = 'loom.db';
 
@@ -21,11 +21,6 @@ export function backupPath(file: string, version: number): string {
 }
 
 export interface OpenOptions {
-  /**
-   * The better-sqlite3 native module to load instead of the one npm installed: the
-   * desktop app passes its Electron-ABI build (src/main/native-sqlite.ts).
-   */
-  nativeBinding?: string;
   /** The schema to migrate to; tests pass extra migrations. */
   migrations?: readonly Migration[];
 }
@@ -35,8 +30,8 @@ export interface OpenOptions {
  * a Loom database before writing a single byte to it, then configures and migrates it.
  */
 export function openDatabase(dataDir: string, options: OpenOptions = {}): Database.Database {
-  const { nativeBinding, migrations = MIGRATIONS } = options;
-  checkNativeBinding(nativeBinding);
+  const { migrations = MIGRATIONS } = options;
+  ensureSqliteLoads();
   createDataDir(dataDir);
   if (!isWritableFolder(dataDir)) {
     throw new LoomError(
@@ -50,8 +45,8 @@ export function openDatabase(dataDir: string, options: OpenOptions = {}): Databa
     createPrivateFile(file);
     shape = inspectFileShape(file);
   }
-  if (refuseShape(file, shape).kind === 'plausible') inspectExisting(file, latestVersion(migrations), nativeBinding);
-  const db = connect(file, nativeBinding);
+  if (refuseShape(file, shape).kind === 'plausible') inspectExisting(file, latestVersion(migrations));
+  const db = connect(file);
   try {
     configure(db);
     // A new file (version 0) has nothing to lose, on its first step or any later one.
@@ -66,24 +61,6 @@ export function openDatabase(dataDir: string, options: OpenOptions = {}): Databa
     throw isDamageError(err)
       ? damagedDatabaseError(file, errorMessage(err))
       : new LoomError(`Could not prepare the session database ${file}: ${errorMessage(err)}`);
-  }
-}
-
-/**
- * Loads the native module into a throwaway in-memory database before any file is
- * touched, so a missing or wrong-ABI build is one clear line and not a half-made folder.
- */
-function checkNativeBinding(nativeBinding: string | undefined): void {
-  if (nativeBinding === undefined) return;
-  if (!fs.existsSync(nativeBinding)) {
-    throw new LoomError(`The SQLite native module ${nativeBinding} does not exist; reinstall or rebuild Loom.`, 'db_native');
-  }
-  try {
-    openSqlite(':memory:', { nativeBinding }).close();
-  } catch (err) {
-    // Node's load errors go on with a require stack: the first line says what is wrong.
-    const reason = errorMessage(err).split('\n')[0];
-    throw new LoomError(`The SQLite native module ${nativeBinding} could not be loaded (${reason}); reinstall or rebuild Loom.`, 'db_native');
   }
 }
 
@@ -158,10 +135,10 @@ export function identityProblem(file: string, identity: DatabaseIdentity, latest
  * SQLite database is refused untouched, with nothing created beside it (opening it
  * read-write would already rewrite its header for WAL).
  */
-function inspectExisting(file: string, latest: number, nativeBinding: string | undefined): void {
+function inspectExisting(file: string, latest: number): void {
   let identity: DatabaseIdentity;
   try {
-    identity = withReadOnlyView(file, nativeBinding, readIdentity);
+    identity = withReadOnlyView(file, readIdentity);
   } catch (err) {
     if (isDamageError(err)) throw damagedDatabaseError(file, errorMessage(err));
     throw new LoomError(`The session database ${file} could not be read (${errorMessage(err)}); it was left untouched.`, 'db_unreadable');
@@ -170,9 +147,9 @@ function inspectExisting(file: string, latest: number, nativeBinding: string | u
   if (problem) throw problem;
 }
 
-function connect(file: string, nativeBinding: string | undefined): Database.Database {
+function connect(file: string): Database.Database {
   try {
-    return openSqlite(file, { fileMustExist: true, nativeBinding });
+    return openSqlite(file, { fileMustExist: true });
   } catch (err) {
     throw new LoomError(`Could not open the session database ${file}: ${errorMessage(err)}`);
   }

@@ -22,16 +22,16 @@ export type DoctorReport =
 const MAX_PROBLEMS = 10;
 
 /** Never throws for what it finds on disk: whatever stops the check is the report's one line. */
-export function examineDatabase(dataDir: string, nativeBinding?: string): DoctorReport {
+export function examineDatabase(dataDir: string): DoctorReport {
   const file = databasePath(dataDir);
   try {
-    return examine(file, nativeBinding);
+    return examine(file);
   } catch (err) {
     return { kind: 'unchecked', file, reason: `${file} could not be checked (${errorMessage(err)}); it was not changed.` };
   }
 }
 
-function examine(file: string, nativeBinding: string | undefined): DoctorReport {
+function examine(file: string): DoctorReport {
   const shape = inspectFileShape(file);
   switch (shape.kind) {
     case 'not-a-file':
@@ -48,15 +48,15 @@ function examine(file: string, nativeBinding: string | undefined): DoctorReport 
       break;
   }
   const problems = shape.kind === 'truncated' ? [shape.reason] : [];
-  const check = checkIntegrity(file, nativeBinding);
+  const check = checkIntegrity(file);
   problems.push(...check.problems);
-  if (problems.length) return damaged(file, problems, nativeBinding);
+  if (problems.length) return damaged(file, problems);
   const unusable = check.identity && identityProblem(file, check.identity);
   return unusable ? { kind: 'unusable', file, reason: unusable.message } : { kind: 'healthy', file };
 }
 
 /** The salvaged copy is made beside the file: in a folder Loom cannot write, it is not tried. */
-function damaged(file: string, problems: string[], nativeBinding: string | undefined): DoctorReport {
+function damaged(file: string, problems: string[]): DoctorReport {
   const folder = path.dirname(file);
   if (!isWritableFolder(folder)) {
     return {
@@ -66,12 +66,12 @@ function damaged(file: string, problems: string[], nativeBinding: string | undef
       salvageSkipped: `${folder} is read-only, so no salvaged copy can be written beside it; copy the folder somewhere writable and run the doctor there`,
     };
   }
-  return { kind: 'damaged', file, problems, salvage: salvageDatabase(file, nativeBinding) };
+  return { kind: 'damaged', file, problems, salvage: salvageDatabase(file) };
 }
 
-function checkIntegrity(file: string, nativeBinding: string | undefined) {
+function checkIntegrity(file: string) {
   try {
-    return withReadOnlyView(file, nativeBinding, (db) => {
+    return withReadOnlyView(file, (db) => {
       const findings = integrityFindings(db);
       return { problems: findings, identity: findings.length ? undefined : readIdentity(db) };
     });

@@ -20,12 +20,12 @@ import { openSqlite } from './sqlite';
  * there: the file and its -wal are copied into a private temporary folder instead, and
  * the copy is read (nobody can be writing the original meanwhile: nobody can write there).
  */
-export function withReadOnlyView<T>(file: string, nativeBinding: string | undefined, read: (db: Database.Database) => T): T {
+export function withReadOnlyView<T>(file: string, read: (db: Database.Database) => T): T {
   const beside = isWritableFolder(path.dirname(file));
   const folder = fs.mkdtempSync(path.join(beside ? path.dirname(file) : os.tmpdir(), '.loom-read-'));
   try {
     const view = beside ? linkInto(folder, file) : copyInto(folder, file);
-    const db = openSqlite(view ?? file, { readonly: true, fileMustExist: true, nativeBinding });
+    const db = openSqlite(view ?? file, { readonly: true, fileMustExist: true });
     try {
       return read(db);
     } finally {

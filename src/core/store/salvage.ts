@@ -33,13 +33,13 @@ export interface SalvageResult {
  * session or message body was lost are dropped, so the copy is a consistent database;
  * the full-text indexes are rebuilt from the rows by the store's own catch-up.
  */
-export function salvageDatabase(file: string, nativeBinding?: string): SalvageResult {
+export function salvageDatabase(file: string): SalvageResult {
   const staging = fs.mkdtempSync(path.join(path.dirname(file), '.loom-salvage-'));
   try {
-    const target = openDatabase(staging, { nativeBinding });
+    const target = openDatabase(staging);
     let result: SalvageResult;
     try {
-      result = fillFrom(file, nativeBinding, target);
+      result = fillFrom(file, target);
     } finally {
       target.close();
     }
@@ -50,13 +50,13 @@ export function salvageDatabase(file: string, nativeBinding?: string): SalvageRe
   }
 }
 
-function fillFrom(file: string, nativeBinding: string | undefined, target: Database.Database): SalvageResult {
+function fillFrom(file: string, target: Database.Database): SalvageResult {
   // Rows arrive in table order, children possibly before their parents; dangling ones are
   // removed at the end instead.
   target.pragma('foreign_keys = OFF');
   let tables: TableSalvage[];
   try {
-    tables = withReadOnlyView(file, nativeBinding, (source) => {
+    tables = withReadOnlyView(file, (source) => {
       // SQLite refuses a file shorter than its header says unless the schema is writable,
       // which better-sqlite3's defensive mode forbids; the connection itself stays
       // read-only, and then SQLite reads the pages that are there.

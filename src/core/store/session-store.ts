@@ -22,7 +22,7 @@ import {
   type UsageTotals,
 } from '../../shared/types';
 import { LoomError } from '../errors';
-import { openDatabase, type OpenOptions } from './db';
+import { openDatabase } from './db';
 import { renderExport, type TreeFields } from './export';
 import { EXPORT_FORMATS, type ExportFormat } from '../../shared/export-name';
 import type { ExportedSession, ParsedExport } from './export-schema';
@@ -87,11 +87,10 @@ export class SessionStore {
   }
 
   /**
-   * Opens (creating or migrating) <dataDir>/loom.db; LoomError on a corrupt or foreign
-   * file. `nativeBinding`: the better-sqlite3 build to load (the desktop app's Electron one).
+   * Opens (creating or migrating) <dataDir>/loom.db; LoomError on a corrupt or foreign file.
    */
-  static open(dataDir: string, options: Pick<OpenOptions, 'nativeBinding'> = {}): SessionStore {
-    return new SessionStore(openDatabase(dataDir, { nativeBinding: options.nativeBinding }), dataDir);
+  static open(dataDir: string): SessionStore {
+    return new SessionStore(openDatabase(dataDir), dataDir);
   }
 
   /** Brings the search index up to date, releases this store's leases, closes the database. */

@@ -2,16 +2,31 @@
  * Opening better-sqlite3 connections at the least cost per `loom` call (docs/DESIGN.md#command-line).
  * The `loom` bundle carries better-sqlite3's JavaScript (scripts/build-node.mjs): loading it
  * from node_modules as CommonJS took ~6 ms of module resolution and loading. Only the native
- * module is loaded from disk, named by its path: the desktop app passes its Electron build,
- * anything else gets npm's, which also spares the `bindings` package's search for it.
+ * module is loaded from disk, named by its path, which spares better-sqlite3's own search.
+ * It is a Node-API build, so the same file serves Node (the CLI, the tests) and Electron.
  */
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
+import { LoomError, errorMessage } from '../errors';
 
-const NPM_BUILD = path.join('better-sqlite3', 'build', 'Release', 'better_sqlite3.node');
+/** better-sqlite3 ships a Node-API build per platform inside its npm package. */
+const NPM_BUILD = path.join('better-sqlite3', 'prebuilds', `${prebuildTarget()}.node`);
+
+/** better-sqlite3's own name for this platform's build (lib/binding.js): musl Linux apart from glibc. */
+function prebuildTarget(): string {
+  return `${process.platform === 'linux' && isMusl() ? 'linuxmusl' : process.platform}-${process.arch}`;
+}
+
+function isMusl(): boolean {
+  try {
+    return /\/ld-musl-[^/\s]*\.so/.test(fs.readFileSync('/proc/self/maps', 'latin1'));
+  } catch {
+    return false;
+  }
+}
 
 /** undefined until looked for; null when npm's build is not where npm puts it (then `bindings` searches). */
 let npmBuild: string | null | undefined;
@@ -35,4 +50,26 @@ function resolvedNpmBuild(): string | null {
 
 export function openSqlite(file: string, options: Database.Options = {}): Database.Database {
   return new Database(file, { ...options, nativeBinding: options.nativeBinding ?? npmNativeBuild() });
+}
+
+let loads = false;
+
+/**
+ * Loads the native module into a throwaway in-memory database before any file is touched,
+ * so a platform without a build (or a damaged install) is one clear line, not a half-made
+ * data folder. `nativeBinding` is for the test of that line.
+ */
+export function ensureSqliteLoads(nativeBinding?: string): void {
+  if (loads && nativeBinding === undefined) return;
+  try {
+    openSqlite(':memory:', { nativeBinding }).close();
+  } catch (err) {
+    // Node's load errors go on with a require stack: the first line says what is wrong.
+    const reason = errorMessage(err).split('\n')[0];
+    throw new LoomError(
+      `The SQLite module for ${process.platform}-${process.arch} could not be loaded (${reason}); reinstall Loom (\`npm ci\`), or see README.md for the supported platforms.`,
+      'db_native',
+    );
+  }
+  if (nativeBinding === undefined) loads = true;
 }

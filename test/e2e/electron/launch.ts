@@ -1,21 +1,20 @@
 /**
  * Launching the desktop app through Playwright's Electron driver for the desktop tests.
- * They need Electron's binary, its build of better-sqlite3 (`npm start` and
- * scripts/fetch-electron.mjs fetch both) and a display; where any is missing they are
- * reported as skipped, with the reason, never passed.
+ * They need Electron's binary (`npm start` and scripts/fetch-electron.mjs fetch it) and a
+ * display; where either is missing they are reported as skipped, with the reason, never
+ * passed. better-sqlite3 needs nothing more: Electron loads the npm package's Node-API build.
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { _electron as electron, expect, test, type ElectronApplication, type Page } from '@playwright/test';
-import { electronBinary, nativeFile, root } from '../../../scripts/electron-setup.mjs';
+import { electronBinary, root } from '../../../scripts/electron-setup.mjs';
 import { startScriptedServer, type ScriptedServer } from '../../support/scripted-server';
 
 export { electronBinary, root };
 
 function whyNot(): string | null {
   if (!electronBinary()) return 'no Electron binary (npm start fetches it where the network allows)';
-  if (!fs.existsSync(nativeFile)) return 'no Electron build of better-sqlite3 in .electron-native/';
   if (process.platform === 'linux' && !process.env.DISPLAY && !process.env.WAYLAND_DISPLAY) return 'no display';
   return null;
 }

@@ -1,0 +1,134 @@
+/**
+ * `loom -p` starts its turn at once (issue 21): the time from starting `loom -p` (as a user
+ * starts it: bin/loom.js -> dist/cli.js) to the first request reaching the model server,
+ * beside a bare `node -e 0` in the same interleaved rounds. Twice: in a new session, and
+ * resuming a session of 100,000 messages (compacted once, as such a session would be), which
+ * must cost no more. Each run uses its own data folder's compile cache (warm after round 0).
+ */
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { compactSession } from '../src/core/context/auto-compact';
+import { ContextBudget } from '../src/core/context/budget';
+import { SessionStore } from '../src/core/store/session-store';
+import type { ChatMessage } from '../src/shared/types';
+import { startScriptedServer, type ScriptedServer } from '../test/support/scripted-server';
+import { instantSummariser } from './context';
+import { formatMs, percentile, printTable, progress, type Timing } from './harness';
+import { Corpus } from './store-corpus';
+
+const BIN = fileURLToPath(new URL('../bin/loom.js', import.meta.url));
+const ROUNDS = Number(process.env.BENCH_CLI_ROUNDS ?? 30);
+const BIG_SESSION = 100_000;
+const TARGET_RATIO = 2;
+
+export const cliTurnSection = {
+  name: 'CLI turn start: loom -p until its first model request, beside a bare node -e 0',
+  run: runTurnBench,
+};
+
+interface Run {
+  label: string;
+  /** Milliseconds from spawn to the moment that counts: the process's exit, or the first request. */
+  measure: () => Promise<number>;
+}
+
+async function runTurnBench(): Promise<void> {
+  const server = await startScriptedServer();
+  server.models = { ids: ['gemma4'], windows: { gemma4: 128_000 } };
+  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'loom-bench-turn-'));
+  try {
+    const big = await seedBigSession(home);
+    progress(`seeded a session of ${BIG_SESSION.toLocaleString('en-US')} messages, compacted once`);
+    const common = ['--data-dir', home, '--base-url', server.baseUrl, '--model', 'gemma4'];
+    const runs: Run[] = [
+      { label: 'node -e 0', measure: () => untilExit(['-e', '0']) },
+      { label: 'loom -p (a new session)', measure: () => untilFirstRequest(server, [BIN, '-p', 'Hello', ...common]) },
+      {
+        label: `loom --resume ID -p (${BIG_SESSION.toLocaleString('en-US')} messages)`,
+        measure: () => untilFirstRequest(server, [BIN, '--resume', big, '-p', 'Hello', ...common]),
+      },
+    ];
+    report(runs, await interleaved(runs));
+  } finally {
+    await server.close();
+    fs.rmSync(home, { recursive: true, force: true });
+  }
+}
+
+async function seedBigSession(home: string): Promise<string> {
+  const corpus = new Corpus(21);
+  const store = SessionStore.open(home);
+  try {
+    const messages: ChatMessage[] = [...corpus.session(BIG_SESSION - 1), { role: 'user', content: 'Go on.' }];
+    const { id } = store.create({ model: 'gemma4', messages });
+    const budget = new ContextBudget(24_000);
+    budget.reset(messages);
+    const outcome = await compactSession({ sessionId: id, store, budget, messages, client: instantSummariser });
+    if (outcome.status !== 'compacted') throw new Error(`the seeded session was not compacted: ${outcome.status}`);
+    store.updateSearchIndex();
+    return id;
+  } finally {
+    store.close();
+  }
+}
+
+function untilExit(args: string[]): Promise<number> {
+  const start = performance.now();
+  const child = spawn(process.execPath, args, { stdio: 'ignore' });
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('exit', (code) => (code === 0 ? resolve(performance.now() - start) : reject(new Error(`node ${args.join(' ')} exited ${code}`))));
+  });
+}
+
+/** Starts loom, answers its turn, and returns when its first request (of any route) arrived. */
+async function untilFirstRequest(server: ScriptedServer, args: string[]): Promise<number> {
+  const seen = server.requests.length + server.modelRequests.length;
+  server.enqueue({ text: 'Hi.' });
+  const start = Date.now();
+  let stderr = '';
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  child.stderr.on('data', (chunk) => (stderr += chunk));
+  const code = await new Promise<number | null>((resolve, reject) => {
+    child.on('error', reject);
+    child.on('exit', resolve);
+  });
+  if (code !== 0) throw new Error(`loom ${args.slice(1, 4).join(' ')} exited ${code}: ${stderr.trim()}`);
+  const first = [...server.modelRequests, ...server.requests].map((r) => r.at).sort((a, b) => a - b)[seen];
+  if (first === undefined) throw new Error('loom made no request');
+  return first - start;
+}
+
+/** ROUNDS rounds, each running every command once in turn (after one unmeasured round). */
+async function interleaved(runs: Run[]): Promise<Timing[]> {
+  const times = runs.map(() => [] as number[]);
+  for (let round = -1; round < ROUNDS; round++) {
+    for (const [i, run] of runs.entries()) {
+      const ms = await run.measure();
+      if (round >= 0) times[i].push(ms);
+    }
+    if (round % 10 === 9) progress(`  ${round + 1} of ${ROUNDS} rounds`);
+  }
+  return times.map((list) => {
+    const sorted = list.sort((a, b) => a - b);
+    return { p50: percentile(sorted, 50), p99: percentile(sorted, 99), runs: sorted.length };
+  });
+}
+
+function report(runs: Run[], timings: Timing[]): void {
+  const bare = timings[0].p50;
+  const rows = runs.map((run, i) => {
+    const { p50, p99 } = timings[i];
+    if (i === 0) return [run.label, formatMs(p50), formatMs(p99), '1.0×', '-', '-'];
+    const ratio = p50 / bare;
+    return [run.label, formatMs(p50), formatMs(p99), `${ratio.toFixed(2)}×`, `≤ ${TARGET_RATIO}×`, ratio <= TARGET_RATIO ? 'yes' : 'NO'];
+  });
+  printTable(
+    `loom -p until the first model request (${ROUNDS} interleaved rounds; the server answers at once)`,
+    ['command', 'p50', 'p99', 'p50 / node -e 0', 'target', 'met'],
+    rows,
+  );
+}
