@@ -82,6 +82,8 @@ export class SessionStore {
   private constructor(
     readonly db: Database.Database,
     readonly dataDir: string,
+    /** The better-sqlite3 build the store loaded: another database read beside it (an import's) needs the same one. */
+    readonly nativeBinding: string | undefined,
   ) {
     this.leases = new LeaseKeeper(db);
   }
@@ -91,7 +93,7 @@ export class SessionStore {
    * file. `nativeBinding`: the better-sqlite3 build to load (the desktop app's Electron one).
    */
   static open(dataDir: string, options: Pick<OpenOptions, 'nativeBinding'> = {}): SessionStore {
-    return new SessionStore(openDatabase(dataDir, { nativeBinding: options.nativeBinding }), dataDir);
+    return new SessionStore(openDatabase(dataDir, { nativeBinding: options.nativeBinding }), dataDir, options.nativeBinding);
   }
 
   /** Brings the search index up to date, releases this store's leases, closes the database. */
@@ -143,12 +145,15 @@ export class SessionStore {
     });
   }
 
-  /** appendMessage for several messages, in order, in one transaction (an import's run of messages). */
-  appendMessages(id: string, messages: readonly ChatMessage[]): void {
+  /**
+   * appendMessage for several messages, in order, in one transaction (an import's run of
+   * messages); `times`: when each was written where it came from, where known (else now).
+   */
+  appendMessages(id: string, messages: readonly ChatMessage[], times: readonly (string | undefined)[] = []): void {
     this.write(() => {
       const pk = this.pkOf(id);
-      const at = this.updateTime();
-      for (const message of messages) this.appendTo(pk, message, at);
+      const now = this.updateTime();
+      messages.forEach((message, i) => this.appendTo(pk, message, times[i] ?? now));
     });
   }
 
