@@ -18,14 +18,7 @@ const REQUIRED_COLUMNS = {
 } as const;
 
 /** Session columns read when there: what older or newer schemas have or lack. */
-const OPTIONAL_SESSION_COLUMNS = [
-  'name',
-  'description',
-  'input_tokens',
-  'output_tokens',
-  'accumulated_input_tokens',
-  'accumulated_output_tokens',
-] as const;
+const OPTIONAL_SESSION_COLUMNS = ['name', 'description', 'input_tokens', 'output_tokens', 'accumulated_input_tokens', 'accumulated_output_tokens'] as const;
 
 type SessionRow = Record<string, unknown> & { id: string };
 

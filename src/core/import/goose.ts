@@ -14,7 +14,20 @@
  */
 import { createHash } from 'node:crypto';
 import type { CallUsage, ChatMessage, ToolCall } from '../../shared/types';
-import { assistant, blockText, clean, isRecord, isoTime, noteNotUnderstood, str, timeSpan, titleFrom, toolCall, type ImportedItem, type ParsedFile } from './imported';
+import {
+  assistant,
+  blockText,
+  clean,
+  isRecord,
+  isoTime,
+  noteNotUnderstood,
+  str,
+  timeSpan,
+  titleFrom,
+  toolCall,
+  type ImportedItem,
+  type ParsedFile,
+} from './imported';
 
 /** Content items that are goose's own display or bookkeeping, not conversation. */
 const SKIPPED_ITEMS = new Set([
@@ -156,7 +169,8 @@ function resultText(result: unknown): string {
 
 /** Tokens as goose counts them for the session: the accumulated totals, else the last call's. */
 export function gooseUsage(counts: Record<string, unknown>): CallUsage | undefined {
-  const pick = (...names: string[]) => names.map((name) => counts[name]).find((n): n is number => typeof n === 'number' && Number.isSafeInteger(n) && n > 0) ?? 0;
+  const pick = (...names: string[]) =>
+    names.map((name) => counts[name]).find((n): n is number => typeof n === 'number' && Number.isSafeInteger(n) && n > 0) ?? 0;
   const usage = {
     prompt_tokens: pick('accumulated_input_tokens', 'input_tokens'),
     completion_tokens: pick('accumulated_output_tokens', 'output_tokens'),

@@ -21,7 +21,7 @@ export async function locateOpencode(location: string): Promise<string[]> {
   if (names.has('storage') || [...names].some(isOpencodeDatabase)) {
     const databases = [...names].filter(isOpencodeDatabase).map((name) => path.join(location, name));
     const storage = path.join(location, 'storage', 'session');
-    return [...databases.sort(), ...(await isFolder(storage) ? await sessionFiles(storage, isJson) : [])];
+    return [...databases.sort(), ...((await isFolder(storage)) ? await sessionFiles(storage, isJson) : [])];
   }
   if (names.has('session') && names.has('message')) return sessionFiles(path.join(location, 'session'), isJson);
   return sessionFiles(location, isJson);

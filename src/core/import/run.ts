@@ -136,7 +136,10 @@ async function importNow(store: SessionStore, request: ImportRequest): Promise<I
   }
 
   /** The unit's contents and record, unless it is unchanged since the last import (counted) or cannot be read (refused). */
-  async function readChanged(unit: ImportUnit, stamped: PromiseSettledResult<ImportStamp>): Promise<{ loaded: LoadedUnit; record: ImportFileRecord } | undefined> {
+  async function readChanged(
+    unit: ImportUnit,
+    stamped: PromiseSettledResult<ImportStamp>,
+  ): Promise<{ loaded: LoadedUnit; record: ImportFileRecord } | undefined> {
     try {
       if (stamped.status === 'rejected') throw stamped.reason;
       const { size, mtimeMs } = stamped.value;
