@@ -259,4 +259,24 @@ describe('goose', () => {
     const summary = await importInto(openStore(), { source: 'goose', path: file, home: tempDir() });
     expect(summary.refused).toEqual([`${file}: table messages, id 1: its content_json is not a JSON list, skipped`]);
   });
+
+  it('a result too long for any context is cut there and kept whole in the transcript; a row nested too deeply is refused alone', async () => {
+    const file = path.join(tempDir(), 'sessions.db');
+    const db = gooseDatabase(file);
+    const long = 'otter '.repeat(10_000);
+    const messages = gooseMessages().slice(0, 4);
+    messages[2] = { ...messages[2], content: [gooseResult('call_count', long)] };
+    insertGooseSession(db, otterSession(messages));
+    const deep = `[{"type": "text", "text": "x", "deep": ${'['.repeat(10_000)}${']'.repeat(10_000)}}]`;
+    db.prepare("INSERT INTO messages (session_id, role, content_json, created_timestamp) VALUES ('20260203_1', 'user', ?, 1)").run(deep);
+    db.close();
+    const store = openStore();
+    const summary = await importInto(store, { source: 'goose', path: file, home: tempDir() });
+    expect(summary.refused).toEqual([`${file}: table messages, id 5: nested deeper than 256 levels, skipped`]);
+    const [session] = store.list();
+    expect(toolText(store.getTranscript(session.id)[2].content as string)).toBe(long);
+    expect(toolText(store.getContext(session.id)[2].content as string)).toMatch(
+      /\[Cut on import: the first 32,768 of 60,000 characters; the transcript keeps the whole message\.\]$/,
+    );
+  });
 });
