@@ -12,6 +12,7 @@ import { cliTurnSection } from './cli-turn';
 import { contextSection } from './context';
 import { importSection } from './import';
 import { importBranchesSection } from './import-branches';
+import { importOpencodeSection } from './import-opencode';
 import { liveSection } from './live';
 import { redactionSection } from './redaction';
 import { storeSection } from './store';
@@ -26,6 +27,7 @@ const sections: BenchSection[] = [
   liveSection, // other processes' changes reaching a backend's windows (PRAGMA data_version)
   redactionSection, // redacting every string of a 10 MB session, as an export does
   importSection, // loom --import-from: 1,000 Claude Code sessions, then again unchanged
+  importOpencodeSection, // loom --import-from opencode: an opencode.db of 1,000 sessions, then again unchanged
   importBranchesSection, // loom --import-from: a Claude Code and a pi file with many branches, at half and full size
   cliSection, // `loom` lifecycle commands beside a bare `node -e 0`
   cliTurnSection, // `loom -p` until its first model request, new and 100,000-message sessions

@@ -4,7 +4,7 @@
  * from core/import/sources.ts (the importers) so that parsing the command line loads no
  * importer (docs/ARCHITECTURE.md#the-node-build).
  */
-export const IMPORT_SOURCES = ['claude-code', 'codex', 'pi', 'opencode'] as const;
+export const IMPORT_SOURCES = ['claude-code', 'codex', 'pi', 'opencode', 'goose'] as const;
 export type ImportSourceName = (typeof IMPORT_SOURCES)[number];
 
 /** Each source as its users call it. */
@@ -13,6 +13,7 @@ export const IMPORT_SOURCE_LABELS: Record<ImportSourceName, string> = {
   codex: 'Codex',
   pi: 'pi',
   opencode: 'opencode',
+  goose: 'goose',
 };
 
 /** Longest path the window's dialog takes (Linux's PATH_MAX). */
@@ -21,10 +22,8 @@ export const MAX_IMPORT_PATH = 4096;
 /** A source as the dialog offers it: where it is read from when no path is given. */
 export interface ImportSourceInfo {
   source: ImportSourceName;
-  /** The full default location; null when there is none and a path must be given. */
-  defaultLocation: string | null;
-  /** With no default location: what to give instead. */
-  noDefault: string | null;
+  /** The full default location. */
+  defaultLocation: string;
 }
 
 /** How an import went, as `loom --import-from` prints it: the refusals (the first few), then the one summary line. */

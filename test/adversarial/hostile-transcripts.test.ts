@@ -12,6 +12,18 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { importFiles, runImport } from '../../src/core/import/run';
 import { toolText, userText } from '../../src/shared/fences';
+import {
+  gooseCall,
+  gooseDatabase,
+  gooseLegacyJsonl,
+  gooseResult,
+  gooseText,
+  insertGooseSession,
+  insertOpencodeSession,
+  opencodeDatabase,
+  otterSession,
+  type OpencodeExport,
+} from '../import/agent-stores';
 import { jsonl, writeFile } from '../import/fixtures';
 import { openStore, tempDir } from '../store/helpers';
 import { strictChatViolations } from '../support/strict-chat-rules';
@@ -117,18 +129,51 @@ function opencodeSession(file: string): void {
   );
 }
 
+/** The hostile opencode session as opencode.db keeps it. */
+function opencodeDbSession(file: string): void {
+  const exported = path.join(path.dirname(file), 'hostile.json');
+  opencodeSession(exported);
+  const db = opencodeDatabase(file);
+  insertOpencodeSession(db, JSON.parse(fs.readFileSync(exported, 'utf8')) as OpencodeExport);
+  db.close();
+  fs.rmSync(exported);
+}
+
+function gooseMessages() {
+  return [
+    { role: 'user' as const, created: 1_770_000_000, content: [gooseText(PROMPT)] },
+    { role: 'assistant' as const, created: 1_770_000_001, content: [gooseCall('call_1', 'developer__shell', { command: 'make' })] },
+    { role: 'user' as const, created: 1_770_000_002, content: [gooseResult('call_1', RESULT)] },
+    { role: 'assistant' as const, created: 1_770_000_003, content: [gooseText('Done.')] },
+  ];
+}
+
+function gooseDbSession(file: string): void {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const db = gooseDatabase(file);
+  insertGooseSession(db, otterSession(gooseMessages()));
+  db.close();
+}
+
+function gooseLegacySession(file: string): void {
+  writeFile(file, gooseLegacyJsonl(otterSession(gooseMessages())));
+}
+
 const SOURCES = [
   { source: 'claude-code', file: 'claude/cc-hostile.jsonl', write: claudeSession },
   { source: 'codex', file: 'codex/rollout-2025-12-01T09-00-00-codex-hostile.jsonl', write: codexSession },
   { source: 'pi', file: 'pi/hostile.jsonl', write: piSession },
   { source: 'opencode', file: 'opencode/hostile.json', write: opencodeSession },
+  { source: 'opencode', file: 'opencode-data/opencode.db', write: opencodeDbSession },
+  { source: 'goose', file: 'goose/sessions.db', write: gooseDbSession },
+  { source: 'goose', file: 'goose/hostile.jsonl', write: gooseLegacySession },
 ] as const;
 
 type SentMessage = { role: string; content: string };
 
 describe('imported prompts and tool results reach the model fenced as data', () => {
   for (const { source, file, write } of SOURCES) {
-    it(`${source}: no closing tag, in any spelling, ends the fence of the prompt or the tool result`, async () => {
+    it(`${source} (${path.basename(file)}): no closing tag, in any spelling, ends the fence of the prompt or the tool result`, async () => {
       const at = path.join(ctx.ws.root, file);
       write(at);
       const imported = await runLoom(ctx.ws, ctx.server.baseUrl, ['--import-from', source, at]);

@@ -45,16 +45,16 @@ function recordEvents(): BridgeEvent[] {
 const importedRows = () => ctx.backend.store.db.prepare('SELECT COUNT(*) AS n FROM import_files').get() as { n: number };
 
 describe('sessions.importSources', () => {
-  it('lists every source with its default location under the home folder, and what opencode needs instead', async () => {
+  it('lists every source with its default location under the home folder', async () => {
     const home = stubHome();
     const sources = await call<ImportSourceInfo[]>('sessions.importSources', {});
     expect(sources.map((s) => [s.source, s.defaultLocation])).toEqual([
       ['claude-code', path.join(home, '.claude/projects')],
       ['codex', path.join(home, '.codex/sessions')],
       ['pi', path.join(home, '.pi/agent/sessions')],
-      ['opencode', null],
+      ['opencode', path.join(home, '.local/share/opencode')],
+      ['goose', path.join(home, '.local/share/goose/sessions')],
     ]);
-    expect(sources[3].noDefault).toContain('opencode export <id>');
   });
 });
 

@@ -6,7 +6,16 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { CLAUDE_SESSION, claudeBranch, claudeGrowth, claudeMain, claudeSidechain, jsonl, piLinear, writeFile } from '../import/fixtures';
+import {
+  folderState,
+  gooseDatabase,
+  insertGooseSession,
+  insertOpencodeSession,
+  opencodeDatabase,
+  otterSession,
+  type OpencodeExport,
+} from '../import/agent-stores';
+import { CLAUDE_SESSION, claudeBranch, claudeGrowth, claudeMain, claudeSidechain, jsonl, opencodeExport, piLinear, writeFile } from '../import/fixtures';
 import { buildLoom, expectOneErrorLine, makeTempDir, removeDir, runLoom } from './run-loom';
 
 let dir: string;
@@ -102,17 +111,48 @@ describe('loom --import-from', () => {
     expect(fs.readdirSync(path.join(dir, 'data')).sort()).toEqual(before);
   });
 
-  it('refuses an unknown source, opencode without a PATH, and two PATHs, as usage mistakes', async () => {
-    const unknown = await loom('--import-from', 'goose');
+  it('refuses an unknown source and two PATHs, as usage mistakes', async () => {
+    const unknown = await loom('--import-from', 'gemini');
     expect(unknown.code).toBe(2);
-    expect(expectOneErrorLine(unknown)).toBe("loom: --import-from takes a source: claude-code, codex, pi, opencode; got 'goose'.");
-
-    const opencode = await loom('--import-from', 'opencode');
-    expect(opencode.code).toBe(2);
-    expect(expectOneErrorLine(opencode)).toMatch(/^loom: --import-from opencode needs a PATH: .*`opencode export <id> > session\.json`/);
+    expect(expectOneErrorLine(unknown)).toBe("loom: --import-from takes a source: claude-code, codex, pi, opencode, goose; got 'gemini'.");
 
     const two = await loom('--import-from', 'pi', 'a', 'b');
     expect(two.code).toBe(2);
     expect(fs.existsSync(path.join(dir, 'data', 'loom.db'))).toBe(false);
+  });
+
+  it("reads opencode's and goose's databases where they keep them, no export needed; search, --info and --export reach the result", async () => {
+    const opencodeData = path.join(home, '.local/share/opencode');
+    const opencode = opencodeDatabase(path.join(opencodeData, 'opencode.db'));
+    const session = opencodeExport() as OpencodeExport;
+    session.messages[4].info.time = { created: 5 };
+    insertOpencodeSession(opencode, session);
+    opencode.close();
+    const goose = gooseDatabase(path.join(home, '.local/share/goose/sessions/sessions.db'));
+    insertGooseSession(goose, otterSession());
+    goose.close();
+    const before = folderState(home);
+
+    const first = await loom('--import-from', 'opencode');
+    expect(first.stderr).toBe('');
+    expect(first.stdout).toBe(
+      `Imported from opencode (${opencodeData}, its default location): 1 session from 1 database (1 new session, 0 grown, 1 new fork, 7 messages added); ` +
+        'skipped: 0 unchanged, 1 tool call without a result closed; not understood, skipped: opencode part type "quantum-part" ×1.\n',
+    );
+    expect((await loom('--import-from', 'opencode')).stdout).toMatch(
+      /: 1 session from 1 database \(0 new sessions, 0 grown, 0 new forks, 0 messages added\); skipped: 1 unchanged\.\n$/,
+    );
+    expect((await loom('--import-from', 'goose')).stdout).toMatch(
+      /^Imported from goose \(.+, its default location\): 1 session from 1 database \(1 new session, /,
+    );
+    expect(folderState(home)).toEqual(before);
+
+    const [otter] = JSON.parse((await loom('--search', 'otters', '--json')).stdout) as { id: string; title: string }[];
+    expect(otter.title).toBe('Otter census');
+    const info = (await loom('--info', otter.id)).stdout;
+    expect(info).toMatch(/^Folder: +\/home\/ada\/river$/m);
+    expect(info).toMatch(/^Transcript: +6 messages$/m);
+    const exported = JSON.parse((await loom('--export', otter.id)).stdout) as { session: { transcript: { role: string }[] } };
+    expect(exported.session.transcript.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant', 'assistant', 'tool']);
   });
 });

@@ -19,6 +19,8 @@ const summary = (over: Partial<ImportSummary> = {}): ImportSummary => ({
   location: '/home/ada/.claude/projects',
   usedDefault: true,
   files: 3,
+  databases: 0,
+  databaseSessions: 0,
   unchangedFiles: 1,
   counts: { created: 1, grown: 1, forks: 0, messages: 12, closedCalls: 0, droppedResults: 2, droppedCalls: 0 },
   refused: [],

@@ -83,7 +83,7 @@ test('imports a folder of Claude Code sessions: progress, the summary, the sessi
   }
 });
 
-test('a bad path is one line and imports nothing; opencode asks for the file opencode export wrote', async ({ page, loom }) => {
+test('a bad path is one line and imports nothing; opencode and goose offer their default locations', async ({ page, loom }) => {
   const empty = fs.mkdtempSync(path.join(os.tmpdir(), 'loom-e2e-empty-'));
   try {
     await openLoom(page, loom);
@@ -100,12 +100,16 @@ test('a bad path is one line and imports nothing; opencode asks for the file ope
     await expect(dialog.getByRole('progressbar')).toHaveCount(0);
     expect(loom.store.list()).toEqual([]);
 
-    await dialog.getByRole('combobox', { name: 'Source' }).selectOption('opencode');
-    const field = dialog.getByRole('textbox', { name: 'File or folder (required)' });
-    await field.fill('');
-    await expect(field).toHaveAttribute('required', '');
-    await expect(dialog.getByText(/^Give a path: opencode keeps its sessions in its own database; export one with `opencode export <id>/)).toBeVisible();
-    await expect(dialog.getByRole('button', { name: 'Import' })).toBeDisabled();
+    for (const [source, location] of [
+      ['opencode', '.local/share/opencode'],
+      ['goose', '.local/share/goose/sessions'],
+    ]) {
+      await dialog.getByRole('combobox', { name: 'Source' }).selectOption(source);
+      await expect(
+        dialog.getByText(`Leave it empty to read ${path.join(os.homedir(), location)}. Files and databases are only read, never changed.`),
+      ).toBeVisible();
+      await expect(dialog.getByRole('button', { name: 'Import' })).toBeEnabled();
+    }
 
     await page.keyboard.press('Escape');
     await expect(dialog).toBeHidden();

@@ -286,7 +286,7 @@ describe('locations', () => {
     const summary = await runImport(store, await importFiles({ source: 'pi', home }));
     expect(summary).toMatchObject({ location: path.join(home, '.pi/agent/sessions'), usedDefault: true, files: 1 });
     await expect(importFiles({ source: 'codex', home })).rejects.toThrow(`Nothing to import: ${path.join(home, '.codex/sessions')} does not exist.`);
-    await expect(importFiles({ source: 'opencode', home })).rejects.toThrow(/--import-from opencode needs a PATH: .*opencode export/);
+    await expect(importFiles({ source: 'opencode', home })).rejects.toThrow(`Nothing to import: ${path.join(home, '.local/share/opencode')} does not exist.`);
   });
 });
 

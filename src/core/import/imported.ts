@@ -3,11 +3,12 @@
  * turns into Loom sessions (docs/DESIGN.md#importing-from-other-agents). Everything in it
  * came from another program's files: untrusted data, shown and searched, never obeyed.
  */
-import type { AssistantMessage, ChatMessage, ToolCall } from '../../shared/types';
+import type { AssistantMessage, CallUsage, ChatMessage, ToolCall } from '../../shared/types';
 
 /** One entry of a source conversation, keyed by something stable in the source (an entry id, a line number). */
 export type ImportedItem =
-  | { kind: 'message'; key: string; message: ChatMessage }
+  /** `at`: when the source wrote the message (ISO time), when it says. */
+  | { kind: 'message'; key: string; message: ChatMessage; at?: string }
   | {
       kind: 'compaction';
       key: string;
@@ -27,6 +28,8 @@ export interface ImportedConversation {
   model: string | null;
   createdAt: string;
   updatedAt: string;
+  /** The tokens and cost the source counted for the whole conversation, when it did. */
+  usage?: CallUsage;
   /**
    * Every path from the root to a leaf, the active one first; paths share their common entries
    * by key. Read once, one path at a time: a file with many branches would otherwise hold the

@@ -1,12 +1,15 @@
 /**
- * opencode: the JSON `opencode export <id>` prints, {info, messages: [{info, parts}]}
- * (docs/DESIGN.md#importing-from-other-agents). One tool part holds a call and its
- * result; a user message with a compaction part and the summary assistant message after
- * it are a compaction; messages a revert undid are a branch of their own beside the one
- * the session goes on with. Message and part ids are the keys.
+ * opencode: a session as {info, messages: [{info, parts}]}, the shape `opencode export <id>`
+ * prints and the one its database and storage tree are read into (opencode-db.ts,
+ * opencode-storage.ts; docs/DESIGN.md#importing-from-other-agents). One tool part holds a
+ * call and its result; a user message with a compaction part and the summary assistant
+ * message after it are a compaction; messages a revert undid are a branch of their own
+ * beside the one the session goes on with. Message and part ids are the keys, whichever
+ * carrier a session came in: the same session read from an export and from the database
+ * is one session.
  */
 import path from 'node:path';
-import type { ChatMessage, ToolCall } from '../../shared/types';
+import type { CallUsage, ChatMessage, ToolCall } from '../../shared/types';
 import {
   MAX_ENTRY_DEPTH,
   assistant,
@@ -42,14 +45,26 @@ export function parseOpencode(text: string, file: string): ParsedFile {
     parsed.refused.push(`${file}:1: not an opencode export ({"info": …, "messages": […]}), skipped`);
     return parsed;
   }
-  const info = doc.info;
+  readOpencodeSession({ info: doc.info, messages: doc.messages as unknown[] }, file, parsed);
+  return parsed;
+}
+
+/** One session: its Session.Info and its messages, each {info, parts}, in order. */
+export interface OpencodeSession {
+  info: Record<string, unknown>;
+  messages: unknown[];
+}
+
+/** Adds the session's conversation to `parsed`; `file` names it in refusals (and, with no id, gives it one). */
+export function readOpencodeSession({ info, messages }: OpencodeSession, file: string, parsed: ParsedFile): void {
   const revertedFrom = isRecord(info.revert) ? str(info.revert.messageID) : undefined;
   const all: ImportedItem[] = [];
   let kept: ImportedItem[] | undefined;
   let model: string | undefined;
   let firstPrompt: string | undefined;
   let compacting = false;
-  for (const [index, raw] of (doc.messages as unknown[]).entries()) {
+  const usage: CallUsage = { prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 };
+  for (const [index, raw] of messages.entries()) {
     if (!isRecord(raw) || !isRecord(raw.info)) continue;
     if (nestedTooDeeply(raw)) {
       parsed.refused.push(`${file}: message ${index + 1} nested deeper than ${MAX_ENTRY_DEPTH} levels, skipped`);
@@ -57,6 +72,7 @@ export function parseOpencode(text: string, file: string): ParsedFile {
     }
     const id = str(raw.info.id) ?? `m${all.length}`;
     if (id === revertedFrom) kept = [...all];
+    const at = isoTime(timeOf(raw.info));
     const parts = (Array.isArray(raw.parts) ? (raw.parts as unknown[]) : []).filter(isRecord);
     for (const part of parts) if (!KNOWN_PARTS.has(str(part.type) ?? '')) noteNotUnderstood(parsed, `opencode part type ${JSON.stringify(part.type)}`);
     if (raw.info.role === 'user') {
@@ -66,18 +82,19 @@ export function parseOpencode(text: string, file: string): ParsedFile {
       }
       const prompt = userText(parts);
       firstPrompt ??= prompt;
-      if (prompt) all.push({ kind: 'message', key: id, message: { role: 'user', content: prompt } });
+      if (prompt) all.push({ kind: 'message', key: id, message: { role: 'user', content: prompt }, ...timed(at) });
     } else if (raw.info.role === 'assistant') {
       model = str(raw.info.modelID) ?? model;
+      addUsage(usage, raw.info);
       if (compacting || raw.info.summary === true) {
-        all.push({ kind: 'compaction', key: id, summary: textOf(parts), at: isoTime(timeOf(raw.info)) ?? new Date(0).toISOString(), beforeTokens: 0 });
+        all.push({ kind: 'compaction', key: id, summary: textOf(parts), at: at ?? new Date(0).toISOString(), beforeTokens: 0 });
         compacting = false;
         continue;
       }
-      all.push(...assistantItems(id, parts));
+      all.push(...assistantItems(id, parts, at));
     } else noteNotUnderstood(parsed, `opencode message role ${JSON.stringify(raw.info.role)}`);
   }
-  if (all.length === 0) return parsed;
+  if (all.length === 0) return;
   const time = isRecord(info.time) ? info.time : {};
   const created = isoTime(time.created) ?? new Date(0).toISOString();
   const title = str(info.title);
@@ -88,9 +105,27 @@ export function parseOpencode(text: string, file: string): ParsedFile {
     model: model ?? null,
     createdAt: created,
     updatedAt: isoTime(time.updated) ?? created,
+    ...(usage.prompt_tokens || usage.completion_tokens || usage.cost_usd ? { usage } : {}),
     branches: kept && kept.length ? [kept, all] : [all],
   });
-  return parsed;
+}
+
+function timed(at: string | undefined): { at?: string } {
+  return at === undefined ? {} : { at };
+}
+
+/** An assistant message's tokens (cached ones are prompt tokens, reasoning ones reply tokens) and cost. */
+function addUsage(usage: CallUsage, info: Record<string, unknown>): void {
+  const tokens = isRecord(info.tokens) ? info.tokens : {};
+  const cache = isRecord(tokens.cache) ? tokens.cache : {};
+  usage.prompt_tokens += count(tokens.input) + count(cache.read) + count(cache.write);
+  usage.completion_tokens += count(tokens.output) + count(tokens.reasoning);
+  usage.cost_usd += typeof info.cost === 'number' && Number.isFinite(info.cost) && info.cost > 0 ? info.cost : 0;
+}
+
+/** A token count the source wrote, or 0 for anything that is not one. */
+function count(value: unknown): number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value > 0 ? value : 0;
 }
 
 /** What the user typed: text parts opencode did not add itself; attached files by name. */
@@ -117,7 +152,7 @@ function timeOf(info: Record<string, unknown>): unknown {
 }
 
 /** The step's text and calls as one assistant message, each call's result right after it. */
-function assistantItems(id: string, parts: Part[]): ImportedItem[] {
+function assistantItems(id: string, parts: Part[], at: string | undefined): ImportedItem[] {
   const calls: ToolCall[] = [];
   const results: ImportedItem[] = [];
   for (const part of parts) {
@@ -126,10 +161,10 @@ function assistantItems(id: string, parts: Part[]): ImportedItem[] {
     calls.push(toolCall(part.callID, str(part.tool), state.input));
     const result = resultText(state);
     if (result !== undefined)
-      results.push({ kind: 'message', key: `${id}:${part.callID}`, message: { role: 'tool', tool_call_id: part.callID, content: result } });
+      results.push({ kind: 'message', key: `${id}:${part.callID}`, message: { role: 'tool', tool_call_id: part.callID, content: result }, ...timed(at) });
   }
   const message: ChatMessage = assistant(textOf(parts) || null, calls);
-  return [{ kind: 'message', key: id, message }, ...results];
+  return [{ kind: 'message', key: id, message, ...timed(at) }, ...results];
 }
 
 function resultText(state: Record<string, unknown>): string | undefined {

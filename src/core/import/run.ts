@@ -1,12 +1,10 @@
 /**
  * One `loom --import-from` run (docs/DESIGN.md#importing-from-other-agents): find the
- * source's files (before anything is opened for writing), skip the ones unchanged since the last import (size and mtime, else
- * the hash), parse the rest read-only and write what they hold. A file that cannot be
- * read or parsed is reported and skipped; the run goes on.
+ * source's files (before anything is opened for writing), what each holds (units: the file,
+ * or the sessions of a database), skip the units unchanged since the last import (their
+ * stamp, else the hash), parse the rest read-only and write what they hold. A unit that
+ * cannot be read or parsed is reported and skipped; the run goes on.
  */
-import { createHash } from 'node:crypto';
-import { constants as fsConstants, type Stats } from 'node:fs';
-import fs from 'node:fs/promises';
 import path from 'node:path';
 import { LoomError, errorMessage, isLoomError } from '../errors';
 import { ImportRecords, type ImportFileRecord } from '../store/import-records';
@@ -15,6 +13,7 @@ import type { ParsedFile } from './imported';
 import type { ImportSourceName } from '../../shared/import-sources';
 import { sessionFiles } from './session-files';
 import { importSource } from './sources';
+import { fileUnit, singleFile, type ImportStamp, type ImportUnit, type LoadedUnit, type UnitsFound } from './units';
 import { ImportWriter, zeroCounts, type WriteCounts } from './writer';
 
 /** Where to import from: a file or folder, else the source's default location under `home`. */
@@ -39,17 +38,21 @@ export interface ImportRequest {
 export interface ImportSummary {
   location: string;
   usedDefault: boolean;
+  /** Units read from files (a session file, a session of a storage tree). */
   files: number;
+  /** Databases read, and the sessions found in them (each one a unit). */
+  databases: number;
+  databaseSessions: number;
   unchangedFiles: number;
   counts: WriteCounts;
-  /** "file:line: reason" for every line or file refused. */
+  /** "file:line: reason" for every line, file or database row refused. */
   refused: string[];
   notUnderstood: Map<string, number>;
 }
 
 /**
- * Files whose size and mtime are asked for at once: a re-import reads little else, and one
- * round trip for a batch costs what one for a file would.
+ * Units whose stamps (a file's size and mtime) are asked for at once: a re-import reads
+ * little else, and one round trip for a batch costs what one for a file would.
  */
 const STAT_BATCH = 64;
 
@@ -88,45 +91,75 @@ async function importNow(store: SessionStore, request: ImportRequest): Promise<I
   const summary: ImportSummary = {
     location,
     usedDefault,
-    files: files.length,
+    files: 0,
+    databases: 0,
+    databaseSessions: 0,
     unchangedFiles: 0,
     counts: zeroCounts(),
     refused: [],
     notUnderstood: new Map(),
   };
-  for (let start = 0; start < files.length; start += STAT_BATCH) {
-    const batch = files.slice(start, start + STAT_BATCH);
-    const stats = await Promise.allSettled(batch.map((file) => fs.stat(file)));
-    for (const [offset, file] of batch.entries()) {
-      const read = await readChanged(file, stats[offset]);
-      if (read) await importText(file, read);
-      request.onProgress?.(start + offset + 1, files.length);
+  const found: UnitsFound[] = [];
+  try {
+    for (const file of files) {
+      const units = await unitsIn(file);
+      if (units) found.push(units);
     }
+    const units = found.flatMap((each) => each.units);
+    for (let start = 0; start < units.length; start += STAT_BATCH) {
+      const batch = units.slice(start, start + STAT_BATCH);
+      const stamps = await Promise.allSettled(batch.map((unit) => unit.stamp()));
+      for (const [offset, unit] of batch.entries()) {
+        const read = await readChanged(unit, stamps[offset]);
+        if (read) await importUnit(unit.key, read);
+        request.onProgress?.(start + offset + 1, units.length);
+      }
+    }
+  } finally {
+    await Promise.all(found.map((each) => each.close()));
   }
   return summary;
 
-  /** The file's text and record, unless it is unchanged since the last import (counted) or cannot be read (refused). */
-  async function readChanged(file: string, statted: PromiseSettledResult<Stats>): Promise<{ text: string; record: ImportFileRecord } | undefined> {
+  /** What the file holds; undefined (refused) when it cannot be read, as a database that is locked, corrupt or not the source's. */
+  async function unitsIn(file: string): Promise<UnitsFound | undefined> {
     try {
-      if (statted.status === 'rejected') throw statted.reason;
-      const { size, mtimeMs } = statted.value;
-      const known = records.file(source.name, file);
+      const units = source.unitsIn ? await source.unitsIn(file) : singleFile(fileUnit(file, source.parse));
+      if (units.database) {
+        summary.databases++;
+        summary.databaseSessions += units.units.length;
+      } else summary.files += units.units.length;
+      return units;
+    } catch (err) {
+      summary.refused.push(isLoomError(err) ? errorMessage(err) : `${file}: could not be read (${errorMessage(err)}), skipped`);
+      return undefined;
+    }
+  }
+
+  /** The unit's contents and record, unless it is unchanged since the last import (counted) or cannot be read (refused). */
+  async function readChanged(
+    unit: ImportUnit,
+    stamped: PromiseSettledResult<ImportStamp>,
+  ): Promise<{ loaded: LoadedUnit; record: ImportFileRecord } | undefined> {
+    try {
+      if (stamped.status === 'rejected') throw stamped.reason;
+      const { size, mtimeMs } = stamped.value;
+      const known = records.file(source.name, unit.key);
       if (known && known.size === size && known.mtimeMs === mtimeMs) return void summary.unchangedFiles++;
-      const text = await readRegularFile(file);
-      const record = { size, mtimeMs, hash: createHash('sha256').update(text).digest('hex') };
-      if (known?.hash !== record.hash) return { text, record };
-      records.saveFile(source.name, file, record);
+      const loaded = await unit.load();
+      const record = { size, mtimeMs, hash: loaded.hash };
+      if (known?.hash !== record.hash) return { loaded, record };
+      records.saveFile(source.name, unit.key, record);
       summary.unchangedFiles++;
     } catch (err) {
-      summary.refused.push(`${file}: could not be read (${errorMessage(err)}), skipped`);
+      summary.refused.push(`${unit.key}: could not be read (${errorMessage(err)}), skipped`);
     }
     return undefined;
   }
 
-  async function importText(file: string, { text, record }: { text: string; record: ImportFileRecord }): Promise<void> {
+  async function importUnit(file: string, { loaded, record }: { loaded: LoadedUnit; record: ImportFileRecord }): Promise<void> {
     let parsed: ParsedFile;
     try {
-      parsed = source.parse(text, file);
+      parsed = loaded.parse();
     } catch (err) {
       // A shape no importer foresaw: this file is reported, the others are still imported.
       summary.refused.push(`${file}: could not be read as a ${source.name} session (${errorMessage(err)}), skipped`);
@@ -175,32 +208,13 @@ async function importNow(store: SessionStore, request: ImportRequest): Promise<I
 }
 
 /**
- * The text of a file that is still a regular file when opened: the listing saw one, but it
- * may have been swapped since for a FIFO (whose read would wait for a writer forever) or a
- * device. O_NONBLOCK makes the open itself return at once; fstat on the handle judges what
- * was opened, as the `.loom` reader and the file tools do.
- */
-async function readRegularFile(file: string): Promise<string> {
-  const handle = await fs.open(file, fsConstants.O_RDONLY | (fsConstants.O_NONBLOCK ?? 0));
-  try {
-    if (!(await handle.stat()).isFile()) throw new LoomError('it is not a regular file', 'import_unreadable');
-    return await handle.readFile({ encoding: 'utf8' });
-  } finally {
-    await handle.close();
-  }
-}
-
-/**
  * Where the import reads and the session files there, found before anything is written: a
  * missing location is refused with the store untouched.
  */
 export async function importFiles({ source, path: given, home }: ImportLocation): Promise<Omit<ImportRequest, 'onProgress' | 'onChanged'>> {
-  const { defaultLocation, noDefault, isSessionFile } = importSource(source);
-  let location: string;
-  if (given !== undefined) location = path.resolve(given);
-  else if (defaultLocation === undefined) throw new LoomError(`--import-from ${source} needs a PATH: ${noDefault ?? 'there is no default location'}.`, 'usage');
-  else location = path.join(home, defaultLocation);
-  const files = await sessionFiles(location, isSessionFile);
+  const { defaultLocation, isSessionFile, locate } = importSource(source);
+  const location = given === undefined ? path.join(home, defaultLocation) : path.resolve(given);
+  const files = locate ? await locate(location) : await sessionFiles(location, isSessionFile);
   if (files.length === 0) throw new LoomError(`Nothing to import: no ${source} session files in ${location}.`, 'import_missing');
   return { source, location, usedDefault: given === undefined, files };
 }

@@ -33,5 +33,12 @@ export function summaryLine(source: string, summary: ImportSummary): string {
   if (c.droppedResults) skipped.push(`${counted(c.droppedResults, 'tool result')} without a call left out`);
   const notUnderstood = [...summary.notUnderstood].map(([what, n]) => `${what} ×${n}`);
   const tail = notUnderstood.length ? `; not understood, skipped: ${notUnderstood.join(', ')}` : '';
-  return `Imported from ${source} (${where}): ${counted(summary.files, 'file')} (${parts.join(', ')}); files skipped: ${skipped.join(', ')}${tail}.`;
+  return `Imported from ${source} (${where}): ${whatWasRead(summary)} (${parts.join(', ')}); ${summary.databases ? 'skipped' : 'files skipped'}: ${skipped.join(', ')}${tail}.`;
+}
+
+/** "3 files", or with databases "1,000 sessions from 1 database" (and the files beside them). */
+function whatWasRead({ files, databases, databaseSessions }: ImportSummary): string {
+  if (!databases) return counted(files, 'file');
+  const fromDatabases = `${counted(databaseSessions, 'session')} from ${counted(databases, 'database')}`;
+  return files ? `${fromDatabases} and ${counted(files, 'file')}` : fromDatabases;
 }

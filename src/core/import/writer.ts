@@ -7,7 +7,7 @@
  * they part (docs/DESIGN.md#branches); anything else is a new session. Each branch is
  * written in one transaction, and an existing session only while no one else holds it.
  */
-import type { ChatMessage } from '../../shared/types';
+import type { CallUsage, ChatMessage } from '../../shared/types';
 import { boundaryMessage } from '../context/compactor';
 import { estimateTotal } from '../model/tokens';
 import { ImportRecords, type ImportBranchRecord } from '../store/import-records';
@@ -68,10 +68,26 @@ export class ImportWriter {
       if (id !== undefined && active) {
         counts.droppedResults += droppedResults;
         counts.droppedCalls += droppedCalls;
+        if (conversation.usage) this.catchUpUsage(id, conversation.usage);
       }
       active = false;
       yield id;
     }
+  }
+
+  /**
+   * Brings the session's usage up to what the source counted for the conversation: what a
+   * session that grew used since the last import is added as one call, and a session whose
+   * source counted nothing new keeps what it has.
+   */
+  private catchUpUsage(id: string, usage: CallUsage): void {
+    const held = this.store.getUsage(id);
+    const more = {
+      prompt_tokens: Math.max(0, usage.prompt_tokens - held.prompt_tokens),
+      completion_tokens: Math.max(0, usage.completion_tokens - held.completion_tokens),
+      cost_usd: Math.max(0, usage.cost_usd - held.cost_usd),
+    };
+    if (more.prompt_tokens || more.completion_tokens || more.cost_usd) this.store.recordUsage(id, 'chat', more);
   }
 
   /** Changes whenever another connection commits to the store (SQLite's data_version). */
@@ -144,15 +160,18 @@ export class ImportWriter {
   private append(id: string, items: ImportedItem[], from: number, counts: WriteCounts, cuts: ReadonlyMap<string, ChatMessage>): void {
     const path: Keyed[] = [];
     let run: ChatMessage[] = [];
+    let times: (string | undefined)[] = [];
     const flush = () => {
-      if (run.length) this.store.appendMessages(id, run);
+      if (run.length) this.store.appendMessages(id, run, times);
       run = [];
+      times = [];
     };
     items.forEach((item, index) => {
       if (item.kind === 'message') {
         path.push({ key: item.key, message: item.message });
         if (index < from) return;
         run.push(item.message);
+        times.push(item.at);
         counts.messages++;
         if (isClosingResult(item.key)) counts.closedCalls++;
       } else if (index >= from) {

@@ -142,12 +142,15 @@ export class SessionStore {
     });
   }
 
-  /** appendMessage for several messages, in order, in one transaction (an import's run of messages). */
-  appendMessages(id: string, messages: readonly ChatMessage[]): void {
+  /**
+   * appendMessage for several messages, in order, in one transaction (an import's run of
+   * messages); `times`: when each was written where it came from, where known (else now).
+   */
+  appendMessages(id: string, messages: readonly ChatMessage[], times: readonly (string | undefined)[] = []): void {
     this.write(() => {
       const pk = this.pkOf(id);
-      const at = this.updateTime();
-      for (const message of messages) this.appendTo(pk, message, at);
+      const now = this.updateTime();
+      messages.forEach((message, i) => this.appendTo(pk, message, times[i] ?? now));
     });
   }
 

@@ -1,8 +1,8 @@
 /**
  * "Import from…": another agent's sessions into Loom, as `loom --import-from SOURCE [PATH]`
  * imports them (docs/DESIGN.md#importing-from-other-agents). The path is the user's
- * choice; empty, the source's default location is read (opencode has none: the field is
- * then required). A progress bar while the files are read, then the same summary the
+ * choice; empty, the source's default location is read, databases included (nothing needs
+ * exporting first). A progress bar while the files are read, then the same summary the
  * command prints; a refusal is one line and imports nothing. Imported sessions reach the
  * sidebar through their change events.
  */
@@ -17,7 +17,6 @@ export function ImportFromDialog({ onClose }: { onClose: () => void }) {
   const [path, setPath] = useState('');
   const hintId = useId();
   const info = state.sources?.find((s) => s.source === source);
-  const needsPath = info?.defaultLocation === null;
 
   return (
     <Dialog title="Import from another agent" onClose={onClose} className="import-from">
@@ -38,14 +37,13 @@ export function ImportFromDialog({ onClose }: { onClose: () => void }) {
           </select>
         </label>
         <label className="field">
-          <span>{needsPath ? 'File or folder (required)' : 'Folder or file (optional)'}</span>
+          <span>Folder or file (optional)</span>
           <input
             className="mono"
             value={path}
             onChange={(e) => setPath(e.target.value)}
-            placeholder={info?.defaultLocation ?? 'session.json from opencode export'}
+            placeholder={info?.defaultLocation}
             maxLength={MAX_IMPORT_PATH}
-            required={needsPath}
             spellCheck={false}
             autoComplete="off"
             aria-describedby={hintId}
@@ -76,7 +74,7 @@ export function ImportFromDialog({ onClose }: { onClose: () => void }) {
           <button type="button" onClick={onClose}>
             Close
           </button>
-          <button type="submit" className="primary" disabled={state.running || !state.sources || (needsPath && !path.trim())}>
+          <button type="submit" className="primary" disabled={state.running || !state.sources}>
             {state.running ? 'Importing…' : 'Import'}
           </button>
         </div>
@@ -85,11 +83,10 @@ export function ImportFromDialog({ onClose }: { onClose: () => void }) {
   );
 }
 
-/** What an empty field means for the source: its default location, or what to give instead. */
+/** What an empty field means for the source: its default location. */
 function locationHint(info: ImportSourceInfo | undefined): string {
   if (!info) return '';
-  if (info.defaultLocation === null) return `Give a path: ${info.noDefault ?? 'this source has no default location'}.`;
-  return `Leave it empty to read ${info.defaultLocation}. Files are only read, never changed.`;
+  return `Leave it empty to read ${info.defaultLocation}. Files and databases are only read, never changed.`;
 }
 
 function ImportProgressBar({ progress }: { progress: ImportProgress }) {
