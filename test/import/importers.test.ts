@@ -278,6 +278,25 @@ describe('opencode', () => {
   });
 });
 
+describe('a file refused whole', () => {
+  it('is read again next time: refused again with the same line while unchanged, imported once fixed (even with its old mtime)', async () => {
+    const store = openStore();
+    const file = writeFile(path.join(tempDir('loom-pi-'), 's.jsonl'), jsonl([{ type: 'message', message: { role: 'user', content: 'hi' } }]));
+    const refusal = `${file}:1: not a pi session header ({"type":"session",…}), file skipped`;
+    expect((await importInto(store, { source: 'pi', path: file })).refused).toEqual([refusal]);
+
+    const again = await importInto(store, { source: 'pi', path: file });
+    expect(again).toMatchObject({ refused: [refusal], unchangedFiles: 0 });
+
+    const { mtime } = fs.statSync(file);
+    fs.writeFileSync(file, jsonl(piLinear()));
+    fs.utimesSync(file, mtime, mtime);
+    const fixed = await importInto(store, { source: 'pi', path: file });
+    expect(fixed).toMatchObject({ refused: [], unchangedFiles: 0, counts: expect.objectContaining({ created: 1 }) });
+    expect((await importInto(store, { source: 'pi', path: file })).unchangedFiles).toBe(1);
+  });
+});
+
 describe('locations', () => {
   it('uses the default location under the home folder, and refuses a missing one', async () => {
     const store = openStore();

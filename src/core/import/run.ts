@@ -134,6 +134,9 @@ async function importNow(store: SessionStore, request: ImportRequest): Promise<I
     }
     summary.refused.push(...parsed.refused);
     for (const [what, n] of parsed.notUnderstood) summary.notUnderstood.set(what, (summary.notUnderstood.get(what) ?? 0) + n);
+    // Refused whole (the wrong shape, every line malformed): not recorded, so the next import
+    // reads it again and says so again, and imports it once it is fixed, whatever its mtime.
+    if (parsed.conversations.length === 0 && parsed.refused.length > 0) return;
     const steps = writeSteps(parsed);
     for (;;) {
       const slice = store.batch(() => writeSlice(file, steps, record));
