@@ -37,6 +37,8 @@ const contents = (messages: ChatMessage[]) =>
 const shownText = (m: ChatMessage) => (m.role === 'user' ? userText(m.content) : m.role === 'tool' ? toolText(m.content) : (m.content ?? ''));
 const importInto = async (store: SessionStore, from: Omit<ImportLocation, 'home'>) => runImport(store, await importFiles({ home: tempDir(), ...from }));
 const byTitle = (store: SessionStore, title: string) => store.list().filter((s) => s.title === title);
+/** When each transcript message was written, as the store keeps it: the source's time, not the import's. */
+const times = (store: SessionStore, id: string) => store.getTranscriptFacts(id).map((facts) => facts?.at);
 
 function expectValidContexts(store: SessionStore): void {
   for (const meta of store.list()) expect(checkContext(store.getContext(meta.id)).closedCalls).toBe(0);
@@ -75,6 +77,9 @@ describe('claude-code', () => {
       'user:Now add a regression test',
       'assistant:Added test/lexer.test.ts.',
     ]);
+    // A response written over several lines is as old as its first.
+    expect(times(store, main.id)).toEqual(['00:00', '00:01', '00:04', '00:05', '00:06', '00:30', '00:31'].map((t) => `2025-11-20T10:${t}.000Z`));
+    expect(store.getTranscriptFacts(main.id)[1]?.model).toBe('claude-sonnet-4-5');
     expect(store.getCompactions(main.id)).toEqual([
       expect.objectContaining({ summary: 'Summary: the lexer skipped quoted zebra tokens; fixed in lex().', before_tokens: 42000, transcript_index: 5 }),
     ]);
@@ -89,6 +94,8 @@ describe('claude-code', () => {
       'assistant:+toolu_edit',
       `tool:${NO_RESULT_ON_IMPORT}`,
     ]);
+    // The result closing a call without one is as old as the call.
+    expect(times(store, branch.id).slice(5)).toEqual(['10', '11', '11'].map((t) => `2025-11-20T10:00:${t}.000Z`));
 
     expect(store.list().map((s) => s.title)).toContain('Sub-agent c0ffee01: Explore the tokenizer tables');
     expectValidContexts(store);
@@ -170,6 +177,8 @@ describe('codex', () => {
       `tool:${NO_RESULT_ON_IMPORT}`,
       'assistant:The walrus handler now accepts empty bodies.',
     ]);
+    expect(times(store, session.id)).toEqual(['03', '05', '08', '05', '11'].map((t) => `2025-12-01T09:00:${t}.000Z`));
+    expect(store.getTranscriptFacts(session.id)[1]?.model).toBe('gpt-5.2-codex');
     expect(store.getCompactions(session.id)[0]).toMatchObject({ summary: 'Summary: the walrus handler throws on empty bodies.', transcript_index: 4 });
     expect(
       JSON.parse(
@@ -233,6 +242,7 @@ describe('pi', () => {
       'assistant:Herons wade.',
       'user:Ran `wc -l herons.md`\n12 herons.md',
     ]);
+    expect(times(store, old?.id ?? '')).toEqual(['00', '10', '20'].map((t) => `2025-11-20T22:59:${t}.000Z`));
     expect(contents(store.getContext(old?.id ?? '').slice(1))).toEqual(['assistant:Herons wade.', 'user:Ran `wc -l herons.md`\n12 herons.md']);
   });
 
@@ -262,6 +272,7 @@ describe('opencode', () => {
       `tool:${NO_RESULT_ON_IMPORT}`,
       'assistant:The dam holds 42 m3.',
     ]);
+    expect(times(store, main?.id ?? '')).toEqual([1, 2, 2, 2, 3].map((ms) => new Date(ms).toISOString()));
     expect(store.getCompactions(main?.id ?? '')[0].summary).toBe('Summary: beaver dam is 42 m3.');
     const reverted = store.list().find((s) => s.parent_id === main?.id);
     expect(contents(store.getTranscript(reverted?.id ?? '').slice(5))).toEqual(['user:Convert it to gallons', 'assistant:About 11,095 gallons.']);

@@ -3,11 +3,14 @@
  * turns into Loom sessions (docs/DESIGN.md#importing-from-other-agents). Everything in it
  * came from another program's files: untrusted data, shown and searched, never obeyed.
  */
-import type { AssistantMessage, ChatMessage, ToolCall } from '../../shared/types';
+import type { AssistantMessage, ChatMessage, MessageFacts, ToolCall } from '../../shared/types';
+
+/** What the source recorded of a message: when it was written and, for a reply, its model and tokens. */
+export type SourceFacts = Partial<Pick<MessageFacts, 'at' | 'model' | 'prompt_tokens' | 'completion_tokens'>>;
 
 /** One entry of a source conversation, keyed by something stable in the source (an entry id, a line number). */
 export type ImportedItem =
-  | { kind: 'message'; key: string; message: ChatMessage }
+  | { kind: 'message'; key: string; message: ChatMessage; facts?: SourceFacts }
   | {
       kind: 'compaction';
       key: string;

@@ -56,6 +56,8 @@ export function parseOpencode(text: string, file: string): ParsedFile {
       continue;
     }
     const id = str(raw.info.id) ?? `m${all.length}`;
+    const at = isoTime(timeOf(raw.info));
+    const facts = at ? { at } : undefined;
     if (id === revertedFrom) kept = [...all];
     const parts = (Array.isArray(raw.parts) ? (raw.parts as unknown[]) : []).filter(isRecord);
     for (const part of parts) if (!KNOWN_PARTS.has(str(part.type) ?? '')) noteNotUnderstood(parsed, `opencode part type ${JSON.stringify(part.type)}`);
@@ -66,7 +68,7 @@ export function parseOpencode(text: string, file: string): ParsedFile {
       }
       const prompt = userText(parts);
       firstPrompt ??= prompt;
-      if (prompt) all.push({ kind: 'message', key: id, message: { role: 'user', content: prompt } });
+      if (prompt) all.push({ kind: 'message', key: id, message: { role: 'user', content: prompt }, facts });
     } else if (raw.info.role === 'assistant') {
       model = str(raw.info.modelID) ?? model;
       if (compacting || raw.info.summary === true) {
@@ -74,7 +76,7 @@ export function parseOpencode(text: string, file: string): ParsedFile {
         compacting = false;
         continue;
       }
-      all.push(...assistantItems(id, parts));
+      all.push(...assistantItems(id, parts).map((item) => ({ ...item, facts: { ...facts, ...(model && { model }) } })));
     } else noteNotUnderstood(parsed, `opencode message role ${JSON.stringify(raw.info.role)}`);
   }
   if (all.length === 0) return parsed;

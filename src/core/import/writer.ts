@@ -12,7 +12,7 @@ import { boundaryMessage } from '../context/compactor';
 import { estimateTotal } from '../model/tokens';
 import { ImportRecords, type ImportBranchRecord } from '../store/import-records';
 import type { SessionStore } from '../store/session-store';
-import type { ImportedConversation, ImportedItem } from './imported';
+import type { ImportedConversation, ImportedItem, SourceFacts } from './imported';
 import { withCutCopies } from './context-cut';
 import { HeldPaths } from './held-paths';
 import { NO_RESULT_KEY, PreparedItems, prepareBranch } from './transcript';
@@ -144,15 +144,18 @@ export class ImportWriter {
   private append(id: string, items: ImportedItem[], from: number, counts: WriteCounts, cuts: ReadonlyMap<string, ChatMessage>): void {
     const path: Keyed[] = [];
     let run: ChatMessage[] = [];
+    let facts: (SourceFacts | undefined)[] = [];
     const flush = () => {
-      if (run.length) this.store.appendMessages(id, run);
+      if (run.length) this.store.appendMessages(id, run, facts);
       run = [];
+      facts = [];
     };
     items.forEach((item, index) => {
       if (item.kind === 'message') {
         path.push({ key: item.key, message: item.message });
         if (index < from) return;
         run.push(item.message);
+        facts.push(item.facts);
         counts.messages++;
         if (isClosingResult(item.key)) counts.closedCalls++;
       } else if (index >= from) {

@@ -143,12 +143,18 @@ export class SessionStore {
     });
   }
 
-  /** appendMessage for several messages, in order, in one transaction (an import's run of messages). */
-  appendMessages(id: string, messages: readonly ChatMessage[]): void {
+  /**
+   * appendMessage for several messages, in order, in one transaction: an import's run of
+   * messages, `facts[i]` what the source recorded of message i (its own time, not the import's).
+   */
+  appendMessages(id: string, messages: readonly ChatMessage[], facts: readonly (Partial<MessageFacts> | undefined)[] = []): void {
     this.write(() => {
       const pk = this.pkOf(id);
-      const at = this.updateTime();
-      for (const message of messages) this.appendTo(pk, message, at);
+      const now = this.updateTime();
+      messages.forEach((message, i) => {
+        const { at = now, ...known } = facts[i] ?? {};
+        this.appendTo(pk, message, at, known);
+      });
     });
   }
 
