@@ -457,6 +457,19 @@ describe('a session file swapped after the folder was listed', () => {
   });
 });
 
+describe('a .jsonl in a Codex folder that is one endless line', () => {
+  it('is told from a session by a bounded read of its start: counted as not a session, never read whole', async () => {
+    const root = tempDir('loom-codex-endless-');
+    // 1 GB of zero bytes, sparse: read whole, it would be a string longer than V8 allows, and refused.
+    const endless = path.join(root, 'endless.jsonl');
+    fs.closeSync(fs.openSync(endless, 'w'));
+    fs.truncateSync(endless, 1024 ** 3);
+    const store = openStore();
+    const summary = await runImport(store, await importFiles({ source: 'codex', path: root, home: tempDir() }));
+    expect(summary).toMatchObject({ files: 1, notSessions: 1, refused: [] });
+  });
+});
+
 describe('an imported 100 MB message', () => {
   it('is cut for the context with a marker, kept whole in the transcript, and the session resumes', async () => {
     const size = 100 * 1024 * 1024;

@@ -166,7 +166,7 @@ describe('codex', () => {
     const file = writeFile(path.join(root, '2025/12/01', `rollout-2025-12-01T10-00-00-${CODEX_THREAD}.jsonl`), jsonl(codexRollout()));
     writeFile(path.join(root, '2025/12/01', 'notes.jsonl'), 'not a rollout\n');
     const summary = await importInto(store, { source: 'codex', path: root });
-    expect(summary.files).toBe(1);
+    expect(summary).toMatchObject({ files: 2, notSessions: 1, refused: [] });
     expect([...summary.notUnderstood]).toEqual([['codex line type "a_future_line_type"', 1]]);
     const [session] = store.list();
     expect(session).toMatchObject({ title: 'Walrus 500s', cwd: '/home/ada/api', model: 'gpt-5.2-codex', created_at: '2025-12-01T09:00:00.000Z' });
@@ -189,6 +189,20 @@ describe('codex', () => {
     ).toEqual({ input: '*** Begin Patch' });
     expect(fs.readFileSync(file, 'utf8')).toBe(jsonl(codexRollout()));
     expectValidContexts(store);
+  });
+
+  it('reads any *.jsonl whose first line is a Codex header, and counts the others in one place instead of refusing each', async () => {
+    const store = openStore();
+    const root = tempDir('loom-codex-');
+    writeFile(path.join(root, 'kept', 'walrus copy.jsonl'), jsonl(codexRollout()));
+    writeFile(path.join(root, 'kept', 'pelican.jsonl'), jsonl(codexLegacyRollout()));
+    writeFile(path.join(root, 'claude.jsonl'), jsonl(claudeMain()));
+    writeFile(path.join(root, 'half.jsonl'), '{"timestamp":"2025-12-01T09:00:00.000Z","type":"session_meta","payl');
+    const summary = await importInto(store, { source: 'codex', path: root });
+    expect(summary).toMatchObject({ files: 4, notSessions: 2, refused: [], counts: expect.objectContaining({ created: 2 }) });
+    expect(store.list().map((s) => s.title)).toEqual(expect.arrayContaining(['Walrus 500s', 'List the pelican files']));
+    // Not recorded as imported: a file that becomes a session later is read then.
+    expect((await importInto(store, { source: 'codex', path: root })).notSessions).toBe(2);
   });
 
   it('reads the legacy layout without the line wrapper', async () => {
@@ -342,7 +356,9 @@ describe('entries of shapes no version wrote', () => {
 
   it.each(['claude-code', 'codex', 'pi'] as const)('%s: imports what it can, counts what it does not know, never throws', async (source) => {
     const store = openStore();
-    const file = writeFile(path.join(tempDir(), 'rollout-odd.jsonl'), jsonl(odd));
+    // A Codex file is one only when its first line says so.
+    const header = { type: 'session_meta', payload: { id: 'odd' } };
+    const file = writeFile(path.join(tempDir(), 'rollout-odd.jsonl'), jsonl(source === 'codex' ? [header, ...odd] : odd));
     const summary = await importInto(store, { source, path: file });
     // Refused lines name their line; a parser that threw would refuse the whole file instead.
     expect(summary.refused.every((line) => line.startsWith(`${file}:`))).toBe(true);

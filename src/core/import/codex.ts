@@ -115,6 +115,19 @@ export function parseCodex(text: string, file: string): ParsedFile {
   return parsed;
 }
 
+/** Whether a line is a Codex session's first: a session_meta line, or the legacy bare {id, timestamp, instructions}. */
+export function isCodexHeader(line: string | undefined): boolean {
+  let value: unknown;
+  try {
+    value = JSON.parse(line ?? '');
+  } catch {
+    return false;
+  }
+  if (!isRecord(value)) return false;
+  if (value.type === 'session_meta') return isRecord(value.payload) && typeof value.payload.id === 'string';
+  return !('type' in value) && typeof value.id === 'string' && typeof value.timestamp === 'string';
+}
+
 function readItem(state: State, key: string, item: Record<string, unknown>, parsed: ParsedFile): void {
   const type = str(item.type) ?? '';
   switch (type) {

@@ -13,6 +13,7 @@ import { ImportRecords, type ImportFileRecord } from '../store/import-records';
 import type { SessionStore } from '../store/session-store';
 import type { ParsedFile } from './imported';
 import type { ImportSourceName } from '../../shared/import-sources';
+import { firstLine } from './first-line';
 import { sessionFiles } from './session-files';
 import { importSource } from './sources';
 import { ImportWriter, zeroCounts, type WriteCounts } from './writer';
@@ -41,6 +42,8 @@ export interface ImportSummary {
   usedDefault: boolean;
   files: number;
   unchangedFiles: number;
+  /** Files that are not the source's sessions (their first line says so): counted, not refused. */
+  notSessions: number;
   counts: WriteCounts;
   /** "file:line: reason" for every line or file refused. */
   refused: string[];
@@ -90,6 +93,7 @@ async function importNow(store: SessionStore, request: ImportRequest): Promise<I
     usedDefault,
     files: files.length,
     unchangedFiles: 0,
+    notSessions: 0,
     counts: zeroCounts(),
     refused: [],
     notUnderstood: new Map(),
@@ -112,7 +116,8 @@ async function importNow(store: SessionStore, request: ImportRequest): Promise<I
       const { size, mtimeMs } = statted.value;
       const known = records.file(source.name, file);
       if (known && known.size === size && known.mtimeMs === mtimeMs) return void summary.unchangedFiles++;
-      const text = await readRegularFile(file);
+      const text = await readRegularFile(file, source.isSessionStart);
+      if (text === undefined) return void summary.notSessions++;
       const record = { size, mtimeMs, hash: createHash('sha256').update(text).digest('hex') };
       if (known?.hash !== record.hash) return { text, record };
       records.saveFile(source.name, file, record);
@@ -181,12 +186,14 @@ async function importNow(store: SessionStore, request: ImportRequest): Promise<I
  * The text of a file that is still a regular file when opened: the listing saw one, but it
  * may have been swapped since for a FIFO (whose read would wait for a writer forever) or a
  * device. O_NONBLOCK makes the open itself return at once; fstat on the handle judges what
- * was opened, as the `.loom` reader and the file tools do.
+ * was opened, as the `.loom` reader and the file tools do. Undefined, unread beyond its
+ * first line, when `isSessionStart` says that line begins none of the source's sessions.
  */
-async function readRegularFile(file: string): Promise<string> {
+async function readRegularFile(file: string, isSessionStart?: (line: string | undefined) => boolean): Promise<string | undefined> {
   const handle = await fs.open(file, fsConstants.O_RDONLY | (fsConstants.O_NONBLOCK ?? 0));
   try {
     if (!(await handle.stat()).isFile()) throw new LoomError('it is not a regular file', 'import_unreadable');
+    if (isSessionStart && !isSessionStart(await firstLine(handle))) return undefined;
     return await handle.readFile({ encoding: 'utf8' });
   } finally {
     await handle.close();

@@ -5,7 +5,7 @@
  */
 import path from 'node:path';
 import { parseClaudeCode } from './claude-code';
-import { parseCodex } from './codex';
+import { isCodexHeader, parseCodex } from './codex';
 import type { ParsedFile } from './imported';
 import { parseOpencode } from './opencode';
 import { parsePi } from './pi';
@@ -18,6 +18,8 @@ export interface ImportSource {
   /** Why there is no default location, and what to give instead. */
   noDefault?: string;
   isSessionFile: (file: string) => boolean;
+  /** For a source whose files cannot be told by name: whether a file's first line (undefined: too long) begins one of its sessions. */
+  isSessionStart?: (firstLine: string | undefined) => boolean;
   parse: (text: string, file: string) => ParsedFile;
 }
 
@@ -31,7 +33,9 @@ const SOURCES: Record<ImportSourceName, ImportSource> = {
   codex: {
     name: 'codex',
     defaultLocation: '.codex/sessions',
-    isSessionFile: (file) => /^rollout-.*\.jsonl$/.test(path.basename(file)),
+    // Any name: a user's copies are rarely still called rollout-*.jsonl; the header tells.
+    isSessionFile: (file) => file.endsWith('.jsonl'),
+    isSessionStart: isCodexHeader,
     parse: parseCodex,
   },
   pi: {
