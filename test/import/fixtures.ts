@@ -81,14 +81,11 @@ export function claudeGrowth(): unknown[] {
   ];
 }
 
-/** A sub-agent file beside the session (every line a sidechain). */
-export function claudeSidechain(): unknown[] {
+/** A sub-agent's file (every line a sidechain, sessionId the parent's): beside the session up to 2.0, in <session>/subagents/ since 2.1. */
+export function claudeSidechain(agentId = 'c0ffee01'): unknown[] {
   return [
-    cc('s-u1', null, 'user', { role: 'user', content: 'Explore the tokenizer tables' }, '01:00', { isSidechain: true, agentId: 'c0ffee01' }),
-    cc('s-a1', 's-u1', 'assistant', asst('msg_s1', [{ type: 'text', text: 'The tables live in tables.ts.' }]), '01:01', {
-      isSidechain: true,
-      agentId: 'c0ffee01',
-    }),
+    cc('s-u1', null, 'user', { role: 'user', content: 'Explore the tokenizer tables' }, '01:00', { isSidechain: true, agentId }),
+    cc('s-a1', 's-u1', 'assistant', asst('msg_s1', [{ type: 'text', text: 'The tables live in tables.ts.' }]), '01:01', { isSidechain: true, agentId }),
   ];
 }
 

@@ -101,6 +101,34 @@ describe('claude-code', () => {
     expectValidContexts(store);
   });
 
+  it('imports each sub-agent as a session of its own whose parent is the session that started it, never into it', async () => {
+    const store = openStore();
+    // A session id sorting after "agent-": the sub-agent files are still imported after it.
+    const late = 'f0000000-1111-4a2b-9c3d-000000000009';
+    const ofLate = (entries: unknown[]) => jsonl(entries).replaceAll(CLAUDE_SESSION, late);
+    const project = path.join(tempDir('loom-claude-'), '-home-ada-lexer');
+    writeFile(path.join(project, `${late}.jsonl`), ofLate(claudeMain()));
+    writeFile(path.join(project, 'agent-c0ffee01.jsonl'), ofLate(claudeSidechain()));
+    writeFile(path.join(project, late, 'subagents', 'agent-a4ca7529859c158c2.jsonl'), ofLate(claudeSidechain('a4ca7529859c158c2')));
+    const summary = await importInto(store, { source: 'claude-code', path: path.dirname(project) });
+    expect(summary.counts.created).toBe(3);
+
+    const [main] = byTitle(store, 'Lexer zebra fix');
+    expect(contents(store.getTranscript(main.id))).not.toContain('user:Explore the tokenizer tables');
+    const subAgents = store.list().filter((s) => s.title?.startsWith('Sub-agent '));
+    expect(subAgents.map((s) => [s.title, s.parent_id]).sort()).toEqual([
+      ['Sub-agent a4ca7529859c158c2: Explore the tokenizer tables', main.id],
+      ['Sub-agent c0ffee01: Explore the tokenizer tables', main.id],
+    ]);
+    expect(contents(store.getTranscript(subAgents[0].id))).toEqual(['user:Explore the tokenizer tables', 'assistant:The tables live in tables.ts.']);
+    expect(
+      store
+        .family(main.id)
+        .children.map((s) => s.id)
+        .sort(),
+    ).toEqual(subAgents.map((s) => s.id).sort());
+  });
+
   it('adds nothing the second time, appends what the session gained, and forks a branch that appeared', async () => {
     const store = openStore();
     const { root, file } = claudeFolder();

@@ -123,6 +123,7 @@ export function parseClaudeCode(text: string, file: string): ParsedFile {
   const summary = [...titles.summaries].find(([leaf]) => state.placed.has(leaf))?.[1];
   parsed.conversations.push({
     sourceId: sidechain ? `${sessionId ?? 'unknown'}/${stem}` : (sessionId ?? stem),
+    ...(sidechain && sessionId !== undefined && { parentSourceId: sessionId }),
     title: titleFrom(
       titles.custom ?? titles.ai ?? summary ?? (sidechain ? [`Sub-agent ${agentId ?? stem}`, firstPrompt].filter(Boolean).join(': ') : firstPrompt),
     ),

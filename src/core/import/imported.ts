@@ -24,6 +24,11 @@ export type ImportedItem =
 export interface ImportedConversation {
   /** The source's own id for the session: with the source, the key a re-import finds it by. */
   sourceId: string;
+  /**
+   * For a sub-agent's conversation: the source id of the session that started it. Its Loom
+   * session (the active line's) becomes this one's parent, a link only: no message is shared.
+   */
+  parentSourceId?: string;
   title: string | null;
   /** Information only: where the tool ran; never the folder Loom works in. */
   cwd: string | null;

@@ -205,12 +205,13 @@ async function readRegularFile(file: string, isSessionStart?: (line: string | un
  * missing location is refused with the store untouched.
  */
 export async function importFiles({ source, path: given, home }: ImportLocation): Promise<Omit<ImportRequest, 'onProgress' | 'onChanged'>> {
-  const { defaultLocation, noDefault, isSessionFile } = importSource(source);
+  const { defaultLocation, noDefault, isSessionFile, isSubAgentFile } = importSource(source);
   let location: string;
   if (given !== undefined) location = path.resolve(given);
   else if (defaultLocation === undefined) throw new LoomError(`--import-from ${source} needs a PATH: ${noDefault ?? 'there is no default location'}.`, 'usage');
   else location = path.join(home, defaultLocation);
-  const files = await sessionFiles(location, isSessionFile);
+  const listed = await sessionFiles(location, isSessionFile);
+  const files = isSubAgentFile ? [...listed.filter((file) => !isSubAgentFile(file)), ...listed.filter(isSubAgentFile)] : listed;
   if (files.length === 0) throw new LoomError(`Nothing to import: no ${source} session files in ${location}.`, 'import_missing');
   return { source, location, usedDefault: given === undefined, files };
 }

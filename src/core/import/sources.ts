@@ -18,6 +18,8 @@ export interface ImportSource {
   /** Why there is no default location, and what to give instead. */
   noDefault?: string;
   isSessionFile: (file: string) => boolean;
+  /** Sub-agent transcripts: imported after the other files, so the session that started each is there to be its parent. */
+  isSubAgentFile?: (file: string) => boolean;
   /** For a source whose files cannot be told by name: whether a file's first line (undefined: too long) begins one of its sessions. */
   isSessionStart?: (firstLine: string | undefined) => boolean;
   parse: (text: string, file: string) => ParsedFile;
@@ -28,6 +30,8 @@ const SOURCES: Record<ImportSourceName, ImportSource> = {
     name: 'claude-code',
     defaultLocation: '.claude/projects',
     isSessionFile: (file) => file.endsWith('.jsonl'),
+    // Beside the sessions (agent-<8 hex>.jsonl, up to 2.0) or under them (<session>/subagents/agent-<id>.jsonl).
+    isSubAgentFile: (file) => path.basename(file).startsWith('agent-'),
     parse: parseClaudeCode,
   },
   codex: {

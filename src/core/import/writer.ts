@@ -131,7 +131,9 @@ export class ImportWriter {
   }
 
   private create(conversation: ImportedConversation): string {
-    const { id } = this.store.create({ title: conversation.title, cwd: conversation.cwd, model: conversation.model });
+    // A sub-agent's parent is imported first (import/run.ts orders the files); if it is not, the sub-agent stands alone.
+    const parentId = conversation.parentSourceId === undefined ? null : (this.records.branches(this.source, conversation.parentSourceId)[0]?.sessionId ?? null);
+    const { id } = this.store.create({ title: conversation.title, cwd: conversation.cwd, model: conversation.model, parentId });
     this.store.setStatus(id, 'saved');
     return id;
   }

@@ -110,13 +110,14 @@ export class SessionStore {
 
   // ---- creating and writing ----
 
-  create(init: { model?: string | null; cwd?: string | null; title?: string | null; messages?: ChatMessage[] } = {}): SessionMeta {
+  /** `parentId`: a session this one came from without sharing its messages (an imported sub-agent's). */
+  create(init: { model?: string | null; cwd?: string | null; title?: string | null; messages?: ChatMessage[]; parentId?: string | null } = {}): SessionMeta {
     const id = newSessionId();
     this.write(() => {
       const at = this.updateTime();
       const pk = this.insertSession({
         id,
-        parent_id: null,
+        parent_id: init.parentId ?? null,
         title: init.title ?? null,
         summary: null,
         status: 'active',
