@@ -15,6 +15,7 @@ import { openStore, tempDir } from '../store/helpers';
 import {
   CLAUDE_SESSION,
   CODEX_THREAD,
+  GEMINI_SESSION,
   PI_V3,
   branchyPi,
   claudeBranch,
@@ -23,6 +24,9 @@ import {
   claudeSidechain,
   codexLegacyRollout,
   codexRollout,
+  geminiCheckpoint,
+  geminiRecording,
+  geminiSubAgent,
   jsonl,
   opencodeExport,
   piEntry,
@@ -240,6 +244,102 @@ describe('codex', () => {
     const [session] = store.list();
     expect(session.created_at).toBe('2025-04-01T08:00:00.000Z');
     expect(contents(store.getTranscript(session.id))).toEqual(['user:List the pelican files', 'assistant:+call_ls', 'tool:pelican.txt']);
+  });
+});
+
+describe('gemini-cli', () => {
+  /** ~/.gemini/tmp as Gemini CLI lays it out: a project folder with its chats, a sub-agent's under its parent, a checkpoint. */
+  function geminiTmp(): { root: string; recording: string; checkpoint: string } {
+    const root = tempDir('loom-gemini-');
+    const project = path.join(root, 'f3a1');
+    const recording = writeFile(path.join(project, 'chats', `session-2026-02-01T10-00-${GEMINI_SESSION.slice(0, 8)}.jsonl`), jsonl(geminiRecording()));
+    writeFile(path.join(project, 'chats', GEMINI_SESSION, 'heron-scout-1.jsonl'), jsonl(geminiSubAgent()));
+    const checkpoint = writeFile(path.join(project, 'checkpoint-heron%20files.json'), JSON.stringify(geminiCheckpoint(), null, 2));
+    writeFile(path.join(project, 'logs.json'), '[]');
+    return { root, recording, checkpoint };
+  }
+
+  it('reads a recording: the last version of each message, calls with their results, the rewound turn a fork, tokens and times', async () => {
+    const store = openStore();
+    const { root, recording } = geminiTmp();
+    const summary = await importInto(store, { source: 'gemini-cli', path: root });
+    expect(summary).toMatchObject({ files: 3, refused: [`${recording}:13: not valid JSON, skipped`] });
+    expect(summary.counts).toMatchObject({ created: 3, forks: 1, closedCalls: 1 });
+
+    const [main] = byTitle(store, 'Flaky heron test');
+    expect(main).toMatchObject({ model: 'gemini-2.5-pro', cwd: null, created_at: '2026-02-01T10:00:00.000Z', updated_at: '2026-02-01T10:02:05.000Z' });
+    expect(contents(store.getTranscript(main.id))).toEqual([
+      'user:Why is the heron test flaky?',
+      'assistant:Let me run it.+call_run,call_read',
+      'tool:1 failing',
+      `tool:${NO_RESULT_ON_IMPORT}`,
+      'assistant:The heron test races the clock.',
+      'user:Just retry it instead',
+      'assistant:Retries added.',
+    ]);
+    expect(store.getTranscriptFacts(main.id)[1]).toEqual({
+      at: '2026-02-01T10:00:02.000Z',
+      model: 'gemini-2.5-pro',
+      prompt_tokens: 1200,
+      completion_tokens: 80,
+    });
+    expect(times(store, main.id).slice(2)).toEqual(['00:03', '00:02', '00:05', '02:00', '02:05'].map((t) => `2026-02-01T10:${t}.000Z`));
+
+    const [rewound] = store.branchesAt(main.id, 5).filter((s) => s.id !== main.id);
+    expect(contents(store.getTranscript(rewound.id).slice(5))).toEqual(['user:Fix it with fake timers', 'assistant:Done with fake timers.']);
+
+    const [scout] = byTitle(store, 'Sub-agent: Find every heron fixture');
+    expect(scout.parent_id).toBe(main.id);
+    expect(contents(store.getTranscript(scout.id))).toEqual(['user:Find every heron fixture', 'assistant:Three fixtures.']);
+    expectValidContexts(store);
+  });
+
+  it('reads a /chat save checkpoint: setup context left out, responses without ids paired by name and order, the file time', async () => {
+    const store = openStore();
+    const { checkpoint } = geminiTmp();
+    const modified = new Date('2026-02-02T08:30:00.000Z');
+    fs.utimesSync(checkpoint, modified, modified);
+    await importInto(store, { source: 'gemini-cli', path: checkpoint });
+    const [saved] = store.list();
+    expect(saved).toMatchObject({ title: 'Saved chat heron files', created_at: modified.toISOString(), updated_at: modified.toISOString() });
+    const transcript = store.getTranscript(saved.id);
+    expect(contents(transcript).map((line) => line.replace(/\+.*/, '+calls'))).toEqual([
+      'user:List the heron files',
+      'assistant:+calls',
+      'tool:heron.ts',
+      'tool:heron.test.ts',
+      'assistant:Two heron files.',
+    ]);
+    const calls = transcript[1].role === 'assistant' ? (transcript[1].tool_calls ?? []) : [];
+    expect(calls.map((c) => JSON.parse(c.function.arguments))).toEqual([{ path: '.' }, { path: 'test' }]);
+    expect(transcript.slice(2, 4).map((m) => (m.role === 'tool' ? m.tool_call_id : ''))).toEqual(calls.map((c) => c.id));
+    expect(new Set(times(store, saved.id))).toEqual(new Set([modified.toISOString()]));
+    expectValidContexts(store);
+  });
+
+  it('adds nothing the second time and appends what a recording gained; reads the older one-document recording', async () => {
+    const store = openStore();
+    const { root, recording } = geminiTmp();
+    await importInto(store, { source: 'gemini-cli', path: root });
+    const again = await importInto(store, { source: 'gemini-cli', path: root });
+    expect(again).toMatchObject({ unchangedFiles: 3, counts: expect.objectContaining({ messages: 0 }) });
+
+    fs.appendFileSync(recording, jsonl([{ id: 'g-u4', timestamp: '2026-02-01T10:03:00.000Z', type: 'user', content: 'Thanks' }]));
+    expect((await importInto(store, { source: 'gemini-cli', path: root })).counts).toMatchObject({ created: 0, grown: 1, forks: 0, messages: 1 });
+
+    const older = {
+      sessionId: 'old-1',
+      projectHash: 'f3a1',
+      startTime: '2025-09-01T09:00:00.000Z',
+      lastUpdated: '2025-09-01T09:00:09.000Z',
+      messages: [
+        { id: 'o1', timestamp: '2025-09-01T09:00:00.000Z', type: 'user', content: [{ text: 'Hello heron' }] },
+        { id: 'o2', timestamp: '2025-09-01T09:00:09.000Z', type: 'gemini', content: [{ text: 'Hello.' }] },
+      ],
+    };
+    const file = writeFile(path.join(root, 'f3a1', 'chats', 'session-2025-09-01T09-00-old1.json'), JSON.stringify(older, null, 2));
+    await importInto(store, { source: 'gemini-cli', path: file });
+    expect(contents(store.getTranscript(byTitle(store, 'Hello heron')[0].id))).toEqual(['user:Hello heron', 'assistant:Hello.']);
   });
 });
 

@@ -131,7 +131,7 @@ async function importNow(store: SessionStore, request: ImportRequest): Promise<I
   async function importText(file: string, { text, record }: { text: string; record: ImportFileRecord }): Promise<void> {
     let parsed: ParsedFile;
     try {
-      parsed = source.parse(text, file);
+      parsed = source.parse(text, file, new Date(record.mtimeMs).toISOString());
     } catch (err) {
       // A shape no importer foresaw: this file is reported, the others are still imported.
       summary.refused.push(`${file}: could not be read as a ${source.name} session (${errorMessage(err)}), skipped`);

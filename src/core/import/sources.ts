@@ -6,6 +6,8 @@
 import path from 'node:path';
 import { parseClaudeCode } from './claude-code';
 import { isCodexHeader, parseCodex } from './codex';
+import { parseGeminiCheckpoint } from './gemini-checkpoint';
+import { parseGeminiRecording } from './gemini-recording';
 import type { ParsedFile } from './imported';
 import { parseOpencode } from './opencode';
 import { parsePi } from './pi';
@@ -22,7 +24,16 @@ export interface ImportSource {
   isSubAgentFile?: (file: string) => boolean;
   /** For a source whose files cannot be told by name: whether a file's first line (undefined: too long) begins one of its sessions. */
   isSessionStart?: (firstLine: string | undefined) => boolean;
-  parse: (text: string, file: string) => ParsedFile;
+  /** `modifiedAt`: the file's mtime, for a source that records no times of its own. */
+  parse: (text: string, file: string, modifiedAt: string) => ParsedFile;
+}
+
+/** <project>/chats/session-*.json(l) (recordings; .json before JSON Lines) and <project>/checkpoint-<tag>.json (`/chat save`). */
+const GEMINI_FILE = /^(session-.*\.jsonl?|checkpoint-.*\.json)$/;
+
+/** A sub-agent's recording: chats/<parent session id>/<id>.jsonl. */
+function isGeminiSubAgentFile(file: string): boolean {
+  return file.endsWith('.jsonl') && path.basename(path.dirname(path.dirname(file))) === 'chats';
 }
 
 const SOURCES: Record<ImportSourceName, ImportSource> = {
@@ -41,6 +52,14 @@ const SOURCES: Record<ImportSourceName, ImportSource> = {
     isSessionFile: (file) => file.endsWith('.jsonl'),
     isSessionStart: isCodexHeader,
     parse: parseCodex,
+  },
+  'gemini-cli': {
+    name: 'gemini-cli',
+    defaultLocation: '.gemini/tmp',
+    isSessionFile: (file) => GEMINI_FILE.test(path.basename(file)) || isGeminiSubAgentFile(file),
+    isSubAgentFile: isGeminiSubAgentFile,
+    parse: (text, file, modifiedAt) =>
+      path.basename(file).startsWith('checkpoint-') ? parseGeminiCheckpoint(text, file, modifiedAt) : parseGeminiRecording(text, file),
   },
   pi: {
     name: 'pi',
