@@ -51,10 +51,11 @@ describe('sessions.importSources', () => {
     expect(sources.map((s) => [s.source, s.defaultLocation])).toEqual([
       ['claude-code', path.join(home, '.claude/projects')],
       ['codex', path.join(home, '.codex/sessions')],
+      ['gemini-cli', path.join(home, '.gemini/tmp')],
       ['pi', path.join(home, '.pi/agent/sessions')],
       ['opencode', null],
     ]);
-    expect(sources[3].noDefault).toContain('opencode export <id>');
+    expect(sources.find((s) => s.source === 'opencode')?.noDefault).toContain('opencode export <id>');
   });
 });
 
