@@ -482,7 +482,7 @@ describe('entries of shapes no version wrote', () => {
     'a string',
   ];
 
-  it.each(['claude-code', 'codex', 'pi'] as const)('%s: imports what it can, counts what it does not know, never throws', async (source) => {
+  it.each(['claude-code', 'codex', 'gemini-cli', 'pi'] as const)('%s: imports what it can, counts what it does not know, never throws', async (source) => {
     const store = openStore();
     // A Codex file is one only when its first line says so.
     const header = { type: 'session_meta', payload: { id: 'odd' } };
