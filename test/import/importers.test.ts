@@ -266,7 +266,7 @@ describe('gemini-cli', () => {
     expect(summary).toMatchObject({ files: 3, refused: [`${recording}:13: not valid JSON, skipped`] });
     expect(summary.counts).toMatchObject({ created: 3, forks: 1, closedCalls: 1 });
 
-    const [main] = byTitle(store, 'Flaky heron test');
+    const [main] = byTitle(store, 'Flaky heron test').filter((s) => s.parent_id === null);
     expect(main).toMatchObject({ model: 'gemini-2.5-pro', cwd: null, created_at: '2026-02-01T10:00:00.000Z', updated_at: '2026-02-01T10:02:05.000Z' });
     expect(contents(store.getTranscript(main.id))).toEqual([
       'user:Why is the heron test flaky?',
