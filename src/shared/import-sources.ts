@@ -4,13 +4,14 @@
  * from core/import/sources.ts (the importers) so that parsing the command line loads no
  * importer (docs/ARCHITECTURE.md#the-node-build).
  */
-export const IMPORT_SOURCES = ['claude-code', 'codex', 'pi', 'opencode', 'goose'] as const;
+export const IMPORT_SOURCES = ['claude-code', 'codex', 'gemini-cli', 'pi', 'opencode', 'goose'] as const;
 export type ImportSourceName = (typeof IMPORT_SOURCES)[number];
 
 /** Each source as its users call it. */
 export const IMPORT_SOURCE_LABELS: Record<ImportSourceName, string> = {
   'claude-code': 'Claude Code',
   codex: 'Codex',
+  'gemini-cli': 'Gemini CLI',
   pi: 'pi',
   opencode: 'opencode',
   goose: 'goose',

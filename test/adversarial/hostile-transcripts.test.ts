@@ -11,6 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { importFiles, runImport } from '../../src/core/import/run';
+import { NO_RESULT_ON_IMPORT } from '../../src/core/store/context-rules';
 import { toolText, userText } from '../../src/shared/fences';
 import {
   gooseCall,
@@ -159,9 +160,40 @@ function gooseLegacySession(file: string): void {
   writeFile(file, gooseLegacyJsonl(otterSession(gooseMessages())));
 }
 
+/** A Gemini CLI recording: its metadata line, then messages; the reply's call carries its result. */
+const geminiRecording = (sessionId: string, messages: unknown[]) => [{ sessionId, projectHash: 'x', startTime: '2026-02-01T10:00:00.000Z' }, ...messages];
+const geminiMessage = (id: string, type: string, content: unknown, extra: Record<string, unknown> = {}) => ({
+  id,
+  timestamp: '2026-02-01T10:00:01.000Z',
+  type,
+  content,
+  ...extra,
+});
+const geminiCall = (id: string, name: string, output: string) => ({
+  id,
+  name,
+  args: { command: 'make' },
+  result: [{ functionResponse: { id, name, response: { output } } }],
+  status: 'success',
+});
+
+function geminiSession(file: string): void {
+  writeFile(
+    file,
+    jsonl(
+      geminiRecording('gemini-hostile', [
+        geminiMessage('g1', 'user', [{ text: PROMPT }]),
+        geminiMessage('g2', 'gemini', '', { toolCalls: [geminiCall('call_1', 'run_shell_command', RESULT)] }),
+        geminiMessage('g3', 'gemini', [{ text: 'Done.' }]),
+      ]),
+    ),
+  );
+}
+
 const SOURCES = [
   { source: 'claude-code', file: 'claude/cc-hostile.jsonl', write: claudeSession },
   { source: 'codex', file: 'codex/rollout-2025-12-01T09-00-00-codex-hostile.jsonl', write: codexSession },
+  { source: 'gemini-cli', file: 'gemini/f3a1/chats/session-2026-02-01T10-00-hostile.jsonl', write: geminiSession },
   { source: 'pi', file: 'pi/hostile.jsonl', write: piSession },
   { source: 'opencode', file: 'opencode/hostile.json', write: opencodeSession },
   { source: 'opencode', file: 'opencode-data/opencode.db', write: opencodeDbSession },
@@ -336,6 +368,34 @@ describe('tool calls with an empty id or name, in the other importers', () => {
   }
 });
 
+describe('gemini-cli: calls without an id or a name, responses answering no call', () => {
+  it('a call gets an id of its own, an empty name is "unknown", a stray response is left out; the context is valid', async () => {
+    const history = [
+      { role: 'user', parts: [{ text: 'Build it' }] },
+      { role: 'model', parts: [{ functionCall: { name: '', args: {} } }, { functionCall: { id: '', name: 'run', args: {} } }] },
+      {
+        role: 'user',
+        parts: [
+          { functionResponse: { name: 'nobody', response: { output: 'stray output' } } },
+          { functionResponse: { name: 'run', response: { output: 'run output' } } },
+          { functionResponse: { id: 'call_gone', name: 'run', response: 'late' } },
+        ],
+      },
+      { role: 'model', parts: [{ text: 'Built.' }] },
+    ];
+    const file = writeFile(path.join(tempDir('loom-empty-'), 'f3a1', 'checkpoint-odd.json'), JSON.stringify({ history }));
+    const store = openStore();
+    const summary = await runImport(store, await importFiles({ source: 'gemini-cli', path: file, home: tempDir() }));
+    expect(summary.counts).toMatchObject({ droppedResults: 2, closedCalls: 1 });
+    const context = store.getContext(store.list()[0].id);
+    expect(strictChatViolations({ messages: context })).toEqual([]);
+    const calls = context.flatMap((m) => (m.role === 'assistant' ? (m.tool_calls ?? []) : []));
+    expect(calls.map((c) => c.function.name)).toEqual(['unknown', 'run']);
+    expect(calls.every((c) => c.id.length > 0)).toBe(true);
+    expect(context.flatMap((m) => (m.role === 'tool' ? [toolText(m.content)] : []))).toEqual(['run output', NO_RESULT_ON_IMPORT]);
+  });
+});
+
 /** An entry line whose `__DEEP__` string is replaced by arrays and objects nested `depth` levels (written as text: JSON.stringify would overflow). */
 function deepLine(entry: unknown, depth: number): string {
   return JSON.stringify(entry).replace('"__DEEP__"', '{"a":['.repeat(depth) + '1' + ']}'.repeat(depth));
@@ -369,6 +429,16 @@ describe('deep input costs only its own line', () => {
         JSON.stringify(codexItem({ type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Start' }] })),
         deepLine(codexItem({ type: 'custom_tool_call', name: 'apply_patch', call_id: 'c1', input: '__DEEP__' }), DEPTH),
         JSON.stringify(codexItem({ type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'Still here.' }] })),
+      ],
+    },
+    {
+      source: 'gemini-cli',
+      name: 'session-2026-02-01T10-00-deep.jsonl',
+      lines: [
+        JSON.stringify({ sessionId: 'gemini-deep', projectHash: 'x' }),
+        JSON.stringify(geminiMessage('g1', 'user', 'Start')),
+        deepLine(geminiMessage('g2', 'gemini', '', { toolCalls: [{ id: 'c1', name: 'run', args: '__DEEP__' }] }), DEPTH),
+        JSON.stringify(geminiMessage('g3', 'gemini', 'Still here.')),
       ],
     },
     {
@@ -411,6 +481,19 @@ describe('deep input costs only its own line', () => {
     const store = openStore();
     const summary = await runImport(store, await importFiles({ source: 'opencode', path: file, home: tempDir() }));
     expect(summary.refused).toEqual([`${file}: message 2 nested deeper than 256 levels, skipped`]);
+    expect(store.getTranscript(store.list()[0].id).map((m) => (m.role === 'user' ? userText(m.content) : m.content))).toEqual(['Start', 'Still here.']);
+  });
+
+  it('gemini-cli: a checkpoint entry nested deeply is refused by its number, the others imported', async () => {
+    const history = [
+      JSON.stringify({ role: 'user', parts: [{ text: 'Start' }] }),
+      deepLine({ role: 'model', parts: [{ functionCall: { name: 'run', args: '__DEEP__' } }] }, DEPTH),
+      JSON.stringify({ role: 'model', parts: [{ text: 'Still here.' }] }),
+    ];
+    const file = writeFile(path.join(tempDir('loom-deep-'), 'f3a1', 'checkpoint-deep.json'), `{"history":[${history.join(',')}]}`);
+    const store = openStore();
+    const summary = await runImport(store, await importFiles({ source: 'gemini-cli', path: file, home: tempDir() }));
+    expect(summary.refused).toEqual([`${file}: history entry 2 nested deeper than 256 levels, skipped`]);
     expect(store.getTranscript(store.list()[0].id).map((m) => (m.role === 'user' ? userText(m.content) : m.content))).toEqual(['Start', 'Still here.']);
   });
 
@@ -502,6 +585,19 @@ describe('a session file swapped after the folder was listed', () => {
   });
 });
 
+describe('a .jsonl in a Codex folder that is one endless line', () => {
+  it('is told from a session by a bounded read of its start: counted as not a session, never read whole', async () => {
+    const root = tempDir('loom-codex-endless-');
+    // 1 GB of zero bytes, sparse: read whole, it would be a string longer than V8 allows, and refused.
+    const endless = path.join(root, 'endless.jsonl');
+    fs.closeSync(fs.openSync(endless, 'w'));
+    fs.truncateSync(endless, 1024 ** 3);
+    const store = openStore();
+    const summary = await runImport(store, await importFiles({ source: 'codex', path: root, home: tempDir() }));
+    expect(summary).toMatchObject({ files: 1, notSessions: 1, refused: [] });
+  });
+});
+
 describe('an imported 100 MB message', () => {
   it('is cut for the context with a marker, kept whole in the transcript, and the session resumes', async () => {
     const size = 100 * 1024 * 1024;
@@ -552,6 +648,30 @@ describe('an imported 100 MB message', () => {
     );
     expect(sent.messages.at(-1)?.content).toContain('What failed?');
   }, 180_000);
+});
+
+describe('a long Gemini CLI tool result', () => {
+  it('is cut in the context with a marker and whole in the transcript', async () => {
+    const output = `start ${'z'.repeat(200_000)}`;
+    const file = writeFile(
+      path.join(tempDir('loom-long-'), 'chats', 'session-2026-02-01T10-00-long.jsonl'),
+      jsonl(
+        geminiRecording('gemini-long', [
+          geminiMessage('g1', 'user', 'Dump the log'),
+          geminiMessage('g2', 'gemini', '', { toolCalls: [geminiCall('call_1', 'run_shell_command', output)] }),
+        ]),
+      ),
+    );
+    const store = openStore();
+    await runImport(store, await importFiles({ source: 'gemini-cli', path: file, home: tempDir() }));
+    const [session] = store.list();
+    const whole = store.getTranscript(session.id).find((m) => m.role === 'tool');
+    expect(toolText(whole?.content ?? '')).toBe(output);
+    const cut = store.getContext(session.id).find((m) => m.role === 'tool');
+    expect(toolText(cut?.content ?? '')).toMatch(
+      /^start z+\n\[Cut on import: the first 32,768 of 200,006 characters; the transcript keeps the whole message\.\]$/,
+    );
+  });
 });
 
 describe('a long message in a shared prefix and a compaction', () => {

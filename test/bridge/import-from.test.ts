@@ -51,6 +51,7 @@ describe('sessions.importSources', () => {
     expect(sources.map((s) => [s.source, s.defaultLocation])).toEqual([
       ['claude-code', path.join(home, '.claude/projects')],
       ['codex', path.join(home, '.codex/sessions')],
+      ['gemini-cli', path.join(home, '.gemini/tmp')],
       ['pi', path.join(home, '.pi/agent/sessions')],
       ['opencode', path.join(home, '.local/share/opencode')],
       ['goose', path.join(home, '.local/share/goose/sessions')],

@@ -15,7 +15,22 @@ import {
   otterSession,
   type OpencodeExport,
 } from '../import/agent-stores';
-import { CLAUDE_SESSION, claudeBranch, claudeGrowth, claudeMain, claudeSidechain, jsonl, opencodeExport, piLinear, writeFile } from '../import/fixtures';
+import {
+  CLAUDE_SESSION,
+  GEMINI_SESSION,
+  claudeBranch,
+  claudeGrowth,
+  claudeMain,
+  claudeSidechain,
+  codexRollout,
+  geminiCheckpoint,
+  geminiRecording,
+  geminiSubAgent,
+  jsonl,
+  opencodeExport,
+  piLinear,
+  writeFile,
+} from '../import/fixtures';
 import { buildLoom, expectOneErrorLine, makeTempDir, removeDir, runLoom } from './run-loom';
 
 let dir: string;
@@ -111,10 +126,44 @@ describe('loom --import-from', () => {
     expect(fs.readdirSync(path.join(dir, 'data')).sort()).toEqual(before);
   });
 
+  it('gemini-cli reads ~/.gemini/tmp: recordings, a sub-agent naming its parent in --info, checkpoints; search and --export reach them', async () => {
+    const tmp = path.join(home, '.gemini', 'tmp');
+    writeFile(path.join(tmp, 'f3a1', 'chats', `session-2026-02-01T10-00-${GEMINI_SESSION.slice(0, 8)}.jsonl`), jsonl(geminiRecording()));
+    writeFile(path.join(tmp, 'f3a1', 'chats', GEMINI_SESSION, 'heron-scout-1.jsonl'), jsonl(geminiSubAgent()));
+    writeFile(path.join(tmp, 'f3a1', 'checkpoint-heron%20files.json'), JSON.stringify(geminiCheckpoint()));
+    const run = await loom('--import-from', 'gemini-cli');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe(
+      `Imported from gemini-cli (${tmp}, its default location): 3 files (3 new sessions, 0 grown, 1 new fork, 16 messages added); ` +
+        'files skipped: 0 unchanged, 1 refused (listed above), 1 tool call without a result closed.\n',
+    );
+
+    const hits = JSON.parse((await loom('--search', 'heron', '--json')).stdout) as { id: string; title: string; parent_id: string | null }[];
+    const main = hits.find((hit) => hit.title === 'Flaky heron test' && hit.parent_id === null);
+    const scout = hits.find((hit) => hit.title === 'Sub-agent: Find every heron fixture');
+    expect(hits.map((hit) => hit.title)).toContain('Saved chat heron files');
+    expect((await loom('--info', scout?.id ?? '')).stdout).toMatch(new RegExp(`^Parent: +${main?.id}$`, 'm'));
+    const info = (await loom('--info', main?.id ?? '')).stdout;
+    expect(info).toMatch(/^Model: +gemini-2\.5-pro$/m);
+    expect(info).toMatch(/^Created: +2026-02-01 /m);
+    const exported = JSON.parse((await loom('--export', main?.id ?? '')).stdout) as { session: { transcript_facts: { at: string }[] } };
+    expect(exported.session.transcript_facts[0].at).toBe('2026-02-01T10:00:01.000Z');
+  });
+
+  it('codex reads any *.jsonl that is a Codex session and counts the others in the summary line, not as refusals', async () => {
+    const sessions = path.join(home, '.codex', 'sessions');
+    writeFile(path.join(sessions, 'backup', 'walrus.jsonl'), jsonl(codexRollout()));
+    writeFile(path.join(sessions, 'notes.jsonl'), jsonl([{ note: 'not a session' }]));
+    writeFile(path.join(sessions, 'claude.jsonl'), jsonl(claudeMain()));
+    const run = await loom('--import-from', 'codex');
+    expect(run.stderr).toBe('');
+    expect(run.stdout).toMatch(/: 3 files \(1 new session, 0 grown, 0 new forks, 5 messages added\); files skipped: 0 unchanged, 2 not Codex sessions, /);
+  });
+
   it('refuses an unknown source and two PATHs, as usage mistakes', async () => {
     const unknown = await loom('--import-from', 'gemini');
     expect(unknown.code).toBe(2);
-    expect(expectOneErrorLine(unknown)).toBe("loom: --import-from takes a source: claude-code, codex, pi, opencode, goose; got 'gemini'.");
+    expect(expectOneErrorLine(unknown)).toBe("loom: --import-from takes a source: claude-code, codex, gemini-cli, pi, opencode, goose; got 'gemini'.");
 
     const two = await loom('--import-from', 'pi', 'a', 'b');
     expect(two.code).toBe(2);

@@ -22,6 +22,7 @@ const summary = (over: Partial<ImportSummary> = {}): ImportSummary => ({
   databases: 0,
   databaseSessions: 0,
   unchangedFiles: 1,
+  notSessions: 0,
   counts: { created: 1, grown: 1, forks: 0, messages: 12, closedCalls: 0, droppedResults: 2, droppedCalls: 0 },
   refused: [],
   notUnderstood: new Map(),
@@ -62,6 +63,11 @@ describe('import summary', () => {
       'Imported from claude-code (/home/ada/.claude/projects, its default location): 3 files (1 new session, 1 grown, 0 new forks, 12 messages added); ' +
         'files skipped: 1 unchanged, 2 tool results without a call left out; not understood, skipped: claude-code entry type "x" ×2.',
     );
+  });
+
+  it('counts the files that are not sessions of the source in a few words, not one refusal each', () => {
+    expect(summaryLine('codex', summary({ notSessions: 3 }))).toContain('files skipped: 1 unchanged, 3 not Codex sessions, 2 tool results');
+    expect(summaryLine('codex', summary({ notSessions: 1 }))).toContain('files skipped: 1 unchanged, 1 not a Codex session, 2 tool results');
   });
 
   it('lists the first twenty refusals and counts the rest, with control characters shown, not obeyed', () => {

@@ -86,6 +86,8 @@ describe('opencode.db', () => {
     expect(contents(store.getTranscript(main?.id ?? ''))).toEqual(BEAVER);
     expect(store.getTranscriptFacts(main?.id ?? '').map((facts) => facts?.at)).toEqual([1, 2, 2, 2, 3].map((ms) => new Date(ms).toISOString()));
     expect(store.getUsage(main?.id ?? '')).toMatchObject({ prompt_tokens: 1000, completion_tokens: 50, cost_usd: 0.25 });
+    // The reply keeps its model and the step's tokens in its facts, as the file importers' replies do.
+    expect(store.getTranscriptFacts(main?.id ?? '')[1]).toMatchObject({ model: 'deepseek-v4-pro', prompt_tokens: 1000, completion_tokens: 50 });
     expect(store.getCompactions(main?.id ?? '')[0].summary).toBe('Summary: beaver dam is 42 m3.');
     expectValidContexts(store);
   });
@@ -250,14 +252,22 @@ describe('goose', () => {
     expect(contents(store.getTranscript(store.list()[0].id))).toEqual(['user:list files', 'assistant:+c1', 'tool:a.txt']);
   });
 
-  it('refuses a database row whose content is not JSON, with the table and id', async () => {
+  it('refuses a database row whose content is not JSON, with the table and id; a session so refused whole is read again until it is fixed', async () => {
     const file = path.join(tempDir(), 'sessions.db');
     const db = gooseDatabase(file);
     insertGooseSession(db, otterSession([{ role: 'user', created: 1, content: [gooseCall('x', 'y', {}), gooseResult('x', 'z')] }]));
     db.prepare("UPDATE messages SET content_json = '[oops' WHERE id = 1").run();
+    const store = openStore();
+    const refusal = [`${file}: table messages, id 1: its content_json is not a JSON list, skipped`];
+    expect((await importInto(store, { source: 'goose', path: file, home: tempDir() })).refused).toEqual(refusal);
+    // Not recorded: refused again rather than counted unchanged, though its stamp has not moved.
+    expect(await importInto(store, { source: 'goose', path: file, home: tempDir() })).toMatchObject({ unchangedFiles: 0, refused: refusal });
+
+    db.prepare('UPDATE messages SET content_json = ? WHERE id = 1').run(JSON.stringify([gooseText('fixed now')]));
     db.close();
-    const summary = await importInto(openStore(), { source: 'goose', path: file, home: tempDir() });
-    expect(summary.refused).toEqual([`${file}: table messages, id 1: its content_json is not a JSON list, skipped`]);
+    const fixed = await importInto(store, { source: 'goose', path: file, home: tempDir() });
+    expect(fixed).toMatchObject({ refused: [], counts: { created: 1 } });
+    expect(contents(store.getTranscript(store.list()[0].id))).toEqual(['user:fixed now']);
   });
 
   it('a result too long for any context is cut there and kept whole in the transcript; a row nested too deeply is refused alone', async () => {

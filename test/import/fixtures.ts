@@ -81,14 +81,11 @@ export function claudeGrowth(): unknown[] {
   ];
 }
 
-/** A sub-agent file beside the session (every line a sidechain). */
-export function claudeSidechain(): unknown[] {
+/** A sub-agent's file (every line a sidechain, sessionId the parent's): beside the session up to 2.0, in <session>/subagents/ since 2.1. */
+export function claudeSidechain(agentId = 'c0ffee01'): unknown[] {
   return [
-    cc('s-u1', null, 'user', { role: 'user', content: 'Explore the tokenizer tables' }, '01:00', { isSidechain: true, agentId: 'c0ffee01' }),
-    cc('s-a1', 's-u1', 'assistant', asst('msg_s1', [{ type: 'text', text: 'The tables live in tables.ts.' }]), '01:01', {
-      isSidechain: true,
-      agentId: 'c0ffee01',
-    }),
+    cc('s-u1', null, 'user', { role: 'user', content: 'Explore the tokenizer tables' }, '01:00', { isSidechain: true, agentId }),
+    cc('s-a1', 's-u1', 'assistant', asst('msg_s1', [{ type: 'text', text: 'The tables live in tables.ts.' }]), '01:01', { isSidechain: true, agentId }),
   ];
 }
 
@@ -140,6 +137,95 @@ export function codexLegacyRollout(): unknown[] {
     { type: 'local_shell_call', call_id: 'call_ls', status: 'completed', action: { type: 'exec', command: ['ls'] } },
     { type: 'function_call_output', call_id: 'call_ls', output: { content: 'pelican.txt', success: true } },
   ];
+}
+
+// ---- Gemini CLI ----
+
+export const GEMINI_SESSION = '7c9e6679-7425-40de-944b-e07fc1f90ae7';
+const gAt = (time: string) => `2026-02-01T10:${time}.000Z`;
+const gMessage = (id: string, type: string, content: unknown, time: string, extra: Record<string, unknown> = {}) => ({
+  id,
+  timestamp: gAt(time),
+  type,
+  content,
+  ...extra,
+});
+
+/**
+ * A session recording (JSON Lines): the metadata line, a reply written twice (its calls and
+ * tokens added), a notice, a summary, a rewind and what followed it, a malformed line.
+ */
+export function geminiRecording(): unknown[] {
+  const calls = [
+    {
+      id: 'call_run',
+      name: 'run_shell_command',
+      args: { command: 'npm test' },
+      result: [{ functionResponse: { id: 'call_run', name: 'run_shell_command', response: { output: '1 failing' } } }],
+      status: 'success',
+      timestamp: gAt('00:03'),
+    },
+    { id: 'call_read', name: 'read_file', args: { path: 'heron.test.ts' }, status: 'cancelled', timestamp: gAt('00:03') },
+  ];
+  const reply = [{ text: '**Looking** at the test', thought: true }, { text: 'Let me run it.' }];
+  return [
+    { sessionId: GEMINI_SESSION, projectHash: 'f3a1', startTime: gAt('00:00'), lastUpdated: gAt('00:00'), kind: 'main' },
+    gMessage('g-u0', 'user', [{ text: '<session_context>\nThis is the Gemini CLI. We are setting up the context for our chat.\n</session_context>' }], '00:00'),
+    gMessage('g-u1', 'user', [{ text: 'Why is the heron test flaky?' }], '00:01'),
+    gMessage('g-a1', 'gemini', reply, '00:02', { model: 'gemini-2.5-pro' }),
+    gMessage('g-a1', 'gemini', reply, '00:02', {
+      model: 'gemini-2.5-pro',
+      toolCalls: calls,
+      tokens: { input: 1200, output: 80, cached: 0, total: 1280 },
+    }),
+    gMessage('g-i1', 'info', 'Switched to a faster model', '00:04'),
+    gMessage('g-a2', 'gemini', 'The heron test races the clock.', '00:05', { model: 'gemini-2.5-pro' }),
+    { $set: { lastUpdated: gAt('00:05'), summary: 'Flaky heron test' } },
+    gMessage('g-u2', 'user', 'Fix it with fake timers', '01:00'),
+    gMessage('g-a3', 'gemini', [{ text: 'Done with fake timers.' }], '01:05', { model: 'gemini-2.5-pro' }),
+    { $rewindTo: 'g-u2' },
+    gMessage('g-u3', 'user', 'Just retry it instead', '02:00'),
+    '{"id": "g-half", "type": "gem',
+    gMessage('g-a4', 'gemini', [{ text: 'Retries added.' }], '02:05', { model: 'gemini-2.5-pro' }),
+    { $set: { lastUpdated: gAt('02:05') } },
+  ];
+}
+
+/** A sub-agent's recording, nested under its parent's session id. */
+export function geminiSubAgent(): unknown[] {
+  return [
+    { sessionId: 'heron-scout-1', projectHash: 'f3a1', startTime: gAt('00:10'), lastUpdated: gAt('00:11'), kind: 'subagent' },
+    gMessage('s-u1', 'user', [{ text: 'Find every heron fixture' }], '00:10'),
+    gMessage('s-a1', 'gemini', [{ text: 'Three fixtures.' }], '00:11', { model: 'gemini-2.5-flash' }),
+  ];
+}
+
+/** A `/chat save` checkpoint: the setup context and its canned answer, calls and responses without ids. */
+export function geminiCheckpoint(): unknown {
+  return {
+    history: [
+      { role: 'user', parts: [{ text: 'This is the Gemini CLI. We are setting up the context for our chat.' }] },
+      { role: 'model', parts: [{ text: 'Got it. Thanks for the context!' }] },
+      { role: 'user', parts: [{ text: 'List the heron files' }] },
+      {
+        role: 'model',
+        parts: [
+          { text: 'Listing both folders', thought: true },
+          { functionCall: { name: 'list_directory', args: { path: '.' } } },
+          { functionCall: { name: 'list_directory', args: { path: 'test' } } },
+        ],
+      },
+      {
+        role: 'user',
+        parts: [
+          { functionResponse: { name: 'list_directory', response: { output: 'heron.ts' } } },
+          { functionResponse: { name: 'list_directory', response: { output: 'heron.test.ts' } } },
+        ],
+      },
+      { role: 'model', parts: [{ text: 'Two heron files.' }] },
+    ],
+    authType: 'oauth-personal',
+  };
 }
 
 // ---- pi ----

@@ -15,6 +15,7 @@ import { openStore, tempDir } from '../store/helpers';
 import {
   CLAUDE_SESSION,
   CODEX_THREAD,
+  GEMINI_SESSION,
   PI_V3,
   branchyPi,
   claudeBranch,
@@ -23,6 +24,9 @@ import {
   claudeSidechain,
   codexLegacyRollout,
   codexRollout,
+  geminiCheckpoint,
+  geminiRecording,
+  geminiSubAgent,
   jsonl,
   opencodeExport,
   piEntry,
@@ -37,6 +41,8 @@ const contents = (messages: ChatMessage[]) =>
 const shownText = (m: ChatMessage) => (m.role === 'user' ? userText(m.content) : m.role === 'tool' ? toolText(m.content) : (m.content ?? ''));
 const importInto = async (store: SessionStore, from: Omit<ImportLocation, 'home'>) => runImport(store, await importFiles({ home: tempDir(), ...from }));
 const byTitle = (store: SessionStore, title: string) => store.list().filter((s) => s.title === title);
+/** When each transcript message was written, as the store keeps it: the source's time, not the import's. */
+const times = (store: SessionStore, id: string) => store.getTranscriptFacts(id).map((facts) => facts?.at);
 
 function expectValidContexts(store: SessionStore): void {
   for (const meta of store.list()) expect(checkContext(store.getContext(meta.id)).closedCalls).toBe(0);
@@ -75,6 +81,9 @@ describe('claude-code', () => {
       'user:Now add a regression test',
       'assistant:Added test/lexer.test.ts.',
     ]);
+    // A response written over several lines is as old as its first.
+    expect(times(store, main.id)).toEqual(['00:00', '00:01', '00:04', '00:05', '00:06', '00:30', '00:31'].map((t) => `2025-11-20T10:${t}.000Z`));
+    expect(store.getTranscriptFacts(main.id)[1]?.model).toBe('claude-sonnet-4-5');
     expect(store.getCompactions(main.id)).toEqual([
       expect.objectContaining({ summary: 'Summary: the lexer skipped quoted zebra tokens; fixed in lex().', before_tokens: 42000, transcript_index: 5 }),
     ]);
@@ -89,9 +98,39 @@ describe('claude-code', () => {
       'assistant:+toolu_edit',
       `tool:${NO_RESULT_ON_IMPORT}`,
     ]);
+    // The result closing a call without one is as old as the call.
+    expect(times(store, branch.id).slice(5)).toEqual(['10', '11', '11'].map((t) => `2025-11-20T10:00:${t}.000Z`));
 
     expect(store.list().map((s) => s.title)).toContain('Sub-agent c0ffee01: Explore the tokenizer tables');
     expectValidContexts(store);
+  });
+
+  it('imports each sub-agent as a session of its own whose parent is the session that started it, never into it', async () => {
+    const store = openStore();
+    // A session id sorting after "agent-": the sub-agent files are still imported after it.
+    const late = 'f0000000-1111-4a2b-9c3d-000000000009';
+    const ofLate = (entries: unknown[]) => jsonl(entries).replaceAll(CLAUDE_SESSION, late);
+    const project = path.join(tempDir('loom-claude-'), '-home-ada-lexer');
+    writeFile(path.join(project, `${late}.jsonl`), ofLate(claudeMain()));
+    writeFile(path.join(project, 'agent-c0ffee01.jsonl'), ofLate(claudeSidechain()));
+    writeFile(path.join(project, late, 'subagents', 'agent-a4ca7529859c158c2.jsonl'), ofLate(claudeSidechain('a4ca7529859c158c2')));
+    const summary = await importInto(store, { source: 'claude-code', path: path.dirname(project) });
+    expect(summary.counts.created).toBe(3);
+
+    const [main] = byTitle(store, 'Lexer zebra fix');
+    expect(contents(store.getTranscript(main.id))).not.toContain('user:Explore the tokenizer tables');
+    const subAgents = store.list().filter((s) => s.title?.startsWith('Sub-agent '));
+    expect(subAgents.map((s) => [s.title, s.parent_id]).sort()).toEqual([
+      ['Sub-agent a4ca7529859c158c2: Explore the tokenizer tables', main.id],
+      ['Sub-agent c0ffee01: Explore the tokenizer tables', main.id],
+    ]);
+    expect(contents(store.getTranscript(subAgents[0].id))).toEqual(['user:Explore the tokenizer tables', 'assistant:The tables live in tables.ts.']);
+    expect(
+      store
+        .family(main.id)
+        .children.map((s) => s.id)
+        .sort(),
+    ).toEqual(subAgents.map((s) => s.id).sort());
   });
 
   it('adds nothing the second time, appends what the session gained, and forks a branch that appeared', async () => {
@@ -159,7 +198,7 @@ describe('codex', () => {
     const file = writeFile(path.join(root, '2025/12/01', `rollout-2025-12-01T10-00-00-${CODEX_THREAD}.jsonl`), jsonl(codexRollout()));
     writeFile(path.join(root, '2025/12/01', 'notes.jsonl'), 'not a rollout\n');
     const summary = await importInto(store, { source: 'codex', path: root });
-    expect(summary.files).toBe(1);
+    expect(summary).toMatchObject({ files: 2, notSessions: 1, refused: [] });
     expect([...summary.notUnderstood]).toEqual([['codex line type "a_future_line_type"', 1]]);
     const [session] = store.list();
     expect(session).toMatchObject({ title: 'Walrus 500s', cwd: '/home/ada/api', model: 'gpt-5.2-codex', created_at: '2025-12-01T09:00:00.000Z' });
@@ -170,6 +209,8 @@ describe('codex', () => {
       `tool:${NO_RESULT_ON_IMPORT}`,
       'assistant:The walrus handler now accepts empty bodies.',
     ]);
+    expect(times(store, session.id)).toEqual(['03', '05', '08', '05', '11'].map((t) => `2025-12-01T09:00:${t}.000Z`));
+    expect(store.getTranscriptFacts(session.id)[1]?.model).toBe('gpt-5.2-codex');
     expect(store.getCompactions(session.id)[0]).toMatchObject({ summary: 'Summary: the walrus handler throws on empty bodies.', transcript_index: 4 });
     expect(
       JSON.parse(
@@ -182,6 +223,20 @@ describe('codex', () => {
     expectValidContexts(store);
   });
 
+  it('reads any *.jsonl whose first line is a Codex header, and counts the others in one place instead of refusing each', async () => {
+    const store = openStore();
+    const root = tempDir('loom-codex-');
+    writeFile(path.join(root, 'kept', 'walrus copy.jsonl'), jsonl(codexRollout()));
+    writeFile(path.join(root, 'kept', 'pelican.jsonl'), jsonl(codexLegacyRollout()));
+    writeFile(path.join(root, 'claude.jsonl'), jsonl(claudeMain()));
+    writeFile(path.join(root, 'half.jsonl'), '{"timestamp":"2025-12-01T09:00:00.000Z","type":"session_meta","payl');
+    const summary = await importInto(store, { source: 'codex', path: root });
+    expect(summary).toMatchObject({ files: 4, notSessions: 2, refused: [], counts: expect.objectContaining({ created: 2 }) });
+    expect(store.list().map((s) => s.title)).toEqual(expect.arrayContaining(['Walrus 500s', 'List the pelican files']));
+    // Not recorded as imported: a file that becomes a session later is read then.
+    expect((await importInto(store, { source: 'codex', path: root })).notSessions).toBe(2);
+  });
+
   it('reads the legacy layout without the line wrapper', async () => {
     const store = openStore();
     const file = writeFile(path.join(tempDir(), 'rollout-2025-04-01-0190aaaa-bbbb-7ccc-8ddd-000000000003.jsonl'), jsonl(codexLegacyRollout()));
@@ -189,6 +244,102 @@ describe('codex', () => {
     const [session] = store.list();
     expect(session.created_at).toBe('2025-04-01T08:00:00.000Z');
     expect(contents(store.getTranscript(session.id))).toEqual(['user:List the pelican files', 'assistant:+call_ls', 'tool:pelican.txt']);
+  });
+});
+
+describe('gemini-cli', () => {
+  /** ~/.gemini/tmp as Gemini CLI lays it out: a project folder with its chats, a sub-agent's under its parent, a checkpoint. */
+  function geminiTmp(): { root: string; recording: string; checkpoint: string } {
+    const root = tempDir('loom-gemini-');
+    const project = path.join(root, 'f3a1');
+    const recording = writeFile(path.join(project, 'chats', `session-2026-02-01T10-00-${GEMINI_SESSION.slice(0, 8)}.jsonl`), jsonl(geminiRecording()));
+    writeFile(path.join(project, 'chats', GEMINI_SESSION, 'heron-scout-1.jsonl'), jsonl(geminiSubAgent()));
+    const checkpoint = writeFile(path.join(project, 'checkpoint-heron%20files.json'), JSON.stringify(geminiCheckpoint(), null, 2));
+    writeFile(path.join(project, 'logs.json'), '[]');
+    return { root, recording, checkpoint };
+  }
+
+  it('reads a recording: the last version of each message, calls with their results, the rewound turn a fork, tokens and times', async () => {
+    const store = openStore();
+    const { root, recording } = geminiTmp();
+    const summary = await importInto(store, { source: 'gemini-cli', path: root });
+    expect(summary).toMatchObject({ files: 3, refused: [`${recording}:13: not valid JSON, skipped`] });
+    expect(summary.counts).toMatchObject({ created: 3, forks: 1, closedCalls: 1 });
+
+    const [main] = byTitle(store, 'Flaky heron test').filter((s) => s.parent_id === null);
+    expect(main).toMatchObject({ model: 'gemini-2.5-pro', cwd: null, created_at: '2026-02-01T10:00:00.000Z', updated_at: '2026-02-01T10:02:05.000Z' });
+    expect(contents(store.getTranscript(main.id))).toEqual([
+      'user:Why is the heron test flaky?',
+      'assistant:Let me run it.+call_run,call_read',
+      'tool:1 failing',
+      `tool:${NO_RESULT_ON_IMPORT}`,
+      'assistant:The heron test races the clock.',
+      'user:Just retry it instead',
+      'assistant:Retries added.',
+    ]);
+    expect(store.getTranscriptFacts(main.id)[1]).toEqual({
+      at: '2026-02-01T10:00:02.000Z',
+      model: 'gemini-2.5-pro',
+      prompt_tokens: 1200,
+      completion_tokens: 80,
+    });
+    expect(times(store, main.id).slice(2)).toEqual(['00:03', '00:02', '00:05', '02:00', '02:05'].map((t) => `2026-02-01T10:${t}.000Z`));
+
+    const [rewound] = store.branchesAt(main.id, 5).filter((s) => s.id !== main.id);
+    expect(contents(store.getTranscript(rewound.id).slice(5))).toEqual(['user:Fix it with fake timers', 'assistant:Done with fake timers.']);
+
+    const [scout] = byTitle(store, 'Sub-agent: Find every heron fixture');
+    expect(scout.parent_id).toBe(main.id);
+    expect(contents(store.getTranscript(scout.id))).toEqual(['user:Find every heron fixture', 'assistant:Three fixtures.']);
+    expectValidContexts(store);
+  });
+
+  it('reads a /chat save checkpoint: setup context left out, responses without ids paired by name and order, the file time', async () => {
+    const store = openStore();
+    const { checkpoint } = geminiTmp();
+    const modified = new Date('2026-02-02T08:30:00.000Z');
+    fs.utimesSync(checkpoint, modified, modified);
+    await importInto(store, { source: 'gemini-cli', path: checkpoint });
+    const [saved] = store.list();
+    expect(saved).toMatchObject({ title: 'Saved chat heron files', created_at: modified.toISOString(), updated_at: modified.toISOString() });
+    const transcript = store.getTranscript(saved.id);
+    expect(contents(transcript).map((line) => line.replace(/\+.*/, '+calls'))).toEqual([
+      'user:List the heron files',
+      'assistant:+calls',
+      'tool:heron.ts',
+      'tool:heron.test.ts',
+      'assistant:Two heron files.',
+    ]);
+    const calls = transcript[1].role === 'assistant' ? (transcript[1].tool_calls ?? []) : [];
+    expect(calls.map((c) => JSON.parse(c.function.arguments))).toEqual([{ path: '.' }, { path: 'test' }]);
+    expect(transcript.slice(2, 4).map((m) => (m.role === 'tool' ? m.tool_call_id : ''))).toEqual(calls.map((c) => c.id));
+    expect(new Set(times(store, saved.id))).toEqual(new Set([modified.toISOString()]));
+    expectValidContexts(store);
+  });
+
+  it('adds nothing the second time and appends what a recording gained; reads the older one-document recording', async () => {
+    const store = openStore();
+    const { root, recording } = geminiTmp();
+    await importInto(store, { source: 'gemini-cli', path: root });
+    const again = await importInto(store, { source: 'gemini-cli', path: root });
+    expect(again).toMatchObject({ unchangedFiles: 3, counts: expect.objectContaining({ messages: 0 }) });
+
+    fs.appendFileSync(recording, jsonl([{ id: 'g-u4', timestamp: '2026-02-01T10:03:00.000Z', type: 'user', content: 'Thanks' }]));
+    expect((await importInto(store, { source: 'gemini-cli', path: root })).counts).toMatchObject({ created: 0, grown: 1, forks: 0, messages: 1 });
+
+    const older = {
+      sessionId: 'old-1',
+      projectHash: 'f3a1',
+      startTime: '2025-09-01T09:00:00.000Z',
+      lastUpdated: '2025-09-01T09:00:09.000Z',
+      messages: [
+        { id: 'o1', timestamp: '2025-09-01T09:00:00.000Z', type: 'user', content: [{ text: 'Hello heron' }] },
+        { id: 'o2', timestamp: '2025-09-01T09:00:09.000Z', type: 'gemini', content: [{ text: 'Hello.' }] },
+      ],
+    };
+    const file = writeFile(path.join(root, 'f3a1', 'chats', 'session-2025-09-01T09-00-old1.json'), JSON.stringify(older, null, 2));
+    await importInto(store, { source: 'gemini-cli', path: file });
+    expect(contents(store.getTranscript(byTitle(store, 'Hello heron')[0].id))).toEqual(['user:Hello heron', 'assistant:Hello.']);
   });
 });
 
@@ -233,6 +384,7 @@ describe('pi', () => {
       'assistant:Herons wade.',
       'user:Ran `wc -l herons.md`\n12 herons.md',
     ]);
+    expect(times(store, old?.id ?? '')).toEqual(['00', '10', '20'].map((t) => `2025-11-20T22:59:${t}.000Z`));
     expect(contents(store.getContext(old?.id ?? '').slice(1))).toEqual(['assistant:Herons wade.', 'user:Ran `wc -l herons.md`\n12 herons.md']);
   });
 
@@ -262,6 +414,7 @@ describe('opencode', () => {
       `tool:${NO_RESULT_ON_IMPORT}`,
       'assistant:The dam holds 42 m3.',
     ]);
+    expect(times(store, main?.id ?? '')).toEqual([1, 2, 2, 2, 3].map((ms) => new Date(ms).toISOString()));
     expect(store.getCompactions(main?.id ?? '')[0].summary).toBe('Summary: beaver dam is 42 m3.');
     const reverted = store.list().find((s) => s.parent_id === main?.id);
     expect(contents(store.getTranscript(reverted?.id ?? '').slice(5))).toEqual(['user:Convert it to gallons', 'assistant:About 11,095 gallons.']);
@@ -275,6 +428,25 @@ describe('opencode', () => {
     const summary = await importInto(store, { source: 'opencode', path: root });
     expect(summary.refused).toEqual([`${path.join(root, 'a.json')}:1: not an opencode export ({"info": …, "messages": […]}), skipped`]);
     expect(summary.counts.created).toBe(1);
+  });
+});
+
+describe('a file refused whole', () => {
+  it('is read again next time: refused again with the same line while unchanged, imported once fixed (even with its old mtime)', async () => {
+    const store = openStore();
+    const file = writeFile(path.join(tempDir('loom-pi-'), 's.jsonl'), jsonl([{ type: 'message', message: { role: 'user', content: 'hi' } }]));
+    const refusal = `${file}:1: not a pi session header ({"type":"session",…}), file skipped`;
+    expect((await importInto(store, { source: 'pi', path: file })).refused).toEqual([refusal]);
+
+    const again = await importInto(store, { source: 'pi', path: file });
+    expect(again).toMatchObject({ refused: [refusal], unchangedFiles: 0 });
+
+    const { mtime } = fs.statSync(file);
+    fs.writeFileSync(file, jsonl(piLinear()));
+    fs.utimesSync(file, mtime, mtime);
+    const fixed = await importInto(store, { source: 'pi', path: file });
+    expect(fixed).toMatchObject({ refused: [], unchangedFiles: 0, counts: expect.objectContaining({ created: 1 }) });
+    expect((await importInto(store, { source: 'pi', path: file })).unchangedFiles).toBe(1);
   });
 });
 
@@ -310,9 +482,11 @@ describe('entries of shapes no version wrote', () => {
     'a string',
   ];
 
-  it.each(['claude-code', 'codex', 'pi'] as const)('%s: imports what it can, counts what it does not know, never throws', async (source) => {
+  it.each(['claude-code', 'codex', 'gemini-cli', 'pi'] as const)('%s: imports what it can, counts what it does not know, never throws', async (source) => {
     const store = openStore();
-    const file = writeFile(path.join(tempDir(), 'rollout-odd.jsonl'), jsonl(odd));
+    // A Codex file is one only when its first line says so.
+    const header = { type: 'session_meta', payload: { id: 'odd' } };
+    const file = writeFile(path.join(tempDir(), 'rollout-odd.jsonl'), jsonl(source === 'codex' ? [header, ...odd] : odd));
     const summary = await importInto(store, { source, path: file });
     // Refused lines name their line; a parser that threw would refuse the whole file instead.
     expect(summary.refused.every((line) => line.startsWith(`${file}:`))).toBe(true);

@@ -25,6 +25,7 @@ import {
   toolCall,
   type ImportedItem,
   type ParsedFile,
+  type SourceFacts,
 } from './imported';
 import { readJsonLines } from './jsonl';
 
@@ -60,7 +61,7 @@ interface State {
   /** Per entry uuid: its turn and how many items that turn had after it. */
   placed: Map<string, { turn: Turn; at: number }>;
   /** The assistant message being assembled from the lines of one API response. */
-  open?: { id: string; turn: Turn; item: { kind: 'message'; key: string; message: ChatMessage } };
+  open?: { id: string; turn: Turn; item: { kind: 'message'; key: string; message: ChatMessage; facts?: SourceFacts } };
   /** The compact_boundary waiting for its summary entry. */
   boundary?: { key: string; at: string; beforeTokens: number };
 }
@@ -122,6 +123,7 @@ export function parseClaudeCode(text: string, file: string): ParsedFile {
   const summary = [...titles.summaries].find(([leaf]) => state.placed.has(leaf))?.[1];
   parsed.conversations.push({
     sourceId: sidechain ? `${sessionId ?? 'unknown'}/${stem}` : (sessionId ?? stem),
+    ...(sidechain && sessionId !== undefined && { parentSourceId: sessionId }),
     title: titleFrom(
       titles.custom ?? titles.ai ?? summary ?? (sidechain ? [`Sub-agent ${agentId ?? stem}`, firstPrompt].filter(Boolean).join(': ') : firstPrompt),
     ),
@@ -190,7 +192,8 @@ function addItems(state: State, turn: Turn, uuid: string, entry: Entry, prompt: 
     state.boundary = { key: uuid, at, beforeTokens: typeof meta.preTokens === 'number' ? meta.preTokens : 0 };
     return;
   }
-  if (entry.type === 'assistant') return addAssistant(state, turn, uuid, message);
+  const facts: SourceFacts | undefined = at ? { at } : undefined;
+  if (entry.type === 'assistant') return addAssistant(state, turn, uuid, message, facts);
   if (entry.type !== 'user') return;
   const text = blockText(message.content);
   if (entry.isCompactSummary === true || text.startsWith(CONTINUED)) {
@@ -200,7 +203,7 @@ function addItems(state: State, turn: Turn, uuid: string, entry: Entry, prompt: 
     return;
   }
   if (prompt !== undefined) {
-    turn.items.push({ kind: 'message', key: uuid, message: { role: 'user', content: prompt } });
+    turn.items.push({ kind: 'message', key: uuid, message: { role: 'user', content: prompt }, facts });
     return;
   }
   for (const block of Array.isArray(message.content) ? (message.content as unknown[]) : []) {
@@ -210,12 +213,13 @@ function addItems(state: State, turn: Turn, uuid: string, entry: Entry, prompt: 
       kind: 'message',
       key: `${uuid}:${block.tool_use_id}`,
       message: { role: 'tool', tool_call_id: block.tool_use_id, content: block.is_error === true ? `Error: ${result}` : result },
+      facts,
     });
   }
 }
 
-/** Each line holds one content block; the lines of one response (message.id) make one message. */
-function addAssistant(state: State, turn: Turn, uuid: string, message: Entry): void {
+/** Each line holds one content block; the lines of one response (message.id) make one message, as old as its first line. */
+function addAssistant(state: State, turn: Turn, uuid: string, message: Entry, facts: SourceFacts | undefined): void {
   const id = str(message.id) ?? uuid;
   const blocks = Array.isArray(message.content) ? (message.content as unknown[]).filter(isRecord) : [];
   const text = blocks
@@ -230,7 +234,8 @@ function addAssistant(state: State, turn: Turn, uuid: string, message: Entry): v
     open.item.message = assistant(content, [...(current.tool_calls ?? []), ...calls]);
     return;
   }
-  const item = { kind: 'message' as const, key: uuid, message: assistant(text || null, calls) };
+  const model = typeof message.model === 'string' && message.model !== '<synthetic>' ? message.model : undefined;
+  const item = { kind: 'message' as const, key: uuid, message: assistant(text || null, calls), facts: { ...facts, ...(model && { model }) } };
   turn.items.push(item);
   state.open = { id, turn, item };
 }

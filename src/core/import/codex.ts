@@ -22,6 +22,7 @@ import {
   toolCall,
   type ImportedItem,
   type ParsedFile,
+  type SourceFacts,
 } from './imported';
 import { readJsonLines } from './jsonl';
 
@@ -43,10 +44,12 @@ const SILENT_ITEMS = new Set(['reasoning', 'web_search_call', 'image_generation_
 interface State {
   items: ImportedItem[];
   /** The assistant message calls join until a user message or a result of another turn. */
-  lastAssistant?: { kind: 'message'; key: string; message: ChatMessage };
+  lastAssistant?: { kind: 'message'; key: string; message: ChatMessage; facts?: SourceFacts };
   model?: string;
   title?: string;
   firstPrompt?: string;
+  /** When the line being read was written: its messages' time. */
+  at?: string;
 }
 
 export function parseCodex(text: string, file: string): ParsedFile {
@@ -58,6 +61,7 @@ export function parseCodex(text: string, file: string): ParsedFile {
 
   for (const { line, value } of readJsonLines(text, file, parsed)) {
     const key = `L${line}`;
+    state.at = isoTime(value.timestamp);
     if (typeof value.type !== 'string' || !('payload' in value)) {
       // The legacy layout: a bare first line {id, timestamp, instructions}, then bare items.
       if (line === 1 || (meta === undefined && typeof value.id === 'string' && 'instructions' in value)) meta ??= value;
@@ -111,6 +115,19 @@ export function parseCodex(text: string, file: string): ParsedFile {
   return parsed;
 }
 
+/** Whether a line is a Codex session's first: a session_meta line, or the legacy bare {id, timestamp, instructions}. */
+export function isCodexHeader(line: string | undefined): boolean {
+  let value: unknown;
+  try {
+    value = JSON.parse(line ?? '');
+  } catch {
+    return false;
+  }
+  if (!isRecord(value)) return false;
+  if (value.type === 'session_meta') return isRecord(value.payload) && typeof value.payload.id === 'string';
+  return !('type' in value) && typeof value.id === 'string' && typeof value.timestamp === 'string';
+}
+
 function readItem(state: State, key: string, item: Record<string, unknown>, parsed: ParsedFile): void {
   const type = str(item.type) ?? '';
   switch (type) {
@@ -128,7 +145,7 @@ function readItem(state: State, key: string, item: Record<string, unknown>, pars
     case 'custom_tool_call_output':
     case 'tool_search_output':
       if (typeof item.call_id === 'string')
-        state.items.push({ kind: 'message', key, message: { role: 'tool', tool_call_id: item.call_id, content: outputText(item) } });
+        state.items.push({ kind: 'message', key, message: { role: 'tool', tool_call_id: item.call_id, content: outputText(item) }, facts: factsOf(state) });
       return;
     default:
       if (!SILENT_ITEMS.has(type)) noteNotUnderstood(parsed, `codex item type ${JSON.stringify(type)}`);
@@ -140,10 +157,10 @@ function readMessage(state: State, key: string, item: Record<string, unknown>): 
   if (item.role === 'user') {
     if (!text.trim() || INJECTED.test(text)) return;
     state.firstPrompt ??= text;
-    state.items.push({ kind: 'message', key, message: { role: 'user', content: text } });
+    state.items.push({ kind: 'message', key, message: { role: 'user', content: text }, facts: factsOf(state) });
     state.lastAssistant = undefined;
   } else if (item.role === 'assistant') {
-    const entry = { kind: 'message' as const, key, message: assistant(text || null) };
+    const entry = { kind: 'message' as const, key, message: assistant(text || null), facts: factsOf(state, true) };
     state.items.push(entry);
     state.lastAssistant = entry;
   }
@@ -159,9 +176,14 @@ function addCall(state: State, key: string, callId: string | undefined, name: st
     last.message = assistant(last.message.content, [...(last.message.tool_calls ?? []), call]);
     return;
   }
-  const entry = { kind: 'message' as const, key, message: assistant(null, [call]) };
+  const entry = { kind: 'message' as const, key, message: assistant(null, [call]), facts: factsOf(state, true) };
   state.items.push(entry);
   state.lastAssistant = entry;
+}
+
+/** The line's time and, for a reply, the model of the turn (turn_context). */
+function factsOf(state: State, reply = false): SourceFacts {
+  return { ...(state.at && { at: state.at }), ...(reply && state.model && { model: state.model }) };
 }
 
 function outputText(item: Record<string, unknown>): string {

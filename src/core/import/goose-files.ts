@@ -6,7 +6,7 @@
  * messages in `conversation`).
  */
 import path from 'node:path';
-import { emptyParse, isRecord, isoTime, nestedTooDeeply, MAX_ENTRY_DEPTH, str, type ParsedFile } from './imported';
+import { emptyParse, isRecord, isoTime, nestedTooDeeply, MAX_ENTRY_DEPTH, readJsonDocument, str, type ParsedFile } from './imported';
 import { gooseUsage, readGooseSession } from './goose';
 import { readJsonLines } from './jsonl';
 
@@ -34,13 +34,8 @@ function parseLegacy(text: string, file: string): ParsedFile {
 
 function parseExport(text: string, file: string): ParsedFile {
   const parsed = emptyParse();
-  let doc: unknown;
-  try {
-    doc = JSON.parse(text);
-  } catch {
-    parsed.refused.push(`${file}:1: not valid JSON (expected what \`goose session export --format json\` prints), skipped`);
-    return parsed;
-  }
+  const doc = readJsonDocument(text, file, 'what `goose session export --format json` prints', parsed);
+  if (doc === undefined) return parsed;
   const conversation = isRecord(doc) ? (isRecord(doc.conversation) ? doc.conversation.messages : doc.conversation) : undefined;
   if (!isRecord(doc) || !Array.isArray(conversation)) {
     parsed.refused.push(`${file}:1: not a goose session export ({"id": …, "conversation": […]}), skipped`);

@@ -27,6 +27,7 @@ import {
   toolCall,
   type ImportedItem,
   type ParsedFile,
+  type SourceFacts,
 } from './imported';
 
 /** Content items that are goose's own display or bookkeeping, not conversation. */
@@ -75,19 +76,19 @@ export function readGooseSession(session: GooseSession, parsed: ParsedFile): voi
       continue;
     }
     if (metadata.agentVisible === false) hiddenFromAgent = true;
-    const timed = at === undefined ? {} : { at };
+    const facts: SourceFacts | undefined = at === undefined ? undefined : { at };
     if (value.role === 'assistant') {
       const calls = content.filter(isRecord).flatMap(callOf);
       const text = textOf(content, parsed);
-      items.push({ kind: 'message', key, message: assistant(text || null, calls), ...timed });
+      items.push({ kind: 'message', key, message: assistant(text || null, calls), facts });
       continue;
     }
     const results = content.filter(isRecord).flatMap(resultOf);
-    results.forEach((message, i) => items.push({ kind: 'message', key: `${key}:${i}`, message, ...timed }));
+    results.forEach((message, i) => items.push({ kind: 'message', key: `${key}:${i}`, message, facts }));
     const text = textOf(content, parsed);
     if (text.trim()) {
       firstPrompt ??= text;
-      items.push({ kind: 'message', key, message: { role: 'user', content: text }, ...timed });
+      items.push({ kind: 'message', key, message: { role: 'user', content: text }, facts });
     }
   }
   if (items.length === 0) return;

@@ -3,12 +3,14 @@
  * turns into Loom sessions (docs/DESIGN.md#importing-from-other-agents). Everything in it
  * came from another program's files: untrusted data, shown and searched, never obeyed.
  */
-import type { AssistantMessage, CallUsage, ChatMessage, ToolCall } from '../../shared/types';
+import type { AssistantMessage, CallUsage, ChatMessage, MessageFacts, ToolCall } from '../../shared/types';
+
+/** What the source recorded of a message: when it was written and, for a reply, its model and tokens. */
+export type SourceFacts = Partial<Pick<MessageFacts, 'at' | 'model' | 'prompt_tokens' | 'completion_tokens'>>;
 
 /** One entry of a source conversation, keyed by something stable in the source (an entry id, a line number). */
 export type ImportedItem =
-  /** `at`: when the source wrote the message (ISO time), when it says. */
-  | { kind: 'message'; key: string; message: ChatMessage; at?: string }
+  | { kind: 'message'; key: string; message: ChatMessage; facts?: SourceFacts }
   | {
       kind: 'compaction';
       key: string;
@@ -22,6 +24,11 @@ export type ImportedItem =
 export interface ImportedConversation {
   /** The source's own id for the session: with the source, the key a re-import finds it by. */
   sourceId: string;
+  /**
+   * For a sub-agent's conversation: the source id of the session that started it. Its Loom
+   * session (the active line's) becomes this one's parent, a link only: no message is shared.
+   */
+  parentSourceId?: string;
   title: string | null;
   /** Information only: where the tool ran; never the folder Loom works in. */
   cwd: string | null;
@@ -62,6 +69,16 @@ export interface ParsedFile {
 
 export function emptyParse(): ParsedFile {
   return { conversations: [], refused: [], notUnderstood: new Map() };
+}
+
+/** A file's one JSON document; undefined, refused as `file:1` naming what was `expected`, when it is not valid JSON. */
+export function readJsonDocument(text: string, file: string, expected: string, parsed: ParsedFile): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    parsed.refused.push(`${file}:1: not valid JSON (expected ${expected}), skipped`);
+    return undefined;
+  }
 }
 
 export function noteNotUnderstood(parsed: ParsedFile, what: string): void {

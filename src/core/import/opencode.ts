@@ -19,11 +19,13 @@ import {
   isRecord,
   isoTime,
   noteNotUnderstood,
+  readJsonDocument,
   str,
   titleFrom,
   toolCall,
   type ImportedItem,
   type ParsedFile,
+  type SourceFacts,
 } from './imported';
 
 const KNOWN_PARTS = new Set(['text', 'reasoning', 'tool', 'step-start', 'step-finish', 'patch', 'snapshot', 'retry', 'file', 'compaction', 'subtask', 'agent']);
@@ -34,13 +36,8 @@ type Part = Record<string, unknown>;
 
 export function parseOpencode(text: string, file: string): ParsedFile {
   const parsed = emptyParse();
-  let doc: unknown;
-  try {
-    doc = JSON.parse(text);
-  } catch {
-    parsed.refused.push(`${file}:1: not valid JSON (expected what \`opencode export\` prints), skipped`);
-    return parsed;
-  }
+  const doc = readJsonDocument(text, file, 'what `opencode export` prints', parsed);
+  if (doc === undefined) return parsed;
   if (!isRecord(doc) || !isRecord(doc.info) || !Array.isArray(doc.messages)) {
     parsed.refused.push(`${file}:1: not an opencode export ({"info": …, "messages": […]}), skipped`);
     return parsed;
@@ -73,6 +70,7 @@ export function readOpencodeSession({ info, messages }: OpencodeSession, file: s
     const id = str(raw.info.id) ?? `m${all.length}`;
     if (id === revertedFrom) kept = [...all];
     const at = isoTime(timeOf(raw.info));
+    const facts: SourceFacts | undefined = at === undefined ? undefined : { at };
     const parts = (Array.isArray(raw.parts) ? (raw.parts as unknown[]) : []).filter(isRecord);
     for (const part of parts) if (!KNOWN_PARTS.has(str(part.type) ?? '')) noteNotUnderstood(parsed, `opencode part type ${JSON.stringify(part.type)}`);
     if (raw.info.role === 'user') {
@@ -82,16 +80,16 @@ export function readOpencodeSession({ info, messages }: OpencodeSession, file: s
       }
       const prompt = userText(parts);
       firstPrompt ??= prompt;
-      if (prompt) all.push({ kind: 'message', key: id, message: { role: 'user', content: prompt }, ...timed(at) });
+      if (prompt) all.push({ kind: 'message', key: id, message: { role: 'user', content: prompt }, facts });
     } else if (raw.info.role === 'assistant') {
       model = str(raw.info.modelID) ?? model;
-      addUsage(usage, raw.info);
+      const tokens = addUsage(usage, raw.info);
       if (compacting || raw.info.summary === true) {
         all.push({ kind: 'compaction', key: id, summary: textOf(parts), at: at ?? new Date(0).toISOString(), beforeTokens: 0 });
         compacting = false;
         continue;
       }
-      all.push(...assistantItems(id, parts, at));
+      all.push(...assistantItems(id, parts, facts, { ...facts, ...(model && { model }), ...tokens }));
     } else noteNotUnderstood(parsed, `opencode message role ${JSON.stringify(raw.info.role)}`);
   }
   if (all.length === 0) return;
@@ -110,17 +108,19 @@ export function readOpencodeSession({ info, messages }: OpencodeSession, file: s
   });
 }
 
-function timed(at: string | undefined): { at?: string } {
-  return at === undefined ? {} : { at };
-}
-
-/** An assistant message's tokens (cached ones are prompt tokens, reasoning ones reply tokens) and cost. */
-function addUsage(usage: CallUsage, info: Record<string, unknown>): void {
+/**
+ * Adds an assistant message's tokens (cached ones are prompt tokens, reasoning ones reply
+ * tokens) and cost to the conversation's; returns its tokens, when it counted any, for its facts.
+ */
+function addUsage(usage: CallUsage, info: Record<string, unknown>): SourceFacts {
   const tokens = isRecord(info.tokens) ? info.tokens : {};
   const cache = isRecord(tokens.cache) ? tokens.cache : {};
-  usage.prompt_tokens += count(tokens.input) + count(cache.read) + count(cache.write);
-  usage.completion_tokens += count(tokens.output) + count(tokens.reasoning);
+  const prompt = count(tokens.input) + count(cache.read) + count(cache.write);
+  const completion = count(tokens.output) + count(tokens.reasoning);
+  usage.prompt_tokens += prompt;
+  usage.completion_tokens += completion;
   usage.cost_usd += typeof info.cost === 'number' && Number.isFinite(info.cost) && info.cost > 0 ? info.cost : 0;
+  return prompt || completion ? { prompt_tokens: prompt, completion_tokens: completion } : {};
 }
 
 /** A token count the source wrote, or 0 for anything that is not one. */
@@ -151,8 +151,8 @@ function timeOf(info: Record<string, unknown>): unknown {
   return isRecord(info.time) ? info.time.created : undefined;
 }
 
-/** The step's text and calls as one assistant message, each call's result right after it. */
-function assistantItems(id: string, parts: Part[], at: string | undefined): ImportedItem[] {
+/** The step's text and calls as one assistant message (with the reply's facts), each call's result right after it (with its time). */
+function assistantItems(id: string, parts: Part[], resultFacts: SourceFacts | undefined, replyFacts: SourceFacts): ImportedItem[] {
   const calls: ToolCall[] = [];
   const results: ImportedItem[] = [];
   for (const part of parts) {
@@ -161,10 +161,10 @@ function assistantItems(id: string, parts: Part[], at: string | undefined): Impo
     calls.push(toolCall(part.callID, str(part.tool), state.input));
     const result = resultText(state);
     if (result !== undefined)
-      results.push({ kind: 'message', key: `${id}:${part.callID}`, message: { role: 'tool', tool_call_id: part.callID, content: result }, ...timed(at) });
+      results.push({ kind: 'message', key: `${id}:${part.callID}`, message: { role: 'tool', tool_call_id: part.callID, content: result }, facts: resultFacts });
   }
   const message: ChatMessage = assistant(textOf(parts) || null, calls);
-  return [{ kind: 'message', key: id, message, ...timed(at) }, ...results];
+  return [{ kind: 'message', key: id, message, facts: replyFacts }, ...results];
 }
 
 function resultText(state: Record<string, unknown>): string | undefined {

@@ -114,8 +114,12 @@ function entryItems(entry: Entry, context: Context, parsed: ParsedFile): Importe
       };
       return [keptFrom === undefined ? item : { ...item, keptFrom }];
     }
-    case 'message':
-      return messageItems(key, isRecord(value.message) ? value.message : {}, context, parsed);
+    case 'message': {
+      const message = isRecord(value.message) ? value.message : {};
+      // Version 2+ entries carry their own time; version 1 only the message's (epoch ms).
+      const at = isoTime(value.timestamp) ?? isoTime(message.timestamp);
+      return messageItems(key, message, context, parsed).map((item) => (at && item.kind === 'message' ? { ...item, facts: { ...item.facts, at } } : item));
+    }
     default:
       return [];
   }
@@ -134,7 +138,7 @@ function messageItems(key: string, message: Record<string, unknown>, context: Co
       const blocks = Array.isArray(message.content) ? (message.content as unknown[]).filter(isRecord) : [];
       const calls = blocks.filter((b) => b.type === 'toolCall' && typeof b.id === 'string').map((b) => toolCall(String(b.id), str(b.name), b.arguments));
       if (typeof message.model === 'string') context.model = message.model;
-      return one(assistant(blockText(blocks) || null, calls));
+      return [{ kind: 'message', key, message: assistant(blockText(blocks) || null, calls), ...(context.model && { facts: { model: context.model } }) }];
     }
     case 'toolResult': {
       const result = blockText(message.content);

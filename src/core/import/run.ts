@@ -44,6 +44,8 @@ export interface ImportSummary {
   databases: number;
   databaseSessions: number;
   unchangedFiles: number;
+  /** Files that are not the source's sessions (their first line says so): counted, neither refused nor remembered. */
+  notSessions: number;
   counts: WriteCounts;
   /** "file:line: reason" for every line, file or database row refused. */
   refused: string[];
@@ -95,6 +97,7 @@ async function importNow(store: SessionStore, request: ImportRequest): Promise<I
     databases: 0,
     databaseSessions: 0,
     unchangedFiles: 0,
+    notSessions: 0,
     counts: zeroCounts(),
     refused: [],
     notUnderstood: new Map(),
@@ -123,7 +126,7 @@ async function importNow(store: SessionStore, request: ImportRequest): Promise<I
   /** What the file holds; undefined (refused) when it cannot be read, as a database that is locked, corrupt or not the source's. */
   async function unitsIn(file: string): Promise<UnitsFound | undefined> {
     try {
-      const units = source.unitsIn ? await source.unitsIn(file) : singleFile(fileUnit(file, source.parse));
+      const units = source.unitsIn ? await source.unitsIn(file) : singleFile(fileUnit(file, source.parse, source.isSessionStart));
       if (units.database) {
         summary.databases++;
         summary.databaseSessions += units.units.length;
@@ -146,6 +149,7 @@ async function importNow(store: SessionStore, request: ImportRequest): Promise<I
       const known = records.file(source.name, unit.key);
       if (known && known.size === size && known.mtimeMs === mtimeMs) return void summary.unchangedFiles++;
       const loaded = await unit.load();
+      if (loaded === undefined) return void summary.notSessions++;
       const record = { size, mtimeMs, hash: loaded.hash };
       if (known?.hash !== record.hash) return { loaded, record };
       records.saveFile(source.name, unit.key, record);
@@ -167,6 +171,10 @@ async function importNow(store: SessionStore, request: ImportRequest): Promise<I
     }
     summary.refused.push(...parsed.refused);
     for (const [what, n] of parsed.notUnderstood) summary.notUnderstood.set(what, (summary.notUnderstood.get(what) ?? 0) + n);
+    // Refused whole (a file of the wrong shape or every line malformed, a database session
+    // every row of which was refused): not recorded, so the next import reads it again and
+    // says so again, and imports it once it is fixed, whatever its stamp.
+    if (parsed.conversations.length === 0 && parsed.refused.length > 0) return;
     const steps = writeSteps(parsed);
     for (;;) {
       const slice = store.batch(() => writeSlice(file, steps, record));
@@ -212,9 +220,10 @@ async function importNow(store: SessionStore, request: ImportRequest): Promise<I
  * missing location is refused with the store untouched.
  */
 export async function importFiles({ source, path: given, home }: ImportLocation): Promise<Omit<ImportRequest, 'onProgress' | 'onChanged'>> {
-  const { defaultLocation, isSessionFile, locate } = importSource(source);
+  const { defaultLocation, isSessionFile, locate, isSubAgentFile } = importSource(source);
   const location = given === undefined ? path.join(home, defaultLocation) : path.resolve(given);
-  const files = locate ? await locate(location) : await sessionFiles(location, isSessionFile);
+  const listed = locate ? await locate(location) : await sessionFiles(location, isSessionFile);
+  const files = isSubAgentFile ? [...listed.filter((file) => !isSubAgentFile(file)), ...listed.filter(isSubAgentFile)] : listed;
   if (files.length === 0) throw new LoomError(`Nothing to import: no ${source} session files in ${location}.`, 'import_missing');
   return { source, location, usedDefault: given === undefined, files };
 }

@@ -45,8 +45,8 @@ export class PreparedItems {
     const known = this.made.get(source);
     if (known) return known;
     const whole = make(text);
-    const at = source.kind === 'message' ? source.at : undefined;
-    const item: ImportedItem = { kind: 'message', key: recordableKey(source.key), message: whole, ...(at === undefined ? {} : { at }) };
+    const facts = source.kind === 'message' ? source.facts : undefined;
+    const item: ImportedItem = { kind: 'message', key: recordableKey(source.key), message: whole, ...(facts && { facts }) };
     const cut = cutForContext(text);
     if (cut !== text) this.cuts.set(messageKey(whole), make(cut));
     this.made.set(source, item);
@@ -85,7 +85,8 @@ export function prepareBranch(source: readonly ImportedItem[], prepared: Prepare
         kind: 'message',
         key: recordableKey(`${waiting.key}${NO_RESULT_KEY}${call.id}`),
         message: { role: 'tool', tool_call_id: call.id, content: NO_RESULT_ON_IMPORT },
-        ...(waiting.at === undefined ? {} : { at: waiting.at }),
+        // As old as its call: the source's time, not the import's.
+        ...(waiting.at && { facts: { at: waiting.at } }),
       });
     }
     waiting = undefined;
@@ -111,7 +112,7 @@ export function prepareBranch(source: readonly ImportedItem[], prepared: Prepare
       const calls = distinctCalls(withIds);
       if (!message.content && calls.length === 0) continue;
       items.push(prepared.message(item, message.content ?? '', (text) => assistant(text || null, calls)));
-      waiting = { key: item.key, calls, ...(item.kind === 'message' && item.at !== undefined ? { at: item.at } : {}) };
+      waiting = { key: item.key, calls, at: item.kind === 'message' ? item.facts?.at : undefined };
       continue;
     }
     if (message?.role === 'user') {

@@ -5,10 +5,14 @@
  * changed, and contents whose hash says whether it did.
  */
 import { createHash, type Hash } from 'node:crypto';
-import { constants as fsConstants } from 'node:fs';
-import fs from 'node:fs/promises';
+import { constants as fsConstants, type Stats } from 'node:fs';
+import fs, { type FileHandle } from 'node:fs/promises';
 import { LoomError } from '../errors';
+import { firstLine } from './first-line';
 import type { ParsedFile } from './imported';
+
+/** A source's importer of one session file; `modifiedAt`: the file's mtime, for a source that records no times of its own. */
+export type FileParser = (text: string, file: string, modifiedAt: string) => ParsedFile;
 
 /** Size and time, as a file's stat gives them; a database session's row count and last update. */
 export interface ImportStamp {
@@ -29,8 +33,12 @@ export interface ImportUnit {
    */
   key: string;
   stamp(): Promise<ImportStamp>;
-  /** Reads the unit asynchronously (other work runs meanwhile); throws when it cannot be read. */
-  load(): Promise<LoadedUnit>;
+  /**
+   * Reads the unit asynchronously (other work runs meanwhile); throws when it cannot be read.
+   * Undefined for a file that is not one of the source's sessions (its first line says so):
+   * counted, neither refused nor remembered.
+   */
+  load(): Promise<LoadedUnit | undefined>;
 }
 
 /** What a source found in one file at the location: its units, and what to release after the import. */
@@ -41,15 +49,21 @@ export interface UnitsFound {
   close: () => Promise<void>;
 }
 
-/** A session file read whole and parsed by its source's importer. */
-export function fileUnit(file: string, parse: (text: string, file: string) => ParsedFile): ImportUnit {
+/**
+ * A session file read whole and parsed by its source's importer; with `isSessionStart`, only
+ * a file whose first line begins one of the source's sessions is read beyond that line.
+ */
+export function fileUnit(file: string, parse: FileParser, isSessionStart?: (firstLine: string | undefined) => boolean): ImportUnit {
   return {
     key: file,
     stamp: () => fs.stat(file),
-    load: async () => {
-      const text = await readRegularFile(file);
-      return { hash: createHash('sha256').update(text).digest('hex'), parse: () => parse(text, file) };
-    },
+    load: () =>
+      withRegularFile(file, async (handle, stats) => {
+        if (isSessionStart && !isSessionStart(await firstLine(handle))) return undefined;
+        const text = await handle.readFile({ encoding: 'utf8' });
+        const modifiedAt = new Date(stats.mtimeMs).toISOString();
+        return { hash: createHash('sha256').update(text).digest('hex'), parse: () => parse(text, file, modifiedAt) };
+      }),
   };
 }
 
@@ -72,11 +86,17 @@ export function contentHash(): { add(text: string): void; digest(): string } {
  * device. O_NONBLOCK makes the open itself return at once; fstat on the handle judges what
  * was opened, as the `.loom` reader and the file tools do.
  */
-export async function readRegularFile(file: string): Promise<string> {
+export function readRegularFile(file: string): Promise<string> {
+  return withRegularFile(file, (handle) => handle.readFile({ encoding: 'utf8' }));
+}
+
+/** `read` given the open file and its fstat, once they say it is a regular file (readRegularFile); closed after. */
+async function withRegularFile<T>(file: string, read: (handle: FileHandle, stats: Stats) => Promise<T>): Promise<T> {
   const handle = await fs.open(file, fsConstants.O_RDONLY | (fsConstants.O_NONBLOCK ?? 0));
   try {
-    if (!(await handle.stat()).isFile()) throw new LoomError('it is not a regular file', 'import_unreadable');
-    return await handle.readFile({ encoding: 'utf8' });
+    const stats = await handle.stat();
+    if (!stats.isFile()) throw new LoomError('it is not a regular file', 'import_unreadable');
+    return await read(handle, stats);
   } finally {
     await handle.close();
   }

@@ -12,7 +12,7 @@ import { boundaryMessage } from '../context/compactor';
 import { estimateTotal } from '../model/tokens';
 import { ImportRecords, type ImportBranchRecord } from '../store/import-records';
 import type { SessionStore } from '../store/session-store';
-import type { ImportedConversation, ImportedItem } from './imported';
+import type { ImportedConversation, ImportedItem, SourceFacts } from './imported';
 import { withCutCopies } from './context-cut';
 import { HeldPaths } from './held-paths';
 import { NO_RESULT_KEY, PreparedItems, prepareBranch } from './transcript';
@@ -147,7 +147,9 @@ export class ImportWriter {
   }
 
   private create(conversation: ImportedConversation): string {
-    const { id } = this.store.create({ title: conversation.title, cwd: conversation.cwd, model: conversation.model });
+    // A sub-agent's parent is imported first (import/run.ts orders the files); if it is not, the sub-agent stands alone.
+    const parentId = conversation.parentSourceId === undefined ? null : (this.records.branches(this.source, conversation.parentSourceId)[0]?.sessionId ?? null);
+    const { id } = this.store.create({ title: conversation.title, cwd: conversation.cwd, model: conversation.model, parentId });
     this.store.setStatus(id, 'saved');
     return id;
   }
@@ -160,18 +162,18 @@ export class ImportWriter {
   private append(id: string, items: ImportedItem[], from: number, counts: WriteCounts, cuts: ReadonlyMap<string, ChatMessage>): void {
     const path: Keyed[] = [];
     let run: ChatMessage[] = [];
-    let times: (string | undefined)[] = [];
+    let facts: (SourceFacts | undefined)[] = [];
     const flush = () => {
-      if (run.length) this.store.appendMessages(id, run, times);
+      if (run.length) this.store.appendMessages(id, run, facts);
       run = [];
-      times = [];
+      facts = [];
     };
     items.forEach((item, index) => {
       if (item.kind === 'message') {
         path.push({ key: item.key, message: item.message });
         if (index < from) return;
         run.push(item.message);
-        times.push(item.at);
+        facts.push(item.facts);
         counts.messages++;
         if (isClosingResult(item.key)) counts.closedCalls++;
       } else if (index >= from) {

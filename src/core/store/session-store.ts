@@ -109,13 +109,14 @@ export class SessionStore {
 
   // ---- creating and writing ----
 
-  create(init: { model?: string | null; cwd?: string | null; title?: string | null; messages?: ChatMessage[] } = {}): SessionMeta {
+  /** `parentId`: a session this one came from without sharing its messages (an imported sub-agent's). */
+  create(init: { model?: string | null; cwd?: string | null; title?: string | null; messages?: ChatMessage[]; parentId?: string | null } = {}): SessionMeta {
     const id = newSessionId();
     this.write(() => {
       const at = this.updateTime();
       const pk = this.insertSession({
         id,
-        parent_id: null,
+        parent_id: init.parentId ?? null,
         title: init.title ?? null,
         summary: null,
         status: 'active',
@@ -143,14 +144,17 @@ export class SessionStore {
   }
 
   /**
-   * appendMessage for several messages, in order, in one transaction (an import's run of
-   * messages); `times`: when each was written where it came from, where known (else now).
+   * appendMessage for several messages, in order, in one transaction: an import's run of
+   * messages, `facts[i]` what the source recorded of message i (its own time, not the import's).
    */
-  appendMessages(id: string, messages: readonly ChatMessage[], times: readonly (string | undefined)[] = []): void {
+  appendMessages(id: string, messages: readonly ChatMessage[], facts: readonly (Partial<MessageFacts> | undefined)[] = []): void {
     this.write(() => {
       const pk = this.pkOf(id);
       const now = this.updateTime();
-      messages.forEach((message, i) => this.appendTo(pk, message, times[i] ?? now));
+      messages.forEach((message, i) => {
+        const { at = now, ...known } = facts[i] ?? {};
+        this.appendTo(pk, message, at, known);
+      });
     });
   }
 
