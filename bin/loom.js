@@ -8,7 +8,9 @@ import { fileURLToPath } from 'node:url';
 const MIN_NODE = [22, 12];
 const [major, minor] = process.versions.node.split('.').map(Number);
 if (major < MIN_NODE[0] || (major === MIN_NODE[0] && minor < MIN_NODE[1])) {
-  console.error(`loom: needs Node.js ${MIN_NODE.join('.')} or newer, and this is ${process.versions.node}: install Node.js 24 LTS (https://nodejs.org/, or \`nvm install 24\`).`);
+  console.error(
+    `loom: needs Node.js ${MIN_NODE.join('.')} or newer, and this is ${process.versions.node}: install Node.js 24 LTS (https://nodejs.org/, or \`nvm install 24\`).`,
+  );
   process.exit(1);
 }
 const entry = fileURLToPath(new URL('../dist/cli.js', import.meta.url));

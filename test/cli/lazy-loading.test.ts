@@ -188,7 +188,9 @@ describe('the compile cache', () => {
   it('is not made by a refused command, nor by --doctor', async () => {
     const fresh = path.join(dir, 'fresh');
     fs.mkdirSync(path.join(fresh, 'loom.db'), { recursive: true });
-    const refused = await promisify(execFile)(process.execPath, [BIN, '--list-sessions', '--data-dir', fresh], { env: { PATH: process.env.PATH ?? '', HOME: dir } }).then(
+    const refused = await promisify(execFile)(process.execPath, [BIN, '--list-sessions', '--data-dir', fresh], {
+      env: { PATH: process.env.PATH ?? '', HOME: dir },
+    }).then(
       () => 0,
       (err: { code?: number }) => err.code,
     );
