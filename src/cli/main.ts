@@ -15,11 +15,10 @@ async function main(argv: string[]): Promise<number> {
   if (parsed.kind === 'exit') return parsed.code;
   const { action, config } = parsed;
   // Before any command's code loads: what it loads is compiled from the cache from then on.
-  // Not for --doctor, which looks at a data folder that may be damaged and changes nothing in it.
-  const cached = action.kind !== 'doctor';
-  if (cached) useCompileCache(config.dataDir);
+  useCompileCache(config.dataDir);
   const code = await runAction(action, config);
-  if (cached && code === 0) prepareCompileCache(config.dataDir);
+  // Not made by --doctor, which looks at a data folder that may be damaged and changes nothing in it.
+  if (code === 0 && action.kind !== 'doctor') prepareCompileCache(config.dataDir);
   return code;
 }
 
