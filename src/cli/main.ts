@@ -5,18 +5,24 @@
  */
 import { isDiskFull } from '../core/disk-full';
 import { isLoomError, errorMessage } from '../core/errors';
-import { useCompileCache } from './compile-cache';
-import { parseCommandLine } from './options';
+import { prepareCompileCache, useCompileCache } from './compile-cache';
+import type { LoomConfig } from '../core/config';
+import { parseCommandLine, type CliAction } from './options';
 import { exitQuietlyOnBrokenPipe, writeError, writeOut } from './output';
 
 async function main(argv: string[]): Promise<number> {
   const parsed = parseCommandLine(argv);
   if (parsed.kind === 'exit') return parsed.code;
-  const { action } = parsed;
-  const { config } = parsed;
+  const { action, config } = parsed;
   // Before any command's code loads: what it loads is compiled from the cache from then on.
-  // Not for --doctor, which looks at a data folder that may be damaged and changes nothing in it.
-  if (action.kind !== 'doctor') useCompileCache(config.dataDir);
+  useCompileCache(config.dataDir);
+  const code = await runAction(action, config);
+  // Not made by --doctor, which looks at a data folder that may be damaged and changes nothing in it.
+  if (code === 0 && action.kind !== 'doctor') prepareCompileCache(config.dataDir);
+  return code;
+}
+
+async function runAction(action: CliAction, config: LoomConfig): Promise<number> {
   try {
     // Each command loads its own code (a chunk of the build: docs/ARCHITECTURE.md#the-node-build),
     // so a lifecycle command never parses the agent, the model client nor the MCP SDK.

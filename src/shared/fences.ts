@@ -27,12 +27,24 @@ export const FENCE_TAGS = [
  */
 const INVISIBLE = '[\\p{Default_Ignorable_Code_Point}\\p{Cf}]';
 
+const builtPatterns = new Map<string, RegExp>();
+
 /**
  * `opener` (`<`, or the `&lt;` it was defused to) followed by one of `tags`, whatever the
  * case, the white space and the invisible characters inside: group 1 is the part after the
- * opener, kept as it was. Not a longer name (`<tool_results>`).
+ * opener, kept as it was. Not a longer name (`<tool_results>`). Built once per tags and
+ * opener, on first use: a pattern with Unicode property classes takes milliseconds to
+ * build, which every `loom` start paid for each module that made its own at load. Shared,
+ * so for `replace` (which starts from the beginning whatever its `lastIndex`).
  */
 export function fenceTagPattern(tags: readonly string[], opener: string): RegExp {
+  const key = `${opener} ${tags.join(' ')}`;
+  let pattern = builtPatterns.get(key);
+  if (!pattern) builtPatterns.set(key, (pattern = buildFenceTagPattern(tags, opener)));
+  return pattern;
+}
+
+function buildFenceTagPattern(tags: readonly string[], opener: string): RegExp {
   const spelled = tags.map((tag) => [...tag].join(`${INVISIBLE}*`));
   const gap = `(?:\\s|${INVISIBLE})*`;
   // `gap(?:/gap)?`, not `gap/?gap`: two gaps side by side could split a run of spaces in
@@ -45,7 +57,6 @@ const USER_FENCE = /^<user_input>\n([\s\S]*?)\n<\/user_input>(?=\n\n<attached_fi
 /** An attached text file's fence (docs/DESIGN.md#attachments); its content cannot hold the closing tag (defused). */
 const FILE_FENCE = /<attached_file name="([^"]*)">\n([\s\S]*?)\n<\/attached_file>/g;
 const TOOL_FENCE = /^<tool_result name="[^"]*">\n([\s\S]*)\n<\/tool_result>$/;
-const DEFUSED_TAG = fenceTagPattern(FENCE_TAGS, '&lt;');
 /** A line that is one of those tags: inside fenced content every such tag is defused, so it is a real one. */
 const FENCE_LINE = /^(?:<\/?user_input>|<attached_file name="[^"]*">|<\/attached_file>|<tool_result name="[^"]*">|<\/tool_result>)$/;
 
@@ -95,7 +106,7 @@ export function isFenceLine(line: string): boolean {
 
 /** Tags the fence defused inside the text (`&lt;user_input>`) as the user wrote them. */
 export function restoreTags(text: string): string {
-  return text.replace(DEFUSED_TAG, '<$1');
+  return text.replace(fenceTagPattern(FENCE_TAGS, '&lt;'), '<$1');
 }
 
 /** The inverse of the engine's escapeAttribute for a file name (quotes and angle brackets). */

@@ -174,21 +174,28 @@ describe('a chat loads MCP only for the servers it has', () => {
 });
 
 describe('the compile cache', () => {
-  it('is kept under the data folder, used by the next run, and may be deleted at any time', async () => {
+  it('is kept under the data folder, made after a command succeeds, filled by the next, and may be deleted at any time', async () => {
     const cache = compileCacheFolder(dir);
     await loomOutput(['--list-sessions']);
-    const entries = fs.readdirSync(cache, { recursive: true });
-    expect(entries.length).toBeGreaterThan(1);
+    expect(fs.readdirSync(cache)).toEqual([]);
+    await loomOutput(['--list-sessions']);
+    expect(fs.readdirSync(cache, { recursive: true }).length).toBeGreaterThan(1);
     fs.rmSync(path.join(dir, 'cache'), { recursive: true });
     expect(await loomOutput(['--list-sessions'])).toContain('Parser fix');
-    expect(fs.readdirSync(cache, { recursive: true }).length).toBeGreaterThan(1);
+    expect(fs.statSync(cache).mode & 0o777).toBe(0o700);
   });
 
-  it('is not made in a data folder that does not exist yet (Loom makes that folder 0700 itself), nor by --doctor', async () => {
+  it('is not made by a refused command, nor by --doctor', async () => {
     const fresh = path.join(dir, 'fresh');
-    await promisify(execFile)(process.execPath, [BIN, '--list-sessions', '--data-dir', fresh], { env: { PATH: process.env.PATH ?? '', HOME: dir } });
-    expect(fs.statSync(fresh).mode & 0o777).toBe(0o700);
-    expect(fs.existsSync(path.join(fresh, 'cache'))).toBe(false);
+    fs.mkdirSync(path.join(fresh, 'loom.db'), { recursive: true });
+    const refused = await promisify(execFile)(process.execPath, [BIN, '--list-sessions', '--data-dir', fresh], {
+      env: { PATH: process.env.PATH ?? '', HOME: dir },
+    }).then(
+      () => 0,
+      (err: { code?: number }) => err.code,
+    );
+    expect(refused).toBe(1);
+    expect(fs.readdirSync(fresh)).toEqual(['loom.db']);
     await loomOutput(['--doctor']);
     expect(fs.existsSync(path.join(dir, 'cache'))).toBe(false);
   });

@@ -134,6 +134,23 @@ describe('files that are not a Loom database', () => {
     expect(fs.readdirSync(store.dataDir)).toEqual(['loom.db']);
   });
 
+  it('marks its file as Loom’s, yet still refuses another program’s database that claims that mark', () => {
+    const store = openStore();
+    store.close();
+    const header = bytes(databasePath(store.dataDir));
+    expect(header.subarray(68, 72).toString('latin1')).toBe('Loom');
+
+    const dataDir = tempDir();
+    const file = databasePath(dataDir);
+    const foreign = new Database(file);
+    foreign.pragma('application_id = 0x4c6f6f6d');
+    foreign.exec('CREATE TABLE notes (body TEXT)');
+    foreign.close();
+    const before = bytes(file);
+    expect(() => SessionStore.open(dataDir)).toThrow(`${file} is not a Loom session database (it holds other tables); it was left untouched.`);
+    expect(bytes(file).equals(before)).toBe(true);
+  });
+
   it('adopts an empty file', () => {
     const dataDir = tempDir();
     fs.writeFileSync(databasePath(dataDir), '');

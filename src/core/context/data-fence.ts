@@ -7,14 +7,11 @@ import { fenceTagPattern } from '../../shared/fences';
 export const BOUNDARY_OPEN = '<session_context_data>';
 export const BOUNDARY_CLOSE = '</session_context_data>';
 
-/** The tag in any spelling: case, white space, invisible characters inside (shared/fences.ts). */
-const BOUNDARY_TAG = fenceTagPattern(['session_context_data'], '<');
-
 /**
  * What goes inside is model output or the user's text and so untrusted: it must not be
  * able to close (or open) the fence that marks it as data, so every spelling of the tag
  * loses its '<'.
  */
 export function neutraliseBoundaryTags(text: string): string {
-  return text.replace(BOUNDARY_TAG, '[$1');
+  return text.replace(fenceTagPattern(['session_context_data'], '<'), '[$1');
 }

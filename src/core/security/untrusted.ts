@@ -16,16 +16,13 @@ const TOOL_MADE_FENCES: readonly string[] = ['external_document', 'session_searc
 const OUTER_FENCE_TAGS = FENCE_TAGS.filter((tag) => !TOOL_MADE_FENCES.includes(tag));
 
 /**
- * Fence tags defused inside content (shared/fences.ts `FENCE_TAGS`, whatever their case and
- * the invisible characters inside). `memory` (a data-tool fence) is left out on purpose:
- * `#include <memory>` is common in code, and a page cannot leave its outer fence anyway.
+ * Defuses the fence tags `tags` inside `text` (by default shared/fences.ts `FENCE_TAGS`),
+ * whatever their case and the invisible characters inside; the rest is left as it was.
+ * `memory` (a data-tool fence) is left out on purpose: `#include <memory>` is common in
+ * code, and a page cannot leave its outer fence anyway.
  */
-const ALL_FENCES = fenceTagPattern(FENCE_TAGS, '<');
-const OUTER_FENCES = fenceTagPattern(OUTER_FENCE_TAGS, '<');
-
-/** Defuses fence tags in `text`; everything else is left as it was. */
-function neutralizeTags(text: string, pattern: RegExp = ALL_FENCES): string {
-  return text.replace(pattern, '&lt;$1');
+function neutralizeTags(text: string, tags: readonly string[] = FENCE_TAGS): string {
+  return text.replace(fenceTagPattern(tags, '<'), '&lt;$1');
 }
 
 /** An attribute value that cannot close its quotes or the tag. */
@@ -48,7 +45,7 @@ export function wrapAttachedFile(name: string, text: string): string {
 }
 
 export function wrapToolResult(name: string, text: string): string {
-  return `<tool_result name="${escapeAttribute(name)}">\n${neutralizeTags(text, OUTER_FENCES)}\n</tool_result>`;
+  return `<tool_result name="${escapeAttribute(name)}">\n${neutralizeTags(text, OUTER_FENCE_TAGS)}\n</tool_result>`;
 }
 
 export function wrapExternalDocument(kind: string, source: string, text: string): string {

@@ -383,6 +383,8 @@ export function latestVersion(migrations: readonly Migration[]): number {
  * `beforeEach(version)` runs outside any transaction (VACUUM INTO cannot run inside one).
  */
 export function applyMigrations(db: Database.Database, migrations: readonly Migration[], beforeEach: (currentVersion: number) => void): void {
+  // The common case, every open of an up-to-date file: one query, not two per migration.
+  if (readSchemaVersion(db) >= latestVersion(migrations)) return;
   for (const migration of migrations) {
     if (readSchemaVersion(db) >= migration.version) continue;
     beforeEach(readSchemaVersion(db));

@@ -8,7 +8,6 @@
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { LoomError, errorMessage } from '../errors';
 
@@ -28,14 +27,15 @@ function isMusl(): boolean {
   }
 }
 
-/** undefined until looked for; null when npm's build is not where npm puts it (then `bindings` searches). */
+/** undefined until looked for; null when npm's build is not where npm puts it (then better-sqlite3 searches). */
 let npmBuild: string | null | undefined;
 
 function npmNativeBuild(): string | undefined {
   if (npmBuild === undefined) {
     // This file is three folders below the checkout, as source (src/core/store) and bundled
     // (dist/chunks/<entries>): looking there first spares resolving the package, ~1 ms.
-    const inCheckout = path.join(fileURLToPath(new URL('../../..', import.meta.url)), 'node_modules', NPM_BUILD);
+    // A plain path (import.meta.dirname), not a URL: the first URL getter costs ~3 ms.
+    const inCheckout = path.join(import.meta.dirname, '..', '..', '..', 'node_modules', NPM_BUILD);
     npmBuild = fs.existsSync(inCheckout) ? inCheckout : resolvedNpmBuild();
   }
   return npmBuild ?? undefined;
@@ -48,8 +48,26 @@ function resolvedNpmBuild(): string | null {
   return fs.existsSync(file) ? file : null;
 }
 
+let npmAddon: object | undefined;
+
+/**
+ * npm's build, loaded once with process.dlopen and handed to better-sqlite3 as the addon
+ * itself: given a path, it would load it through a `require` made for the purpose, whose
+ * module loader costs ~4 ms of every `loom` start.
+ */
+function npmBinding(): object | undefined {
+  if (npmAddon) return npmAddon;
+  const file = npmNativeBuild();
+  if (file === undefined) return undefined;
+  const module = { exports: {} };
+  process.dlopen(module, file);
+  return (npmAddon = module.exports);
+}
+
 export function openSqlite(file: string, options: Database.Options = {}): Database.Database {
-  return new Database(file, { ...options, nativeBinding: options.nativeBinding ?? npmNativeBuild() });
+  // @types/better-sqlite3 types nativeBinding as a path only; the library takes the addon too.
+  const nativeBinding = (options.nativeBinding ?? npmBinding()) as string | undefined;
+  return new Database(file, { ...options, nativeBinding });
 }
 
 let loads = false;

@@ -19,10 +19,18 @@ export { MAX_TOOL_RESULT_CHARS, truncateToolResult } from './result';
 
 export const ALL_TOOLS: Tool[] = [...FS_TOOLS, runBashTool, webfetchTool, ...PLAN_TOOLS, askQuestionTool, ...MEMORY_TOOLS, ...SESSION_TOOLS];
 
+/** Each tool's spec, made once: converting its zod schema costs about a millisecond, for every session opened. */
+const specs = new WeakMap<Tool, ToolSpec>();
+
 /** OpenAI function specs; `io: 'input'` keeps fields with defaults optional. */
 export function toolSpecs(tools: Tool[]): ToolSpec[] {
   return tools.map((tool) => {
-    const { $schema: _drop, ...parameters } = tool.parameters ?? (z.toJSONSchema(tool.schema, { io: 'input' }) as Record<string, unknown>);
-    return { type: 'function', function: { name: tool.name, description: tool.description, parameters } };
+    let spec = specs.get(tool);
+    if (!spec) {
+      const { $schema: _drop, ...parameters } = tool.parameters ?? (z.toJSONSchema(tool.schema, { io: 'input' }) as Record<string, unknown>);
+      spec = { type: 'function', function: { name: tool.name, description: tool.description, parameters } };
+      specs.set(tool, spec);
+    }
+    return spec;
   });
 }

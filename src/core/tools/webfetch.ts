@@ -11,7 +11,6 @@ import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import type { Readable } from 'node:stream';
 import zlib from 'node:zlib';
-import { convert } from 'html-to-text';
 import { z } from 'zod';
 import { LoomError } from '../errors';
 import { resolvePublicAddress, type PublicAddress } from '../security/net-policy';
@@ -150,8 +149,13 @@ function decodeBody(body: Buffer, contentType: string): string {
   }
 }
 
-/** HTML to readable text: headings kept as written, links absolute, images dropped. */
-function htmlToReadableText(html: string, pageUrl: string): string {
+/**
+ * HTML to readable text: headings kept as written, links absolute, images dropped. The
+ * converter (html-to-text, its HTML parser and entity tables) loads on the first page
+ * fetched, not with every chat.
+ */
+async function htmlToReadableText(html: string, pageUrl: string): Promise<string> {
+  const { convert } = await import('html-to-text');
   const text = convert(html, {
     wordwrap: false,
     selectors: [
@@ -186,7 +190,7 @@ function assertTextType(contentType: string, pageUrl: string): void {
 }
 
 /** The body as text the model can read; refuses media types that are not text. */
-function renderBody(body: Buffer, contentType: string, pageUrl: string, truncated: boolean): string {
+async function renderBody(body: Buffer, contentType: string, pageUrl: string, truncated: boolean): Promise<string> {
   assertTextType(contentType, pageUrl);
   const type = mediaType(contentType);
   const text = decodeBody(body, contentType);
@@ -253,7 +257,7 @@ export async function fetchPage(rawUrl: string, opts: FetchOptions): Promise<Fet
       throw err;
     }
     const { body, truncated } = await readCapped(hop, opts.maxBytes ?? WEBFETCH_MAX_BYTES);
-    const text = renderBody(body, contentType, url.href, truncated);
+    const text = await renderBody(body, contentType, url.href, truncated);
     return { url: url.href, status: hop.status, contentType: mediaType(contentType), text, bytes: body.length, truncated };
   } catch (err) {
     throw describeFailure(err, current, timeout, timeoutMs);
