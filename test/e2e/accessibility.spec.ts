@@ -286,7 +286,7 @@ const SCREENS: Screen[] = [
       await page.getByRole('button', { name: 'Import from…' }).click();
       const importing = page.getByRole('dialog', { name: 'Import from another agent' });
       await importing.getByRole('combobox', { name: 'Source' }).selectOption('opencode');
-      await importing.getByRole('textbox', { name: /^File or folder/ }).fill(path.join(loom.dataDir, 'missing.json'));
+      await importing.getByRole('textbox', { name: /^Folder or file/ }).fill(path.join(loom.dataDir, 'missing.json'));
       await importing.getByRole('button', { name: 'Import' }).click();
       await expect(importing.getByRole('alert')).toContainText('Nothing to import');
     },
