@@ -33,6 +33,7 @@ import { useSessionMetaCache } from './state/session-meta';
 import { useSidebarCollapsed } from './state/sidebar-collapsed';
 import { useSyncStatus } from './state/sync-status';
 import { useTabs } from './state/tabs';
+import { errorMessage } from './lib/errors';
 
 type DialogState =
   | { kind: 'info'; id: string }
@@ -99,7 +100,7 @@ export function App({ initialSettings, appInfo }: { initialSettings: Settings; a
       try {
         return await action();
       } catch (err) {
-        banners.show((err as Error).message);
+        banners.show(errorMessage(err));
         return undefined;
       }
     },
@@ -131,7 +132,7 @@ export function App({ initialSettings, appInfo }: { initialSettings: Settings; a
         else await bridge.invoke('chat.revert', { sessionId: id });
         return null;
       } catch (err) {
-        return (err as Error).message;
+        return errorMessage(err);
       }
     },
     [bridge, chats],
@@ -265,7 +266,7 @@ export function App({ initialSettings, appInfo }: { initialSettings: Settings; a
           const meta = await bridge.invoke('sessions.import', { text: await file.text() });
           tabs.open(meta.id);
         } catch (err) {
-          banners.show(`${file.name}: ${(err as Error).message}`);
+          banners.show(`${file.name}: ${errorMessage(err)}`);
         }
       }
     },
