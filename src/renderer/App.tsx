@@ -5,12 +5,12 @@
  */
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { flushSync } from 'react-dom';
-import { IMPORT_MAX_BODY_BYTES, type AppInfo, type ExportFormat, type Settings } from '../shared/contract';
+import { IMPORT_MAX_BODY_BYTES, type AppInfo, type Settings } from '../shared/contract';
 import type { SessionMeta } from '../shared/types';
 import { mcpProblems } from '../shared/mcp';
 import { Banners, useBanners } from './components/Banners';
 import { ChangesDialog } from './components/ChangesDialog';
-import { ChatView, type BranchHandlers } from './components/ChatView';
+import { ChatView } from './components/ChatView';
 import { DeleteDialog } from './components/DeleteDialog';
 import { ImportFromDialog } from './components/ImportFromDialog';
 import { InfoDialog } from './components/InfoDialog';
@@ -19,20 +19,21 @@ import { RenameDialog } from './components/RenameDialog';
 import { SecretsNotice } from './components/SecretsNotice';
 import { SettingsDialog } from './components/SettingsDialog';
 import { ShareDialog } from './components/ShareDialog';
-import { Sidebar, type SessionAction } from './components/Sidebar';
+import { Sidebar } from './components/Sidebar';
 import { TabBar } from './components/TabBar';
 import { isDesktop } from './bridge';
 import { useBridge } from './bridge/context';
-import { downloadText } from './lib/download';
 import { sessionLabel } from './lib/format';
 import { useShortcuts } from './lib/shortcuts';
 import { useAttentionNotifications } from './state/attention';
 import { ChatSessions } from './state/chat-sessions';
 import { useImportDrop } from './state/import-drop';
+import { useSessionActions, type DialogAction } from './state/session-actions';
 import { useSessionMetaCache } from './state/session-meta';
 import { useSidebarCollapsed } from './state/sidebar-collapsed';
 import { useSyncStatus } from './state/sync-status';
 import { useTabs } from './state/tabs';
+import { errorMessage } from './lib/errors';
 
 type DialogState =
   | { kind: 'info'; id: string }
@@ -99,7 +100,7 @@ export function App({ initialSettings, appInfo }: { initialSettings: Settings; a
       try {
         return await action();
       } catch (err) {
-        banners.show((err as Error).message);
+        banners.show(errorMessage(err));
         return undefined;
       }
     },
@@ -122,26 +123,6 @@ export function App({ initialSettings, appInfo }: { initialSettings: Settings; a
     [bridge, tabs],
   );
 
-  /** Reverts a session's changed files; resolves to the reason when the engine refuses. */
-  const revertChanges = useCallback(
-    async (id: string): Promise<string | null> => {
-      const chat = chats.peek(id);
-      try {
-        if (chat) await chat.revertChanges();
-        else await bridge.invoke('chat.revert', { sessionId: id });
-        return null;
-      } catch (err) {
-        return (err as Error).message;
-      }
-    },
-    [bridge, chats],
-  );
-
-  /** Where a tab shown in place opens: session id → message index (read once by its ChatView). */
-  const scrollTargets = useRef(new Map<string, number>());
-  useEffect(() => {
-    if (tabs.active) scrollTargets.current.delete(tabs.active);
-  }, [tabs.active]);
   /**
    * The search hit opened last: its session's view opens (again, if it was open) at the
    * message that matched, highlighted. `n` tells one opening from the next.
@@ -170,91 +151,16 @@ export function App({ initialSettings, appInfo }: { initialSettings: Settings; a
     [attempt, banners, bridge, tabs],
   );
   const sidebar = useSidebarCollapsed();
-
-  /**
-   * A new branch (edit, regenerate) takes `from`'s tab once its view has loaded (so it sees
-   * the whole turn), then the model answers it there.
-   */
-  const answerInBranch = useCallback(
-    async (from: string, branchId: string) => {
-      const chat = await chats.loaded(branchId);
-      tabs.replace(from, branchId);
-      await chat.reply();
-    },
-    [chats, tabs],
-  );
-
-  const branching = useMemo<BranchHandlers>(
-    () => ({
-      edit: async (sessionId, index, text) => {
-        const branch = await attempt(() => chats.get(sessionId).edit(index, text));
-        if (!branch) return false;
-        void answerInBranch(sessionId, branch.id);
-        return true;
-      },
-      // Fire and forget from a button: attempt() shows any failure as a banner.
-      regenerate: (sessionId, index) => {
-        void attempt(async () => {
-          const branch = await chats.get(sessionId).regenerate(index);
-          await answerInBranch(sessionId, branch.id);
-        });
-      },
-      forkFrom: (sessionId, index) => {
-        void attempt(async () => {
-          const fork = await bridge.invoke('sessions.fork', { id: sessionId, at: index + 1 });
-          tabs.open(fork.id, sessionId);
-        });
-      },
-      switchTo: (sessionId, siblingId, index) => {
-        scrollTargets.current.set(siblingId, index);
-        tabs.replace(sessionId, siblingId);
-      },
-    }),
-    [attempt, bridge, chats, tabs, answerInBranch],
-  );
+  const showDialog = useCallback((action: DialogAction, meta: SessionMeta) => {
+    setDialog(action === 'info' ? { kind: 'info', id: meta.id } : { kind: action, meta });
+  }, []);
+  const sessionActions = useSessionActions({ bridge, chats, tabs, attempt, showDialog });
 
   const newSession = useCallback(async () => {
     const askedFrom = tabs.active;
     const meta = await attempt(() => bridge.invoke('chat.create', {}));
     if (meta) tabs.openMade(meta.id, askedFrom);
   }, [attempt, bridge, tabs]);
-
-  // Handlers fire and forget it: attempt() shows every failure as a banner.
-  const onAction = useCallback(
-    async (action: SessionAction, meta: SessionMeta) => {
-      switch (action) {
-        case 'open':
-          return tabs.open(meta.id);
-        case 'rename':
-          return setDialog({ kind: 'rename', meta });
-        case 'delete':
-          return setDialog({ kind: 'delete', meta });
-        case 'info':
-          return setDialog({ kind: 'info', id: meta.id });
-        case 'share':
-          return setDialog({ kind: 'share', meta });
-        case 'fork': {
-          const fork = await attempt(() => bridge.invoke('sessions.fork', { id: meta.id }));
-          // Beside its parent, where the user looks for it, not after every other tab.
-          if (fork) tabs.open(fork.id, meta.id);
-          return;
-        }
-        case 'archive':
-        case 'unarchive':
-          await attempt(() => bridge.invoke(action === 'archive' ? 'sessions.archive' : 'sessions.unarchive', { id: meta.id }));
-          return;
-        case 'export:json':
-        case 'export:markdown':
-        case 'export:html': {
-          const format = action.slice('export:'.length) as ExportFormat;
-          const file = await attempt(() => bridge.invoke('sessions.export', { id: meta.id, format }));
-          if (file) downloadText(file.filename, file.mimeType, file.text);
-          return;
-        }
-      }
-    },
-    [attempt, bridge, tabs],
-  );
 
   /** Imports each file and opens it; each one refused gets its own banner naming it. */
   const importFiles = useCallback(
@@ -265,7 +171,7 @@ export function App({ initialSettings, appInfo }: { initialSettings: Settings; a
           const meta = await bridge.invoke('sessions.import', { text: await file.text() });
           tabs.open(meta.id);
         } catch (err) {
-          banners.show(`${file.name}: ${(err as Error).message}`);
+          banners.show(`${file.name}: ${errorMessage(err)}`);
         }
       }
     },
@@ -300,7 +206,7 @@ export function App({ initialSettings, appInfo }: { initialSettings: Settings; a
       <Sidebar
         searchRef={searchBox}
         activeId={tabs.active}
-        onAction={(action, meta) => void onAction(action, meta)}
+        onAction={(action, meta) => void sessionActions.run(action, meta)}
         onOpenAt={openAt}
         onOpenUnsynced={(meta) => void openUnsynced(meta)}
         syncStatus={syncStatus}
@@ -328,9 +234,9 @@ export function App({ initialSettings, appInfo }: { initialSettings: Settings; a
           <ChatView
             key={shownHit ? `${tabs.active}#${shownHit.n}` : tabs.active}
             chat={chats.get(tabs.active)}
-            onAction={(action, meta) => void onAction(action, meta)}
-            branching={branching}
-            scrollToMessage={shownHit?.index ?? scrollTargets.current.get(tabs.active)}
+            onAction={(action, meta) => void sessionActions.run(action, meta)}
+            branching={sessionActions.branching}
+            scrollToMessage={shownHit?.index ?? sessionActions.scrollTargetFor(tabs.active)}
             highlightMessage={shownHit?.index}
             onShowChanges={() => {
               const id = tabs.active!;
@@ -390,7 +296,7 @@ export function App({ initialSettings, appInfo }: { initialSettings: Settings; a
           onCancel={() => setDialog(null)}
           cancellable={dialog.closing}
           onRevert={async () => {
-            const refused = await revertChanges(dialog.id);
+            const refused = await sessionActions.revert(dialog.id);
             if (refused) return refused;
             setDialog(null);
             if (dialog.closing) tabs.close(dialog.id);

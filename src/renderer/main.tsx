@@ -7,6 +7,7 @@ import { BridgeProvider } from './bridge/context';
 import { SessionMetaContext } from './state/session-meta';
 import { SessionMetaCache } from './state/session-meta-cache';
 import './styles.css';
+import { errorMessage } from './lib/errors';
 
 async function start(root: HTMLElement): Promise<void> {
   const view = createRoot(root);
@@ -30,7 +31,7 @@ async function start(root: HTMLElement): Promise<void> {
       </StrictMode>,
     );
   } catch (err) {
-    view.render(<Problem text={(err as Error).message} />);
+    view.render(<Problem text={errorMessage(err)} />);
   }
 }
 

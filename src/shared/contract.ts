@@ -31,7 +31,7 @@ import type {
   SessionUsage,
 } from './types';
 
-export type { PendingRequest } from './engine-events';
+export type { PendingRequest, TranscriptSeq } from './engine-events';
 export type { McpOverview, McpServerStatus } from './mcp';
 export type { BranchPoint, CompactionDetail, ConnectionReport, MessageFacts, ModelChange, Pin, SessionFamily } from './types';
 export { PERMISSION_MODES, THEMES, type PermissionMode, type Settings, type Theme } from './settings';
@@ -148,8 +148,8 @@ const requestId = z.string().min(1, 'A request id is required.').max(128, 'The r
 const none = z.strictObject({});
 const bySession = z.strictObject({ id: sessionId });
 const includeArchived = z.boolean().optional();
-/** A transcript index (0 is the system prompt); bounded like the store's counts. */
-const messageIndex = z.int().min(0).max(100_000_000);
+/** A transcript position (engine-events.ts TranscriptSeq: 0 is the system prompt); bounded like the store's counts. */
+const transcriptSeq = z.int().min(0).max(100_000_000);
 const modelName = z.string().trim().min(1, 'A model name is required.').max(200, 'A model name can have at most 200 characters.');
 const baseUrl = z.url({ protocol: /^https?$/, error: 'The base URL must be an http(s) URL.' }).max(2000);
 /**
@@ -278,9 +278,9 @@ export const contract = {
     SEND_MAX_BODY_BYTES,
   ),
   /** A new branch with the user message at `index` replaced by `text`; chat.reply then answers it. */
-  'chat.edit': method<SessionMeta>()(z.strictObject({ sessionId, index: messageIndex, text: messageText })),
+  'chat.edit': method<SessionMeta>()(z.strictObject({ sessionId, index: transcriptSeq, text: messageText })),
   /** A sibling branch for the reply at `index`, ending with the user message it answers; chat.reply then answers it. */
-  'chat.regenerate': method<SessionMeta>()(z.strictObject({ sessionId, index: messageIndex })),
+  'chat.regenerate': method<SessionMeta>()(z.strictObject({ sessionId, index: transcriptSeq })),
   /** Runs a turn answering the user message the context ends with; answers when the turn has ended. */
   'chat.reply': method<{ error: string | null }>()(z.strictObject({ sessionId })),
   'chat.stop': method<{ stopped: boolean }>()(z.strictObject({ sessionId })),
@@ -289,7 +289,7 @@ export const contract = {
     z.strictObject({
       sessionId,
       focus: z.string().max(2_000, 'The focus is too long.').optional(),
-      upTo: z.int().min(0).max(100_000_000).optional(),
+      upTo: transcriptSeq.optional(),
     }),
   ),
   /** Undoes the last compaction: the context before it comes back; the record stays, marked undone. */
@@ -302,7 +302,7 @@ export const contract = {
     z
       .strictObject({
         sessionId,
-        seq: z.int().min(0).max(100_000_000).optional(),
+        seq: transcriptSeq.optional(),
         note: z.string().trim().min(1, 'A pinned note needs some text.').max(4_000, 'A pinned note can have at most 4,000 characters.').optional(),
       })
       .refine((input) => (input.seq === undefined) !== (input.note === undefined), 'Pin a message (seq) or a note, one of the two.'),

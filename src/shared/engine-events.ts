@@ -5,17 +5,32 @@
 import type { ApprovalPreview, GrantOffer, SessionGrant, ToolEffect } from './approvals';
 import type { ChatMessage, MessageFacts, SessionMeta, SessionUsage } from './types';
 
+/**
+ * A message's position in its session's transcript, as the store numbers it (the
+ * transcript table's `seq`): 0 is the first message (the system prompt), and a position,
+ * once given, always holds the same message — the transcript only grows, compaction never
+ * removes from it, and a fork shares its parent's positions up to its fork point. So
+ * anything keyed by it can be written twice, or late, without changing.
+ */
+export type TranscriptSeq = number;
+
 export type EngineEvent =
   /**
    * A piece of the assistant reply being streamed; `at` is where it starts in the reply, so
    * a window that fetched the reply so far (reloaded) adds only the pieces it lacks.
    */
   | { type: 'text'; sessionId: string; delta: string; at: number }
-  /** A message committed to the store (user, assistant, tool result), with the facts recorded with it. */
-  | { type: 'message'; sessionId: string; message: ChatMessage; facts: MessageFacts }
-  /** `effect`: what the tool declares it does (null: no tool of that name), so a window needs no list of tools. */
-  | { type: 'tool_start'; sessionId: string; callId: string; name: string; effect: ToolEffect | null; args: string }
-  | { type: 'tool_end'; sessionId: string; callId: string; name: string; effect: ToolEffect | null; result: string }
+  /**
+   * A message committed to the store (user, assistant, tool result) at transcript position
+   * `seq`, with the facts recorded with it.
+   */
+  | { type: 'message'; sessionId: string; seq: TranscriptSeq; message: ChatMessage; facts: MessageFacts }
+  /**
+   * A tool call starts (ends); `seq` is where its result message goes (went) in the transcript.
+   * `effect`: what the tool declares it does (null: no tool of that name), so a window needs no list of tools.
+   */
+  | { type: 'tool_start'; sessionId: string; seq: TranscriptSeq; callId: string; name: string; effect: ToolEffect | null; args: string }
+  | { type: 'tool_end'; sessionId: string; seq: TranscriptSeq; callId: string; name: string; effect: ToolEffect | null; result: string }
   /** The engine waits for answerApproval(requestId, answer); the fields are ApprovalDetails. */
   | ({ type: 'approval'; sessionId: string; requestId: string } & ApprovalDetails)
   /** The session's "allow for this session" grants changed (granted or revoked, in any window). */

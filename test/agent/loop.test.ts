@@ -48,6 +48,14 @@ describe('a tool round-trip', () => {
         .join(''),
     ).toBe('The file says hello.');
     expect(h.ofType('tool_end')[0]).toMatchObject({ callId: 'call_read', name: 'read_file', result: expect.stringContaining('hello from the file') });
+    // Each message event names its transcript position; a tool's events name its result's.
+    expect(h.ofType('message').map((e) => [e.seq, e.message.role])).toEqual([
+      [1, 'user'],
+      [2, 'assistant'],
+      [3, 'tool'],
+      [4, 'assistant'],
+    ]);
+    expect([h.ofType('tool_start')[0].seq, h.ofType('tool_end')[0].seq]).toEqual([3, 3]);
     expect(h.audit().map((e) => e.event)).toEqual(
       expect.arrayContaining(['session_start', 'config', 'user_message', 'llm_request', 'llm_response', 'permission_decision', 'tool_result']),
     );

@@ -195,7 +195,7 @@ describe("a chat controller's compaction markers", () => {
 });
 
 describe('a transcript page fetched while messages are appended live', () => {
-  it('comes back short of them, is fetched again, and the reply shows', async () => {
+  it('comes back short of them, and the reply shows all the same: each message is held at its position', async () => {
     const session = await ctx.call<SessionMeta>('chat.create', {});
     ctx.model.enqueue({ text: 'Noted.' });
     let releasePage = () => {};
@@ -221,7 +221,27 @@ describe('a transcript page fetched while messages are appended live', () => {
     await expect.poll(() => chat.getSnapshot().total).toBe(3);
     releasePage();
     await loaded;
-    await expect.poll(() => chat.message(2)?.content).toBe('Noted.');
-    expect(chat.message(1)?.content).toContain('Half a thought about herons');
+    expect(chat.transcript.message(2)?.content).toBe('Noted.');
+    expect(chat.transcript.message(1)?.content).toContain('Half a thought about herons');
+    expect(chat.getSnapshot().total).toBe(3);
+    // No second fetch was needed: the page holds every position it covers.
+    expect(chat.transcript.pagesLacking(0, 2, 3)).toEqual([]);
+  });
+
+  it('is unchanged by the same message events again, or by older ones after a reload', async () => {
+    const session = await ctx.call<SessionMeta>('chat.create', {});
+    const heard: BridgeEvent[] = [];
+    const off = ctx.backend.subscribe((event) => heard.push(event));
+    ctx.model.enqueue({ text: 'Noted.' });
+    await ctx.call('chat.send', { sessionId: session.id, text: 'Herons again' });
+    off();
+    const chat = liveView(session.id, liveWindow(ctx));
+    await chat.load();
+    const loaded = chat.getSnapshot();
+    const messages = heard.filter((event) => event.type === 'message' && event.sessionId === session.id);
+    expect(messages).toHaveLength(2);
+    for (const event of [...messages, ...messages.reverse()]) chat.handle(event);
+    expect(chat.getSnapshot()).toMatchObject({ total: loaded.total, streaming: '' });
+    expect(chat.transcript.message(2)?.content).toBe('Noted.');
   });
 });

@@ -128,13 +128,19 @@ export class AgentSession {
     return this.ledgerState;
   }
 
-  /** Commits a message (and its facts) to the store first, then to memory and the listeners. */
-  append(message: ChatMessage, facts: AppendFacts = {}): void {
+  /** Commits a message (and its facts) to the store first, then to memory and the listeners; returns its transcript position. */
+  append(message: ChatMessage, facts: AppendFacts = {}): number {
     const recorded = this.store.appendMessage(this.id, message, facts);
     this.messages.push(message);
     this.budget.add(message);
     this.ledgerState?.see(message);
-    this.host.emit({ type: 'message', sessionId: this.id, message, facts: recorded });
+    this.host.emit({ type: 'message', sessionId: this.id, seq: recorded.seq, message, facts: recorded.facts });
+    return recorded.seq;
+  }
+
+  /** The transcript position the next appended message takes. */
+  nextSeq(): number {
+    return this.store.getMeta(this.id).message_count;
   }
 
   /** After a compaction: the store already holds the new context. */

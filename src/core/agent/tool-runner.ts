@@ -75,10 +75,11 @@ export const STOPPED_REASON = 'the turn was stopped by the user';
 export async function answerToolCall(session: AgentSession, call: ToolCall, outcomeOf: () => ToolOutcome | Promise<ToolOutcome>): Promise<void> {
   const { name, arguments: args } = call.function;
   const effect = session.effectOf(name);
-  session.host.emit({ type: 'tool_start', sessionId: session.id, callId: call.id, name, effect, args });
+  // Calls run one at a time and nothing else is appended meanwhile: the result takes the next position.
+  session.host.emit({ type: 'tool_start', sessionId: session.id, seq: session.nextSeq(), callId: call.id, name, effect, args });
   const outcome = await outcomeOf();
-  session.append({ role: 'tool', tool_call_id: call.id, content: outcome.content });
-  session.host.emit({ type: 'tool_end', sessionId: session.id, callId: call.id, name, effect, result: outcome.display });
+  const seq = session.append({ role: 'tool', tool_call_id: call.id, content: outcome.content });
+  session.host.emit({ type: 'tool_end', sessionId: session.id, seq, callId: call.id, name, effect, result: outcome.display });
 }
 
 /** The result of a call that a cap or a stop cut from its batch. */

@@ -55,6 +55,12 @@ export type { Lease } from './leases';
 /** What the caller knows of a message it appends; the store adds when (MessageFacts.at). */
 export type AppendFacts = Omit<MessageFacts, 'at'>;
 
+/** A message as the store committed it: its transcript position (`seq`, never reused) and its facts. */
+export interface AppendedMessage {
+  seq: number;
+  facts: MessageFacts;
+}
+
 export interface ImportedSession {
   meta: SessionMeta;
   /** Tool calls the export left without a result, closed on import. */
@@ -134,9 +140,10 @@ export class SessionStore {
 
   /**
    * Adds the message to the transcript (and so to the derived working context), committed
-   * before returning, with its facts (the time now, and what the caller knows of it). Returns the facts.
+   * before returning, with its facts (the time now, and what the caller knows of it). Returns
+   * where it went and the facts.
    */
-  appendMessage(id: string, message: ChatMessage, facts: AppendFacts = {}): MessageFacts {
+  appendMessage(id: string, message: ChatMessage, facts: AppendFacts = {}): AppendedMessage {
     return this.write(() => {
       const at = this.updateTime();
       return this.appendTo(this.pkOf(id), message, at, facts);
@@ -659,12 +666,12 @@ export class SessionStore {
     return (this.sql('SELECT message_count FROM sessions WHERE pk = ?').get(pk) as { message_count: number }).message_count;
   }
 
-  private appendTo(pk: number, message: ChatMessage, at: string, facts: AppendFacts = {}): MessageFacts {
+  private appendTo(pk: number, message: ChatMessage, at: string, facts: AppendFacts = {}): AppendedMessage {
     const seq = this.messageCount(pk);
     const stamped = { at, ...facts };
     this.insertTranscript(pk, seq, message, stamped);
     this.sql('UPDATE sessions SET message_count = ?, updated_at = ? WHERE pk = ?').run(seq + 1, at, pk);
-    return stamped;
+    return { seq, facts: stamped };
   }
 
   /** A new transcript message, queued for the search index unless it is a system prompt. */

@@ -6,7 +6,8 @@
  */
 import { useId } from 'react';
 import { describeGrant } from '../../shared/approvals';
-import type { Approval, ChatSession } from '../state/chat-session';
+import type { Approval } from '../state/chat-reducer';
+import type { ChatSession } from '../state/chat-session';
 import { DiffView } from './DiffView';
 
 export function ApprovalCard({ approval, chat }: { approval: Approval; chat: ChatSession }) {

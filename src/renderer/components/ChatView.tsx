@@ -8,7 +8,8 @@ import type { CompactionDetail, SessionMeta } from '../../shared/types';
 import { compactionCounts } from '../lib/compactions';
 import { sessionLabel } from '../lib/format';
 import { useBranchPoints } from '../state/branches';
-import { isBusy, type ChatSession } from '../state/chat-session';
+import { isBusy } from '../state/chat-reducer';
+import type { ChatSession } from '../state/chat-session';
 import { usePins } from '../state/session-records';
 import { useSessionMeta } from '../state/session-meta';
 import { ErrorBanner } from './Banners';
@@ -83,8 +84,8 @@ export function ChatView({ chat, onAction, onShowChanges, branching, scrollToMes
     () => ({
       busy: busy || archived,
       pinned: pins.byMessage,
-      pin: (index) => void pins.pinMessage(index).catch((err: Error) => chat.setError(err.message)),
-      unpin: (pinId) => void pins.unpin(pinId).catch((err: Error) => chat.setError(err.message)),
+      pin: (index) => void pins.pinMessage(index).catch(chat.showFailure),
+      unpin: (pinId) => void pins.unpin(pinId).catch(chat.showFailure),
       compactUpTo: (index) => void chat.compact({ upTo: index }),
     }),
     [busy, archived, pins, chat],
@@ -95,7 +96,7 @@ export function ChatView({ chat, onAction, onShowChanges, branching, scrollToMes
   );
   const counts = compactionCounts(snap.markers.flatMap((m) => (m.record ? [m.record] : [])));
 
-  const last = snap.total > 0 ? chat.message(snap.total - 1) : undefined;
+  const last = snap.total > 0 ? chat.transcript.message(snap.total - 1) : undefined;
   const canContinue = last?.role === 'assistant' && last.stopped === true && !busy && !archived;
   return (
     <section className="chat" aria-label={`Chat: ${label}`}>

@@ -13,6 +13,7 @@ import { formatCount, localTime, plural } from '../lib/format';
 import { Dialog } from './Dialog';
 import { Fact } from './Fact';
 import { MessageRow } from './MessageRow';
+import { errorMessage } from '../lib/errors';
 
 interface CompactionDialogProps {
   sessionId: string;
@@ -90,7 +91,7 @@ function SummarisedMessages({ sessionId, record }: { sessionId: string; record: 
     let live = true;
     bridge.invoke('sessions.transcript', { id: sessionId, offset, limit: count }).then(
       (page) => live && setMessages(page.messages),
-      (err: Error) => live && setError(err.message),
+      (err: unknown) => live && setError(errorMessage(err)),
     );
     return () => {
       live = false;

@@ -4,7 +4,7 @@
  */
 import { useRef } from 'react';
 import type { CompactionDetail } from '../../shared/types';
-import type { CompactionMarker } from '../state/chat-session';
+import type { CompactionMarker } from '../state/chat-reducer';
 import { formatCount, localTime } from '../lib/format';
 
 export interface MarkerActions {
@@ -21,8 +21,8 @@ export function CompactionMarkerRow({ marker, n, actions }: { marker: Compaction
   return (
     <div className={undone ? 'marker marker-undone' : 'marker'} role="note" aria-label={`Compaction ${n}${undone ? ' (undone)' : ''}`}>
       <span>
-        {undone ? 'Compaction undone' : 'Context compacted'} · {formatCount(marker.before_tokens)} → {formatCount(marker.after_tokens)} tokens ·{' '}
-        {localTime(marker.at)}
+        {undone ? 'Compaction undone' : 'Context compacted'} · {formatCount(marker.before_tokens)} → {formatCount(marker.after_tokens)} tokens
+        {marker.at && ` · ${localTime(marker.at)}`}
       </span>
       <span className="marker-hint">
         {undone ? 'The model sees these earlier messages again.' : 'Earlier messages stay here; the model now sees a summary of them.'}

@@ -9,6 +9,7 @@ import { MAX_ATTACHMENTS, type Attachment } from '../../shared/attachments';
 import { readAttachment } from '../lib/attachments';
 import type { ChatSession } from '../state/chat-session';
 import { AttachmentChips } from './AttachmentChips';
+import { errorMessage } from '../lib/errors';
 
 interface ComposerProps {
   chat: ChatSession;
@@ -36,7 +37,7 @@ export function Composer({ chat, busy, disabled }: ComposerProps) {
     if (files.length === 0 || disabled) return;
     const room = MAX_ATTACHMENTS - chat.draftAttachments.length;
     const read = await Promise.allSettled(files.slice(0, Math.max(0, room)).map(readAttachment));
-    const problems = read.flatMap((r) => (r.status === 'rejected' ? [(r.reason as Error).message] : []));
+    const problems = read.flatMap((r) => (r.status === 'rejected' ? [errorMessage(r.reason)] : []));
     if (files.length > room) problems.push(`A message can carry at most ${MAX_ATTACHMENTS} files.`);
     setAttachments([...chat.draftAttachments, ...read.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []))]);
     if (problems.length) chat.setError(problems.join(' '));

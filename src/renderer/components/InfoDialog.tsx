@@ -18,6 +18,7 @@ import { Fact } from './Fact';
 import { FamilyTree, ParentLink } from './FamilyTree';
 import { PinsSection } from './PinsSection';
 import { SessionGrants } from './SessionGrants';
+import { errorMessage } from '../lib/errors';
 
 /** `onOpen`: opens a related session (parent, sibling, fork) in a tab. */
 export function InfoDialog({ id, onClose, onOpen }: { id: string; onClose: () => void; onOpen?: (id: string) => void }) {
@@ -163,7 +164,7 @@ function CompactionsTable({ sessionId, compactions, onUndone }: { sessionId: str
         table.current?.focus();
         onUndone();
       },
-      (err: Error) => setFailure(err.message),
+      (err: unknown) => setFailure(errorMessage(err)),
     );
   };
   return (

@@ -4,7 +4,8 @@
  * questions from ask_question — answered right here in the transcript.
  */
 import { useDeferredValue, useState } from 'react';
-import type { ChatSession, ChatSnapshot, Question } from '../state/chat-session';
+import type { Question } from '../state/chat-reducer';
+import type { ChatSession, ChatSnapshot } from '../state/chat-session';
 import { ApprovalCard } from './ApprovalCard';
 import { Markdown } from './Markdown';
 

@@ -6,6 +6,7 @@
 import { useEffect, useState } from 'react';
 import type { McpOverview, McpServerStatus } from '../../shared/contract';
 import { useBridge } from '../bridge/context';
+import { errorMessage } from '../lib/errors';
 
 const STATE_LABELS: Record<McpServerStatus['state'], string> = {
   connecting: 'Starting',
@@ -22,7 +23,7 @@ export function McpServersSection() {
     let current = true;
     bridge.invoke('settings.mcpServers', {}).then(
       (value) => current && setOverview(value),
-      (err: Error) => current && setError(err.message),
+      (err: unknown) => current && setError(errorMessage(err)),
     );
     return () => {
       current = false;

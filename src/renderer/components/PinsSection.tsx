@@ -6,6 +6,7 @@
 import { useId, useRef, useState } from 'react';
 import { pinLabel } from '../lib/compactions';
 import { usePins } from '../state/session-records';
+import { errorMessage } from '../lib/errors';
 
 export function PinsSection({ sessionId }: { sessionId: string }) {
   const { pins, error, pinNote, unpin } = usePins(sessionId);
@@ -15,7 +16,7 @@ export function PinsSection({ sessionId }: { sessionId: string }) {
   const heading = useRef<HTMLHeadingElement>(null);
   const attempt = (action: Promise<void>, after?: () => void) => {
     setFailure(null);
-    action.then(after, (err: Error) => setFailure(err.message));
+    action.then(after, (err: unknown) => setFailure(errorMessage(err)));
   };
   return (
     <section className="pins" aria-labelledby={headingId}>

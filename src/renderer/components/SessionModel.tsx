@@ -11,6 +11,7 @@ import { useBridge } from '../bridge/context';
 import { useModelList } from '../state/model-list';
 import { Dialog } from './Dialog';
 import { ModelPicker } from './ModelPicker';
+import { errorMessage } from '../lib/errors';
 
 export function SessionModelButton({ meta }: { meta: SessionMeta }) {
   const [open, setOpen] = useState(false);
@@ -41,7 +42,7 @@ function SessionModelDialog({ meta, onClose }: { meta: SessionMeta; onClose: () 
       await bridge.invoke('sessions.setModel', { id: meta.id, model: model.trim(), ...edited });
       onClose();
     } catch (err) {
-      setError((err as Error).message);
+      setError(errorMessage(err));
       setSaving(false);
     }
   };

@@ -14,6 +14,7 @@ import { Dialog } from './Dialog';
 import { ModelPicker } from './ModelPicker';
 import { McpServersSection } from './McpServersSection';
 import { SyncHubSection } from './SyncHubSection';
+import { errorMessage } from '../lib/errors';
 
 type Patch = Partial<Omit<Settings, 'hasApiKey' | 'openTabs' | 'activeTab'>> & { apiKey?: string };
 
@@ -66,7 +67,7 @@ export function SettingsDialog({
       if (report.models.length) show(report.models);
       setTest({ running: false, report });
     } catch (err) {
-      setTest({ running: false, report: { ok: false, message: (err as Error).message, models: [] } });
+      setTest({ running: false, report: { ok: false, message: errorMessage(err), models: [] } });
     }
   };
   const serverEdited = () => refresh(probe());

@@ -7,6 +7,7 @@ import type { SessionMeta } from '../../shared/types';
 import { useBridge } from '../bridge/context';
 import { sessionLabel } from '../lib/format';
 import { Dialog } from './Dialog';
+import { errorMessage } from '../lib/errors';
 
 export function ShareDialog({ meta, onClose }: { meta: SessionMeta; onClose: () => void }) {
   const bridge = useBridge();
@@ -20,7 +21,7 @@ export function ShareDialog({ meta, onClose }: { meta: SessionMeta; onClose: () 
       const { line } = await bridge.invoke('sessions.share', { id: meta.id, team: team.trim() });
       setResult({ ok: true, line });
     } catch (err) {
-      setResult({ ok: false, line: (err as Error).message });
+      setResult({ ok: false, line: errorMessage(err) });
     } finally {
       setSharing(false);
     }

@@ -7,6 +7,7 @@ import { useState } from 'react';
 import type { SyncStatus } from '../../shared/contract';
 import { useBridge } from '../bridge/context';
 import { SyncStatusLine } from './SyncStatusLine';
+import { errorMessage } from '../lib/errors';
 
 export function SyncHubSection({ hubUrl, onHubUrl, status }: { hubUrl: string; onHubUrl: (url: string) => void; status: SyncStatus | null }) {
   const bridge = useBridge();
@@ -18,7 +19,7 @@ export function SyncHubSection({ hubUrl, onHubUrl, status }: { hubUrl: string; o
     try {
       await bridge.invoke('sync.now', {}); // its status arrives as an event
     } catch (err) {
-      setError((err as Error).message);
+      setError(errorMessage(err));
     } finally {
       setRunning(false);
     }

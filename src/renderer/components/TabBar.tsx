@@ -5,7 +5,8 @@
  */
 import { useEffect, useRef, useSyncExternalStore } from 'react';
 import { sessionLabel } from '../lib/format';
-import { isBusy, type ChatSession } from '../state/chat-session';
+import { isBusy } from '../state/chat-reducer';
+import type { ChatSession } from '../state/chat-session';
 import { useSessionMeta } from '../state/session-meta';
 
 interface TabBarProps {

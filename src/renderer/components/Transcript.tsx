@@ -7,7 +7,8 @@
  */
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useEffect, useLayoutEffect, useMemo, useRef, type KeyboardEvent } from 'react';
-import type { ChatSession, ChatSnapshot, CompactionMarker } from '../state/chat-session';
+import type { CompactionMarker } from '../state/chat-reducer';
+import type { ChatSession, ChatSnapshot } from '../state/chat-session';
 import { LiveRow } from './LiveRow';
 import { MessageActions } from './MessageActions';
 import { CompactionMarkerRow, type MarkerActions } from './CompactionMarkerRow';
@@ -156,12 +157,16 @@ export function Transcript({ chat, snap, scrollToMessage, highlightMessage, mark
 }
 
 function MessageSlot({ chat, index }: { chat: ChatSession; index: number; version: number }) {
-  const message = chat.message(index);
+  const message = chat.transcript.message(index);
   // The same element while the message is the same, so the memoised row is not drawn again on every streamed word.
   const actions = useMemo(() => (message ? <MessageActions index={index} message={message} /> : null), [index, message]);
   if (!message) return <PlaceholderRow />;
   return (
-    <MessageRow message={message} facts={chat.facts(index)} toolName={message.role === 'tool' ? chat.toolNameFor(message.tool_call_id, index) : undefined}>
+    <MessageRow
+      message={message}
+      facts={chat.transcript.facts(index)}
+      toolName={message.role === 'tool' ? chat.transcript.toolNameFor(message.tool_call_id, index) : undefined}
+    >
       {actions}
     </MessageRow>
   );

@@ -9,6 +9,7 @@ import { useCallback, useRef, type DragEvent } from 'react';
 import type { DownloadTicket } from '../../shared/contract';
 import { isDesktop } from '../bridge';
 import { useBridge } from '../bridge/context';
+import { errorMessage } from '../lib/errors';
 
 export function useDragExport(onError: (message: string) => void) {
   const bridge = useBridge();
@@ -23,7 +24,7 @@ export function useDragExport(onError: (message: string) => void) {
         (ticket) => {
           ready.current = { id, ticket };
         },
-        (err: Error) => onError(err.message),
+        (err: unknown) => onError(errorMessage(err)),
       );
     },
     [bridge, onError],
@@ -33,7 +34,7 @@ export function useDragExport(onError: (message: string) => void) {
     (event: DragEvent, id: string) => {
       if (isDesktop()) {
         event.preventDefault();
-        bridge.invoke('sessions.startDrag', { id }).catch((err: Error) => onError(err.message));
+        bridge.invoke('sessions.startDrag', { id }).catch((err: unknown) => onError(errorMessage(err)));
         return;
       }
       // A ticket serves one drag: the next one mints its own.

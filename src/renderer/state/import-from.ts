@@ -7,6 +7,7 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import type { ImportReport, ImportSourceInfo, ImportSourceName } from '../../shared/contract';
 import { useBridge } from '../bridge/context';
+import { errorMessage } from '../lib/errors';
 
 export interface ImportProgress {
   done: number;
@@ -40,7 +41,7 @@ export function useImportFrom(): ImportFromState {
     });
     bridge.invoke('sessions.importSources', {}).then(
       (list) => live && setSources(list),
-      (err: Error) => live && setError(err.message),
+      (err: unknown) => live && setError(errorMessage(err)),
     );
     return () => {
       live = false;
@@ -59,7 +60,7 @@ export function useImportFrom(): ImportFromState {
       const typed = path.trim();
       bridge
         .invoke('sessions.importFrom', { importId, source, ...(typed ? { path: typed } : {}) })
-        .then(setReport, (err: Error) => setError(err.message))
+        .then(setReport, (err: unknown) => setError(errorMessage(err)))
         .finally(() => setRunning(false));
     },
     [bridge],

@@ -6,6 +6,7 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import type { MethodInput } from '../../shared/contract';
 import { useBridge } from '../bridge/context';
+import { errorMessage } from '../lib/errors';
 
 export type ModelListState = { status: 'loading' } | { status: 'ready'; models: string[] } | { status: 'failed'; error: string };
 
@@ -34,7 +35,7 @@ export function useModelList(initial: ModelServerProbe = {}): {
       const request = ++asked.current;
       bridge.invoke('models.list', probe).then(
         ({ models }) => request === asked.current && setList({ status: 'ready', models }),
-        (err: Error) => request === asked.current && setList({ status: 'failed', error: err.message }),
+        (err: unknown) => request === asked.current && setList({ status: 'failed', error: errorMessage(err) }),
       );
     },
     [bridge],

@@ -5,6 +5,7 @@
 import { useCallback, useEffect, useState } from 'react';
 import type { SessionGrant } from '../../shared/approvals';
 import { useBridge } from '../bridge/context';
+import { errorMessage } from '../lib/errors';
 
 export function useSessionGrants(sessionId: string): { grants: SessionGrant[] | null; error: string | null; revoke: (grantId: string) => void } {
   const bridge = useBridge();
@@ -21,7 +22,7 @@ export function useSessionGrants(sessionId: string): { grants: SessionGrant[] | 
     });
     bridge.invoke('chat.grants', { sessionId }).then(
       (current) => live && !heard && setGrants(current),
-      (err: Error) => live && setError(err.message),
+      (err: unknown) => live && setError(errorMessage(err)),
     );
     return () => {
       live = false;
@@ -30,7 +31,7 @@ export function useSessionGrants(sessionId: string): { grants: SessionGrant[] | 
   }, [bridge, sessionId]);
   const revoke = useCallback(
     (grantId: string) => {
-      bridge.invoke('chat.revokeGrant', { sessionId, grantId }).then(setGrants, (err: Error) => setError(err.message));
+      bridge.invoke('chat.revokeGrant', { sessionId, grantId }).then(setGrants, (err: unknown) => setError(errorMessage(err)));
     },
     [bridge, sessionId],
   );

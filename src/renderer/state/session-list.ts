@@ -9,6 +9,7 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import type { BridgeEvent, LoomBridge, SearchScope, SessionSearchHit } from '../../shared/contract';
 import type { SessionMeta } from '../../shared/types';
+import { errorMessage } from '../lib/errors';
 
 export type SidebarItem = SessionMeta & Partial<Pick<SessionSearchHit, 'snippet' | 'message_index' | 'team'>>;
 type SessionEvent = Extract<BridgeEvent, { type: 'session_changed' | 'session_deleted' }>;
@@ -78,7 +79,7 @@ export function useSessionList(bridge: LoomBridge, query: string, includeArchive
         });
       } catch (err) {
         if (first && mine === generation.current) heard.current = null;
-        if (mine === generation.current) setState((now) => ({ ...now, more: false, loaded: true, error: (err as Error).message }));
+        if (mine === generation.current) setState((now) => ({ ...now, more: false, loaded: true, error: errorMessage(err) }));
       } finally {
         if (mine === generation.current) loading.current = false;
       }

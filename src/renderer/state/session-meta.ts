@@ -3,6 +3,7 @@ import { createContext, useContext, useEffect, useState, useSyncExternalStore } 
 import type { SessionInfo } from '../../shared/contract';
 import type { SessionMeta } from '../../shared/types';
 import type { SessionMetaCache } from './session-meta-cache';
+import { errorMessage } from '../lib/errors';
 
 export const SessionMetaContext = createContext<SessionMetaCache | null>(null);
 
@@ -29,7 +30,7 @@ export function useSessionInfo(id: string): { info: SessionInfo | null; error: s
     let live = true;
     cache.info(id).then(
       (info) => live && setState({ info, error: null }),
-      (err: Error) => live && setState((old) => ({ ...old, error: err.message })),
+      (err: unknown) => live && setState((old) => ({ ...old, error: errorMessage(err) })),
     );
     return () => {
       live = false;

@@ -8,6 +8,7 @@ import { useCallback, useEffect, useMemo, useState } from 'react';
 import type { LoomBridge } from '../../shared/contract';
 import type { CompactionDetail, Pin } from '../../shared/types';
 import { useBridge } from '../bridge/context';
+import { errorMessage } from '../lib/errors';
 
 interface Records<T> {
   value: T | null;
@@ -26,7 +27,7 @@ function useSessionRecords<T>(id: string, read: (bridge: LoomBridge, id: string)
     let live = true;
     read(bridge, id).then(
       (value) => live && setState({ value, error: null }),
-      (err: Error) => live && setState((old) => ({ ...old, error: err.message })),
+      (err: unknown) => live && setState((old) => ({ ...old, error: errorMessage(err) })),
     );
     return () => {
       live = false;
