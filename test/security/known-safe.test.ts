@@ -197,12 +197,46 @@ describe('known safe: look-alikes are asked about as before', () => {
 });
 
 describe('sed scripts that only print', () => {
-  test.each(['p', '1p', '1,5p', '$p', '/re/p', '/a\\/b/Ip', '\\%x%p', '2~3p', '/a/,+2p', '1!p', '/x/{p;q}', 's/a/b/gp', 's|a|b|2', 'y/ab/cd/;p', '#n\np', '1q5', '='])(
-    '%s',
-    (script) => expect(isPrintOnlySedScript(script)).toBe(true),
-  );
-  test.each(['w /x', '1W /x', '1e id', 'e', 'r /etc/passwd', 'R x', 's/a/b/w /x', 's/a/b/gw x', 's/a/b/e', 's/a/b', '1', '{p', 'p}', 'a text', 'i\\', 'c x', 'b end', ':a', 'v', 's/a\n/b/', 'p x'])(
-    '%s is not',
-    (script) => expect(isPrintOnlySedScript(script)).toBe(false),
-  );
+  test.each([
+    'p',
+    '1p',
+    '1,5p',
+    '$p',
+    '/re/p',
+    '/a\\/b/Ip',
+    '\\%x%p',
+    '2~3p',
+    '/a/,+2p',
+    '1!p',
+    '/x/{p;q}',
+    's/a/b/gp',
+    's|a|b|2',
+    'y/ab/cd/;p',
+    '#n\np',
+    '1q5',
+    '=',
+  ])('%s', (script) => expect(isPrintOnlySedScript(script)).toBe(true));
+  test.each([
+    'w /x',
+    '1W /x',
+    '1e id',
+    'e',
+    'r /etc/passwd',
+    'R x',
+    's/a/b/w /x',
+    's/a/b/gw x',
+    's/a/b/e',
+    's/a/b',
+    '1',
+    '{p',
+    'p}',
+    'a text',
+    'i\\',
+    'c x',
+    'b end',
+    ':a',
+    'v',
+    's/a\n/b/',
+    'p x',
+  ])('%s is not', (script) => expect(isPrintOnlySedScript(script)).toBe(false));
 });
