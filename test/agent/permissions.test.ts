@@ -70,6 +70,46 @@ describe('permissions', () => {
     expect(h.read('shell.txt')).toBe('hi\n');
   });
 
+  it('runs known-safe commands without asking in default mode, and audits them as known-safe', async () => {
+    h = await makeAgentHarness();
+    h.write('notes.txt', 'first\nsecond\n');
+    h.script(
+      {
+        toolCalls: [
+          { id: 's1', name: 'run_bash', arguments: { command: 'ls && wc -l notes.txt' } },
+          { id: 's2', name: 'run_bash', arguments: { command: "sed -n '2p' notes.txt | cat" } },
+        ],
+      },
+      { text: 'Read.' },
+    );
+    await h.send('look around');
+    expect(h.ofType('approval')).toEqual([]);
+    const results = h.bodies()[1].messages.filter((m: any) => m.role === 'tool');
+    expect(results.map((m: any) => m.content)).toEqual([expect.stringMatching(/notes\.txt[\s\S]*2 notes\.txt/), expect.stringMatching(/stdout ---\nsecond\n/)]);
+    expect(decisions(h).map((d) => [d.call_id, d.decision, d.by, d.label])).toEqual([
+      ['s1', 'allow', 'known-safe', 'known-safe: ls, wc'],
+      ['s2', 'allow', 'known-safe', 'known-safe: sed, cat'],
+    ]);
+  });
+
+  it('still asks for a look-alike of a known-safe command in default mode', async () => {
+    h = await makeAgentHarness();
+    h.approvals.push(false, false);
+    h.script(
+      {
+        toolCalls: [
+          { id: 'l1', name: 'run_bash', arguments: { command: 'ls > listing.txt' } },
+          { id: 'l2', name: 'run_bash', arguments: { command: "sed -n 'w copy.txt' notes.txt" } },
+        ],
+      },
+      { text: 'ok' },
+    );
+    await h.send('look around');
+    expect(h.ofType('approval').map((a: any) => a.summary)).toEqual(['run_bash: ls > listing.txt', "run_bash: sed -n 'w copy.txt' notes.txt"]);
+    expect(h.read('listing.txt')).toBeNull();
+    expect(decisions(h).map((d) => d.by)).toEqual(['user', 'user']);
+  });
+
   it('denies by the hard policy in every mode, without asking', async () => {
     h = await makeAgentHarness({ mode: 'dangerouslySkipPermissions' });
     h.script(

@@ -3,6 +3,8 @@
  * kill -9 during a tool call, a server that is down, a session held by another process,
  * and Ctrl-C during a reply.
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { INTERRUPTED_RESULT } from '../../src/core/agent/recovery';
 import { PNG_URL } from '../support/images';
@@ -33,6 +35,23 @@ describe('loom -p', () => {
     expect(run.code).toBe(0);
     expect(run.stderr).toContain('Denied: there is no terminal to ask');
     expect(chatBodies()[1].messages.at(-1).content).toMatch(/^Denied by the user/);
+  });
+
+  it('runs a known-safe command without asking, where a look-alike is still asked (and denied)', async () => {
+    fs.writeFileSync(path.join(ctx.ws.projectDir, 'notes.txt'), 'one\ntwo\n');
+    ctx.server.enqueue(
+      { toolCalls: [{ id: 'safe', name: 'run_bash', arguments: { command: 'wc -l notes.txt' } }] },
+      { toolCalls: [{ id: 'alike', name: 'run_bash', arguments: { command: 'wc -l notes.txt > count.txt' } }] },
+      { text: 'Counted.' },
+      SUMMARY,
+    );
+    const run = await runLoom(ctx.ws, ctx.server.baseUrl, ['-p', 'count the lines']);
+    expect(run.code).toBe(0);
+    expect(run.stdout + run.stderr).not.toContain('Allow this action?');
+    expect(chatBodies()[1].messages.at(-1)).toMatchObject({ tool_call_id: 'safe', content: expect.stringContaining('2 notes.txt') });
+    expect(chatBodies()[2].messages.at(-1)).toMatchObject({ tool_call_id: 'alike', content: expect.stringMatching(/^Denied by the user/) });
+    expect(run.stderr.match(/Denied: there is no terminal to ask/g)).toHaveLength(1);
+    expect(fs.existsSync(path.join(ctx.ws.projectDir, 'count.txt'))).toBe(false);
   });
 });
 

@@ -53,6 +53,7 @@ export async function checkPermission(
     return { allowed: true };
   }
   if (decision.action === 'allow' && decision.grant) record('allow', 'grant', undefined, decision.grant.id);
+  else if (decision.action === 'allow' && decision.knownSafe) record('allow', 'known-safe', `known-safe: ${decision.knownSafe.join(', ')}`);
   else record('allow', opts.preApproved ? 'user' : 'mode');
   return { allowed: true };
 }

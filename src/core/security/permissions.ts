@@ -11,7 +11,9 @@
  *    could answer, and the user chose it explicitly; the hard policy above still holds there.
  * 4. A session grant ("allow for this session": the tool, or a command prefix of a plain
  *    simple command) runs the call without asking.
- * 5. File writes run in acceptEdits; commands, network and anything else run only in
+ * 5. A command known to be safe (known-safe.ts: `ls`, `cat` of a project file, `git
+ *    status`, …) runs without asking, inside the sandbox like every command.
+ * 6. File writes run in acceptEdits; other commands, network and anything else run only in
  *    dangerouslySkipPermissions; default asks.
  *
  * The `label` of an ask says why the user is asked; the front end shows it with the
@@ -23,6 +25,7 @@ import type { PermissionMode } from '../config';
 import { counted } from '../counted';
 import { errorMessage } from '../errors';
 import { fileChangePreview } from './change-preview';
+import { knownSafeCommands } from './known-safe';
 import { refuseWithoutLookup } from './net-policy';
 import { checkShellCommand, resolveInsideProject, type ShellVerdict } from './policy';
 import { OPEN_READ, openProjectFile } from './project-fs';
@@ -31,8 +34,8 @@ import { offeredPrefix, plainCommandWords } from './shell-prefix';
 import { HARMLESS_EFFECTS, type EffectDeclaration, type FileChange } from './tool-effects';
 
 export type Decision =
-  /** `grant`: the session grant that spared the ask. */
-  | { action: 'allow'; grant?: SessionGrant }
+  /** `grant`: the session grant that spared the ask; `knownSafe`: the known-safe commands that did. */
+  | { action: 'allow'; grant?: SessionGrant; knownSafe?: string[] }
   /** `offer`: what "allow for this session" would grant; null for the always-ask cases. */
   | { action: 'ask'; label: string; summary: string; preview: ApprovalPreview | null; offer: GrantOffer | null }
   | { action: 'deny'; label: string };
@@ -83,6 +86,8 @@ export async function decide({ tool, args, mode, projectDir, grants }: DecideInp
   const words = effect.command !== null ? await plainCommandWords(effect.command) : null;
   const grant = grants?.covering(tool.name, words);
   if (grant) return { action: 'allow', grant };
+  const knownSafe = effect.command !== null ? await knownSafeCommands(effect.command, projectDir) : null;
+  if (knownSafe) return { action: 'allow', knownSafe };
   if (effect.change) return mode === 'acceptEdits' ? { action: 'allow' } : ask('file change (default mode)', { kind: 'tool', tool: tool.name });
   // A command is offered as a prefix, and only when it is one plain simple command.
   const offer: GrantOffer | null =

@@ -61,6 +61,11 @@ export function sandboxAvailable(): boolean {
   return sandboxSupport() !== null;
 }
 
+/** Whether commands run now are wrapped: bubblewrap works here and LOOM_SANDBOX=off is not set. */
+export function sandboxInEffect(): boolean {
+  return process.env.LOOM_SANDBOX !== 'off' && sandboxAvailable();
+}
+
 /**
  * The strongest sandbox this kernel allows. One that refuses user namespaces or seccomp
  * still gets the other namespaces and no capabilities: far better than none at all.

@@ -16,6 +16,27 @@
 import path from 'node:path';
 import type { Parser } from 'web-tree-sitter';
 import { errorMessage } from '../errors';
+import {
+  BLOCK_DEVICE,
+  DD_HARMLESS_OUTPUTS,
+  DOWNLOADERS,
+  FILESYSTEM_FORMATTERS,
+  FIND_EXEC_ACTIONS,
+  GIT_VALUE_GLOBALS,
+  INTERPRETERS,
+  KEYWORDS,
+  OWNERSHIP_CHANGERS,
+  POWER,
+  POWER_VERBS,
+  PRIVILEGE,
+  RECURSIVE_CHANGERS,
+  SCRIPT_RUNNERS,
+  SHELLS,
+  STDIN_PATHS,
+  SYSTEM_DIRS,
+  WRAPPERS,
+  WRITE_OPERANDS,
+} from './command-rules';
 import { bashParser } from './shell-grammar';
 import { COMPUTED, parseShell, pipelineOutput, type Pipeline, type SimpleCommand } from './shell-parse';
 
@@ -24,66 +45,6 @@ type Finding = { verdict: 'block' | 'ask'; label: string };
 
 /** Deeper nesting than this is refused rather than guessed at. */
 const MAX_NESTING = 8;
-
-const PRIVILEGE = new Set(['sudo', 'su', 'doas', 'pkexec', 'sudoedit', 'run0', 'runuser']);
-const SHELLS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'mksh', 'ash', 'fish', 'csh', 'tcsh']);
-const INTERPRETERS = new Set(['python', 'python3', 'python2', 'perl', 'ruby', 'node', 'php']);
-const DOWNLOADERS = new Set(['curl', 'wget', 'fetch', 'aria2c', 'http', 'https', 'lwp-request']);
-const POWER = new Set(['shutdown', 'reboot', 'halt', 'poweroff']);
-const POWER_VERBS = new Set(['reboot', 'poweroff', 'halt', 'kexec', 'shutdown']);
-const KEYWORDS = new Set(['!', '{', '}', 'then', 'do', 'else', 'elif', 'if', 'while', 'until', 'time', 'coproc']);
-
-/** Top-level folders whose direct children are still system-wide (`/usr/lib`, `/home/ann`). */
-const SYSTEM_DIRS = new Set([
-  'bin',
-  'boot',
-  'dev',
-  'etc',
-  'home',
-  'lib',
-  'lib32',
-  'lib64',
-  'libx32',
-  'opt',
-  'proc',
-  'root',
-  'run',
-  'sbin',
-  'srv',
-  'sys',
-  'usr',
-  'var',
-  'snap',
-  'mnt',
-  'media',
-  'Users',
-  'System',
-  'Library',
-]);
-const BLOCK_DEVICE = /^\/dev\/(sd|hd|vd|xvd|nvme|mmcblk|loop|dm-|md|sr|disk\/|mapper\/|mem$|kmem$|port$)/;
-
-/**
- * Wrappers that run another command: their options (those listed take a value) and the
- * number of positional arguments before the wrapped command.
- */
-const WRAPPERS: Record<string, { valueOptions: string[]; positional?: number }> = {
-  env: { valueOptions: ['-u', '--unset', '-C', '--chdir'] },
-  nice: { valueOptions: ['-n', '--adjustment'] },
-  timeout: { valueOptions: ['-s', '--signal', '-k', '--kill-after'], positional: 1 },
-  nohup: { valueOptions: [] },
-  command: { valueOptions: [] },
-  builtin: { valueOptions: [] },
-  exec: { valueOptions: ['-a'] },
-  time: { valueOptions: ['-f', '--format', '-o', '--output'] },
-  stdbuf: { valueOptions: ['-i', '-o', '-e'] },
-  setsid: { valueOptions: [] },
-  ionice: { valueOptions: ['-c', '-n', '-p', '-P', '-u'] },
-  unbuffer: { valueOptions: [] },
-  busybox: { valueOptions: [] },
-  xargs: { valueOptions: ['-I', '-n', '-P', '-L', '-d', '-s', '-E', '-a', '--max-args', '--max-procs', '--delimiter', '--arg-file'] },
-  flock: { valueOptions: ['-w', '--timeout', '-E', '--conflict-exit-code'], positional: 1 },
-  watch: { valueOptions: ['-n', '--interval', '-d'] },
-};
 
 /** How deep the current command line is nested (`bash -c "eval …"`), and the parser. */
 interface Scope {
@@ -173,7 +134,7 @@ function checkPipeline(pipeline: Pipeline, unwrapped: Unwrapped[], scope: Scope)
       else if (fed !== null && (SHELLS.has(name) || name === 'source' || name === '.')) findings.push(...analyse(fed, nested(scope)));
       else if (fed === null && piped) findings.push(ask(`${name} running commands from another command's output`));
     }
-    const runsSubstitution = SHELLS.has(name) || INTERPRETERS.has(name) || ['source', '.', 'eval'].includes(name);
+    const runsSubstitution = SHELLS.has(name) || INTERPRETERS.has(name) || SCRIPT_RUNNERS.has(name);
     if (runsSubstitution && command.innerCommands.some(isDownloader)) findings.push(block(DOWNLOAD_LABEL));
     if (viaXargs) findings.push(...checkXargs(argv, fed, pipeline.slice(0, i), scope));
     if (DOWNLOADERS.has(name)) downloaded = true;
@@ -198,8 +159,6 @@ function readsScriptFromStdin(name: string, args: string[]): boolean {
   return INTERPRETERS.has(name) && args.every((a) => a === '-' || a.startsWith('-'));
 }
 
-const STDIN_PATHS = new Set(['-', '/dev/stdin', '/dev/fd/0', '/proc/self/fd/0']);
-
 /**
  * `echo / | xargs rm -rf`: the command is judged with the words it is fed when they are
  * literal; otherwise a recursive delete or chmod is refused when an earlier stage names a
@@ -210,7 +169,7 @@ function checkXargs(argv: string[], fed: string | null, before: Pipeline, scope:
   const name = commandName(argv[0]);
   const { flags } = splitArgs(argv.slice(1));
   const recursive = flags.includes('--recursive') || hasShortFlag(flags, name === 'rm' ? 'rR' : 'R');
-  if (!['rm', 'chmod', 'chown', 'chgrp'].includes(name) || !recursive) return [];
+  if (!RECURSIVE_CHANGERS.includes(name) || !recursive) return [];
   const named = before.flatMap((c) => splitArgs(c.words.slice(1)).operands);
   const broad = named.find((t) => isBroadTarget(t) && !isWorkingDir(t));
   if (broad !== undefined) return [block(`${name} -r through xargs over a broad target (${broad})`)];
@@ -287,7 +246,7 @@ type Rule = (name: string, args: string[], scope: Scope) => Finding[];
 
 const RULES: Rule[] = [
   (name) => (PRIVILEGE.has(name) ? [block(`privilege escalation (${name})`)] : []),
-  (name) => (/^mkfs(\..*)?$|^mke2fs$|^mkswap$|^wipefs$/.test(name) ? [block(`formatting a filesystem (${name})`)] : []),
+  (name) => (FILESYSTEM_FORMATTERS.test(name) ? [block(`formatting a filesystem (${name})`)] : []),
   (name, args) => (isPowerCommand(name, args) ? [block('shutting down or rebooting the machine')] : []),
   (name, args) => (name === 'killall5' || (name === 'kill' && killsEverything(args)) ? [block('killing every process (kill -1)')] : []),
   checkRm,
@@ -355,7 +314,7 @@ function checkFind(name: string, args: string[], scope: Scope): Finding[] {
   const findings: Finding[] = [];
   const firstExpression = args.findIndex((a) => a.startsWith('-') || a === '(' || a === '!');
   const roots = firstExpression === -1 ? args : args.slice(0, firstExpression);
-  const execAt = args.findIndex((a) => ['-exec', '-execdir', '-ok', '-okdir'].includes(a));
+  const execAt = args.findIndex((a) => FIND_EXEC_ACTIONS.includes(a));
   if (execAt !== -1) {
     const end = args.findIndex((a, i) => i > execAt && (a === ';' || a === '+'));
     findings.push(...checkArgv(args.slice(execAt + 1, end === -1 ? undefined : end), nested(scope)));
@@ -368,7 +327,7 @@ function checkFind(name: string, args: string[], scope: Scope): Finding[] {
 
 /** Recursive chmod/chown/chgrp of a system folder; chmod 7xx is asked about. */
 function checkOwnership(name: string, args: string[]): Finding[] {
-  if (!['chmod', 'chown', 'chgrp'].includes(name)) return [];
+  if (!OWNERSHIP_CHANGERS.includes(name)) return [];
   const { flags, operands } = splitArgs(args);
   // chmod's own `-r`, `-w`, `-x` are modes, so only `R` means recursive here.
   const recursive = flags.includes('--recursive') || flags.some((f) => /^-[^-]*R/.test(f));
@@ -386,33 +345,10 @@ function checkDd(name: string, args: string[]): Finding[] {
   const output = args.find((a) => a.startsWith('of='))?.slice(3);
   if (output === undefined) return [];
   const device = path.posix.normalize(output);
-  const harmless = ['/dev/null', '/dev/zero', '/dev/stdout', '/dev/stderr', '/dev/tty'].includes(device) || device.startsWith('/dev/fd/');
+  const harmless = DD_HARMLESS_OUTPUTS.includes(device) || device.startsWith('/dev/fd/');
   if (device.startsWith('/dev/') && !harmless) return [block(`dd onto a device (${output})`)];
   return checkWriteTarget(output, 'dd');
 }
-
-/** Commands that change the files they name, and which operands they change. */
-const WRITE_OPERANDS: Record<string, 'all' | 'last'> = {
-  tee: 'all',
-  touch: 'all',
-  truncate: 'all',
-  rm: 'all',
-  rmdir: 'all',
-  unlink: 'all',
-  shred: 'all',
-  mkdir: 'all',
-  chmod: 'all',
-  chown: 'all',
-  chgrp: 'all',
-  chattr: 'all',
-  setfacl: 'all',
-  mv: 'all',
-  cp: 'last',
-  install: 'last',
-  rsync: 'last',
-  ln: 'last',
-  scp: 'last',
-};
 
 function checkWrites(name: string, args: string[]): Finding[] {
   const { flags, operands } = splitArgs(args);
@@ -439,7 +375,7 @@ function checkGitPush(name: string, args: string[]): Finding[] {
   if (name !== 'git') return [];
   let i = 0;
   while (i < args.length && args[i].startsWith('-')) {
-    i += ['-C', '-c', '--git-dir', '--work-tree', '--namespace', '--exec-path'].includes(args[i]) ? 2 : 1;
+    i += GIT_VALUE_GLOBALS.includes(args[i]) ? 2 : 1;
   }
   if (args[i] !== 'push') return [];
   const rest = args.slice(i + 1);

@@ -11,7 +11,17 @@ import { bashParser, withTree } from './shell-grammar';
 import { parseShell } from './shell-parse';
 
 /** The syntax a covered line may contain (named nodes; quotes and other tokens are unnamed). */
-const PLAIN_SYNTAX = new Set(['command', 'command_name', 'word', 'string', 'string_content', 'raw_string', 'ansi_c_string', 'concatenation', 'number']);
+export const PLAIN_SYNTAX: ReadonlySet<string> = new Set([
+  'command',
+  'command_name',
+  'word',
+  'string',
+  'string_content',
+  'raw_string',
+  'ansi_c_string',
+  'concatenation',
+  'number',
+]);
 
 /** The words of `command` when it is one plain simple command, else null. */
 export async function plainCommandWords(command: string): Promise<string[] | null> {
