@@ -32,7 +32,7 @@ export function failure(code: string, message: string): BridgeResult {
 }
 
 /** One readable sentence from zod's issues, naming the field. */
-export function describeIssues(method: MethodName, error: z.ZodError): string {
+function describeIssues(method: MethodName, error: z.ZodError): string {
   const parts = error.issues.slice(0, 3).map((issue) => {
     const where = issue.path.length ? `${issue.path.join('.')}: ` : '';
     return `${where}${issue.message}`;

@@ -54,7 +54,7 @@ interface ResolvedOption {
 const HELP = ['-h', '--help'];
 const VERSION = ['-V', '--version'];
 
-export function resolveOption(spec: OptionSpec): ResolvedOption {
+function resolveOption(spec: OptionSpec): ResolvedOption {
   const match = /^(?:(-\w), )?(--[\w-]+)(?: (.*))?$/.exec(spec.flags);
   if (!match) throw new Error(`malformed option flags: ${spec.flags}`);
   const [, short, long, argument] = match;
@@ -157,7 +157,7 @@ function suggestion(flag: string, options: ResolvedOption[]): string {
 }
 
 /** Edits (insert, delete, substitute, swap two neighbours) that turn `a` into `b`. */
-export function editDistance(a: string, b: string): number {
+function editDistance(a: string, b: string): number {
   const rows = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
   for (let i = 1; i <= a.length; i++) {
     for (let j = 1; j <= b.length; j++) {

@@ -13,8 +13,6 @@ import { ENV_VAR_NAME } from '../shared/settings';
 import { renderHelp, type HelpPage } from './help-text';
 import { parseOptions, UsageError, type OptionGroup } from './option-parser';
 
-export { UsageError } from './option-parser';
-
 export type LifecycleAction =
   | { kind: 'list'; includeArchived: boolean; json: boolean }
   | { kind: 'search'; query: string; includeArchived: boolean; json: boolean }

@@ -46,8 +46,6 @@ import { ALL_TOOLS, type Tool } from './tools/index';
 /** How often windows hear of other processes' changes: well within a second, one pragma per poll when nothing changed. */
 const WATCH_INTERVAL_MS = 300;
 
-export type { EngineListener, ListenerErrorReporter } from './session-lifecycle';
-
 interface OpenSession {
   agent: AgentSession;
   lease: Lease;

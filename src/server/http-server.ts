@@ -22,7 +22,7 @@ import { DEFAULT_MAX_BODY_BYTES, contract, isMethodName, type BridgeEvent, type 
 import { CONTENT_SECURITY_POLICY_HEADER } from '../shared/security-policy';
 import { dispatch, failure } from '../backend/dispatch';
 
-export const TOKEN_HEADER = 'x-loom-token';
+const TOKEN_HEADER = 'x-loom-token';
 
 export interface BridgeServerOptions {
   handlers: Handlers;
@@ -212,7 +212,7 @@ function setCommonHeaders(res: http.ServerResponse): void {
   res.setHeader('cross-origin-resource-policy', 'same-origin');
 }
 
-export function hostAllowed(host: string | undefined, port: number): boolean {
+function hostAllowed(host: string | undefined, port: number): boolean {
   return host === `127.0.0.1:${port}` || host === `localhost:${port}`;
 }
 

@@ -33,23 +33,23 @@ import type {
 
 export type { PendingRequest, TranscriptSeq } from './engine-events';
 export type { McpOverview, McpServerStatus } from './mcp';
-export type { BranchPoint, CompactionDetail, ConnectionReport, MessageFacts, ModelChange, Pin, SessionFamily } from './types';
-export { PERMISSION_MODES, THEMES, type PermissionMode, type Settings, type Theme } from './settings';
+export type { BranchPoint, ConnectionReport } from './types';
+export type { Settings } from './settings';
 
 export { EXPORT_FORMATS, type ExportFormat } from './export-name';
 export { IMPORT_SOURCE_LABELS, IMPORT_SOURCES, MAX_IMPORT_PATH, type ImportReport, type ImportSourceInfo, type ImportSourceName } from './import-sources';
-export { SEARCH_SCOPES, type SearchScope, type SessionSearchHit, type ShareResult, type SyncStatus } from './sync';
+export type { SearchScope, SessionSearchHit, SyncStatus } from './sync';
 
 /** Most sessions (or search hits) one page of the sidebar may carry. */
-export const MAX_LIST_PAGE = 500;
+const MAX_LIST_PAGE = 500;
 const DEFAULT_LIST_PAGE = 100;
 /** Most messages a single transcript page may carry. */
-export const MAX_TRANSCRIPT_PAGE = 1000;
+const MAX_TRANSCRIPT_PAGE = 1000;
 /** Body cap for ordinary requests; import carries a whole export and gets more room. */
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 export const IMPORT_MAX_BODY_BYTES = 64 * 1024 * 1024;
 /** chat.send with every attachment at its cap (JSON may escape a text file's characters up to 6 bytes each). */
-export const SEND_MAX_BODY_BYTES = DEFAULT_MAX_BODY_BYTES + MAX_ATTACHMENTS * Math.max(MAX_IMAGE_DATA_URL_CHARS, 6 * MAX_TEXT_FILE_CHARS);
+const SEND_MAX_BODY_BYTES = DEFAULT_MAX_BODY_BYTES + MAX_ATTACHMENTS * Math.max(MAX_IMAGE_DATA_URL_CHARS, 6 * MAX_TEXT_FILE_CHARS);
 
 export interface AppInfo {
   name: 'Loom';

@@ -64,8 +64,6 @@ export type EngineEvent =
   /** A window's "Import from…" (`importId`: the one its request named) has read `done` of `total` files. */
   | { type: 'import_progress'; importId: string; done: number; total: number };
 
-export type EngineEventType = EngineEvent['type'];
-
 /**
  * A request the engine is waiting on, as its 'approval' or 'question' event announced it:
  * listed again for a window that reloaded (or reconnected) and so missed the event.

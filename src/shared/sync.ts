@@ -5,8 +5,7 @@
  */
 import type { SearchHit } from './types';
 
-export const SYNC_STATES = ['off', 'syncing', 'synced', 'offline', 'error'] as const;
-export type SyncState = (typeof SYNC_STATES)[number];
+export type SyncState = 'off' | 'syncing' | 'synced' | 'offline' | 'error';
 
 export interface SyncStatus {
   /** off: no hub is set; offline: the hub cannot be reached (retried); error: it answered with a refusal to fix. */

@@ -105,8 +105,7 @@ export interface ModelChange {
 }
 
 /** What can stop Loom from using a model server, as the connection test names it. */
-export const CONNECTION_PROBLEMS = ['unreachable', 'refused', 'timeout', 'http', 'bad_response', 'missing_model'] as const;
-export type ConnectionProblem = (typeof CONNECTION_PROBLEMS)[number];
+export type ConnectionProblem = 'unreachable' | 'refused' | 'timeout' | 'http' | 'bad_response' | 'missing_model';
 
 /** The settings dialog's connection test (docs/DESIGN.md#model-picker): one sentence, and the server's models when it listed them. */
 export interface ConnectionReport {

@@ -9,7 +9,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ModelClient, type ModelError } from '../../src/core/model/client';
+import { ModelClient } from '../../src/core/model/client';
+import type { ModelError } from '../../src/core/model/model-error';
 import { MAX_REPLY_CHARS } from '../../src/core/model/reply-assembler';
 import { MAX_TOOL_ARGUMENT_CHARS } from '../../src/core/tools/arguments';
 import { announcedId, inStore, runLoom, useLoomFixture } from '../cli-agent/support';

@@ -3,7 +3,8 @@
  * context that cannot fit stops the turn before anything is sent.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { BOUNDARY_OPEN, SUMMARY_SYSTEM_PROMPT } from '../../src/core/context/compactor';
+import { SUMMARY_SYSTEM_PROMPT } from '../../src/core/context/compactor';
+import { BOUNDARY_OPEN } from '../../src/core/context/data-fence';
 import { makeAgentHarness, type AgentHarness } from './harness';
 
 let h: AgentHarness;

@@ -4,7 +4,8 @@
  * bounds of their input; a reply refused while nothing waits for one.
  */
 import { describe, expect, it } from 'vitest';
-import type { BranchPoint, SessionFamily } from '../../src/shared/contract';
+import type { BranchPoint } from '../../src/shared/contract';
+import type { SessionFamily } from '../../src/shared/types';
 import type { SessionMeta } from '../../src/shared/types';
 import { dispatch } from '../../src/backend/dispatch';
 import { useModelBackend } from './model-backend';

@@ -1,7 +1,8 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DEFAULTS } from '../../src/core/config';
-import { parseCommandLine, UsageError, type ParseOutcome } from '../../src/cli/options';
+import { UsageError } from '../../src/cli/option-parser';
+import { parseCommandLine, type ParseOutcome } from '../../src/cli/options';
 
 const ENV = { LOOM_HOME: '/tmp/loom-home' };
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { boundaryMessage, buildSummaryRequest, compactableCut, findCut, isBoundaryMessage, neutraliseBoundaryTags } from '../../src/core/context/compactor';
+import { boundaryMessage, buildSummaryRequest, compactableCut, findCut, isBoundaryMessage } from '../../src/core/context/compactor';
+import { neutraliseBoundaryTags } from '../../src/core/context/data-fence';
 import type { ChatMessage } from '../../src/shared/types';
 
 const system: ChatMessage = { role: 'system', content: 'You are Loom.' };

@@ -1,6 +1,7 @@
 import net from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ModelClient, ModelError, type ModelSettings, type RetryNotice, type ToolSpec } from '../../src/core/model/client';
+import { ModelClient, type ModelSettings, type RetryNotice, type ToolSpec } from '../../src/core/model/client';
+import { ModelError } from '../../src/core/model/model-error';
 import type { ChatMessage } from '../../src/shared/types';
 import { startScriptedServer, type ScriptedServer } from '../support/scripted-server';
 

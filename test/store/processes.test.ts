@@ -81,6 +81,21 @@ async function killHard(child: Child): Promise<void> {
   await child.exited;
 }
 
+/** The state letter of a Linux process ('S', 'R', 'Z', …); the name before it may hold ')'. */
+function procState(pid: number): string {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'latin1');
+  return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0];
+}
+
+/** Polls until `test` holds, failing after `timeoutMs` (no fixed sleep: a busy machine only waits longer). */
+async function until(test: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!test()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
 describe('two processes', () => {
   it('refuses the lease to a second process and reclaims it after the holder is killed', async () => {
     const store = openStore();
@@ -101,6 +116,30 @@ describe('two processes', () => {
     expect(store.db.prepare('SELECT pid FROM leases').get()).toEqual({ pid: process.pid });
     lease.release();
     expect(store.db.prepare('SELECT count(*) AS n FROM leases').get()).toEqual({ n: 0 });
+  });
+
+  // A parent that never waits: sh starts the holder in the background, then becomes `sleep`,
+  // so the killed holder stays a zombie, which kill(pid, 0) still finds.
+  it.runIf(process.platform === 'linux')('takes over a lease whose holder is a zombie', async () => {
+    const store = openStore();
+    const { id } = store.create({ messages: [user('hello')] });
+    const holderArgs = [path.join(fixtures, 'lease-holder.mjs'), storeModule, store.dataDir, id];
+    const parent = spawn('sh', ['-c', '"$0" "$@" & echo "pid $!"; exec sleep 60', process.execPath, ...holderArgs], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    onCleanup(() => parent.kill('SIGKILL')); // init then reaps the zombie
+    let out = '';
+    parent.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    await until(() => /pid \d+\n[^]*held\n/.test(out), 'the holder to take the lease');
+    const pid = Number(out.match(/pid (\d+)/)![1]);
+    expect(() => store.acquireLease(id)).toThrow(`Session ${id} is in use by pid ${pid}.`);
+
+    process.kill(pid, 'SIGKILL');
+    await until(() => procState(pid) === 'Z', `pid ${pid} to become a zombie`);
+    expect(() => process.kill(pid, 0)).not.toThrow(); // what the lease check used to rely on
+    const lease = store.acquireLease(id);
+    expect(lease.sessionId).toBe(id);
+    expect(store.db.prepare('SELECT pid FROM leases').get()).toEqual({ pid: process.pid });
   });
 
   it('keeps every append a killed writer reported as committed', async () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ALL_TOOLS, MAX_TOOL_RESULT_CHARS, parseToolArguments, toolSpecs, truncateToolResult } from '../../src/core/tools/index';
+import { ALL_TOOLS, parseToolArguments, toolSpecs, truncateToolResult } from '../../src/core/tools/index';
+import { MAX_TOOL_RESULT_CHARS } from '../../src/core/tools/result';
 import { readFileTool } from '../../src/core/tools/fs-tools';
 import { todoListTool } from '../../src/core/tools/plan-tools';
 

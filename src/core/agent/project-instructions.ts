@@ -8,9 +8,9 @@
 import { fenceTagPattern } from '../../shared/fences';
 import { OPEN_READ, openProjectFile } from '../security/project-fs';
 
-export const PROJECT_INSTRUCTION_FILES = ['AGENTS.md', 'CLAUDE.md'] as const;
+const PROJECT_INSTRUCTION_FILES = ['AGENTS.md', 'CLAUDE.md'] as const;
 /** What one request carries of it at most (Codex's default for AGENTS.md too). */
-export const MAX_PROJECT_INSTRUCTIONS_BYTES = 32 * 1024;
+const MAX_PROJECT_INSTRUCTIONS_BYTES = 32 * 1024;
 
 export interface ProjectInstructions {
   file: (typeof PROJECT_INSTRUCTION_FILES)[number];

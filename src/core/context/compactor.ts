@@ -10,8 +10,6 @@ import type { ChatRequest, ModelClient } from '../model/client';
 import { chargedUsage } from '../model/pricing';
 import { estimateTotal } from './budget';
 import { BOUNDARY_CLOSE, BOUNDARY_OPEN, neutraliseBoundaryTags } from './data-fence';
-
-export { BOUNDARY_OPEN, neutraliseBoundaryTags } from './data-fence';
 import { isCarriedMessage } from './carried';
 import { summariseInSteps, type SummaryStep } from './compaction-steps';
 

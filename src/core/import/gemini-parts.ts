@@ -51,7 +51,7 @@ export function functionCalls(parts: Part[], key: string): ToolCall[] {
 }
 
 /** A function response's result as the model read it: its `output`, its `error`, or the whole response. */
-export function responseText(response: unknown): string {
+function responseText(response: unknown): string {
   if (isRecord(response)) {
     if (typeof response.output === 'string') return response.output;
     if (typeof response.error === 'string') return `Error: ${response.error}`;

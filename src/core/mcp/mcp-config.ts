@@ -16,10 +16,10 @@ import path from 'node:path';
 import { z } from 'zod';
 import { errorMessage } from '../errors';
 
-export const MCP_CONFIG_FILE = 'mcp.json';
+const MCP_CONFIG_FILE = 'mcp.json';
 
 /** How long a server may take to start and list its tools, unless it says otherwise. */
-export const DEFAULT_STARTUP_TIMEOUT_SEC = 20;
+const DEFAULT_STARTUP_TIMEOUT_SEC = 20;
 
 const commonFields = {
   /** Every tool of this server only reads: none of its calls is asked about. */

@@ -19,7 +19,7 @@ const MAX_DESCRIPTION_CHARS = 2000;
  * The most characters of a parameter schema offered to the model: it goes with every
  * request, so a runaway one (a server's whole database schema) is replaced by "an object".
  */
-export const MAX_SCHEMA_CHARS = 64 * 1024;
+const MAX_SCHEMA_CHARS = 64 * 1024;
 
 /** Most characters of a failure's description. */
 const MAX_ERROR_CHARS = 500;

@@ -14,8 +14,6 @@ import { RequestGuard, type RequestLimits } from './request-guard';
 import { DEFAULT_RETRY_TIMING, retryDelayMs, type RetryTiming, waitUnlessAborted } from './retry';
 import { resolveUsage, type ReplyUsage } from './usage-estimate';
 
-export { ModelError, type ModelErrorKind } from './model-error';
-
 export interface ModelSettings {
   baseUrl: string;
   apiKey: string;

@@ -13,7 +13,7 @@ import { cleanServerText, networkReason } from './model-error';
 import { RequestGuard } from './request-guard';
 
 /** How long listing may take: a settings dialog must not wait on a silent server. */
-export const MODEL_LIST_TIMEOUT_MS = 10_000;
+const MODEL_LIST_TIMEOUT_MS = 10_000;
 /** Most model names kept from one list, and the longest name: the list is the server's, untrusted. */
 const MAX_MODELS = 2_000;
 const MAX_NAME = 200;
@@ -28,7 +28,7 @@ export interface ModelServer {
 }
 
 /** Why listing failed: `problem` says what kind of thing is wrong. */
-export class ConnectionError extends LoomError {
+class ConnectionError extends LoomError {
   constructor(
     message: string,
     readonly problem: ConnectionProblem,

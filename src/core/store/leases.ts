@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import os from 'node:os';
 import type Database from 'better-sqlite3';
 import { LoomError } from '../errors';
@@ -28,12 +29,35 @@ export function defaultOwner(): string {
 function isLive(row: LeaseRow, now = Date.now()): boolean {
   if (now - Date.parse(row.heartbeat_at) > STALE_AFTER_MS) return false;
   if (row.hostname !== os.hostname()) return true; // another machine: only the heartbeat tells
+  return processRuns(row.pid);
+}
+
+/** Whether a process of this machine still runs (and so may still write). */
+function processRuns(pid: number): boolean {
   try {
-    process.kill(row.pid, 0);
-    return true;
+    process.kill(pid, 0);
   } catch (err) {
     return (err as NodeJS.ErrnoException).code !== 'ESRCH'; // EPERM: alive, not ours
   }
+  return !hasExited(pid);
+}
+
+/**
+ * Whether a process kill(pid, 0) found has in fact exited. A zombie has exited but its parent
+ * has not reaped it yet (on a busy machine, or a parent that never waits): kill(0) still
+ * finds it, yet it will never write again. Linux shows it as state Z in /proc; elsewhere
+ * kill(0) is all there is.
+ */
+function hasExited(pid: number): boolean {
+  if (process.platform !== 'linux') return false;
+  let stat: string;
+  try {
+    stat = fs.readFileSync(`/proc/${pid}/stat`, 'latin1');
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'ENOENT'; // reaped since kill(0): gone
+  }
+  // "pid (name) state …": the name may hold spaces and ')', so the state follows the last ')'.
+  return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) === 'Z';
 }
 
 export function inUseError(sessionId: string, pid: number): LoomError {

@@ -11,9 +11,9 @@ import { prepared } from './statements';
 import { readTranscript } from './transcript-chain';
 
 /** The longest note a user can pin. */
-export const MAX_PIN_NOTE_CHARS = 4_000;
+const MAX_PIN_NOTE_CHARS = 4_000;
 /** Most pins a session keeps: each is sent with every compacted context. */
-export const MAX_PINS = 100;
+const MAX_PINS = 100;
 
 interface PinRow {
   id: number;

@@ -28,7 +28,7 @@ function clockUpsert(column: string): string {
 }
 
 /** The session columns that move as its "state" (one LWW field); message_count follows the transcript. */
-export const STATE_COLUMNS = ['parent_id', 'summary', 'status', 'created_at', 'updated_at', 'model', 'cwd', 'plan', 'fork_parent_pk', 'fork_at', 'note'];
+const STATE_COLUMNS = ['parent_id', 'summary', 'status', 'created_at', 'updated_at', 'model', 'cwd', 'plan', 'fork_parent_pk', 'fork_at', 'note'];
 
 const sessionOf = (pk: string) => `(SELECT id FROM sessions WHERE pk = ${pk})`;
 

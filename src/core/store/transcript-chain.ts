@@ -18,7 +18,7 @@ export interface Segment {
 }
 
 export type StoredMessage = Pick<MessageColumns, 'role' | 'content' | 'tool_calls' | 'tool_call_id' | 'stopped' | 'images'>;
-export const MESSAGE_COLUMNS = 'm.role, m.content, m.tool_calls, m.tool_call_id, m.stopped, m.images';
+const MESSAGE_COLUMNS = 'm.role, m.content, m.tool_calls, m.tool_call_id, m.stopped, m.images';
 const END = Number.MAX_SAFE_INTEGER;
 
 interface ForkRow {

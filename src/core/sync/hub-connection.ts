@@ -45,7 +45,7 @@ const CONNECT_TIMEOUT_MS = 10_000;
  * ends the wait for a hub that stops answering at all. A legitimate push holds the clock
  * for one batch's transaction, far below these.
  */
-export const HUB_LOCK_TIMEOUT_MS = 10_000;
+const HUB_LOCK_TIMEOUT_MS = 10_000;
 const STATEMENT_TIMEOUT_MS = 120_000;
 const IDLE_IN_TRANSACTION_TIMEOUT_MS = 60_000;
 const QUERY_TIMEOUT_MS = STATEMENT_TIMEOUT_MS + 30_000;

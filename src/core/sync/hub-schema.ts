@@ -18,7 +18,7 @@ export interface HubMigration {
 }
 
 /** Tables holding a user's data: row-level security is enabled and forced on each. */
-export const USER_DATA_TABLES = ['devices', 'sessions', 'bodies', 'entries', 'records', 'shares', 'conflicts'] as const;
+const USER_DATA_TABLES = ['devices', 'sessions', 'bodies', 'entries', 'records', 'shares', 'conflicts'] as const;
 
 const TABLES = [
   `CREATE TABLE loom.clock (id integer PRIMARY KEY CHECK (id = 1), seq bigint NOT NULL)`,

@@ -39,7 +39,7 @@ export class HubUrlError extends LoomError {
 }
 
 /** Loopback and Unix sockets may go without TLS; every other host may not. */
-export function isLoopbackHost(host: string): boolean {
+function isLoopbackHost(host: string): boolean {
   const bare = host.replace(/^\[|\]$/g, '').toLowerCase();
   return bare.startsWith('/') || bare === 'localhost' || bare === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(bare);
 }

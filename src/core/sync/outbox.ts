@@ -95,7 +95,7 @@ interface MessageRow extends Omit<HubBody, 'stopped'> {
 const BODY_COLUMNS = 'm.role, m.content, m.tool_calls, m.tool_call_id, m.tool_text, m.images, m.facts, m.stopped';
 
 /** The body the hub keeps for a local message row: redacted, in a fixed shape. */
-export function hubBody(row: MessageRow): HubBody {
+function hubBody(row: MessageRow): HubBody {
   return redactDeep({
     role: row.role,
     content: row.content,

@@ -4,7 +4,7 @@ import { applyChanges, type ApplyContext, type ApplyCounts, type RemoteChange, t
 import { setCursor, type SyncState } from './sync-state';
 
 /** Rows read from the hub and applied per local transaction. */
-export const PULL_PAGE = 5_000;
+const PULL_PAGE = 5_000;
 
 export interface PullOptions {
   deviceLabel: string;

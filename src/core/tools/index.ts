@@ -13,9 +13,9 @@ import { runBashTool } from './shell-tool';
 import type { Tool } from './tool';
 import { webfetchTool } from './webfetch';
 
-export type { Tool, ToolContext } from './tool';
+export type { Tool } from './tool';
 export { parseToolArguments } from './arguments';
-export { MAX_TOOL_RESULT_CHARS, truncateToolResult } from './result';
+export { truncateToolResult } from './result';
 
 export const ALL_TOOLS: Tool[] = [...FS_TOOLS, runBashTool, webfetchTool, ...PLAN_TOOLS, askQuestionTool, ...MEMORY_TOOLS, ...SESSION_TOOLS];
 

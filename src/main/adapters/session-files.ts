@@ -9,7 +9,7 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { IMPORT_MAX_BODY_BYTES } from '../../shared/contract';
 
-export const SESSION_FILE_EXTENSION = '.loom';
+const SESSION_FILE_EXTENSION = '.loom';
 
 /** The session files among a command line's arguments (never its flags). */
 export function sessionFilesIn(argv: readonly string[]): string[] {

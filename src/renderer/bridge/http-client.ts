@@ -9,7 +9,7 @@ import { BridgeError } from './bridge-error';
 const TOKEN_HEADER = 'x-loom-token';
 const RECONNECT_MS = 1000;
 /** Said when the server refuses the token: it can only mean a restart, which made a new one. */
-export const ACCESS_LOST = 'The Loom server restarted with a new access token: open the new URL it printed (pasting it into this tab is enough).';
+const ACCESS_LOST = 'The Loom server restarted with a new access token: open the new URL it printed (pasting it into this tab is enough).';
 
 export function createHttpBridge(token: string, base = ''): LoomBridge {
   const listeners = new Set<(event: BridgeEvent) => void>();

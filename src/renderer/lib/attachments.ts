@@ -8,7 +8,7 @@ import { IMAGE_TYPE_NAMES, MAX_IMAGE_BYTES, MAX_TEXT_FILE_CHARS, formatBytes, is
 /** UTF-8 takes at most 4 bytes a character: a bigger file cannot fit the character cap. */
 const MAX_TEXT_FILE_BYTES = MAX_TEXT_FILE_CHARS * 4;
 
-export class AttachmentError extends Error {}
+class AttachmentError extends Error {}
 
 export async function readAttachment(file: File): Promise<Attachment> {
   const name = file.name || 'pasted file';

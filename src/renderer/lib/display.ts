@@ -3,7 +3,6 @@
  * and tool results for the model (shared/fences.ts).
  */
 import { toolText, userParts, userText } from '../../shared/fences';
-import type { ChatMessage } from '../../shared/types';
 
 export { toolText, userParts, userText };
 
@@ -14,11 +13,4 @@ export function prettyArguments(args: string): string {
   } catch {
     return args;
   }
-}
-
-/** The plain text a message contributes (for titles of cards, copy, tests). */
-export function messagePreview(message: ChatMessage): string {
-  if (message.role === 'user') return userText(message.content);
-  if (message.role === 'tool') return toolText(message.content);
-  return message.content ?? '';
 }

@@ -13,7 +13,7 @@ export function registerMenuOpener(menu: Element, opener: HTMLElement): void {
 }
 
 /** The control that has the focus now, or the opener of the menu it sits in. */
-export function focusOrigin(): HTMLElement | null {
+function focusOrigin(): HTMLElement | null {
   const active = document.activeElement;
   if (!(active instanceof HTMLElement) || active === document.body) return null;
   const menu = active.closest('[role="menu"]');

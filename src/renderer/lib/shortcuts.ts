@@ -15,7 +15,7 @@ export interface ShortcutActions {
   toggleSidebar(): void;
 }
 
-export function shortcutFor(event: KeyboardEvent): keyof ShortcutActions | null {
+function shortcutFor(event: KeyboardEvent): keyof ShortcutActions | null {
   const mod = event.ctrlKey || event.metaKey;
   if (event.altKey && !mod && !event.shiftKey) {
     if (event.code === 'KeyN') return 'newSession';

@@ -15,8 +15,8 @@ export type SidebarItem = SessionMeta & Partial<Pick<SessionSearchHit, 'snippet'
 type SessionEvent = Extract<BridgeEvent, { type: 'session_changed' | 'session_deleted' }>;
 
 const SEARCH_DEBOUNCE_MS = 120;
-export const LIST_PAGE = 100;
-export const SEARCH_PAGE = 50;
+const LIST_PAGE = 100;
+const SEARCH_PAGE = 50;
 
 interface ListState {
   /** The search the rows answer ('' for the list): until a new search's first page arrives, the rows are the last one's. */
