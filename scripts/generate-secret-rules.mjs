@@ -194,8 +194,6 @@ function render(rules) {
 // Rules that check whole files rather than patterns (nothing to extract): ${withoutPatterns.join(', ') || 'none'}.
 import type { SecretPattern } from './secret-pattern';
 
-export const SECRETLINT_VERSION = '${presetVersion}';
-
 export const SECRETLINT_PATTERNS: SecretPattern[] = [
 ${entries.join('\n')}
 ];

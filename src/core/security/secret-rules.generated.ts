@@ -3,8 +3,6 @@
 // Rules that check whole files rather than patterns (nothing to extract): @secretlint/secretlint-rule-gcp.
 import type { SecretPattern } from './secret-pattern';
 
-export const SECRETLINT_VERSION = '13.1.0';
-
 export const SECRETLINT_PATTERNS: SecretPattern[] = [
   { rule: '@secretlint/secretlint-rule-aws', pattern: /\b(A3T[A-Z0-9]|AKIA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|ASIA)[A-Z0-9]{16}\b/g, keywords: ["a3t","akia","agpa","aida","aroa","aipa","anpa","anva","asia"] },
   { rule: '@secretlint/secretlint-rule-aws', pattern: /("|')?(AWS|aws|Aws)?_?(ACCOUNT|account|Account)_?(ID|id|Id)?("|')?\s*(:|=>|=)\s*("|')?[0-9]{4}\-?[0-9]{4}\-?[0-9]{4}("|')?\b/g, keywords: ["account"] },

@@ -6,8 +6,6 @@
  */
 import type { ToolEffect } from '../../shared/approvals';
 
-export type { ToolEffect };
-
 /** The change a file-writing call makes. */
 export type FileChange =
   /** The file's whole new content (created or overwritten). */

@@ -22,7 +22,7 @@ import { PAGE_SIZE, pageOf, TranscriptCache } from './transcript-cache';
  * ending on an assistant message is not a valid request for every server (some refuse it,
  * some start a fresh reply), while this keeps user and assistant turns alternating.
  */
-export const CONTINUE_MESSAGE = 'Continue from where you stopped.';
+const CONTINUE_MESSAGE = 'Continue from where you stopped.';
 
 export interface ChatSnapshot extends ChatState {
   /** Bumped on every change, the transcript cache's included, so views re-render. */
