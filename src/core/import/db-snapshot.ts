@@ -22,6 +22,7 @@ import type Database from 'better-sqlite3';
 import { LoomError, errorMessage } from '../errors';
 import { walPath } from '../store/file-shape';
 import { openSqlite } from '../store/sqlite';
+import type { ImportUnit, UnitsFound } from './units';
 
 /** Copies tried while the agent keeps writing, and the pause that grows between them. */
 const COPY_ATTEMPTS = 5;
@@ -34,7 +35,7 @@ export interface DatabaseSnapshot {
 }
 
 /** A read-only connection to a fresh copy of `file`; a LoomError in one line naming the file when it cannot be had. */
-export async function openSnapshot(file: string): Promise<DatabaseSnapshot> {
+async function openSnapshot(file: string): Promise<DatabaseSnapshot> {
   const folder = await fs.mkdtemp(path.join(os.tmpdir(), 'loom-import-'));
   const remove = () => fs.rm(folder, { recursive: true, force: true });
   try {
@@ -88,8 +89,37 @@ function ignoreMissing(err: NodeJS.ErrnoException): undefined {
   throw err;
 }
 
+/** What an agent's database is read with: its snapshot, and the columns of the tables asked for. */
+export interface AgentDatabase {
+  db: Database.Database;
+  columns: Map<string, Set<string>>;
+}
+
+/**
+ * The sessions of `file`, one unit each, read by `read` from a snapshot that holds at least
+ * the `required` tables and columns (else one line naming `agent`, e.g. "an opencode"). The
+ * snapshot closes with the units, or at once when reading fails.
+ */
+export async function databaseUnits(
+  file: string,
+  agent: string,
+  required: Record<string, readonly string[]>,
+  read: (database: AgentDatabase) => ImportUnit[],
+): Promise<UnitsFound> {
+  const snapshot = await openSnapshot(file);
+  try {
+    const columns = tableColumns(snapshot.db, Object.keys(required));
+    const missing = missingSchema(columns, required);
+    if (missing) throw new LoomError(`${file}: not ${agent} database this Loom can read (${missing}), skipped`, 'import_unreadable');
+    return { units: read({ db: snapshot.db, columns }), database: true, close: snapshot.close };
+  } catch (err) {
+    await snapshot.close();
+    throw err;
+  }
+}
+
 /** The columns each named table has; a table that is not there has none. */
-export function tableColumns(db: Database.Database, tables: readonly string[]): Map<string, Set<string>> {
+function tableColumns(db: Database.Database, tables: readonly string[]): Map<string, Set<string>> {
   const columns = new Map<string, Set<string>>();
   for (const table of tables) {
     const rows = db.prepare('SELECT name FROM pragma_table_info(?)').all(table) as { name: string }[];
@@ -102,7 +132,7 @@ export function tableColumns(db: Database.Database, tables: readonly string[]): 
  * The first table or column of `required` the database lacks, in words; undefined when it has
  * them all. A database without the first table is not the agent's at all.
  */
-export function missingSchema(columns: Map<string, Set<string>>, required: Record<string, readonly string[]>): string | undefined {
+function missingSchema(columns: Map<string, Set<string>>, required: Record<string, readonly string[]>): string | undefined {
   for (const [table, names] of Object.entries(required)) {
     const have = columns.get(table);
     if (!have?.size) return `it has no table "${table}"`;

@@ -6,8 +6,7 @@
  * goose reads them back: by `timestamp`, then row id.
  */
 import type Database from 'better-sqlite3';
-import { LoomError } from '../errors';
-import { missingSchema, openSnapshot, tableColumns } from './db-snapshot';
+import { databaseUnits } from './db-snapshot';
 import { gooseUsage, readGooseSession } from './goose';
 import { MAX_ENTRY_DEPTH, emptyParse, isRecord, isoTime, nestedTooDeeply, str, type ParsedFile } from './imported';
 import { contentHash, type ImportUnit, type UnitsFound } from './units';
@@ -31,13 +30,8 @@ interface MessageRow {
 }
 
 /** The database's sessions, one unit each, keyed `<file>#<session id>`. */
-export async function gooseDatabaseUnits(file: string): Promise<UnitsFound> {
-  const snapshot = await openSnapshot(file);
-  try {
-    const { db } = snapshot;
-    const columns = tableColumns(db, Object.keys(REQUIRED_COLUMNS));
-    const missing = missingSchema(columns, REQUIRED_COLUMNS);
-    if (missing) throw new LoomError(`${file}: not a goose database this Loom can read (${missing}), skipped`, 'import_unreadable');
+export function gooseDatabaseUnits(file: string): Promise<UnitsFound> {
+  return databaseUnits(file, 'a goose', REQUIRED_COLUMNS, ({ db, columns }) => {
     const optional = OPTIONAL_SESSION_COLUMNS.filter((name) => columns.get('sessions')?.has(name));
     const messages = columns.get('messages') as Set<string>;
     const query = {
@@ -61,11 +55,8 @@ export async function gooseDatabaseUnits(file: string): Promise<UnitsFound> {
           mtimeMs: Date.parse(isoTime(sqliteTime(row.updated_at)) ?? '') || 0,
         }),
       );
-    return { units, database: true, close: snapshot.close };
-  } catch (err) {
-    await snapshot.close();
-    throw err;
-  }
+    return units;
+  });
 }
 
 function sessionUnit(

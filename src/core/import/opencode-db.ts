@@ -8,8 +8,7 @@
  * has the same keys.
  */
 import type Database from 'better-sqlite3';
-import { LoomError } from '../errors';
-import { openSnapshot, missingSchema, tableColumns } from './db-snapshot';
+import { databaseUnits } from './db-snapshot';
 import { MAX_ENTRY_DEPTH, emptyParse, isRecord, nestedTooDeeply, type ParsedFile } from './imported';
 import { readOpencodeSession } from './opencode';
 import { contentHash, type ImportUnit, type UnitsFound } from './units';
@@ -46,13 +45,8 @@ interface DataRow {
 }
 
 /** The database's sessions, one unit each, keyed `<file>#<session id>`. */
-export async function opencodeDatabaseUnits(file: string): Promise<UnitsFound> {
-  const snapshot = await openSnapshot(file);
-  try {
-    const { db } = snapshot;
-    const columns = tableColumns(db, Object.keys(REQUIRED_COLUMNS));
-    const missing = missingSchema(columns, REQUIRED_COLUMNS);
-    if (missing) throw new LoomError(`${file}: not an opencode database this Loom can read (${missing}), skipped`, 'import_unreadable');
+export function opencodeDatabaseUnits(file: string): Promise<UnitsFound> {
+  return databaseUnits(file, 'an opencode', REQUIRED_COLUMNS, ({ db, columns }) => {
     const optional = OPTIONAL_SESSION_COLUMNS.filter((name) => columns.get('session')?.has(name));
     const sessions = db
       .prepare(
@@ -65,14 +59,10 @@ export async function opencodeDatabaseUnits(file: string): Promise<UnitsFound> {
          ORDER BY s.time_created, s.id`,
       )
       .all() as (SessionRow & { rows: number; updated: unknown })[];
-    const units = sessions
+    return sessions
       .filter((row): row is SessionRow & { id: string; rows: number; updated: unknown } => typeof row.id === 'string')
       .map((row) => sessionUnit(db, file, row, { size: row.rows, mtimeMs: typeof row.updated === 'number' ? row.updated : 0 }));
-    return { units, database: true, close: snapshot.close };
-  } catch (err) {
-    await snapshot.close();
-    throw err;
-  }
+  });
 }
 
 function sessionUnit(db: Database.Database, file: string, row: SessionRow & { id: string }, stamp: { size: number; mtimeMs: number }): ImportUnit {
