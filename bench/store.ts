@@ -39,18 +39,23 @@ interface Stores {
   store: SessionStore;
   baseline: JsonFileSessions;
   longId: string;
+  /** The same number of sessions, half of them forks (search must walk to them). */
+  withForks: SessionStore;
 }
 
 async function runStoreBench(): Promise<void> {
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'loom-bench-'));
   const store = SessionStore.open(resolveDataDir(undefined, { LOOM_HOME: path.join(home, 'loom') }));
+  const withForks = SessionStore.open(resolveDataDir(undefined, { LOOM_HOME: path.join(home, 'loom-forks') }));
   try {
-    const stores: Stores = { store, baseline: new JsonFileSessions(path.join(home, 'baseline')), longId: '' };
+    const stores: Stores = { store, baseline: new JsonFileSessions(path.join(home, 'baseline')), longId: '', withForks };
     const seeded = timeOnce(() => (stores.longId = seed(stores)));
     progress(`seeded both stores in ${formatMs(seeded)}`);
+    progress(`seeded the store with forks in ${formatMs(timeOnce(() => seedWithForks(withForks)))}`);
     report(stores, measure(stores));
   } finally {
     store.close();
+    withForks.close();
     fs.rmSync(home, { recursive: true, force: true });
   }
 }
@@ -99,20 +104,51 @@ function seed({ store, baseline }: Stores): string {
   return long.id;
 }
 
+/**
+ * SESSIONS sessions, half of them forks: each root is forked once at a random message and
+ * the fork goes on to as many messages as the root has; one root in 20 is archived after
+ * its fork (its fork must still be found). Forks copy no rows, so search finds their shared
+ * messages through the fork tree; no baseline, which would copy them.
+ */
+function seedWithForks(store: SessionStore): void {
+  const corpus = new Corpus(43);
+  for (let start = 0; start < SESSIONS / 2; start += SEED_BATCH) {
+    store.db.transaction(() => {
+      for (let i = start; i < Math.min(SESSIONS / 2, start + SEED_BATCH); i++) {
+        const { id } = store.create({
+          model: 'gemma4',
+          cwd: `/home/user/projects/${corpus.word()}`,
+          title: i % 3 === 0 ? corpus.sentence() : null,
+          messages: corpus.session(MESSAGES_PER_SESSION),
+        });
+        store.setSummary(id, corpus.sentence());
+        const at = corpus.int(2, MESSAGES_PER_SESSION - 1);
+        const fork = store.fork(id, at).id;
+        for (let n = at; n < MESSAGES_PER_SESSION; n++) store.appendMessage(fork, n % 2 === 0 ? corpus.userMessage() : corpus.answer());
+        if (i % 20 === 0) store.setArchived(id, true);
+      }
+    })();
+  }
+  store.updateSearchIndex();
+  store.db.pragma('wal_checkpoint(PASSIVE)');
+  execFileSync('sync');
+}
+
 interface Result {
   label: string;
   loom: Timing;
-  baseline: Timing;
+  /** None for the store with forks. */
+  baseline?: Timing;
   stat: 'p50' | 'p99';
   target?: number;
   speedup?: boolean;
 }
 
-function measure({ store, baseline, longId }: Stores): { results: Result[]; exportBytes: number; matches: number; commonIn: number } {
+function measure({ store, baseline, longId, withForks }: Stores): { results: Result[]; exportBytes: number; matches: number; commonIn: number } {
   const corpus = new Corpus(7);
   const results: Result[] = [];
   const run = (r: Result) => {
-    progress(`  ${r.label}: ${formatMs(r.loom[r.stat])} vs ${formatMs(r.baseline[r.stat])}`);
+    progress(`  ${r.label}: ${formatMs(r.loom[r.stat])}${r.baseline ? ` vs ${formatMs(r.baseline[r.stat])}` : ''}`);
     results.push(r);
   };
   progress('measuring');
@@ -139,6 +175,14 @@ function measure({ store, baseline, longId }: Stores): { results: Result[]; expo
     loom: sample(() => store.search(COMMON_WORD, { limit: 20 }), 30),
     baseline: sample(() => baseline.search(COMMON_WORD, 20), 3, 0),
   });
+  for (const word of [SEARCH_WORD, COMMON_WORD]) {
+    run({
+      label: `search "${word}", top 20, half forks`,
+      stat: 'p50',
+      target: word === SEARCH_WORD ? TARGETS.search : TARGETS.commonSearch,
+      loom: sample(() => withForks.search(word, { limit: 20 }), 30),
+    });
+  }
   run({
     label: `open context (${LONG_SESSION_MESSAGES.toLocaleString('en-US')} messages)`,
     stat: 'p50',
@@ -181,15 +225,15 @@ function measure({ store, baseline, longId }: Stores): { results: Result[]; expo
 function report({ store, baseline }: Stores, { results, exportBytes, matches, commonIn }: ReturnType<typeof measure>): void {
   const rows = results.map((r) => {
     const loom = r.loom[r.stat];
-    const base = r.baseline[r.stat];
-    const ratio = base / loom;
+    const base = r.baseline?.[r.stat];
+    const ratio = base === undefined ? undefined : base / loom;
     const targets = [r.target !== undefined ? `≤ ${r.target} ms` : '', r.speedup ? `≥ ${TARGETS.speedup}×` : ''].filter(Boolean);
-    const met = (r.target === undefined || loom <= r.target) && (!r.speedup || ratio >= TARGETS.speedup);
+    const met = (r.target === undefined || loom <= r.target) && (!r.speedup || (ratio ?? 0) >= TARGETS.speedup);
     return [
       `${r.label} (${r.stat})`,
       formatMs(loom),
-      formatMs(base),
-      formatRatio(ratio),
+      base === undefined ? '-' : formatMs(base),
+      ratio === undefined ? '-' : formatRatio(ratio),
       targets.join(', ') || '-',
       targets.length ? (met ? 'yes' : 'NO') : '-',
     ];

@@ -117,9 +117,15 @@ async function reuseKeptCluster(dir: string): Promise<TestCluster> {
   return { port, dir, url, ownerUrl: '', admin, createUser: unused, psql: unused, stop: unused, start: unused, destroy: unused };
 }
 
-/** The kept hub's search function replaced by this checkout's, so a change to it is measured without filling again. */
+/**
+ * The kept hub's search function replaced by this checkout's, so a change to it is measured
+ * without filling again; with the indexes it needs that a kept hub may predate (those made
+ * IF NOT EXISTS).
+ */
 async function recreateTeamSearch(cluster: TestCluster): Promise<void> {
-  const statements = HUB_MIGRATIONS.flatMap((migration) => migration.statements).filter((sql) => sql.includes('loom.team_search('));
+  const statements = HUB_MIGRATIONS.flatMap((migration) => migration.statements).filter(
+    (sql) => sql.includes('loom.team_search(') || sql.startsWith('CREATE INDEX IF NOT EXISTS'),
+  );
   await cluster.admin(
     `DROP FUNCTION IF EXISTS loom.team_search(text, text, integer, integer, boolean, integer); ${statements.map((sql) => `${sql};`).join(' ')}`,
   );

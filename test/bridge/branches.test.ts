@@ -4,7 +4,7 @@
  * bounds of their input; a reply refused while nothing waits for one.
  */
 import { describe, expect, it } from 'vitest';
-import type { BranchPoint } from '../../src/shared/contract';
+import type { BranchPoint, SessionSearchHit } from '../../src/shared/contract';
 import type { SessionFamily } from '../../src/shared/types';
 import type { SessionMeta } from '../../src/shared/types';
 import { dispatch } from '../../src/backend/dispatch';
@@ -66,5 +66,15 @@ describe('branch methods', () => {
     expect(ofFork.parent?.id).toBe(session.id);
     expect(ofFork.siblings.map((s) => s.id)).toEqual([edited.id]);
     await expect(call('chat.edit', { sessionId: session.id, index: 2, text: 'x' })).rejects.toThrow(/not one you sent/);
+  });
+
+  it('sessions.search finds a fork by the history it shares, not by what its parent wrote after the fork', async () => {
+    const session = await conversation();
+    const fork = await call<SessionMeta>('sessions.fork', { id: session.id, at: 2 });
+    const found = async (query: string) => (await call<SessionSearchHit[]>('sessions.search', { query })).map((hit) => hit.id).sort();
+    expect(await found('hello')).toEqual([session.id, fork.id].sort());
+    expect(await found('First reply')).toEqual([session.id]);
+    await call('sessions.archive', { id: session.id });
+    expect(await found('hello')).toEqual([fork.id]);
   });
 });

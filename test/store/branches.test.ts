@@ -110,18 +110,36 @@ describe('fork at a message', () => {
     expect(store.getCompactions(fork)).toHaveLength(1);
   });
 
-  it('search finds a shared message once, in the session it was written in', () => {
+  it('search finds a shared message in every session holding it, only up to each fork point', () => {
     const store = openStore();
     const id = longer(store);
     const fork = store.fork(id, 7).id;
+    const grandchild = store.fork(fork).id;
     store.appendMessage(fork, user('the walrus again'));
-    expect(store.search('narwhal').map((h) => h.id)).toEqual([id]);
-    expect(
+    const found = (word: string, includeArchived = false) =>
       store
-        .search('walrus')
+        .search(word, { includeArchived })
         .map((h) => h.id)
-        .sort(),
-    ).toEqual([id, fork].sort());
+        .sort();
+    // The narwhal turn came after the fork point: it is the parent's only.
+    expect(found('narwhal')).toEqual([id]);
+    expect(found('walrus')).toEqual([id, fork, grandchild].sort());
+    // The shared message is shown at its place in each transcript.
+    const grandchildHit = store.search('walrus').find((h) => h.id === grandchild)!;
+    expect(store.getTranscript(grandchild)[grandchildHit.message_index!].content).toContain('walrus');
+    store.setArchived(id, true);
+    expect(found('walrus')).toEqual([fork, grandchild].sort());
+    expect(found('walrus', true)).toEqual([id, fork, grandchild].sort());
+    expect(found('narwhal')).toEqual([]);
+  });
+
+  it("a fork of a fork made inside the parent's shared part finds only what it shares", () => {
+    const store = openStore();
+    const id = longer(store);
+    const child = store.fork(id, 7).id;
+    const early = store.fork(child, 5).id;
+    expect(store.search('walrus').map((h) => h.id)).not.toContain(early);
+    expect(store.search('parser').map((h) => h.id)).toContain(early);
   });
 
   it('a new system prompt in the fork replaces the shared one in its context only', () => {

@@ -405,8 +405,8 @@ describe('fork', () => {
     expect(store.getMeta(id).title).toBe('Original');
     expect(store.search('walrus').map((h) => h.id)).toEqual([id]);
     expect(store.search('narwhal').map((h) => h.id)).toEqual([fork]);
-    // A shared message is found once, in the session it was written in (docs/DESIGN.md#branches).
-    expect(store.search('parser').map((h) => h.id)).toEqual([id]);
+    // A shared message is a hit in each session holding it, the older first on a tie (docs/DESIGN.md#search).
+    expect(store.search('parser').map((h) => h.id)).toEqual([id, fork]);
     store.delete(id);
     expect(store.getTranscript(fork)).toHaveLength(6);
     expect(store.search('parser').map((h) => h.id)).toEqual([fork]);

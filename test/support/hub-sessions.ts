@@ -15,6 +15,8 @@ export interface HubSessionRows {
   archived?: boolean;
   deleted?: boolean;
   updatedAt?: string;
+  /** A fork reads the entries before `at` from its parent (docs/DESIGN.md#branches); its own messages start there. */
+  fork?: { parentId: string; at: number };
 }
 
 export const TEST_DEVICE = '33333333-3333-4333-8333-333333333333';
@@ -34,17 +36,19 @@ export function hubSessionSql(session: HubSessionRows): string {
   const statements = [
     // The rows name the writer's device, which the hub requires to be the writer's own.
     `INSERT INTO loom.devices (device_id, label) VALUES ('${TEST_DEVICE}', 'test device') ON CONFLICT DO NOTHING`,
-    `INSERT INTO loom.sessions (id, created_at, title, archived, state, deleted_hlc, origin_device, hub_seq)
+    `INSERT INTO loom.sessions (id, created_at, title, archived, state, deleted_hlc, origin_device, hub_seq, fork_parent_id, fork_at)
      VALUES (${literal(session.id)}, '2026-11-30T09:00:00.000Z', ${literal(session.title)}, ${session.archived ? 'true' : 'false'},
-             ${literal(state)}, ${session.deleted ? '1' : 'NULL'}, '${TEST_DEVICE}', ${session.seq})`,
+             ${literal(state)}, ${session.deleted ? '1' : 'NULL'}, '${TEST_DEVICE}', ${session.seq},
+             ${session.fork ? literal(session.fork.parentId) : 'NULL'}, ${session.fork?.at ?? 0})`,
   ];
+  const firstSeq = session.fork?.at ?? 1;
   session.messages.forEach((content, i) => {
     const body = userMessageBody(content);
     const hash = bodyHash(content);
     statements.push(
       `INSERT INTO loom.bodies (hash, body, search) VALUES ('${hash}', ${literal(body)}, to_tsvector('english', ${literal(content)})) ON CONFLICT DO NOTHING`,
       `INSERT INTO loom.entries (session_id, seq, body_hash, device_id, device_seq, hub_seq)
-       VALUES (${literal(session.id)}, ${i + 1}, '${hash}', '${TEST_DEVICE}', ${session.seq * 1000 + i}, ${session.seq})`,
+       VALUES (${literal(session.id)}, ${firstSeq + i}, '${hash}', '${TEST_DEVICE}', ${session.seq * 1000 + i}, ${session.seq})`,
     );
   });
   return `${statements.join(';\n')};`;

@@ -146,11 +146,12 @@ describeWithHub('loom --hub-init and connecting to a hub', () => {
     await cluster.admin(`UPDATE loom.hub_meta SET value = '${HUB_SCHEMA_VERSION}' WHERE key = 'schema_version'`);
   });
 
-  it('--hub-init upgrades a version-1 hub: team search then counts only readable messages, and users may still call it', async () => {
+  it('--hub-init upgrades a version-1 hub: team search then counts only readable messages and finds forks, and users may still call it', async () => {
     await initHub(parseHubUrl(cluster.ownerUrl));
     const v1 = HUB_MIGRATIONS[0].statements.find((sql) => sql.startsWith('CREATE FUNCTION loom.team_search('));
     await cluster.admin(
-      `${(v1 ?? '').replace('CREATE FUNCTION', 'CREATE OR REPLACE FUNCTION')}; UPDATE loom.hub_meta SET value = '1' WHERE key = 'schema_version'`,
+      `${(v1 ?? '').replace('CREATE FUNCTION', 'CREATE OR REPLACE FUNCTION')}; DROP INDEX loom.sessions_fork_parent;
+       UPDATE loom.hub_meta SET value = '1' WHERE key = 'schema_version'`,
     );
     const definition = async () => String((await cluster.admin(`SELECT pg_get_functiondef('loom.team_search'::regproc) AS d`)).rows[0].d);
     expect(await definition()).not.toContain('e.body_hash = b.hash');
@@ -158,6 +159,8 @@ describeWithHub('loom --hub-init and connecting to a hub', () => {
     expect(upgrade.stderr).toBe('');
     expect(upgrade.stdout).toBe(`Upgraded the hub 127.0.0.1:${cluster.port}/loom from schema version 1 to ${HUB_SCHEMA_VERSION}.\n`);
     expect(await definition()).toContain('e.body_hash = b.hash');
+    // Version 3: forks are found by the entries they share.
+    expect(await definition()).toContain('f.fork_at > e.seq');
     await cluster.createUser('petra', 'petra-pw');
     const search = await runLoom(['--search', 'anything', '--hub', cluster.url('petra', 'petra-pw')]);
     expect(search.stderr).toBe('');

@@ -220,6 +220,36 @@ describeWithHub('team search on the hub', () => {
     }
   });
 
+  it("finds a fork by the messages it shares with its parent, up to its fork point, archived parent or not; never a private parent's", async () => {
+    const [ROOT, FORK, GRANDCHILD, PRIVATE_ROOT, SHARED_FORK] = [1, 2, 3, 4, 5].map((n) => `f0f0f0f0-0000-4000-8000-00000000000${n}`);
+    const forks = [
+      { id: ROOT, title: 'Zoo log', seq: 30, messages: ['The walrus surfaced at dawn.', 'A narwhal came by later.'] },
+      { id: FORK, title: 'Zoo log', seq: 31, fork: { parentId: ROOT, at: 2 }, messages: ['The fork goes its own way.'] },
+      { id: GRANDCHILD, title: 'Zoo log', seq: 32, fork: { parentId: FORK, at: 3 }, messages: [] },
+      { id: PRIVATE_ROOT, title: 'Aquarium', seq: 33, messages: ['The manatee is private.'] },
+      { id: SHARED_FORK, title: 'Aquarium', seq: 34, fork: { parentId: PRIVATE_ROOT, at: 2 }, messages: ['Only this part is shared.'] },
+    ];
+    const shares = [ROOT, FORK, GRANDCHILD, SHARED_FORK].map((id) => `INSERT INTO loom.shares (session_id, team, hub_seq) VALUES ('${id}', 'core', 35);`);
+    expect((await cluster.psql('alice', 'alice-pw', `BEGIN; ${forks.map(hubSessionSql).join('\n')} ${shares.join('\n')} COMMIT;`)).stderr).toBe('');
+    const found = async (words: string, includeArchived = false, url = bobUrl()) =>
+      (await searchHub(parseHubUrl(url), words, { limit: 10, includeArchived })).map((hit) => hit.sessionId).sort();
+
+    expect(await found('walrus')).toEqual([ROOT, FORK, GRANDCHILD].sort());
+    const grandchildHit = (await searchHub(parseHubUrl(bobUrl()), 'walrus', { limit: 10 })).find((hit) => hit.sessionId === GRANDCHILD);
+    expect(grandchildHit?.snippet).toContain('[walrus]');
+    // The narwhal came after the fork point: the root's only. The fork's own message is its and its child's.
+    expect(await found('narwhal')).toEqual([ROOT]);
+    expect(await found('"own way"')).toEqual([FORK, GRANDCHILD].sort());
+    // A fork shared with the team shows none of its private parent's messages to the team.
+    expect(await found('manatee')).toEqual([]);
+    expect(await found('manatee', false, aliceUrl())).toEqual([PRIVATE_ROOT, SHARED_FORK].sort());
+
+    expect((await cluster.psql('alice', 'alice-pw', `UPDATE loom.sessions SET archived = true WHERE id = '${ROOT}'`)).stderr).toBe('');
+    expect(await found('walrus')).toEqual([FORK, GRANDCHILD].sort());
+    expect(await found('walrus', true)).toEqual([ROOT, FORK, GRANDCHILD].sort());
+    expect(await found('narwhal')).toEqual([]);
+  });
+
   it('--json gives the hits for scripts; a bare --hub takes LOOM_HUB', async () => {
     const run = await runLoom(['--search', 'unicode', '--hub', '--json'], { env: { LOOM_HUB: bobUrl() } });
     expect(run.stderr).toBe('');

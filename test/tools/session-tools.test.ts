@@ -61,6 +61,18 @@ describe('search_sessions', () => {
     expect(await call(searchSessionsTool, { query: 'flamingo' }, h.ctx)).toContain(id);
   });
 
+  it('finds a fork by the history it shares, its archived parent not listed', async () => {
+    const parent = sessionWith(conversation);
+    const fork = h.store.fork(parent, 2).id;
+    h.store.setArchived(parent, true);
+    const out = await call(searchSessionsTool, { query: 'flamingo' }, h.ctx);
+    expect(out).toContain(`${fork}  (untitled)`);
+    expect(out).toContain('[flamingo] database');
+    expect(out).not.toContain(parent);
+    // Only the first two messages are shared: the parent's later ones are not the fork's.
+    expect(await call(searchSessionsTool, { query: 'deploy' }, h.ctx)).toBe('No sessions match "deploy".');
+  });
+
   it('validates the query', () => {
     expect(parseToolArguments(searchSessionsTool, '{"query":"  "}')).toMatchObject({ ok: false, error: expect.stringContaining('query:') });
     expect(parseToolArguments(searchSessionsTool, '{"query":"a","include_archived":true}')).toMatchObject({

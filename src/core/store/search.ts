@@ -64,7 +64,9 @@ export function updateSearchIndex(db: Database.Database): number {
  * title/summary. The snippet comes from its best-matching message (more telling than the
  * title a list shows anyway), else from the title or summary; matches are marked [like
  * this]. The transcript is indexed, not the working context, so compacted-away turns are
- * found too; a message shared by forks is a hit in each of them.
+ * found too. A fork shares its parent's rows, not copies of them: a message shared by a
+ * parent and its forks is a hit in each session holding it up to its fork point, archived
+ * parent or not.
  * A word in most sessions must not rank every match and then group them: only the
  * best-ranked messages are read, enough of them to name the sessions asked for
  * (docs/DESIGN.md#search).
@@ -98,16 +100,29 @@ function topSessions(hits: Ranked[]): Ranked[] {
 }
 
 /**
+ * Every session whose transcript holds one of the messages `@rids`, as `holder (rid, seq,
+ * pk)`: the session owning its transcript row, then each fork reading that row through
+ * its chain (transcript-chain.ts) — one whose fork point is past the row's seq, so rows
+ * the parent added after the fork are not the fork's. Archived sessions are walked
+ * through too: an archived parent's forks still hold its messages.
+ */
+const HOLDERS_OF_MESSAGES = `WITH RECURSIVE holder (rid, seq, pk) AS (
+    SELECT t.message_id, t.seq, t.session_pk FROM transcript t WHERE t.message_id IN (SELECT value FROM json_each(@rids))
+    UNION ALL
+    SELECT h.rid, h.seq, f.pk FROM holder h JOIN sessions f ON f.fork_parent_pk = h.pk AND f.fork_at > h.seq
+  )`;
+
+/**
  * Each session's best message among the best-ranked ones, in rank order. A session whose
  * best message is not among them ranks below every session listed, so once `wanted`
  * sessions are listed (or every match was read) the top `wanted` is exact.
  */
 function bestMessagePerSession(db: Database.Database, params: SearchParams): Ranked[] {
   const candidatesOf = prepared(db, 'SELECT rowid AS rid, rank AS score FROM messages_fts WHERE messages_fts MATCH @match ORDER BY rank LIMIT @candidates');
+  // CROSS JOIN keeps the holders outermost: SQLite would otherwise be free to scan every session.
   const sessionsOf = prepared(
     db,
-    `SELECT t.message_id AS rid, t.seq, s.pk FROM transcript t JOIN sessions s ON s.pk = t.session_pk
-      WHERE t.message_id IN (SELECT value FROM json_each(@rids)) AND (@all OR s.archived = 0)`,
+    `${HOLDERS_OF_MESSAGES} SELECT h.rid, h.seq, s.pk FROM holder h CROSS JOIN sessions s ON s.pk = h.pk WHERE @all OR s.archived = 0`,
   );
   for (let candidates = params.wanted * FIRST_CANDIDATES_PER_HIT; ; candidates *= MORE_CANDIDATES) {
     const messages = candidatesOf.all({ match: params.match, candidates }) as Array<{ rid: number; score: number }>;

@@ -291,11 +291,14 @@ const POLICIES = [
   `CREATE POLICY shares_delete ON loom.shares FOR DELETE TO loom_user USING (${OWN})`,
 ];
 
-/** What the reader may read of session `s`, as the sessions policy says, for a definer function that cannot rely on it. */
-const readerMayRead = (s: string) => `${s}.deleted_hlc IS NULL AND (with_archived OR NOT ${s}.archived)
-  AND (reader = session_user OR pg_has_role(session_user, reader, 'MEMBER'))
+/** The reader may read session `s`'s rows (their own, or shared with a team they are in), archived, deleted or not. */
+const readerMayReadRowsOf = (s: string) => `(reader = session_user OR pg_has_role(session_user, reader, 'MEMBER'))
   AND (${s}.owner = reader OR EXISTS (
     SELECT 1 FROM loom.shares sh JOIN loom.team_members tm ON tm.team = sh.team WHERE sh.session_id = ${s}.id AND tm.member = reader))`;
+
+/** What the reader may read of session `s`, as the sessions policy says, for a definer function that cannot rely on it. */
+const readerMayRead = (s: string) => `${s}.deleted_hlc IS NULL AND (with_archived OR NOT ${s}.archived)
+  AND ${readerMayReadRowsOf(s)}`;
 
 /**
  * Version 1's team_search counted its cap over every owner's matching messages before the
@@ -340,9 +343,71 @@ const TEAM_SEARCH_READABLE_FIRST = [
    END $$`,
 ];
 
+/**
+ * The sessions whose transcript holds entry `e`, as rows `holder (id)`: its own session,
+ * then each fork reading it through its chain — whose fork point is past the entry's seq,
+ * so what a parent added after the fork is not the fork's (the device's rule,
+ * store/search.ts). Lazy: a check that the entry's own session will do reads no fork.
+ */
+const sessionsHolding = (e: string) => `(WITH RECURSIVE holder (id) AS (
+    SELECT ${e}.session_id
+    UNION ALL
+    SELECT f.id FROM holder h JOIN loom.sessions f ON f.fork_parent_id = h.id AND f.fork_at > ${e}.seq
+  ) SELECT holder.id FROM holder)`;
+
+/**
+ * Version 2 joined each matching message to the session owning its entry only. A fork
+ * copies no entries (it reads its parent's below its fork point), so a fork was never
+ * found by its shared history, and archiving the parent hid those messages everywhere.
+ * Now an entry is a hit in every session holding it (`sessionsHolding`, walked through
+ * the new `sessions_fork_parent` index) that the reader may be shown, and the entry must
+ * be one the reader may read: a fork shared with a team never shows its private parent's
+ * messages, as a teammate's device, which cannot pull them, never shows them either.
+ */
+const TEAM_SEARCH_FORKS = [
+  `CREATE INDEX IF NOT EXISTS sessions_fork_parent ON loom.sessions (fork_parent_id) WHERE fork_parent_id IS NOT NULL`,
+  `CREATE OR REPLACE FUNCTION loom.team_search(reader text, words text, max_hits integer, skip integer, with_archived boolean, cap integer)
+   RETURNS TABLE (id uuid, title text, owner text, updated_at text, rank real, body_owner text, body_hash text, capped boolean)
+   LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp SET jit = off SET plan_cache_mode = force_custom_plan AS $$
+   #variable_conflict use_column
+   BEGIN RETURN QUERY
+   WITH top_bodies AS (
+     SELECT b.owner, b.hash, ts_rank(b.search, websearch_to_tsquery('english', words)) AS rank
+       FROM loom.bodies b
+      WHERE b.search @@ websearch_to_tsquery('english', words)
+        AND EXISTS (SELECT 1 FROM loom.entries e JOIN loom.sessions src ON src.id = e.session_id
+                      CROSS JOIN LATERAL ${sessionsHolding('e')} h JOIN loom.sessions s ON s.id = h.id
+                     WHERE e.owner = b.owner AND e.body_hash = b.hash AND ${readerMayReadRowsOf('src')} AND ${readerMayRead('s')})
+      ORDER BY rank DESC, b.hash, b.owner LIMIT cap
+   ),
+   hits AS (
+     SELECT h.id AS session_id, t.owner AS body_owner, t.hash, t.rank
+       FROM top_bodies t JOIN loom.entries e ON e.owner = t.owner AND e.body_hash = t.hash
+       JOIN loom.sessions src ON src.id = e.session_id
+       CROSS JOIN LATERAL ${sessionsHolding('e')} h
+      WHERE ${readerMayReadRowsOf('src')}
+     UNION ALL
+     SELECT s.id, NULL, NULL, ts_rank(to_tsvector('english', coalesce(s.title, '')), websearch_to_tsquery('english', words)) + 1::real
+       FROM loom.sessions s WHERE to_tsvector('english', coalesce(s.title, '')) @@ websearch_to_tsquery('english', words)
+   ),
+   readable AS (
+     SELECT h.session_id, h.body_owner, h.hash, h.rank, s.title, s.owner, coalesce(s.state->>'updated_at', s.created_at) AS updated_at
+       FROM hits h CROSS JOIN LATERAL (
+         SELECT s.* FROM loom.sessions s WHERE s.id = h.session_id AND ${readerMayRead('s')}
+         OFFSET 0) s
+   ),
+   best AS (SELECT DISTINCT ON (r.session_id) r.* FROM readable r ORDER BY r.session_id, r.rank DESC, r.hash, r.body_owner)
+   SELECT best.session_id, best.title, best.owner, best.updated_at, best.rank, best.body_owner, best.hash,
+          coalesce((SELECT count(*) FROM top_bodies) >= cap, false)
+     FROM best ORDER BY best.rank DESC, best.hash, best.body_owner, best.session_id
+    LIMIT max_hits OFFSET skip;
+   END $$`,
+];
+
 export const HUB_MIGRATIONS: readonly HubMigration[] = [
   { version: 1, statements: [...TABLES, ...CLOCK_GUARD, ...TEAM_MEMBER_TRIGGER, OWN_SESSION_FUNCTION, ...TEAM_SEARCH_FUNCTION, ...GRANTS, ...POLICIES] },
   { version: 2, statements: TEAM_SEARCH_READABLE_FIRST },
+  { version: 3, statements: TEAM_SEARCH_FORKS },
 ];
 
 /** The newest hub schema this Loom knows; a hub at a higher version is refused, untouched. */
