@@ -7,12 +7,14 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { electronBinary, fetchElectron, lastLine, root } from './electron-setup.mjs';
+import { refuseOldNode } from './node-floor.mjs';
 import { buildWeb } from './web.mjs';
 
 /** Electron exiting this soon after launch means it could not run here (missing libraries…). */
 const EARLY_EXIT_MS = 4000;
 
 async function main() {
+  refuseOldNode();
   const args = process.argv.slice(2).filter((a) => a !== '--no-build' && a !== '--browser');
   if (!process.argv.includes('--no-build')) {
     console.log('Building Loom…');

@@ -5,6 +5,7 @@
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { bundleNode } from './build-node.mjs';
+import { refuseOldNode } from './node-floor.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -16,6 +17,7 @@ export async function buildWeb() {
 }
 
 async function main() {
+  refuseOldNode();
   const args = process.argv.slice(2);
   const skipBuild = args.includes('--no-build');
   if (!skipBuild) {

@@ -38,6 +38,11 @@ describe('the Node floor', () => {
     expect(loom.stderr).toBe(
       `loom: needs Node.js 22.12 or newer, and this is ${version}: install Node.js 24 LTS (https://nodejs.org/, or \`nvm install 24\`).\n`,
     );
+    for (const script of ['scripts/start.mjs', 'scripts/web.mjs']) {
+      const started = spawnSync(file, [script, '--no-build'], { encoding: 'utf8' });
+      expect(started.status).toBe(1);
+      expect(started.stderr).toBe(loom.stderr);
+    }
     const check = spawnSync(file, ['scripts/check-prerequisites.mjs'], { encoding: 'utf8', env: process.env });
     expect(check.status).toBe(1);
     expect(check.stderr.trim().split('\n')).toHaveLength(1);
