@@ -6,16 +6,16 @@
  * never hands out a number twice), so a reader asks only for `seq > last seen`.
  *
  * The log keeps the newest KEPT_CHANGES rows (up to TRIM_EVERY more): no reader registers
- * itself, so the log cannot know what each still needs; a reader that finds its last seen
- * row trimmed compares every session once instead (change-watcher.ts).
+ * itself, so the log cannot know what each still needs; a reader that finds rows it had not
+ * read trimmed compares every session once instead (change-watcher.ts).
  */
 const KEPT_CHANGES = 10_000;
 const TRIM_EVERY = 1_000;
 
 /**
  * The columns a SessionMeta was made of at version 11 (written out, not imported: a
- * migration's schema must not move with later code). A change to any other (the plan, a
- * sync note) is no change a window shows.
+ * migration's schema must not move with later code). A change to others only (a pull's
+ * sync note; the store's own writes move updated_at too) is no change a window shows.
  */
 const META_COLUMNS_V11 = ['id', 'parent_id', 'title', 'summary', 'status', 'archived', 'created_at', 'updated_at', 'message_count', 'model', 'cwd'];
 const META_DIFFERS = META_COLUMNS_V11.map((c) => `old.${c} IS NOT new.${c}`).join(' OR ');
