@@ -5,9 +5,10 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
 import { openBackend, type Backend } from '../../src/backend/backend';
 import { JsonFileSettingsStore } from '../../src/backend/settings-store';
+import { SessionStore } from '../../src/core/store/session-store';
 import type { BridgeEvent } from '../../src/shared/contract';
 import { buildLoom, makeTempDir, removeDir, runLoom } from '../cli/run-loom';
 
@@ -77,10 +78,39 @@ describe('changes made by `loom` in the same data folder', () => {
     const deleted = await eventWhere((e) => e.type === 'session_deleted');
     expect(deleted.event).toMatchObject({ sessionId: mine.id, meta: { id: mine.id, status: 'saved' } });
   });
+});
 
-  it("says nothing while nobody else writes, and nothing twice for the backend's own changes", async () => {
+describe('changes another connection commits (the change log, not a compare of every session)', () => {
+  /** Another process's connection to the backend's data folder, closed after the test. */
+  function otherConnection(): SessionStore {
+    const other = SessionStore.open(dataDir);
+    onTestFinished(() => other.close());
+    return other;
+  }
+
+  it('a rename and a new message reach the windows as events', async () => {
+    const other = otherConnection();
+    const { id } = backend.store.create({ title: 'Herons' });
+    const renamedAt = Date.now();
+    other.rename(id, 'Heron notes');
+    const rename = await eventWhere((e) => e.type === 'session_changed' && e.sessionId === id && e.meta.title === 'Heron notes');
+    // One poll interval (300 ms) and the poll, with room for a loaded machine.
+    expect(rename.at - renamedAt).toBeLessThan(1_000);
+
+    other.appendMessage(id, { role: 'user', content: 'How do herons fish?' });
+    const grown = await eventWhere((e) => e.type === 'session_changed' && e.sessionId === id && e.meta.message_count === 1);
+    expect(grown.event).toEqual({ type: 'session_changed', sessionId: id, meta: backend.store.getMeta(id) });
+  });
+
+  it("announces the backend's own changes once, not again when the log that holds them is read", async () => {
+    const other = otherConnection();
     const own = backend.engine.rename(backend.store.create({ title: 'Mine' }).id, 'Still mine');
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
-    expect(events.map((e) => e.event)).toEqual([{ type: 'session_changed', sessionId: own.id, meta: own }]);
+    const theirs = other.create({ title: 'Theirs' });
+    // The poll that brings theirs reads the log past the backend's own rows too.
+    await eventWhere((e) => e.type === 'session_changed' && e.sessionId === theirs.id);
+    expect(events.map((e) => e.event)).toEqual([
+      { type: 'session_changed', sessionId: own.id, meta: own },
+      { type: 'session_changed', sessionId: theirs.id, meta: backend.store.getMeta(theirs.id) },
+    ]);
   });
 });

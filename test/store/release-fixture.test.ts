@@ -294,6 +294,31 @@ describe.each(RELEASES)('the loom.db made by %s', (release) => {
     }
   });
 
+  it('the real migrations after the fixture back it up, keep every row, and log the changes made from then on', () => {
+    const dataDir = dataDirWithFixture();
+    const file = databasePath(dataDir);
+    openDatabase(dataDir).close();
+    const later = MIGRATIONS.filter((m) => m.version > fixtureVersion).map((m) => m.version);
+    expect(backups(dataDir)).toEqual(later.length ? [path.basename(backupPath(file, fixtureVersion))] : []);
+    if (later.length) expectSameAsFixture(backupPath(file, fixtureVersion));
+    // What the migrations add starts empty; every row the release wrote is as it was.
+    const { schema_version: version, session_changes: changes, sqlite_sequence: sequence, ...rows } = dump(file);
+    const { schema_version: fixtureVersionRow, sqlite_sequence: fixtureSequence, ...fixtureRows } = dump(fixture);
+    expect(fixtureVersionRow).toEqual([JSON.stringify({ version: fixtureVersion })]);
+    expect(version).toEqual([JSON.stringify({ version: latestVersion(MIGRATIONS) })]);
+    expect(changes).toEqual([]);
+    expect(sequence).toEqual(fixtureSequence);
+    expect(rows).toEqual(fixtureRows);
+
+    const store = SessionStore.open(dataDir);
+    try {
+      store.rename(expected.sessions.main, 'Renamed after the migration');
+      expect(store.db.prepare('SELECT session_id, kind FROM session_changes').all()).toEqual([{ session_id: expected.sessions.main, kind: 'changed' }]);
+    } finally {
+      store.close();
+    }
+  });
+
   it("a migration after the fixture's version backs the file up first and keeps every row", () => {
     // The fixture's own schema plus one test-only step: the path every later release's first
     // migration takes from this file (the CLI test above runs the real ones, when there are).

@@ -1,13 +1,16 @@
 /**
  * Notices what other processes committed to loom.db (docs/DESIGN.md#live-everywhere):
  * `PRAGMA data_version` on this connection moves only when another connection commits, so
- * a poll costs one pragma while nothing happens elsewhere. When it moves, SQLite compares
- * every session's metadata with a copy this connection keeps in a TEMP table (private to
- * it, in memory): the rows that differ were changed, created or deleted by someone else,
- * and only those rows are read into JavaScript. This connection's own writes keep the
- * copy up to date as they happen, through TEMP triggers (which fire for this connection
- * only): the engine announced them itself, and a session created here and deleted
- * elsewhere before the next poll must still be missed.
+ * a poll costs one pragma while nothing happens elsewhere. When it moves, the watcher reads
+ * the change log (session-changes.ts) past the last row it saw, and SQLite compares just
+ * those sessions' metadata with a copy this connection keeps in a TEMP table (private to
+ * it, in memory): the ones that differ were changed, created or deleted by someone else.
+ * A watcher that fell behind the log's trimmed start compares every session once instead.
+ *
+ * This connection's own writes are in the log too, but they keep the copy up to date as
+ * they happen, through TEMP triggers (which fire for this connection only), so they compare
+ * equal: the engine announced them itself. And a session created here and deleted
+ * elsewhere before the next poll is in the copy, so its going is still seen.
  */
 import type { SessionMeta } from '../../shared/types';
 import { META_COLUMNS, metaFromRow, type MetaRow } from './rows';
@@ -27,9 +30,14 @@ const SEEN = 'temp.loom_seen_sessions';
 const DIFFERS = COLUMNS.filter((c) => c !== 'id')
   .map((c) => `t.${c} IS NOT s.${c}`)
   .join(' OR ');
+/** Which sessions to compare: those logged after `@after`, or (fallen behind the log) every one. */
+const LOGGED = (column: string) => `${column} IN (SELECT session_id FROM main.session_changes WHERE seq > @after)`;
+const EVERY = () => '1';
 
 export class ChangeWatcher {
-  private version: number;
+  private version = 0;
+  /** The last change-log row this watcher has caught up with. */
+  private seenSeq = 0;
 
   constructor(private readonly store: SessionStore) {
     const db = store.db;
@@ -42,10 +50,13 @@ export class ChangeWatcher {
         BEGIN DELETE FROM loom_seen_sessions WHERE id = OLD.id; INSERT OR REPLACE INTO loom_seen_sessions VALUES (${row('NEW')}); END;
       CREATE TEMP TRIGGER IF NOT EXISTS loom_seen_delete AFTER DELETE ON main.sessions
         BEGIN DELETE FROM loom_seen_sessions WHERE id = OLD.id; END;
-      DELETE FROM ${SEEN};
-      INSERT INTO ${SEEN} SELECT ${META_COLUMNS} FROM sessions s;
     `);
-    this.version = this.dataVersion();
+    // The copy and the log position from one snapshot: a commit between them would be missed.
+    db.transaction(() => {
+      db.exec(`DELETE FROM ${SEEN}; INSERT INTO ${SEEN} SELECT ${META_COLUMNS} FROM sessions s;`);
+      this.seenSeq = this.lastLogged();
+      this.version = this.dataVersion();
+    })();
   }
 
   /** The sessions other connections changed since the last call; [] (one pragma) when none committed. */
@@ -56,14 +67,32 @@ export class ChangeWatcher {
     return this.store.db.transaction(() => this.catchUp())();
   }
 
-  /** The differences between the sessions and the copy, the copy brought up to date. */
+  /** The changes logged since the last catch-up (a commit may have touched no session: then none). */
   private catchUp(): SessionChange[] {
+    const last = this.lastLogged();
+    if (last === this.seenSeq) return [];
+    const changes = this.fellBehind() ? this.compare(EVERY, {}) : this.compare(LOGGED, { after: this.seenSeq });
+    this.seenSeq = last;
+    return changes;
+  }
+
+  /** True when rows this watcher has not read were trimmed from the log. */
+  private fellBehind(): boolean {
+    const first = prepared(this.store.db, 'SELECT MIN(seq) FROM main.session_changes').pluck().get() as number | null;
+    return first !== null && first > this.seenSeq + 1;
+  }
+
+  /** The differences between the sessions in `scope` and the copy, the copy brought up to date. */
+  private compare(scope: (column: string) => string, params: { after?: number }): SessionChange[] {
     const db = this.store.db;
     const changed = prepared(
       db,
-      `SELECT ${META_COLUMNS} FROM sessions s LEFT JOIN ${SEEN} t ON t.id = s.id WHERE t.id IS NULL OR ${DIFFERS}`,
-    ).all() as MetaRow[];
-    const gone = prepared(db, `SELECT ${COLUMNS.join(', ')} FROM ${SEEN} t WHERE NOT EXISTS (SELECT 1 FROM sessions s WHERE s.id = t.id)`).all() as MetaRow[];
+      `SELECT ${META_COLUMNS} FROM sessions s LEFT JOIN ${SEEN} t ON t.id = s.id WHERE ${scope('s.id')} AND (t.id IS NULL OR ${DIFFERS})`,
+    ).all(params) as MetaRow[];
+    const gone = prepared(
+      db,
+      `SELECT ${COLUMNS.join(', ')} FROM ${SEEN} t WHERE ${scope('t.id')} AND NOT EXISTS (SELECT 1 FROM sessions s WHERE s.id = t.id)`,
+    ).all(params) as MetaRow[];
     const before = prepared(db, `SELECT ${COLUMNS.join(', ')} FROM ${SEEN} WHERE id = ?`);
     const changes: SessionChange[] = changed.map((row) => {
       const old = before.get(row.id) as MetaRow | undefined;
@@ -75,6 +104,10 @@ export class ChangeWatcher {
     const remove = prepared(db, `DELETE FROM ${SEEN} WHERE id = ?`);
     for (const row of gone) remove.run(row.id);
     return changes;
+  }
+
+  private lastLogged(): number {
+    return prepared(this.store.db, 'SELECT COALESCE(MAX(seq), 0) FROM main.session_changes').pluck().get() as number;
   }
 
   private dataVersion(): number {

@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import { deriveContexts } from './migration-v3';
+import { SESSION_CHANGES } from './session-changes';
 import { SYNC_TABLES } from './sync-tables';
 
 /**
@@ -359,6 +360,13 @@ export const MIGRATIONS: readonly Migration[] = [
       'compactions: the range each summarised, its steps, what it carried, its context start, and when it was undone',
     up(db) {
       db.exec(MODEL_WINDOWS + PINS + COMPACTION_DETAILS);
+    },
+  },
+  {
+    version: 11,
+    description: "session_changes: a log of sessions created, changed and deleted, filled by triggers, read by other processes' watchers",
+    up(db) {
+      db.exec(SESSION_CHANGES);
     },
   },
 ];

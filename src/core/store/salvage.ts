@@ -83,13 +83,14 @@ function fillFrom(file: string, target: Database.Database): SalvageResult {
 
 /**
  * The tables holding data: not the schema version (the new file has its own), not the
- * full-text indexes nor their shadow tables (rebuilt from the rows).
+ * full-text indexes nor their shadow tables (rebuilt from the rows), not the change log
+ * (the new file's triggers log the copied sessions; the old file's readers watch the old file).
  */
 function copyableTables(db: Database.Database): string[] {
   const rows = db.prepare(`SELECT name, sql FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'`).all() as { name: string; sql: string }[];
   const indexes = rows.filter((r) => /^CREATE VIRTUAL TABLE/i.test(r.sql)).map((r) => r.name);
   const derived = (name: string) => indexes.some((index) => name === index || name.startsWith(`${index}_`));
-  return rows.map((r) => r.name).filter((name) => name !== SCHEMA_VERSION_TABLE && !derived(name));
+  return rows.map((r) => r.name).filter((name) => name !== SCHEMA_VERSION_TABLE && name !== 'session_changes' && !derived(name));
 }
 
 /**

@@ -1,0 +1,44 @@
+/**
+ * Version 11 (docs/DESIGN.md#live-everywhere): the change log another process's watcher
+ * reads instead of comparing every session. Triggers append one row per session created,
+ * changed or deleted, in the same transaction as the change, whichever connection made it
+ * (the `loom` command, a sync's pull, the backend itself). `seq` only grows (AUTOINCREMENT
+ * never hands out a number twice), so a reader asks only for `seq > last seen`.
+ *
+ * The log keeps the newest KEPT_CHANGES rows (up to TRIM_EVERY more): no reader registers
+ * itself, so the log cannot know what each still needs; a reader that finds rows it had not
+ * read trimmed compares every session once instead (change-watcher.ts).
+ */
+const KEPT_CHANGES = 10_000;
+const TRIM_EVERY = 1_000;
+
+/**
+ * The columns a SessionMeta was made of at version 11 (written out, not imported: a
+ * migration's schema must not move with later code). A change to others only (a pull's
+ * sync note; the store's own writes move updated_at too) is no change a window shows.
+ */
+const META_COLUMNS_V11 = ['id', 'parent_id', 'title', 'summary', 'status', 'archived', 'created_at', 'updated_at', 'message_count', 'model', 'cwd'];
+const META_DIFFERS = META_COLUMNS_V11.map((c) => `old.${c} IS NOT new.${c}`).join(' OR ');
+
+export const SESSION_CHANGES = `
+  CREATE TABLE session_changes (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    session_id TEXT NOT NULL,
+    kind TEXT NOT NULL CHECK (kind IN ('created', 'changed', 'deleted'))
+  );
+  CREATE TRIGGER session_changes_created AFTER INSERT ON sessions BEGIN
+    INSERT INTO session_changes (session_id, kind) VALUES (new.id, 'created');
+  END;
+  -- A session whose id changed is gone under its old one.
+  CREATE TRIGGER session_changes_changed AFTER UPDATE ON sessions WHEN ${META_DIFFERS} BEGIN
+    INSERT INTO session_changes (session_id, kind) SELECT old.id, 'deleted' WHERE old.id IS NOT new.id;
+    INSERT INTO session_changes (session_id, kind) VALUES (new.id, 'changed');
+  END;
+  CREATE TRIGGER session_changes_deleted AFTER DELETE ON sessions BEGIN
+    INSERT INTO session_changes (session_id, kind) VALUES (old.id, 'deleted');
+  END;
+  -- Trimmed in batches, not on every append: one range delete per ${TRIM_EVERY} changes.
+  CREATE TRIGGER session_changes_trim AFTER INSERT ON session_changes WHEN new.seq % ${TRIM_EVERY} = 0 BEGIN
+    DELETE FROM session_changes WHERE seq <= new.seq - ${KEPT_CHANGES};
+  END;
+`;
