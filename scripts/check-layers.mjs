@@ -1,4 +1,5 @@
-// Fails when a layer reaches where it must not (docs/DESIGN.md#layering). Run by `npm test`.
+// Fails when a layer reaches where it must not (docs/DESIGN.md#layering), or a module
+// outside the store's repositories writes a session table. Run by `npm test`.
 //   shared   -> zod only (and itself)
 //   core     -> shared; no electron, no React; inside it, CORE_ORDER below
 //   backend  -> core, shared; no electron, no React (the transport-neutral backend)
@@ -119,6 +120,46 @@ for (const layer of Object.keys(rules)) {
         violations.push(`${where} (not allowed in ${layer})`);
       }
     }
+  }
+}
+
+// One write path per table (src/core/store/repositories/README.md): a statement that
+// writes a session table may stand only in the repositories, or in a migration (which
+// rewrites rows once, as the schema it moves between needs). Tables of another schema
+// (the hub's loom.sessions) are not these; a table name built at run time is not seen.
+const REPOSITORIES = path.join(core, 'store', 'repositories');
+const MIGRATION = /^migration.*\.ts$/;
+const WRITTEN_BY_REPOSITORIES = new Set([
+  'sessions',
+  'messages',
+  'transcript',
+  'search_backlog',
+  'compactions',
+  'model_changes',
+  'context_starts',
+  'usage',
+  'pins',
+  'import_files',
+  'import_branches',
+]);
+const writePattern = /\b(?:(?:INSERT|REPLACE)(?:\s+OR\s+\w+)?\s+INTO|UPDATE(?:\s+OR\s+\w+)?|DELETE\s+FROM)\s+(?:["`]?(\w+)["`]?\.)?["`]?(\w+)\b/gi;
+let sources = [];
+try {
+  sources = [...walk(src)];
+} catch {
+  /* no src in this tree */
+}
+for (const file of sources) {
+  const inRepositories = !path.relative(REPOSITORIES, file).startsWith('..');
+  const isMigration = path.dirname(file) === path.join(core, 'store') && MIGRATION.test(path.basename(file));
+  if (inRepositories || isMigration) continue;
+  const written = new Set();
+  for (const m of readFileSync(file, 'utf8').matchAll(writePattern)) {
+    const [, schema, table] = m;
+    if ((schema === undefined || schema.toLowerCase() === 'main') && WRITTEN_BY_REPOSITORIES.has(table.toLowerCase())) written.add(table.toLowerCase());
+  }
+  for (const table of written) {
+    violations.push(`${path.relative(root, file)}: writes ${table} (only src/core/store/repositories may; see its README.md)`);
   }
 }
 

@@ -127,4 +127,33 @@ describe('check-layers', () => {
       "src/server/page.ts: imports 'react-dom/server' (not allowed in server)",
     ]);
   });
+
+  it('lets only the store repositories (and migrations) write the session tables', () => {
+    const result = check(
+      tree({
+        ...CLEAN,
+        'src/core/store/repositories/sessions.ts': "const sql = 'INSERT INTO sessions (id) VALUES (?)';\n",
+        'src/core/store/migrations.ts': "const sql = 'UPDATE sessions SET plan = ?';\n",
+        'src/core/sync/apply.ts': [
+          "const a = 'INSERT INTO messages (role) VALUES (?)';",
+          'const b = `UPDATE sessions SET title = ? WHERE pk = ?`;',
+          "const c = 'INSERT OR REPLACE INTO main.usage (kind) VALUES (?)';",
+          "const d = 'INSERT INTO sync_outbox (kind) VALUES (?)';",
+          "const e = 'UPDATE loom.sessions SET hub_seq = $1';",
+          "const f = 'SELECT id FROM sessions';",
+          '',
+        ].join('\n'),
+        'src/core/store/search.ts': "const sql = 'delete from search_backlog';\n",
+        'src/core/store/session-store.ts': "import { redact } from '../security/policy';\nconst sql = 'REPLACE INTO \"transcript\" VALUES (?)';\n",
+      }),
+    );
+    expect(result.code).toBe(1);
+    expect(result.problems.sort()).toEqual([
+      'src/core/store/search.ts: writes search_backlog (only src/core/store/repositories may; see its README.md)',
+      'src/core/store/session-store.ts: writes transcript (only src/core/store/repositories may; see its README.md)',
+      'src/core/sync/apply.ts: writes messages (only src/core/store/repositories may; see its README.md)',
+      'src/core/sync/apply.ts: writes sessions (only src/core/store/repositories may; see its README.md)',
+      'src/core/sync/apply.ts: writes usage (only src/core/store/repositories may; see its README.md)',
+    ]);
+  });
 });

@@ -6,7 +6,7 @@
  * keys it added (store/import-records.ts). A file with many branches then costs time and
  * bookkeeping in proportion to its entries, not to the sum of its paths.
  */
-import type { ImportBranchRecord } from '../store/import-records';
+import type { ImportBranchRecord } from '../store/repositories/import-records';
 
 /** How a branch's keys meet the held paths. */
 export type Meeting =

@@ -7,7 +7,7 @@
  */
 import path from 'node:path';
 import { LoomError, errorMessage, isLoomError } from '../errors';
-import { ImportRecords, type ImportFileRecord } from '../store/import-records';
+import { ImportRecords, type ImportFileRecord } from '../store/repositories/import-records';
 import type { SessionStore } from '../store/session-store';
 import type { ParsedFile } from './imported';
 import type { ImportSourceName } from '../../shared/import-sources';

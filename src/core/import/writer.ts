@@ -10,7 +10,7 @@
 import type { CallUsage, ChatMessage } from '../../shared/types';
 import { boundaryMessage } from '../context/compactor';
 import { estimateTotal } from '../model/tokens';
-import { ImportRecords, type ImportBranchRecord } from '../store/import-records';
+import { ImportRecords, type ImportBranchRecord } from '../store/repositories/import-records';
 import type { SessionStore } from '../store/session-store';
 import type { ImportedConversation, ImportedItem, SourceFacts } from './imported';
 import { withCutCopies } from './context-cut';

@@ -3,7 +3,7 @@ import type { ChatMessage } from '../../shared/types';
 import { LoomError } from '../errors';
 import { WHOLE_TRANSCRIPT, derive, sameMessages, startFor } from './context-start';
 import { fromColumns, type MessageColumns } from './messages';
-import { insertStart } from './transcript-chain';
+import { insertStart } from './repositories/records';
 
 /** The message columns of a version 2 database (messages.stopped came with version 4). */
 const MESSAGE_COLUMNS = 'm.role, m.content, m.tool_calls, m.tool_call_id';

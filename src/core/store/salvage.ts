@@ -5,9 +5,10 @@ import { errorMessage } from '../errors';
 import { isDamageError } from './damage';
 import { databasePath, openDatabase, tableNames } from './db';
 import { SCHEMA_VERSION_TABLE } from './migrations';
+import { adoptRows } from './repositories/forks';
+import { queueEveryMessageForSearch } from './repositories/transcript';
 import { withReadOnlyView } from './read-only-view';
 import { copyReadableRows, type CopyReport } from './salvage-copy';
-import { queueEveryMessageForSearch } from './search';
 
 /** What a salvage kept of one table. */
 export interface TableSalvage extends CopyReport {
@@ -103,14 +104,7 @@ function adoptRowsOfLostParents(db: Database.Database): void {
   const forks = db
     .prepare('SELECT pk, fork_parent_pk AS lost, fork_at FROM sessions WHERE fork_parent_pk IS NOT NULL AND fork_parent_pk NOT IN (SELECT pk FROM sessions)')
     .all() as { pk: number; lost: number; fork_at: number }[];
-  for (const fork of forks) {
-    db.prepare('INSERT OR IGNORE INTO transcript (session_pk, seq, message_id) SELECT ?, seq, message_id FROM transcript WHERE session_pk = ? AND seq < ?').run(
-      fork.pk,
-      fork.lost,
-      fork.fork_at,
-    );
-    db.prepare('UPDATE sessions SET fork_parent_pk = NULL, fork_at = 0 WHERE pk = ?').run(fork.pk);
-  }
+  for (const fork of forks) adoptRows(db, fork, fork.lost, { fork_parent_pk: null, fork_at: 0 });
 }
 
 /** Deletes rows whose foreign key points at a row that was not saved, until none are left. */

@@ -2,6 +2,7 @@ import type Database from 'better-sqlite3';
 import type { SearchHit } from '../../shared/types';
 import { META_COLUMNS, metaFromRow, type MetaRow } from './rows';
 import { MATCH_CLOSE, MATCH_OPEN, snippetOf } from './snippet';
+import { clearSearchBacklog } from './repositories/transcript';
 import { prepared } from './statements';
 
 /**
@@ -54,7 +55,7 @@ export function updateSearchIndex(db: Database.Database): number {
       `INSERT INTO messages_fts (rowid, content, tool_text)
        SELECT m.id, m.content, m.tool_text FROM search_backlog b JOIN messages m ON m.id = b.message_id`,
     ).run();
-    return prepared(db, 'DELETE FROM search_backlog').run().changes;
+    return clearSearchBacklog(db);
   });
   return catchUp.immediate();
 }
@@ -168,12 +169,4 @@ function messageSnippet(db: Database.Database, match: string, rid: number): stri
   if (!row) return '';
   const matched = [row.content, row.tool_text].find((text) => text?.includes(MATCH_OPEN)) ?? row.content ?? row.tool_text ?? '';
   return snippetOf(matched, SNIPPET_TOKENS);
-}
-
-/**
- * Queues every message a transcript append would have queued: a database rebuilt from
- * copied rows (a salvage) starts with an empty full-text index.
- */
-export function queueEveryMessageForSearch(db: Database.Database): void {
-  prepared(db, `INSERT OR IGNORE INTO search_backlog (message_id) SELECT id FROM messages WHERE in_transcript = 1 AND role <> 'system'`).run();
 }

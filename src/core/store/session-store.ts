@@ -1,6 +1,5 @@
 import type Database from 'better-sqlite3';
 import {
-  CALL_KINDS,
   type BranchPoint,
   type SessionFamily,
   type CallKind,
@@ -19,36 +18,25 @@ import {
   type SessionRecord,
   type SessionStatus,
   type SessionUsage,
-  type UsageTotals,
 } from '../../shared/types';
 import { LoomError } from '../errors';
 import { openDatabase } from './db';
 import { renderExport, type TreeFields } from './export';
 import { EXPORT_FORMATS, type ExportFormat } from '../../shared/export-name';
-import type { ExportedSession, ParsedExport } from './export-schema';
+import type { ParsedExport } from './export-schema';
 import { LeaseKeeper, defaultOwner, inUseError, type Lease } from './leases';
-import { derive, normalized, sameMessages, startFor, type ContextStart } from './context-start';
-import { toColumns } from './messages';
 import { META_COLUMNS, metaFromRow, type MetaRow } from './rows';
 import { searchSessions, updateSearchIndex } from './search';
 import { newSessionId } from './session-id';
-import { listDetails, recordFacts, undoLast } from './compaction-records';
-import { addPin, listPins, removePin } from './pins';
+import { listDetails, recordFacts, undoLast } from './repositories/compaction-records';
+import { deleteSession, forkRows, inheritRecords } from './repositories/forks';
+import { addPin, listPins, removePin } from './repositories/pins';
+import { addUsage, insertCompaction, insertModelChange, insertStart, listCompactions, listModelChanges, readUsage } from './repositories/records';
+import { insertSession, nextUpdateTime, setSessionColumns, type SessionColumns } from './repositories/sessions';
+import { appendTo, compactionStart, insertImported, insertMessage, messageCount, writeContext } from './session-writes';
+import { branchesAt, branchPoints, familyOf } from './session-tree';
 import { prepared } from './statements';
-import {
-  currentStart,
-  detachForks,
-  forkTarget,
-  insertStart,
-  lastSystemSeqIn,
-  nonSystemCountFrom,
-  nthNonSystemSeq,
-  readContext,
-  readTranscript,
-  readTranscriptFacts,
-  segmentsOf,
-  startAtOrBefore,
-} from './transcript-chain';
+import { currentStart, nonSystemCountFrom, readContext, readTranscript, readTranscriptFacts } from './transcript-chain';
 
 export type { Lease } from './leases';
 
@@ -119,8 +107,8 @@ export class SessionStore {
   create(init: { model?: string | null; cwd?: string | null; title?: string | null; messages?: ChatMessage[]; parentId?: string | null } = {}): SessionMeta {
     const id = newSessionId();
     this.write(() => {
-      const at = this.updateTime();
-      const pk = this.insertSession({
+      const at = nextUpdateTime(this.db);
+      const pk = insertSession(this.db, {
         id,
         parent_id: init.parentId ?? null,
         title: init.title ?? null,
@@ -129,6 +117,7 @@ export class SessionStore {
         archived: 0,
         created_at: at,
         updated_at: at,
+        message_count: 0,
         model: init.model ?? null,
         cwd: init.cwd ?? null,
         plan: JSON.stringify(EMPTY_PLAN),
@@ -145,7 +134,7 @@ export class SessionStore {
    */
   appendMessage(id: string, message: ChatMessage, facts: AppendFacts = {}): AppendedMessage {
     return this.write(() => {
-      const at = this.updateTime();
+      const at = nextUpdateTime(this.db);
       return this.appendTo(this.pkOf(id), message, at, facts);
     });
   }
@@ -157,7 +146,7 @@ export class SessionStore {
   appendMessages(id: string, messages: readonly ChatMessage[], facts: readonly (Partial<MessageFacts> | undefined)[] = []): void {
     this.write(() => {
       const pk = this.pkOf(id);
-      const now = this.updateTime();
+      const now = nextUpdateTime(this.db);
       messages.forEach((message, i) => {
         const { at = now, ...known } = facts[i] ?? {};
         this.appendTo(pk, message, at, known);
@@ -169,7 +158,7 @@ export class SessionStore {
   replaceContext(id: string, messages: ChatMessage[]): void {
     this.write(() => {
       const pk = this.pkOf(id);
-      this.writeContext(pk, messages);
+      writeContext(this.db, pk, messages);
       this.touch(pk);
     });
   }
@@ -188,9 +177,9 @@ export class SessionStore {
       const pk = this.pkOf(id);
       const before = currentStart(this.db, pk);
       const headLength = c.headLength ?? 1;
-      const start = c.cut === undefined ? null : this.compactionStart(pk, c.messages, c.cut, headLength);
-      const startId = start ? insertStart(this.db, pk, this.messageCount(pk), start) : this.writeContext(pk, c.messages);
-      const compactionId = this.insertCompaction(pk, { ...c.compaction, transcript_index: this.messageCount(pk) });
+      const start = c.cut === undefined ? null : compactionStart(this.db, pk, c.messages, c.cut, headLength);
+      const startId = start ? insertStart(this.db, pk, messageCount(this.db, pk), start) : writeContext(this.db, pk, c.messages);
+      const compactionId = insertCompaction(this.db, pk, { ...c.compaction, transcript_index: messageCount(this.db, pk) });
       const carried = headLength > 1 ? c.messages[2] : undefined;
       recordFacts(this.db, compactionId, {
         summarisedFrom: before.keptFrom,
@@ -199,7 +188,7 @@ export class SessionStore {
         carried: carried?.role === 'user' && typeof carried.content === 'string' ? carried.content : null,
         startId,
       });
-      if (c.usage) this.addUsage(pk, 'compaction', c.usage, 1);
+      if (c.usage) addUsage(this.db, pk, 'compaction', c.usage, 1);
       this.touch(pk);
     });
   }
@@ -229,7 +218,7 @@ export class SessionStore {
   undoCompaction(id: string): ChatMessage[] {
     return this.write(() => {
       const pk = this.pkOf(id);
-      undoLast(this.db, pk, this.messageCount(pk));
+      undoLast(this.db, pk, messageCount(this.db, pk));
       return readContext(this.db, pk);
     });
   }
@@ -243,14 +232,14 @@ export class SessionStore {
       const pk = this.pkOf(id);
       const { model: from } = this.sql('SELECT model FROM sessions WHERE pk = ?').get(pk) as { model: string | null };
       if (from === model) return false;
-      this.sql('UPDATE sessions SET model = ? WHERE pk = ?').run(model, pk);
-      this.insertModelChange(pk, { at: new Date().toISOString(), from, to: model, transcript_index: this.messageCount(pk) });
+      setSessionColumns(this.db, pk, { model });
+      insertModelChange(this.db, pk, { at: new Date().toISOString(), from, to: model, transcript_index: messageCount(this.db, pk) });
       return true;
     });
   }
 
   recordUsage(id: string, kind: CallKind, usage: CallUsage): void {
-    this.write(() => this.addUsage(this.pkOf(id), kind, usage, 1));
+    this.write(() => addUsage(this.db, this.pkOf(id), kind, usage, 1));
   }
 
   savePlan(id: string, plan: PlanState): void {
@@ -267,15 +256,15 @@ export class SessionStore {
   setProject(id: string, project: { cwd: string; systemPrompt: string }): void {
     this.write(() => {
       const pk = this.pkOf(id);
-      this.sql('UPDATE sessions SET cwd = ? WHERE pk = ?').run(project.cwd, pk);
+      setSessionColumns(this.db, pk, { cwd: project.cwd });
       const context = readContext(this.db, pk);
       if (context[0]?.role === 'system' && context[0].content === project.systemPrompt) return;
       const prompt: ChatMessage = { role: 'system', content: project.systemPrompt };
-      const seq = this.messageCount(pk);
-      this.insertTranscript(pk, seq, prompt, { at: new Date().toISOString() });
-      this.sql('UPDATE sessions SET message_count = ? WHERE pk = ?').run(seq + 1, pk);
+      const seq = messageCount(this.db, pk);
+      insertMessage(this.db, pk, seq, prompt, { at: new Date().toISOString() });
+      setSessionColumns(this.db, pk, { message_count: seq + 1 });
       // In place of the old prompt, or before the first message.
-      this.writeContext(pk, [prompt, ...(context[0]?.role === 'system' ? context.slice(1) : context)]);
+      writeContext(this.db, pk, [prompt, ...(context[0]?.role === 'system' ? context.slice(1) : context)]);
     });
   }
 
@@ -348,33 +337,16 @@ export class SessionStore {
 
   /** The session's model changes, oldest first. */
   getModelChanges(id: string): ModelChange[] {
-    return this.sql('SELECT at, from_model AS "from", to_model AS "to", transcript_index FROM model_changes WHERE session_pk = ? ORDER BY id').all(
-      this.pkOf(id),
-    ) as ModelChange[];
+    return listModelChanges(this.db, this.pkOf(id));
   }
 
   /** In order; `transcript_index` only where it is known (older records may lack it). */
   getCompactions(id: string): Compaction[] {
-    const rows = this.sql(`SELECT at, before_tokens, after_tokens, summary, transcript_index FROM compactions WHERE session_pk = ? ORDER BY id`).all(
-      this.pkOf(id),
-    ) as (Omit<Compaction, 'transcript_index'> & { transcript_index: number | null })[];
-    return rows.map(({ transcript_index, ...c }) => (transcript_index === null ? c : { ...c, transcript_index }));
+    return listCompactions(this.db, this.pkOf(id));
   }
 
   getUsage(id: string): SessionUsage {
-    const rows = this.sql(`SELECT kind, calls, prompt_tokens, completion_tokens, cost_usd FROM usage WHERE session_pk = ?`).all(
-      this.pkOf(id),
-    ) as (UsageTotals & { kind: CallKind })[];
-    const zero = (): UsageTotals => ({ calls: 0, prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 });
-    const usage: SessionUsage = { ...zero(), by_kind: { chat: zero(), compaction: zero(), summary: zero() } };
-    for (const { kind, ...totals } of rows) {
-      usage.by_kind[kind] = totals;
-      usage.calls += totals.calls;
-      usage.prompt_tokens += totals.prompt_tokens;
-      usage.completion_tokens += totals.completion_tokens;
-      usage.cost_usd += totals.cost_usd;
-    }
-    return usage;
+    return readUsage(this.db, this.pkOf(id));
   }
 
   /** What the user pinned in the session, oldest first. */
@@ -386,7 +358,7 @@ export class SessionStore {
   pin(id: string, target: { seq: number } | { note: string }): number {
     return this.write(() => {
       const pk = this.pkOf(id);
-      return addPin(this.db, pk, 'seq' in target ? { seq: target.seq, length: this.messageCount(pk) } : target);
+      return addPin(this.db, pk, 'seq' in target ? { seq: target.seq, length: messageCount(this.db, pk) } : target);
     });
   }
 
@@ -446,12 +418,14 @@ export class SessionStore {
     const newId = newSessionId();
     this.write(() => {
       const source = this.pkOf(id);
-      const length = this.messageCount(source);
+      const length = messageCount(this.db, source);
       const point = at ?? length;
       if (!Number.isInteger(point) || point < (at === undefined ? 0 : 1) || point > length) {
         throw new LoomError(`Cannot fork at message ${point}: session ${id} has ${length} transcript messages (count from 1).`, 'bad_fork_point');
       }
-      this.inheritRecords(this.insertFork(newId, source, point), source, point, length);
+      const now = nextUpdateTime(this.db);
+      const fork = forkRows(this.db, source, point, { id: newId, created_at: now, updated_at: now, message_count: point, note: null });
+      inheritRecords(this.db, fork, source, point, length);
     });
     return this.getMeta(newId);
   }
@@ -478,11 +452,7 @@ export class SessionStore {
    * belong to if it goes on, and every fork made at that point. A "2 / 3" switcher's list.
    */
   branchesAt(id: string, at: number): SessionMeta[] {
-    const owner = forkTarget(this.db, this.pkOf(id), at);
-    const rows = this.sql(
-      `SELECT ${META_COLUMNS} FROM sessions s WHERE (s.pk = ? AND s.message_count > ?) OR (s.fork_parent_pk = ? AND s.fork_at = ?) ORDER BY s.pk`,
-    ).all(owner, at, owner, at) as MetaRow[];
-    return rows.map(metaFromRow);
+    return branchesAt(this.db, this.pkOf(id), at);
   }
 
   /**
@@ -494,30 +464,7 @@ export class SessionStore {
   branchPoints(id: string): BranchPoint[] {
     return this.db.transaction(() => {
       const pk = this.pkOf(id);
-      const length = this.messageCount(pk);
-      const points: BranchPoint[] = [];
-      for (const segment of segmentsOf(this.db, pk)) {
-        const ats = this.sql(
-          `SELECT DISTINCT fork_at FROM sessions WHERE fork_parent_pk = ? AND fork_at > ? AND fork_at <= ? AND fork_at < ? AND message_count > fork_at ORDER BY fork_at`,
-        ).all(segment.pk, segment.from, segment.to, length) as { fork_at: number }[];
-        for (const { fork_at: at } of ats) {
-          const rows = this.sql(
-            `SELECT s.pk, ${META_COLUMNS} FROM sessions s
-              WHERE s.message_count > ? AND (s.pk = ? OR (s.fork_parent_pk = ? AND s.fork_at = ?)) ORDER BY s.pk`,
-          ).all(at, segment.pk, segment.pk, at) as (MetaRow & { pk: number })[];
-          if (rows.length < 2) continue;
-          const mine = forkTarget(this.db, pk, at + 1);
-          points.push({
-            at,
-            branches: rows.map(metaFromRow),
-            current: Math.max(
-              0,
-              rows.findIndex((row) => row.pk === mine),
-            ),
-          });
-        }
-      }
-      return points;
+      return branchPoints(this.db, pk, messageCount(this.db, pk));
     })();
   }
 
@@ -527,18 +474,7 @@ export class SessionStore {
    * first, at most `limit` of each.
    */
   family(id: string, limit = 200): SessionFamily {
-    const meta = this.getMeta(id);
-    const byParent = (parentId: string) =>
-      (this.sql(`SELECT ${META_COLUMNS} FROM sessions s WHERE s.parent_id = ? AND s.id <> ? ORDER BY s.pk LIMIT ?`).all(parentId, id, limit) as MetaRow[]).map(
-        metaFromRow,
-      );
-    const parentRow =
-      meta.parent_id === null ? undefined : (this.sql(`SELECT ${META_COLUMNS} FROM sessions s WHERE s.id = ?`).get(meta.parent_id) as MetaRow | undefined);
-    return {
-      parent: parentRow ? metaFromRow(parentRow) : null,
-      siblings: meta.parent_id === null ? [] : byParent(meta.parent_id),
-      children: byParent(id),
-    };
+    return familyOf(this.db, this.getMeta(id), limit);
   }
 
   /** Removes the session and all its rows; refused while another live process holds its lease. */
@@ -547,8 +483,7 @@ export class SessionStore {
       const pk = this.pkOf(id);
       const holder = this.leases.foreignHolder(pk);
       if (holder) throw inUseError(id, holder.pid);
-      detachForks(this.db, pk);
-      this.sql('DELETE FROM sessions WHERE pk = ?').run(pk);
+      deleteSession(this.db, pk);
       this.leases.forget(pk);
     });
   }
@@ -568,7 +503,7 @@ export class SessionStore {
    */
   importSession({ session, closedCalls }: ParsedExport): ImportedSession {
     const id = newSessionId();
-    this.write(() => this.insertImported(id, session));
+    this.write(() => insertImported(this.db, id, session));
     return { meta: this.getMeta(id), closedCalls };
   }
 
@@ -628,126 +563,17 @@ export class SessionStore {
   }
 
   /** Sets columns of one session; `touch` also makes it the most recently updated. */
-  private update(id: string, values: Record<string, string | number | null>, touch: boolean): void {
-    this.write(() => {
-      const all = touch ? { ...values, updated_at: this.updateTime() } : values;
-      const assignments = Object.keys(all)
-        .map((column) => `${column} = @${column}`)
-        .join(', ');
-      const { changes } = this.sql(`UPDATE sessions SET ${assignments} WHERE id = @id`).run({ ...all, id });
-      if (changes === 0) throw unknownSession(id);
-    });
-  }
-
-  /**
-   * Now, or just after the latest update if the clock has not moved on (same millisecond,
-   * or set back): the session changed last always lists first. Called inside a write
-   * transaction, so no other writer can slip in between.
-   */
-  private updateTime(): string {
-    const { latest } = this.sql('SELECT MAX(updated_at) AS latest FROM sessions').get() as { latest: string | null };
-    const after = latest ? Date.parse(latest) + 1 : 0;
-    return new Date(Math.max(Date.now(), after)).toISOString();
+  private update(id: string, values: Partial<SessionColumns>, touch: boolean): void {
+    this.write(() => setSessionColumns(this.db, this.pkOf(id), touch ? { ...values, updated_at: nextUpdateTime(this.db) } : values));
   }
 
   private touch(pk: number): void {
-    this.sql('UPDATE sessions SET updated_at = ? WHERE pk = ?').run(this.updateTime(), pk);
-  }
-
-  private insertSession(row: Omit<MetaRow, 'message_count'> & { plan: string }): number {
-    const result = this.sql(
-      `INSERT INTO sessions (id, parent_id, title, summary, status, archived, created_at, updated_at, message_count, model, cwd, plan)
-       VALUES (@id, @parent_id, @title, @summary, @status, @archived, @created_at, @updated_at, 0, @model, @cwd, @plan)`,
-    ).run(row);
-    return Number(result.lastInsertRowid);
-  }
-
-  private messageCount(pk: number): number {
-    return (this.sql('SELECT message_count FROM sessions WHERE pk = ?').get(pk) as { message_count: number }).message_count;
+    setSessionColumns(this.db, pk, { updated_at: nextUpdateTime(this.db) });
   }
 
   private appendTo(pk: number, message: ChatMessage, at: string, facts: AppendFacts = {}): AppendedMessage {
-    const seq = this.messageCount(pk);
     const stamped = { at, ...facts };
-    this.insertTranscript(pk, seq, message, stamped);
-    this.sql('UPDATE sessions SET message_count = ?, updated_at = ? WHERE pk = ?').run(seq + 1, at, pk);
-    return { seq, facts: stamped };
-  }
-
-  /** A new transcript message, queued for the search index unless it is a system prompt. */
-  private insertTranscript(pk: number, seq: number, message: ChatMessage, facts: MessageFacts | null): number {
-    const messageId = this.insertBody(message, facts);
-    this.sql('INSERT INTO transcript (session_pk, seq, message_id) VALUES (?, ?, ?)').run(pk, seq, messageId);
-    if (message.role !== 'system') this.sql('INSERT INTO search_backlog (message_id) VALUES (?)').run(messageId);
-    return messageId;
-  }
-
-  /** in_transcript is always 1 since version 3 (context-only bodies became context starts). */
-  private insertBody(message: ChatMessage, facts: MessageFacts | null): number {
-    const c = toColumns(message);
-    const result = this.sql(
-      `INSERT INTO messages (role, content, tool_calls, tool_call_id, tool_text, stopped, images, facts, in_transcript) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    ).run(c.role, c.content, c.tool_calls, c.tool_call_id, c.tool_text, c.stopped, c.images, facts && JSON.stringify(facts), 1);
-    return Number(result.lastInsertRowid);
-  }
-
-  /**
-   * The start of a compacted context `[prompt, ...head, ...context[cut:]]` (the head: the
-   * boundary, and what the compaction carried, `headLength` messages) from the cut's
-   * transcript position (docs/DESIGN.md#compaction-on-a-derived-context): the context
-   * before it was `[prompt] + head + the suffix from keptFrom`, prompts left out, so the
-   * cut is the (cut - 1 - head)-th non-prompt message from keptFrom. Null when the context
-   * is not of that shape (it did not lead with the prompt, or the cut fell in its head):
-   * writeContext then finds the start by reading the transcript.
-   */
-  private compactionStart(pk: number, compacted: ChatMessage[], cut: number, headLength: number): ContextStart | null {
-    const current = currentStart(this.db, pk);
-    const inSuffix = cut - 1 - current.head.length;
-    if (!current.withSystem || compacted[0]?.role !== 'system' || compacted.length < 1 + headLength || inSuffix < 0) return null;
-    const keptFrom = nthNonSystemSeq(this.db, pk, current.keptFrom, inSuffix) ?? this.messageCount(pk);
-    const promptSeq = lastSystemSeqIn(this.db, pk, current.keptFrom, keptFrom) ?? current.promptSeq;
-    return { keptFrom, withSystem: true, head: compacted.slice(1, 1 + headLength).map(normalized), promptSeq };
-  }
-
-  /**
-   * Makes `messages` the working context: records a start that derives it from the
-   * transcript, unless the current one already does (appends need none). Returns the id of
-   * the start written; null when none was needed.
-   */
-  private writeContext(pk: number, messages: ChatMessage[]): number | null {
-    const transcript = readTranscript(this.db, pk);
-    if (sameMessages(derive(currentStart(this.db, pk), transcript), messages)) return null;
-    return insertStart(this.db, pk, transcript.length, startFor(messages, transcript));
-  }
-
-  /** What a fork at `point` inherits besides the shared rows (docs/DESIGN.md#branches). */
-  private inheritRecords(pk: number, source: number, point: number, length: number): void {
-    const start = startAtOrBefore(this.db, source, point);
-    if (start) insertStart(this.db, pk, point, start);
-    this.sql(
-      `INSERT INTO compactions (session_pk, at, before_tokens, after_tokens, summary, transcript_index)
-       SELECT ?, at, before_tokens, after_tokens, summary, transcript_index FROM compactions
-        WHERE session_pk = ? AND (transcript_index <= ? OR (transcript_index IS NULL AND ? = ?)) ORDER BY id`,
-    ).run(pk, source, point, point, length);
-    this.sql(
-      `INSERT INTO model_changes (session_pk, at, from_model, to_model, transcript_index)
-       SELECT ?, at, from_model, to_model, transcript_index FROM model_changes WHERE session_pk = ? AND transcript_index <= ? ORDER BY id`,
-    ).run(pk, source, point);
-    // Usage totals cannot be split by position: only a fork of the whole session takes them.
-    if (point < length) return;
-    this.sql(
-      `INSERT INTO usage (session_pk, kind, calls, prompt_tokens, completion_tokens, cost_usd)
-       SELECT ?, kind, calls, prompt_tokens, completion_tokens, cost_usd FROM usage WHERE session_pk = ?`,
-    ).run(pk, source);
-  }
-
-  private insertFork(id: string, source: number, point: number): number {
-    return Number(
-      this.sql(
-        `INSERT INTO sessions (id, parent_id, title, summary, status, archived, created_at, updated_at, message_count, model, cwd, plan, fork_parent_pk, fork_at)
-         SELECT ?, id, title, summary, 'saved', 0, @at, @at, ?, model, cwd, plan, ?, ? FROM sessions WHERE pk = ?`,
-      ).run({ at: this.updateTime() }, id, point, point === 0 ? null : forkTarget(this.db, source, point), point, source).lastInsertRowid,
-    );
+    return { seq: appendTo(this.db, pk, message, stamped), facts: stamped };
   }
 
   /**
@@ -770,59 +596,6 @@ export class SessionStore {
       this.db.pragma('wal_checkpoint(PASSIVE)');
     } catch {
       // Another process holds the write lock: the next search or quiet moment catches up.
-    }
-  }
-
-  private insertCompaction(pk: number, c: Compaction): number {
-    const { lastInsertRowid } = this.sql(
-      `INSERT INTO compactions (session_pk, at, before_tokens, after_tokens, summary, transcript_index) VALUES (?, ?, ?, ?, ?, ?)`,
-    ).run(pk, c.at, c.before_tokens, c.after_tokens, c.summary, c.transcript_index ?? null);
-    return Number(lastInsertRowid);
-  }
-
-  private insertModelChange(pk: number, c: ModelChange): void {
-    this.sql('INSERT INTO model_changes (session_pk, at, from_model, to_model, transcript_index) VALUES (?, ?, ?, ?, ?)').run(
-      pk,
-      c.at,
-      c.from,
-      c.to,
-      c.transcript_index,
-    );
-  }
-
-  private addUsage(pk: number, kind: CallKind, usage: CallUsage, calls: number): void {
-    this.sql(
-      `INSERT INTO usage (session_pk, kind, calls, prompt_tokens, completion_tokens, cost_usd) VALUES (?, ?, ?, ?, ?, ?)
-       ON CONFLICT (session_pk, kind) DO UPDATE SET
-         calls = calls + excluded.calls,
-         prompt_tokens = prompt_tokens + excluded.prompt_tokens,
-         completion_tokens = completion_tokens + excluded.completion_tokens,
-         cost_usd = cost_usd + excluded.cost_usd`,
-    ).run(pk, kind, calls, usage.prompt_tokens, usage.completion_tokens, usage.cost_usd);
-  }
-
-  private insertImported(id: string, s: ExportedSession): void {
-    const pk = this.insertSession({
-      id,
-      parent_id: s.parent_id,
-      title: s.title,
-      summary: s.summary,
-      status: 'saved',
-      archived: s.archived ? 1 : 0,
-      created_at: s.created_at,
-      updated_at: this.updateTime(),
-      model: s.model,
-      cwd: s.cwd,
-      plan: JSON.stringify(s.plan),
-    });
-    s.transcript.forEach((message, seq) => this.insertTranscript(pk, seq, message, s.transcript_facts?.[seq] ?? null));
-    this.sql('UPDATE sessions SET message_count = ? WHERE pk = ?').run(s.transcript.length, pk);
-    this.writeContext(pk, s.messages);
-    for (const c of s.compactions) this.insertCompaction(pk, c);
-    for (const change of s.model_changes ?? []) this.insertModelChange(pk, change);
-    for (const kind of CALL_KINDS) {
-      const totals = s.usage.by_kind[kind];
-      if (totals.calls || totals.prompt_tokens || totals.completion_tokens || totals.cost_usd) this.addUsage(pk, kind, totals, totals.calls);
     }
   }
 }

@@ -171,15 +171,6 @@ function startFromRow(row: StartRow): ContextStart {
   return { keptFrom: row.kept_from, withSystem: row.with_system === 1, head: JSON.parse(row.head) as ChatMessage[], promptSeq: row.prompt_seq };
 }
 
-/** Returns the new start's id. */
-export function insertStart(db: Database.Database, pk: number, atSeq: number, start: ContextStart): number {
-  const { lastInsertRowid } = prepared(
-    db,
-    'INSERT INTO context_starts (session_pk, at_seq, kept_from, with_system, head, prompt_seq) VALUES (?, ?, ?, ?, ?, ?)',
-  ).run(pk, atSeq, start.keptFrom, start.withSystem ? 1 : 0, JSON.stringify(start.head), start.promptSeq);
-  return Number(lastInsertRowid);
-}
-
 /** The working context: read from the start's suffix on, never the whole transcript. */
 export function readContext(db: Database.Database, pk: number): ChatMessage[] {
   const start = currentStart(db, pk);
@@ -192,22 +183,4 @@ export function readContext(db: Database.Database, pk: number): ChatMessage[] {
 export function forkTarget(db: Database.Database, pk: number, length: number): number {
   const fork = forkRow(db, pk);
   return fork.fork_parent_pk !== null && length <= fork.fork_at ? forkTarget(db, fork.fork_parent_pk, length) : pk;
-}
-
-/**
- * Before a session goes, each fork of it takes over the rows it reads from it (bodies
- * stay shared) and then reads the rest from the session's own parent: deleting a parent
- * never breaks a child.
- */
-export function detachForks(db: Database.Database, pk: number): void {
-  const parent = forkRow(db, pk);
-  const forks = prepared(db, 'SELECT pk, fork_at FROM sessions WHERE fork_parent_pk = ?').all(pk) as { pk: number; fork_at: number }[];
-  for (const fork of forks) {
-    prepared(db, 'INSERT INTO transcript (session_pk, seq, message_id) SELECT ?, seq, message_id FROM transcript WHERE session_pk = ? AND seq < ?').run(
-      fork.pk,
-      pk,
-      fork.fork_at,
-    );
-    prepared(db, 'UPDATE sessions SET fork_parent_pk = ?, fork_at = ? WHERE pk = ?').run(parent.fork_parent_pk, parent.fork_at, fork.pk);
-  }
 }

@@ -1,11 +1,15 @@
 import os from 'node:os';
 import type Database from 'better-sqlite3';
-import type { ChatMessage } from '../../shared/types';
+import type { ChatMessage, SessionStatus } from '../../shared/types';
 import { LoomError } from '../errors';
 import type { SessionStore } from '../store/session-store';
 import { checkContext, ContextRuleError } from '../store/context-rules';
 import { prepared } from '../store/statements';
-import { detachForks, readContext } from '../store/transcript-chain';
+import { deleteSession } from '../store/repositories/forks';
+import { insertRecordOnce, RECORD_TABLES, replaceUsage, type RecordTable } from '../store/repositories/records';
+import { insertSession, recountMessages, setSessionColumns } from '../store/repositories/sessions';
+import { insertEntry, type MessageRow } from '../store/repositories/transcript';
+import { readContext } from '../store/transcript-chain';
 import { branchOffDivergence, divergenceNote } from './divergence';
 import { bodyHash, canonicalJson, type HubBody, type HubSession, type RecordKind, type SessionState } from './hub-rows';
 import { localBody, readSession } from './outbox';
@@ -208,12 +212,7 @@ function applyRows(db: Database.Database, id: string, group: RemoteChange[], con
     else applyRecord(db, change.record);
   }
   const pk = localPk(db, id);
-  if (pk !== undefined) {
-    prepared(
-      db,
-      'UPDATE sessions SET message_count = MAX(fork_at, COALESCE((SELECT MAX(seq) + 1 FROM transcript WHERE session_pk = sessions.pk), 0)) WHERE pk = ?',
-    ).run(pk);
-  }
+  if (pk !== undefined) recountMessages(db, pk);
 }
 
 /**
@@ -265,11 +264,11 @@ function applySession(db: Database.Database, remote: RemoteSession, counts: Appl
   queueLostValues(db, remote, local);
   let changed = false;
   if (remote.title_hlc > local.title_hlc) {
-    prepared(db, 'UPDATE sessions SET title = ? WHERE pk = ?').run(remote.title, pk);
+    setSessionColumns(db, pk, { title: remote.title });
     changed = true;
   }
   if (remote.archived_hlc > local.archived_hlc) {
-    prepared(db, 'UPDATE sessions SET archived = ? WHERE pk = ?').run(remote.archived ? 1 : 0, pk);
+    setSessionColumns(db, pk, { archived: remote.archived ? 1 : 0 });
     changed = true;
   }
   if (remote.state_hlc > local.state_hlc) {
@@ -331,54 +330,46 @@ function forkParentPk(db: Database.Database, state: SessionState): number | null
 function createLocally(db: Database.Database, remote: RemoteSession): void {
   const s = remote.state;
   const inherited = forkParentPk(db, s) === null ? 0 : s.fork_at;
-  prepared(db, `INSERT INTO sessions (id, title, status, archived, created_at, updated_at, message_count, plan) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`).run(
-    remote.id,
-    remote.title,
-    'saved',
-    remote.archived ? 1 : 0,
-    s.created_at,
-    s.updated_at,
-    inherited,
-    s.plan,
-  );
-  writeState(db, localPk(db, remote.id) as number, s);
+  const pk = insertSession(db, {
+    id: remote.id,
+    parent_id: null,
+    title: remote.title,
+    summary: null,
+    status: 'saved',
+    archived: remote.archived ? 1 : 0,
+    created_at: s.created_at,
+    updated_at: s.updated_at,
+    message_count: inherited,
+    model: null,
+    cwd: null,
+    plan: s.plan,
+  });
+  writeState(db, pk, s);
   writeClocks(db, remote.id, remote, NO_CLOCKS);
 }
 
 function writeState(db: Database.Database, pk: number, s: SessionState): void {
   const parentPk = forkParentPk(db, s);
-  prepared(
-    db,
-    `UPDATE sessions SET parent_id = ?, summary = ?, status = ?, created_at = ?, updated_at = ?, model = ?, cwd = ?, plan = ?, fork_parent_pk = ?, fork_at = ?, note = ?
-      WHERE pk = ?`,
-  ).run(
-    s.parent_id,
-    s.summary,
-    s.status === 'active' ? 'saved' : s.status,
-    s.created_at,
-    s.updated_at,
-    s.model,
-    s.cwd,
-    s.plan,
-    parentPk,
-    parentPk === null ? 0 : s.fork_at,
-    s.note,
-    pk,
-  );
-  writeUsage(db, pk, s);
+  setSessionColumns(db, pk, {
+    parent_id: s.parent_id,
+    summary: s.summary,
+    // Checked by sessionStateProblem (pulled-rows.ts) before it got here.
+    status: s.status === 'active' ? 'saved' : (s.status as SessionStatus),
+    created_at: s.created_at,
+    updated_at: s.updated_at,
+    model: s.model,
+    cwd: s.cwd,
+    plan: s.plan,
+    fork_parent_pk: parentPk,
+    fork_at: parentPk === null ? 0 : s.fork_at,
+    note: s.note,
+  });
+  replaceUsage(db, pk, s.usage);
 }
-
-function writeUsage(db: Database.Database, pk: number, s: SessionState): void {
-  prepared(db, 'DELETE FROM usage WHERE session_pk = ?').run(pk);
-  const insert = prepared(db, 'INSERT INTO usage (session_pk, kind, calls, prompt_tokens, completion_tokens, cost_usd) VALUES (?, ?, ?, ?, ?, ?)');
-  for (const u of s.usage) insert.run(pk, u.kind, u.calls, u.prompt_tokens, u.completion_tokens, u.cost_usd);
-}
-
 /** As SessionStore.delete, with the triggers on: forks that took over rows queue them (the hub may not have them). */
 function deleteLocally(db: Database.Database, pk: number): void {
   prepared(db, 'DELETE FROM sync_applying').run();
-  detachForks(db, pk);
-  prepared(db, 'DELETE FROM sessions WHERE pk = ?').run(pk);
+  deleteSession(db, pk);
   prepared(db, 'INSERT OR IGNORE INTO sync_applying (one) VALUES (1)').run();
 }
 
@@ -394,35 +385,14 @@ function applyEntry(db: Database.Database, entry: RemoteEntry, context: ApplyCon
     counts.branches += 1;
   }
   const b = entry.body;
-  const messageId = Number(
-    prepared(
-      db,
-      'INSERT INTO messages (role, content, tool_calls, tool_call_id, tool_text, stopped, images, facts, in_transcript) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1)',
-    ).run(b.role, b.content, b.tool_calls, b.tool_call_id, b.tool_text, b.stopped ? 1 : 0, b.images, b.facts).lastInsertRowid,
-  );
-  prepared(db, 'INSERT INTO transcript (session_pk, seq, message_id) VALUES (?, ?, ?)').run(pk, entry.seq, messageId);
-  if (b.role !== 'system') prepared(db, 'INSERT INTO search_backlog (message_id) VALUES (?)').run(messageId);
+  insertEntry(db, pk, entry.seq, { ...b, role: b.role as MessageRow['role'], stopped: b.stopped ? 1 : 0 });
   counts.messages += 1;
   counts.sessions.add(entry.session_id);
 }
 
-/** The columns a record of each kind may carry: the hub's data never names a column of its own. */
-const RECORD_COLUMNS: Record<RecordKind, { table: string; columns: string[] }> = {
-  compaction: { table: 'compactions', columns: ['at', 'before_tokens', 'after_tokens', 'summary', 'transcript_index'] },
-  context_start: { table: 'context_starts', columns: ['at_seq', 'kept_from', 'with_system', 'head', 'prompt_seq'] },
-  model_change: { table: 'model_changes', columns: ['at', 'from_model', 'to_model', 'transcript_index'] },
-};
-
-/** Inserted once: a pull that is run again (killed before its end) finds the same record there. */
+/** The hub's data never names a column of its own: a record is written as the columns its kind has here. */
 function applyRecord(db: Database.Database, record: RemoteRecord): void {
   const pk = localPk(db, record.session_id);
-  const shape = RECORD_COLUMNS[record.kind] as (typeof RECORD_COLUMNS)[RecordKind] | undefined;
-  if (pk === undefined || !shape) return;
-  const values = shape.columns.map((c) => (record.body[c] ?? null) as string | number | null);
-  const same = shape.columns.map((c) => `${c} IS ?`).join(' AND ');
-  prepared(
-    db,
-    `INSERT INTO ${shape.table} (session_pk, ${shape.columns.join(', ')}) SELECT ?, ${shape.columns.map(() => '?').join(', ')}
-      WHERE NOT EXISTS (SELECT 1 FROM ${shape.table} WHERE session_pk = ? AND ${same})`,
-  ).run(pk, ...values, pk, ...values);
+  const shape = RECORD_TABLES[record.kind] as RecordTable | undefined;
+  if (pk !== undefined && shape) insertRecordOnce(db, shape, pk, record.body);
 }

@@ -4,11 +4,11 @@
  * compaction; they are bookkeeping, so a session does not move up the list for one.
  */
 import type Database from 'better-sqlite3';
-import { toolText, userText } from '../../shared/fences';
-import type { ChatMessage, Pin } from '../../shared/types';
-import { LoomError } from '../errors';
-import { prepared } from './statements';
-import { readTranscript } from './transcript-chain';
+import { toolText, userText } from '../../../shared/fences';
+import type { ChatMessage, Pin } from '../../../shared/types';
+import { LoomError } from '../../errors';
+import { prepared } from '../statements';
+import { readTranscript } from '../transcript-chain';
 
 /** The longest note a user can pin. */
 const MAX_PIN_NOTE_CHARS = 4_000;

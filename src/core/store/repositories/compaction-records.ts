@@ -5,10 +5,11 @@
  * returns exactly (with whatever was appended since), and marks the record undone.
  */
 import type Database from 'better-sqlite3';
-import type { CompactionDetail } from '../../shared/types';
-import { LoomError } from '../errors';
-import { prepared } from './statements';
-import { insertStart, startBefore } from './transcript-chain';
+import type { CompactionDetail } from '../../../shared/types';
+import { LoomError } from '../../errors';
+import { prepared } from '../statements';
+import { startBefore } from '../transcript-chain';
+import { insertStart } from './records';
 
 export interface CompactionFacts {
   summarisedFrom: number;

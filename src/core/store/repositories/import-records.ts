@@ -4,7 +4,7 @@
  * session it came from and the keys of the source entries in its transcript.
  */
 import type Database from 'better-sqlite3';
-import { prepared } from './statements';
+import { prepared } from '../statements';
 
 export interface ImportFileRecord {
   size: number;
