@@ -139,6 +139,15 @@ export interface SafeCommandRule {
 
 const COLOR = { '--color': 'when', '--colour': 'when' } as const;
 
+/** head and tail take the same options (tail's `-f`, which never ends, is left out). */
+const HEAD_OR_TAIL: SafeCommandRule = {
+  shortFlags: 'qvz',
+  longFlags: ['--quiet', '--silent', '--verbose', '--zero-terminated'],
+  valued: { '-n': 'count', '-c': 'count', '--lines': 'count', '--bytes': 'count' },
+  operands: 'files',
+  countShorthand: true,
+};
+
 /**
  * What each known-safe command may be given. None of these options runs a program,
  * writes a file, follows a symbolic link out of a folder it lists or searches, or reads
@@ -174,20 +183,8 @@ export const KNOWN_SAFE_COMMANDS: Readonly<Record<string, SafeCommandRule>> = {
     valued: {},
     operands: 'files',
   },
-  head: {
-    shortFlags: 'qvz',
-    longFlags: ['--quiet', '--silent', '--verbose', '--zero-terminated'],
-    valued: { '-n': 'count', '-c': 'count', '--lines': 'count', '--bytes': 'count' },
-    operands: 'files',
-    countShorthand: true,
-  },
-  tail: {
-    shortFlags: 'qvz',
-    longFlags: ['--quiet', '--silent', '--verbose', '--zero-terminated'],
-    valued: { '-n': 'count', '-c': 'count', '--lines': 'count', '--bytes': 'count' },
-    operands: 'files',
-    countShorthand: true,
-  },
+  head: HEAD_OR_TAIL,
+  tail: HEAD_OR_TAIL,
   grep: {
     shortFlags: 'iyvnclLwxEFGPoqshHrIaZzbTU',
     longFlags: [
