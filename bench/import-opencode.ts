@@ -10,12 +10,12 @@ import path from 'node:path';
 import { importFiles, runImport } from '../src/core/import/run';
 import { SessionStore } from '../src/core/store/session-store';
 import { openSqlite } from '../src/core/store/sqlite';
-import { formatMs, formatRatio, printTable, progress, timeOnceAsync, type BenchSection } from './harness';
+import { progress, type BenchSection } from './harness';
+import { timeImportTwice } from './import';
 import { Corpus } from './store-corpus';
 
 const SESSIONS = 1_000;
 const MESSAGES_PER_SESSION = 20;
-const TARGET_SPEEDUP = 20;
 
 export const importOpencodeSection: BenchSection = {
   name: 'Importing from other agents: an opencode.db of 1,000 sessions, then again unchanged',
@@ -29,27 +29,11 @@ async function runOpencodeBench(): Promise<void> {
     writeDatabase(file);
     const store = SessionStore.open(path.join(home, 'data'));
     try {
-      const importDb = async () => runImport(store, await importFiles({ source: 'opencode', path: path.dirname(file), home }));
-      const first = await timeOnceAsync(async () => {
-        await importDb();
-        store.updateSearchIndex();
-      });
-      progress(`  first import: ${formatMs(first)}`);
-      const again = await timeOnceAsync(importDb);
-      progress(`  re-import unchanged: ${formatMs(again)}`);
-      const speedup = first / again;
-      printTable(
+      await timeImportTwice(
         'Importing from opencode.db',
-        ['operation', 'Loom', 'target', 'met'],
-        [
-          [`import ${SESSIONS.toLocaleString('en-US')} sessions × ${MESSAGES_PER_SESSION} messages`, formatMs(first), '', ''],
-          [
-            'import again, unchanged',
-            formatMs(again),
-            `≥ ${TARGET_SPEEDUP}× faster`,
-            speedup >= TARGET_SPEEDUP ? `yes (${formatRatio(speedup)})` : `NO (${formatRatio(speedup)})`,
-          ],
-        ],
+        store,
+        async () => runImport(store, await importFiles({ source: 'opencode', path: path.dirname(file), home })),
+        () => `import ${SESSIONS.toLocaleString('en-US')} sessions × ${MESSAGES_PER_SESSION} messages`,
       );
     } finally {
       store.close();

@@ -29,34 +29,14 @@ async function runImportBench(): Promise<void> {
     writeSessions(projects);
     const store = SessionStore.open(path.join(home, 'data'));
     try {
-      // The search index is part of an import: a session must be searchable once it returns.
-      const importProjects = async () => runImport(store, await importFiles({ source: 'claude-code', path: projects, home }));
-      const first = await timeOnceAsync(async () => {
-        await importProjects();
-        store.updateSearchIndex();
-      });
-      progress(`  first import: ${formatMs(first)}`);
-      const again = await timeOnceAsync(importProjects);
-      progress(`  re-import unchanged: ${formatMs(again)}`);
-      const messages = store.list({ limit: -1 }).reduce((n, s) => n + s.message_count, 0);
-      const speedup = first / again;
-      printTable(
+      await timeImportTwice(
         'Importing from other agents',
-        ['operation', 'Loom', 'target', 'met'],
-        [
-          [
-            `import ${SESSIONS.toLocaleString('en-US')} sessions × ${MESSAGES_PER_SESSION} messages (${messages.toLocaleString('en-US')} stored)`,
-            formatMs(first),
-            '',
-            '',
-          ],
-          [
-            'import again, unchanged',
-            formatMs(again),
-            `≥ ${TARGET_SPEEDUP}× faster`,
-            speedup >= TARGET_SPEEDUP ? `yes (${formatRatio(speedup)})` : `NO (${formatRatio(speedup)})`,
-          ],
-        ],
+        store,
+        async () => runImport(store, await importFiles({ source: 'claude-code', path: projects, home })),
+        () => {
+          const messages = store.list({ limit: -1 }).reduce((n, s) => n + s.message_count, 0);
+          return `import ${SESSIONS.toLocaleString('en-US')} sessions × ${MESSAGES_PER_SESSION} messages (${messages.toLocaleString('en-US')} stored)`;
+        },
       );
     } finally {
       store.close();
@@ -64,6 +44,35 @@ async function runImportBench(): Promise<void> {
   } finally {
     fs.rmSync(home, { recursive: true, force: true });
   }
+}
+
+/**
+ * Times a first import, with the search index it owes (a session must be searchable once
+ * it returns), then the same import again unchanged, and prints both against the speed-up
+ * an unchanged import must reach. `firstRow` names the first import once it is done.
+ */
+export async function timeImportTwice(title: string, store: SessionStore, importOnce: () => Promise<unknown>, firstRow: () => string): Promise<void> {
+  const first = await timeOnceAsync(async () => {
+    await importOnce();
+    store.updateSearchIndex();
+  });
+  progress(`  first import: ${formatMs(first)}`);
+  const again = await timeOnceAsync(importOnce);
+  progress(`  re-import unchanged: ${formatMs(again)}`);
+  const speedup = first / again;
+  printTable(
+    title,
+    ['operation', 'Loom', 'target', 'met'],
+    [
+      [firstRow(), formatMs(first), '', ''],
+      [
+        'import again, unchanged',
+        formatMs(again),
+        `≥ ${TARGET_SPEEDUP}× faster`,
+        speedup >= TARGET_SPEEDUP ? `yes (${formatRatio(speedup)})` : `NO (${formatRatio(speedup)})`,
+      ],
+    ],
+  );
 }
 
 /** SESSIONS files in Claude Code's layout, a handful of project folders. */
