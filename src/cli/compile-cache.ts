@@ -22,9 +22,9 @@ export function useCompileCache(dataDir: string): void {
   if (fs.existsSync(folder)) enableCompileCache(folder);
 }
 
-/** After a command that succeeded: makes the folder for the next run, inside the data folder Loom made. */
+/** After a command that succeeded: makes the folder for the next run, inside a data folder that exists (Loom makes that one itself, 0700). */
 export function prepareCompileCache(dataDir: string): void {
-  if (!fs.existsSync(path.join(dataDir, 'loom.db'))) return;
+  if (!fs.existsSync(dataDir)) return;
   try {
     fs.mkdirSync(compileCacheFolder(dataDir), { recursive: true, mode: 0o700 });
   } catch {
