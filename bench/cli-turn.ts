@@ -16,7 +16,8 @@ import { SessionStore } from '../src/core/store/session-store';
 import type { ChatMessage } from '../src/shared/types';
 import { startScriptedServer, type ScriptedServer } from '../test/support/scripted-server';
 import { instantSummariser } from './context';
-import { formatMs, percentile, printTable, progress, type Timing } from './harness';
+import { printBesideNode, timeInterleaved, type BesideNode } from './beside-node';
+import { progress } from './harness';
 import { Corpus } from './store-corpus';
 
 const BIN = fileURLToPath(new URL('../bin/loom.js', import.meta.url));
@@ -29,14 +30,6 @@ export const cliTurnSection = {
   run: runTurnBench,
 };
 
-interface Run {
-  label: string;
-  /** A reference, not Loom: what the least a turn could do costs here (no target). */
-  floor?: boolean;
-  /** Milliseconds from spawn to the moment that counts: the process's exit, or the first request. */
-  measure: () => Promise<number>;
-}
-
 async function runTurnBench(): Promise<void> {
   const server = await startScriptedServer();
   server.models = { ids: ['gemma4'], windows: { gemma4: 128_000 } };
@@ -45,21 +38,25 @@ async function runTurnBench(): Promise<void> {
     const big = await seedBigSession(home);
     progress(`seeded a session of ${BIG_SESSION.toLocaleString('en-US')} messages, compacted once`);
     const common = ['--data-dir', home, '--base-url', server.baseUrl, '--model', 'gemma4'];
-    const runs: Run[] = [
+    const runs: BesideNode[] = [
       { label: 'node -e 0', measure: () => untilExit(['-e', '0']) },
       // The openai client speaks through fetch, whose undici Node loads on first use.
       {
         label: 'floor: node and one fetch()',
         measure: () => untilFirstRequest(server, ['-e', `fetch(${JSON.stringify(`${server.baseUrl}/models`)})`], false),
-        floor: true,
       },
-      { label: 'loom -p (a new session)', measure: () => untilFirstRequest(server, [BIN, '-p', 'Hello', ...common]) },
+      { label: 'loom -p (a new session)', measure: () => untilFirstRequest(server, [BIN, '-p', 'Hello', ...common]), target: TARGET_RATIO },
       {
         label: `loom --resume ID -p (${BIG_SESSION.toLocaleString('en-US')} messages)`,
         measure: () => untilFirstRequest(server, [BIN, '--resume', big, '-p', 'Hello', ...common]),
+        target: TARGET_RATIO,
       },
     ];
-    report(runs, await interleaved(runs));
+    printBesideNode(
+      `loom -p until the first model request (${ROUNDS} interleaved rounds; the server answers at once)`,
+      runs,
+      await timeInterleaved(runs, ROUNDS),
+    );
   } finally {
     await server.close();
     fs.rmSync(home, { recursive: true, force: true });
@@ -108,36 +105,4 @@ async function untilFirstRequest(server: ScriptedServer, args: string[], chat = 
   const first = [...server.modelRequests, ...server.requests].map((r) => r.at).sort((a, b) => a - b)[seen];
   if (first === undefined) throw new Error('loom made no request');
   return first - start;
-}
-
-/** ROUNDS rounds, each running every command once in turn (after one unmeasured round). */
-async function interleaved(runs: Run[]): Promise<Timing[]> {
-  const times = runs.map(() => [] as number[]);
-  for (let round = -1; round < ROUNDS; round++) {
-    for (const [i, run] of runs.entries()) {
-      const ms = await run.measure();
-      if (round >= 0) times[i].push(ms);
-    }
-    if (round % 10 === 9) progress(`  ${round + 1} of ${ROUNDS} rounds`);
-  }
-  return times.map((list) => {
-    const sorted = list.sort((a, b) => a - b);
-    return { p50: percentile(sorted, 50), p99: percentile(sorted, 99), runs: sorted.length };
-  });
-}
-
-function report(runs: Run[], timings: Timing[]): void {
-  const bare = timings[0].p50;
-  const rows = runs.map((run, i) => {
-    const { p50, p99 } = timings[i];
-    if (i === 0) return [run.label, formatMs(p50), formatMs(p99), '1.0×', '-', '-'];
-    const ratio = p50 / bare;
-    if (run.floor) return [run.label, formatMs(p50), formatMs(p99), `${ratio.toFixed(2)}×`, '-', '-'];
-    return [run.label, formatMs(p50), formatMs(p99), `${ratio.toFixed(2)}×`, `≤ ${TARGET_RATIO}×`, ratio <= TARGET_RATIO ? 'yes' : 'NO'];
-  });
-  printTable(
-    `loom -p until the first model request (${ROUNDS} interleaved rounds; the server answers at once)`,
-    ['command', 'p50', 'p99', 'p50 / node -e 0', 'target', 'met'],
-    rows,
-  );
 }

@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SessionStore } from '../src/core/store/session-store';
-import { formatMs, percentile, printTable, progress, type Timing } from './harness';
+import { printBesideNode, timeInterleaved, type BesideNode } from './beside-node';
 import { Corpus } from './store-corpus';
 
 const BIN = fileURLToPath(new URL('../bin/loom.js', import.meta.url));
@@ -26,14 +26,6 @@ export const cliSection = {
   run: runCliBench,
 };
 
-interface Command {
-  label: string;
-  args: string[];
-  target?: number;
-  /** A reference, not Loom: what the least a command could do costs here (no target). */
-  floor?: boolean;
-}
-
 const SQLITE = fileURLToPath(new URL('../node_modules/better-sqlite3', import.meta.url));
 
 /** Node, better-sqlite3 and one query printed: the least any `--list-sessions` must do. */
@@ -42,25 +34,32 @@ function sqliteFloor(home: string): string[] {
   return ['-e', code];
 }
 
-function runCliBench(): void {
+async function runCliBench(): Promise<void> {
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'loom-bench-cli-'));
   try {
     const [id, other] = seed(home);
     const data = ['--data-dir', home];
-    const commands: Command[] = [
-      { label: 'node -e 0', args: ['-e', '0'] },
-      { label: 'floor: node, better-sqlite3, one query', args: sqliteFloor(home), floor: true },
-      { label: 'loom --version', args: [BIN, '--version'] },
-      { label: 'loom --list-sessions', args: [BIN, '--list-sessions', ...data], target: LIST_TARGET_RATIO },
-      { label: 'loom --search deadlock', args: [BIN, '--search', 'deadlock', ...data] },
-      { label: 'loom --info ID', args: [BIN, '--info', id, ...data] },
-      { label: 'loom --export ID', args: [BIN, '--export', id, ...data] },
-      { label: 'loom --rename ID', args: [BIN, '--rename', id, 'Renamed', ...data] },
+    // node itself and the floor are references, timed the same way, with no target.
+    const reference = (label: string, args: string[]): BesideNode => ({ label, measure: () => untilExit(label, args) });
+    const run = (label: string, args: string[], target = TARGET_RATIO): BesideNode => ({ ...reference(label, args), target });
+    const rows: BesideNode[] = [
+      reference('node -e 0', ['-e', '0']),
+      reference('floor: node, better-sqlite3, one query', sqliteFloor(home)),
+      run('loom --version', [BIN, '--version']),
+      run('loom --list-sessions', [BIN, '--list-sessions', ...data], LIST_TARGET_RATIO),
+      run('loom --search deadlock', [BIN, '--search', 'deadlock', ...data]),
+      run('loom --info ID', [BIN, '--info', id, ...data]),
+      run('loom --export ID', [BIN, '--export', id, ...data]),
+      run('loom --rename ID', [BIN, '--rename', id, 'Renamed', ...data]),
       // Another session: archiving one already archived archives it again (a write all the same).
-      { label: 'loom --archive ID', args: [BIN, '--archive', other, ...data] },
-      { label: 'loom --doctor', args: [BIN, '--doctor', ...data] },
+      run('loom --archive ID', [BIN, '--archive', other, ...data]),
+      run('loom --doctor', [BIN, '--doctor', ...data]),
     ];
-    report(commands, interleaved(commands));
+    printBesideNode(
+      `CLI start (${ROUNDS} interleaved rounds; a data folder of ${SESSIONS} sessions × ${MESSAGES_PER_SESSION} messages)`,
+      rows,
+      await timeInterleaved(rows, ROUNDS),
+    );
   } finally {
     fs.rmSync(home, { recursive: true, force: true });
   }
@@ -81,38 +80,9 @@ function seed(home: string): string[] {
   }
 }
 
-/** ROUNDS rounds, each running every command once in turn (after one unmeasured round). */
-function interleaved(commands: Command[]): Timing[] {
-  const times = commands.map(() => [] as number[]);
-  for (let round = -1; round < ROUNDS; round++) {
-    commands.forEach((command, i) => {
-      const start = process.hrtime.bigint();
-      const run = spawnSync(process.execPath, command.args, { stdio: ['ignore', 'ignore', 'pipe'] });
-      const ms = Number(process.hrtime.bigint() - start) / 1e6;
-      if (run.status !== 0) throw new Error(`${command.label} failed: ${run.stderr.toString()}`);
-      if (round >= 0) times[i].push(ms);
-    });
-    if (round % 10 === 9) progress(`  ${round + 1} of ${ROUNDS} rounds`);
-  }
-  return times.map((list) => {
-    const sorted = list.sort((a, b) => a - b);
-    return { p50: percentile(sorted, 50), p99: percentile(sorted, 99), runs: sorted.length };
-  });
-}
-
-function report(commands: Command[], timings: Timing[]): void {
-  const bare = timings[0].p50;
-  const rows = commands.map((command, i) => {
-    const { p50, p99 } = timings[i];
-    if (i === 0) return [command.label, formatMs(p50), formatMs(p99), '1.0×', '-', '-'];
-    const ratio = p50 / bare;
-    if (command.floor) return [command.label, formatMs(p50), formatMs(p99), `${ratio.toFixed(2)}×`, '-', '-'];
-    const target = command.target ?? TARGET_RATIO;
-    return [command.label, formatMs(p50), formatMs(p99), `${ratio.toFixed(2)}×`, `≤ ${target}×`, ratio <= target ? 'yes' : 'NO'];
-  });
-  printTable(
-    `CLI start (${ROUNDS} interleaved rounds; a data folder of ${SESSIONS} sessions × ${MESSAGES_PER_SESSION} messages)`,
-    ['command', 'p50', 'p99', 'p50 / node -e 0', 'target', 'met'],
-    rows,
-  );
+function untilExit(label: string, args: string[]): number {
+  const start = process.hrtime.bigint();
+  const run = spawnSync(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  if (run.status !== 0) throw new Error(`${label} failed: ${run.stderr.toString()}`);
+  return Number(process.hrtime.bigint() - start) / 1e6;
 }
