@@ -170,7 +170,10 @@ export class AgentSession {
     }
     this.config = config;
     this.client = client;
+    const before = this.budget.maxTokens;
     this.refreshWindow();
+    // An open tab's meter shows the new budget at once, not after the next turn.
+    if (this.budget.maxTokens !== before) this.emitUsage();
   }
 
   /** Tells every window the session's grants as they are now. */
