@@ -12,7 +12,7 @@ import type { ApprovalAnswer, SessionGrant } from '../shared/approvals';
 import type { Attachment } from '../shared/attachments';
 import type { EngineEvent, PendingRequest } from '../shared/engine-events';
 import type { ContextState } from '../shared/contract';
-import type { ImportSourceName } from '../shared/import-sources';
+import { IMPORT_SOURCES, IMPORT_SOURCE_LABELS, type ImportSourceName } from '../shared/import-sources';
 import { mcpProblems, type McpOverview } from '../shared/mcp';
 import type { BranchPoint, CompactionDetail, Pin, SessionFamily, SessionMeta } from '../shared/types';
 import { AgentSession } from './agent/session';
@@ -39,6 +39,7 @@ import { withheldSecretEnvNames } from './security/tool-env';
 import type { RevertReport } from './security/snapshots';
 import { SessionLifecycle, type ListenerErrorReporter } from './session-lifecycle';
 import { ChangeWatcher } from './store/change-watcher';
+import { ImportRecords } from './store/repositories/import-records';
 import type { ImportedSession, Lease, SessionStore } from './store/session-store';
 import { parseExport } from './store/export-schema';
 import { ALL_TOOLS, type Tool } from './tools/index';
@@ -66,6 +67,7 @@ export class LoomEngine extends SessionLifecycle {
   private config: LoomConfig;
   private readonly memory: MemoryStore;
   private readonly windows: ModelWindows;
+  private readonly imports: ImportRecords;
   /**
    * The lease owner: the caller's label plus host and pid, so that two processes never
    * share an owner (a shared owner would let both write the same session).
@@ -100,6 +102,7 @@ export class LoomEngine extends SessionLifecycle {
     this.prices = loadPriceTable(path.join(opts.store.dataDir, PRICES_FILE));
     this.memory = new MemoryStore(opts.store.db);
     this.windows = new ModelWindows(opts.store.db);
+    this.imports = new ImportRecords(opts.store.db);
   }
 
   /**
@@ -207,6 +210,7 @@ export class LoomEngine extends SessionLifecycle {
     const message = buildUserMessage(text, attachments);
     const agent = await this.agentFor(sessionId);
     if (agent.busy) throw new LoomError('This session is still busy with the previous message; wait for it or stop it.', 'busy');
+    this.refuseUnchosenModel(agent.id);
     const outcome = await runUserTurn(agent, message, text, attachments);
     this.changedIfThere(sessionId);
     return { error: outcome.error ?? null };
@@ -238,6 +242,7 @@ export class LoomEngine extends SessionLifecycle {
   async compact(sessionId: string, opts: { focus?: string; upTo?: number } = {}): Promise<{ before_tokens: number; after_tokens: number }> {
     const agent = await this.agentFor(sessionId);
     if (agent.busy) throw new LoomError('This session is busy; compact it once the current turn has ended.', 'busy');
+    this.refuseUnchosenModel(agent.id);
     const upTo = opts.upTo === undefined ? undefined : this.upToCut(agent, opts.upTo);
     const signal = agent.beginTurn();
     try {
@@ -351,6 +356,7 @@ export class LoomEngine extends SessionLifecycle {
     const agent = await this.agentFor(sessionId);
     if (agent.busy) throw new LoomError('This session is still busy with the previous message; wait for it or stop it.', 'busy');
     if (agent.messages.at(-1)?.role !== 'user') throw new LoomError('No message of yours is waiting for a reply in this session.', 'nothing_to_answer');
+    this.refuseUnchosenModel(agent.id);
     const outcome = await runReplyTurn(agent);
     this.changedIfThere(sessionId);
     return { error: outcome.error ?? null };
@@ -624,6 +630,30 @@ export class LoomEngine extends SessionLifecycle {
   }
 
   /** A client for the session's own model (the default for a session that records none). */
+  /**
+   * The model another agent recorded for a session it imported (or one branched from it)
+   * that nobody has chosen in Loom since: it is that agent's model, which the user's server
+   * may not have, and is not sent there without asking (docs/DESIGN.md#importing-from-other-agents).
+   */
+  unchosenModel(idOrPrefix: string): { model: string; source: string } | null {
+    const id = this.store.resolveId(idOrPrefix);
+    const { model } = this.store.getMeta(id);
+    if (model === null || this.store.getModelChanges(id).length > 0) return null;
+    const source = this.imports.sourceOfLine(id);
+    if (source === undefined) return null;
+    const known = IMPORT_SOURCES.find((name) => name === source);
+    return { model, source: known ? IMPORT_SOURCE_LABELS[known] : source };
+  }
+
+  private refuseUnchosenModel(id: string): void {
+    const unchosen = this.unchosenModel(id);
+    if (!unchosen) return;
+    throw new LoomError(
+      `${unchosen.source} recorded this session with the model ${unchosen.model}, which Loom does not send to your server without asking: choose this session's model first.`,
+      'model_not_chosen',
+    );
+  }
+
   private clientFor(sessionId: string): ModelClient {
     const model = this.store.getMeta(sessionId).model ?? this.config.model;
     return clientFor({ ...this.config, model }, this.prices);
