@@ -13,7 +13,7 @@ import type { Attachment } from '../shared/attachments';
 import type { EngineEvent, PendingRequest } from '../shared/engine-events';
 import type { ContextState } from '../shared/contract';
 import { IMPORT_SOURCES, IMPORT_SOURCE_LABELS, type ImportSourceName } from '../shared/import-sources';
-import { mcpProblems, type McpOverview } from '../shared/mcp';
+import { mcpProblems, type McpOverview, type McpServerEdit } from '../shared/mcp';
 import type { BranchPoint, CompactionDetail, Pin, SessionFamily, SessionMeta } from '../shared/types';
 import { AgentSession } from './agent/session';
 import { auditDir } from './audit/audit-log';
@@ -30,6 +30,7 @@ import { upToCut } from './context/compactor';
 import { LoomError } from './errors';
 import { importFiles, runImport, typedLocation, type ImportRequest, type ImportSummary } from './import/run';
 import { defaultMcpConfigFile, loadMcpConfig } from './mcp/mcp-config';
+import { removeMcpServer, saveMcpServer } from './mcp/mcp-config-file';
 import type { McpServers } from './mcp/mcp-servers';
 import { ModelWindows } from './model/window-store';
 import { MemoryStore } from './memory/memory-store';
@@ -73,9 +74,13 @@ export class LoomEngine extends SessionLifecycle {
    * share an owner (a shared owner would let both write the same session).
    */
   private readonly owner: string;
-  /** Loom's own tools (as --tools limits them), then the MCP servers' once they have started. */
+  /** Loom's own tools, as --tools limits them. */
+  private readonly ownTools: Tool[];
+  /** Loom's own tools, then the MCP servers' once they have started. */
   private tools: Tool[];
   private mcp: McpServers | null = null;
+  /** Loom's version as the MCP servers are told it; set when they are first started. */
+  private mcpClientVersion = '';
   /** A configuration file that could not be used, when no server was started. */
   private mcpConfigProblem: string | null = null;
   private mcpStart: Promise<void> | null = null;
@@ -98,7 +103,8 @@ export class LoomEngine extends SessionLifecycle {
     this.projectDir = opts.projectDir;
     this.config = opts.config;
     this.owner = `${opts.owner ?? 'loom'}@${os.hostname()}:${process.pid}`;
-    this.tools = selectTools(opts.config.tools);
+    this.ownTools = selectTools(opts.config.tools);
+    this.tools = this.ownTools;
     this.prices = loadPriceTable(path.join(opts.store.dataDir, PRICES_FILE));
     this.memory = new MemoryStore(opts.store.db);
     this.windows = new ModelWindows(opts.store.db);
@@ -493,15 +499,55 @@ export class LoomEngine extends SessionLifecycle {
    * front end tells the user once (a bad file, each server that could not start).
    */
   async startMcpServers(clientVersion: string): Promise<string[]> {
-    this.mcpStart ??= this.launchMcpServers(clientVersion);
+    this.mcpClientVersion = clientVersion;
+    this.mcpStart ??= this.applyMcpConfig();
     await this.mcpStart;
     return mcpProblems(this.mcpOverview());
   }
 
-  private async launchMcpServers(clientVersion: string): Promise<void> {
+  /**
+   * Saves MCP server `name` in the configuration file (in place of `previous`, a rename) and
+   * applies the file: a new or changed server starts, the others keep running; open
+   * sessions are offered the tools as they are then from their next request.
+   */
+  async saveMcpServer(name: string, edit: McpServerEdit, previous?: string): Promise<McpOverview> {
+    await this.mcpStart;
+    await saveMcpServer(this.mcpConfigFile(), name, edit, previous);
+    return this.reloadMcp();
+  }
+
+  async removeMcpServer(name: string): Promise<McpOverview> {
+    await this.mcpStart;
+    await removeMcpServer(this.mcpConfigFile(), name);
+    return this.reloadMcp();
+  }
+
+  /** Stops MCP server `name` and starts it again (after it stopped or failed, or to pick up its own changes). */
+  async restartMcpServer(name: string): Promise<McpOverview> {
+    await this.mcpStart;
+    if (!this.mcpOverview().servers.some((s) => s.name === name && s.state !== 'disabled')) {
+      throw new LoomError(`There is no running or failed MCP server "${name}" to restart.`, 'not_found');
+    }
+    await this.mcp?.restart(name);
+    this.offerMcpTools();
+    return this.mcpOverview();
+  }
+
+  private async reloadMcp(): Promise<McpOverview> {
+    this.mcpStart = this.applyMcpConfig();
+    await this.mcpStart;
+    return this.mcpOverview();
+  }
+
+  private async applyMcpConfig(): Promise<void> {
     const configFile = this.mcpConfigFile();
     // Named by the user, so a missing file is a problem too.
     const config = loadMcpConfig(configFile, this.config.mcpConfigFile !== undefined);
+    if (this.mcp) {
+      await this.mcp.apply(config);
+      this.offerMcpTools();
+      return;
+    }
     if (config.servers.length === 0) {
       this.mcpConfigProblem = config.problem;
       return;
@@ -514,18 +560,24 @@ export class LoomEngine extends SessionLifecycle {
       config,
       projectDir: this.projectDir,
       passEnv: this.config.passEnv,
-      clientVersion,
-      builtInToolNames: this.tools.map((t) => t.name),
+      clientVersion: this.mcpClientVersion,
+      builtInToolNames: this.ownTools.map((t) => t.name),
     });
     if (this.closedAll) {
       // Closed while they started: stopped here, so whoever waits for the start waits for this too.
       await mcp.close();
     } else {
       this.mcp = mcp;
-      // Loom's own list stays the same array when there is nothing to add (a tool registered later is still offered).
-      const offered = mcp.tools();
-      if (offered.length > 0) this.tools = [...this.tools, ...offered];
+      this.offerMcpTools();
     }
+  }
+
+  /** Loom's own tools and the MCP servers' as they are now, for new sessions and the next request of open ones. */
+  private offerMcpTools(): void {
+    const offered = this.mcp?.tools() ?? [];
+    // Loom's own list stays the same array when there is nothing to add (a tool registered later is still offered).
+    this.tools = offered.length > 0 ? [...this.ownTools, ...offered] : this.ownTools;
+    for (const { agent } of this.sessions.values()) agent.offerTools(this.tools);
   }
 
   /**
