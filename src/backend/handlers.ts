@@ -149,6 +149,9 @@ export function createHandlers(deps: HandlerDeps): Handlers {
 
     'settings.get': () => settings.view(),
     'settings.mcpServers': () => engine.mcpOverview(),
+    'settings.mcpSave': ({ name, previous, server }) => engine.saveMcpServer(name, server, previous),
+    'settings.mcpRemove': ({ name }) => engine.removeMcpServer(name),
+    'settings.mcpRestart': ({ name }) => engine.restartMcpServer(name),
     'settings.set': async (input) => {
       if (input.hubUrl !== undefined) sync.check(input.hubUrl);
       const view = settings.update(input);

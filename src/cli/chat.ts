@@ -46,7 +46,7 @@ export async function runChat(config: LoomConfig, opts: ChatOptions): Promise<nu
     // Before the session opens, so that it is offered their tools.
     for (const line of await engine.startMcpServers(LOOM_VERSION)) process.stderr.write(terminalSafe(`${line}\n`));
 
-    const sessionId = await openChatSession(engine, store, opts, view, interactive ? ' Type \\help for commands.' : '');
+    const sessionId = await openChatSession(engine, store, { ...opts, defaultModel: config.model }, view, interactive ? ' Type \\help for commands.' : '');
     const code = input && interactive ? await runRepl({ engine, sessionId, input, view }) : await runPrompt(engine, sessionId, opts.prompt ?? '', input);
     if (input && interactive) await offerRevert(engine, sessionId, input, view);
     // No next message will come: let the session's label be written before it is closed.
@@ -63,13 +63,26 @@ export async function runChat(config: LoomConfig, opts: ChatOptions): Promise<nu
 }
 
 /** `hint` ends the opening line: the REPL mentions \help, -p has no commands. */
-async function openChatSession(engine: LoomEngine, store: SessionStore, opts: ChatOptions, view: TerminalView, hint: string): Promise<string> {
+async function openChatSession(
+  engine: LoomEngine,
+  store: SessionStore,
+  opts: ChatOptions & { defaultModel: string },
+  view: TerminalView,
+  hint: string,
+): Promise<string> {
   if (opts.resume !== undefined || opts.continueLast) {
     const id = store.resolveId(opts.resume ?? mostRecentId(store));
     view.line(`Resuming session ${id}.`);
     const opened = await engine.openSession(id).catch((err) => {
       throw withInUseAdvice(err, id);
     });
+    const unchosen = opts.model === undefined ? engine.unchosenModel(id) : null;
+    if (unchosen) {
+      throw new LoomError(
+        `${unchosen.source} recorded session ${id} with the model ${unchosen.model}, which Loom does not send to your server without asking: resume it with --model NAME (your default is ${opts.defaultModel}).`,
+        'model_not_chosen',
+      );
+    }
     const meta = opts.model === undefined || opts.model === opened.model ? opened : engine.setSessionModel(id, opts.model);
     const name = meta.title ?? meta.summary;
     const model = meta === opened ? `model ${meta.model ?? '-'}` : `model changed from ${opened.model ?? '-'} to ${meta.model ?? '-'}`;

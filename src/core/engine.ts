@@ -12,8 +12,8 @@ import type { ApprovalAnswer, SessionGrant } from '../shared/approvals';
 import type { Attachment } from '../shared/attachments';
 import type { EngineEvent, PendingRequest } from '../shared/engine-events';
 import type { ContextState } from '../shared/contract';
-import type { ImportSourceName } from '../shared/import-sources';
-import { mcpProblems, type McpOverview } from '../shared/mcp';
+import { IMPORT_SOURCES, IMPORT_SOURCE_LABELS, type ImportSourceName } from '../shared/import-sources';
+import { mcpProblems, type McpOverview, type McpServerEdit } from '../shared/mcp';
 import type { BranchPoint, CompactionDetail, Pin, SessionFamily, SessionMeta } from '../shared/types';
 import { AgentSession } from './agent/session';
 import { auditDir } from './audit/audit-log';
@@ -30,6 +30,7 @@ import { upToCut } from './context/compactor';
 import { LoomError } from './errors';
 import { importFiles, runImport, typedLocation, type ImportRequest, type ImportSummary } from './import/run';
 import { defaultMcpConfigFile, loadMcpConfig } from './mcp/mcp-config';
+import { removeMcpServer, saveMcpServer } from './mcp/mcp-config-file';
 import type { McpServers } from './mcp/mcp-servers';
 import { ModelWindows } from './model/window-store';
 import { MemoryStore } from './memory/memory-store';
@@ -39,6 +40,7 @@ import { withheldSecretEnvNames } from './security/tool-env';
 import type { RevertReport } from './security/snapshots';
 import { SessionLifecycle, type ListenerErrorReporter } from './session-lifecycle';
 import { ChangeWatcher } from './store/change-watcher';
+import { ImportRecords } from './store/repositories/import-records';
 import type { ImportedSession, Lease, SessionStore } from './store/session-store';
 import { parseExport } from './store/export-schema';
 import { ALL_TOOLS, type Tool } from './tools/index';
@@ -66,14 +68,19 @@ export class LoomEngine extends SessionLifecycle {
   private config: LoomConfig;
   private readonly memory: MemoryStore;
   private readonly windows: ModelWindows;
+  private readonly imports: ImportRecords;
   /**
    * The lease owner: the caller's label plus host and pid, so that two processes never
    * share an owner (a shared owner would let both write the same session).
    */
   private readonly owner: string;
-  /** Loom's own tools (as --tools limits them), then the MCP servers' once they have started. */
+  /** Loom's own tools, as --tools limits them. */
+  private readonly ownTools: Tool[];
+  /** Loom's own tools, then the MCP servers' once they have started. */
   private tools: Tool[];
   private mcp: McpServers | null = null;
+  /** Loom's version as the MCP servers are told it; set when they are first started. */
+  private mcpClientVersion = '';
   /** A configuration file that could not be used, when no server was started. */
   private mcpConfigProblem: string | null = null;
   private mcpStart: Promise<void> | null = null;
@@ -96,10 +103,12 @@ export class LoomEngine extends SessionLifecycle {
     this.projectDir = opts.projectDir;
     this.config = opts.config;
     this.owner = `${opts.owner ?? 'loom'}@${os.hostname()}:${process.pid}`;
-    this.tools = selectTools(opts.config.tools);
+    this.ownTools = selectTools(opts.config.tools);
+    this.tools = this.ownTools;
     this.prices = loadPriceTable(path.join(opts.store.dataDir, PRICES_FILE));
     this.memory = new MemoryStore(opts.store.db);
     this.windows = new ModelWindows(opts.store.db);
+    this.imports = new ImportRecords(opts.store.db);
   }
 
   /**
@@ -207,6 +216,7 @@ export class LoomEngine extends SessionLifecycle {
     const message = buildUserMessage(text, attachments);
     const agent = await this.agentFor(sessionId);
     if (agent.busy) throw new LoomError('This session is still busy with the previous message; wait for it or stop it.', 'busy');
+    this.refuseUnchosenModel(agent.id);
     const outcome = await runUserTurn(agent, message, text, attachments);
     this.changedIfThere(sessionId);
     return { error: outcome.error ?? null };
@@ -238,6 +248,7 @@ export class LoomEngine extends SessionLifecycle {
   async compact(sessionId: string, opts: { focus?: string; upTo?: number } = {}): Promise<{ before_tokens: number; after_tokens: number }> {
     const agent = await this.agentFor(sessionId);
     if (agent.busy) throw new LoomError('This session is busy; compact it once the current turn has ended.', 'busy');
+    this.refuseUnchosenModel(agent.id);
     const upTo = opts.upTo === undefined ? undefined : this.upToCut(agent, opts.upTo);
     const signal = agent.beginTurn();
     try {
@@ -351,6 +362,7 @@ export class LoomEngine extends SessionLifecycle {
     const agent = await this.agentFor(sessionId);
     if (agent.busy) throw new LoomError('This session is still busy with the previous message; wait for it or stop it.', 'busy');
     if (agent.messages.at(-1)?.role !== 'user') throw new LoomError('No message of yours is waiting for a reply in this session.', 'nothing_to_answer');
+    this.refuseUnchosenModel(agent.id);
     const outcome = await runReplyTurn(agent);
     this.changedIfThere(sessionId);
     return { error: outcome.error ?? null };
@@ -487,15 +499,55 @@ export class LoomEngine extends SessionLifecycle {
    * front end tells the user once (a bad file, each server that could not start).
    */
   async startMcpServers(clientVersion: string): Promise<string[]> {
-    this.mcpStart ??= this.launchMcpServers(clientVersion);
+    this.mcpClientVersion = clientVersion;
+    this.mcpStart ??= this.applyMcpConfig();
     await this.mcpStart;
     return mcpProblems(this.mcpOverview());
   }
 
-  private async launchMcpServers(clientVersion: string): Promise<void> {
+  /**
+   * Saves MCP server `name` in the configuration file (in place of `previous`, a rename) and
+   * applies the file: a new or changed server starts, the others keep running; open
+   * sessions are offered the tools as they are then from their next request.
+   */
+  async saveMcpServer(name: string, edit: McpServerEdit, previous?: string): Promise<McpOverview> {
+    await this.mcpStart;
+    await saveMcpServer(this.mcpConfigFile(), name, edit, previous);
+    return this.reloadMcp();
+  }
+
+  async removeMcpServer(name: string): Promise<McpOverview> {
+    await this.mcpStart;
+    await removeMcpServer(this.mcpConfigFile(), name);
+    return this.reloadMcp();
+  }
+
+  /** Stops MCP server `name` and starts it again (after it stopped or failed, or to pick up its own changes). */
+  async restartMcpServer(name: string): Promise<McpOverview> {
+    await this.mcpStart;
+    if (!this.mcpOverview().servers.some((s) => s.name === name && s.state !== 'disabled')) {
+      throw new LoomError(`There is no running or failed MCP server "${name}" to restart.`, 'not_found');
+    }
+    await this.mcp?.restart(name);
+    this.offerMcpTools();
+    return this.mcpOverview();
+  }
+
+  private async reloadMcp(): Promise<McpOverview> {
+    this.mcpStart = this.applyMcpConfig();
+    await this.mcpStart;
+    return this.mcpOverview();
+  }
+
+  private async applyMcpConfig(): Promise<void> {
     const configFile = this.mcpConfigFile();
     // Named by the user, so a missing file is a problem too.
     const config = loadMcpConfig(configFile, this.config.mcpConfigFile !== undefined);
+    if (this.mcp) {
+      await this.mcp.apply(config);
+      this.offerMcpTools();
+      return;
+    }
     if (config.servers.length === 0) {
       this.mcpConfigProblem = config.problem;
       return;
@@ -508,18 +560,24 @@ export class LoomEngine extends SessionLifecycle {
       config,
       projectDir: this.projectDir,
       passEnv: this.config.passEnv,
-      clientVersion,
-      builtInToolNames: this.tools.map((t) => t.name),
+      clientVersion: this.mcpClientVersion,
+      builtInToolNames: this.ownTools.map((t) => t.name),
     });
     if (this.closedAll) {
       // Closed while they started: stopped here, so whoever waits for the start waits for this too.
       await mcp.close();
     } else {
       this.mcp = mcp;
-      // Loom's own list stays the same array when there is nothing to add (a tool registered later is still offered).
-      const offered = mcp.tools();
-      if (offered.length > 0) this.tools = [...this.tools, ...offered];
+      this.offerMcpTools();
     }
+  }
+
+  /** Loom's own tools and the MCP servers' as they are now, for new sessions and the next request of open ones. */
+  private offerMcpTools(): void {
+    const offered = this.mcp?.tools() ?? [];
+    // Loom's own list stays the same array when there is nothing to add (a tool registered later is still offered).
+    this.tools = offered.length > 0 ? [...this.ownTools, ...offered] : this.ownTools;
+    for (const { agent } of this.sessions.values()) agent.offerTools(this.tools);
   }
 
   /**
@@ -624,6 +682,30 @@ export class LoomEngine extends SessionLifecycle {
   }
 
   /** A client for the session's own model (the default for a session that records none). */
+  /**
+   * The model another agent recorded for a session it imported (or one branched from it)
+   * that nobody has chosen in Loom since: it is that agent's model, which the user's server
+   * may not have, and is not sent there without asking (docs/DESIGN.md#importing-from-other-agents).
+   */
+  unchosenModel(idOrPrefix: string): { model: string; source: string } | null {
+    const id = this.store.resolveId(idOrPrefix);
+    const { model } = this.store.getMeta(id);
+    if (model === null || this.store.getModelChanges(id).length > 0) return null;
+    const source = this.imports.sourceOfLine(id);
+    if (source === undefined) return null;
+    const known = IMPORT_SOURCES.find((name) => name === source);
+    return { model, source: known ? IMPORT_SOURCE_LABELS[known] : source };
+  }
+
+  private refuseUnchosenModel(id: string): void {
+    const unchosen = this.unchosenModel(id);
+    if (!unchosen) return;
+    throw new LoomError(
+      `${unchosen.source} recorded this session with the model ${unchosen.model}, which Loom does not send to your server without asking: choose this session's model first.`,
+      'model_not_chosen',
+    );
+  }
+
   private clientFor(sessionId: string): ModelClient {
     const model = this.store.getMeta(sessionId).model ?? this.config.model;
     return clientFor({ ...this.config, model }, this.prices);

@@ -310,11 +310,7 @@ export function App({ initialSettings, appInfo }: { initialSettings: Settings; a
           settings={settings}
           syncStatus={syncStatus}
           onClose={() => setDialog(null)}
-          onSave={async (patch) => {
-            const next = await attempt(() => bridge.invoke('settings.set', patch));
-            if (next) setSettings(next);
-            return next !== undefined;
-          }}
+          onSave={async (patch) => setSettings(await bridge.invoke('settings.set', patch))}
         />
       )}
     </div>

@@ -162,6 +162,40 @@ const hubUrl = z
   .trim()
   .max(2000, 'The hub URL is too long.')
   .refine((url) => url === '' || /^postgres(ql)?:\/\//i.test(url), 'The hub URL is a PostgreSQL URL: postgres://user@host/database.');
+const mcpServerName = z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'A server name is letters, digits, _ . and -, at most 64 of them.');
+/** A new value, or null: keep the one saved under that name (the dialog never sees it). */
+const newOrSaved = z.string().max(100_000).nullable();
+const mcpFlags = {
+  readOnly: z.boolean(),
+  readOnlyTools: z.array(z.string().trim().min(1).max(200)).max(1000),
+  disabled: z.boolean(),
+};
+const mcpServerEdit = z.discriminatedUnion('transport', [
+  z.strictObject({
+    transport: z.literal('stdio'),
+    command: z.string().trim().min(1, 'Type the command that starts the server.').max(4096),
+    args: z.array(z.string().max(100_000)).max(1000),
+    env: z
+      .record(z.string(), newOrSaved)
+      .refine(
+        (env) => Object.keys(env).every((name) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(name)),
+        'An environment variable name is letters, digits and _, not starting with a digit.',
+      ),
+    sandbox: z.boolean(),
+    ...mcpFlags,
+  }),
+  z.strictObject({
+    transport: z.literal('http'),
+    url: z.url({ protocol: /^https?$/, error: "The server's URL is an http or https URL." }),
+    headers: z
+      .record(z.string(), newOrSaved)
+      .refine(
+        (headers) => Object.keys(headers).every((name) => /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,1000}$/.test(name)),
+        'A header name is one word of letters, digits and - (no spaces or colons).',
+      ),
+    ...mcpFlags,
+  }),
+]);
 const teamName = z
   .string()
   .trim()
@@ -334,8 +368,13 @@ export const contract = {
   'sync.now': method<SyncStatus>()(none),
 
   'settings.get': method<Settings>()(none),
-  /** The MCP servers of mcp.json and how each is doing (docs/DESIGN.md#mcp-servers); the file is edited, not this. */
+  /** The MCP servers of mcp.json and how each is doing (docs/DESIGN.md#mcp-servers). */
   'settings.mcpServers': method<McpOverview>()(none),
+  /** Adds or replaces (`previous`: renames) a server's entry in mcp.json and applies the file; answers with the servers then. */
+  'settings.mcpSave': method<McpOverview>()(z.strictObject({ name: mcpServerName, previous: mcpServerName.optional(), server: mcpServerEdit })),
+  'settings.mcpRemove': method<McpOverview>()(z.strictObject({ name: mcpServerName })),
+  /** Stops a server and starts it again. */
+  'settings.mcpRestart': method<McpOverview>()(z.strictObject({ name: mcpServerName })),
   'settings.set': method<Settings>()(
     z.strictObject({
       baseUrl: baseUrl.optional(),

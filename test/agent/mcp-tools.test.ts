@@ -9,7 +9,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { makeAgentHarness, type AgentHarness } from './harness';
-import { stdioServer, writeMcpConfig } from '../mcp/support';
+import { processesWith, STDIO_SERVER, stdioServer, writeMcpConfig } from '../mcp/support';
+import type { McpServerEdit } from '../../src/shared/mcp';
 
 let h: AgentHarness;
 afterEach(async () => {
@@ -118,5 +119,68 @@ describe('MCP tools in a session', () => {
       expect.stringMatching(/^MCP servers not started: .*mcp\.json is not an MCP configuration: mcpServers\.x/),
     ]);
     expect(h.engine.mcpOverview()).toMatchObject({ servers: [], problem: expect.any(String) });
+  });
+});
+
+describe('MCP servers changed from the settings', () => {
+  const edit = (marker: string, more: { disabled?: boolean } = {}): McpServerEdit => ({
+    transport: 'stdio',
+    command: process.execPath,
+    args: [STDIO_SERVER, 'serve', marker],
+    env: {},
+    sandbox: false,
+    readOnly: false,
+    readOnlyTools: ['echo'],
+    disabled: false,
+    ...more,
+  });
+  const offered = (body: { tools?: { function: { name: string } }[] }) => (body.tools ?? []).map((t) => t.function.name).filter((n) => n.startsWith('mcp__'));
+
+  it('an added server starts and an open session is offered its tools at the next request; disabled, it stops and they go', async () => {
+    expect(await withMcp({})).toEqual([]);
+    const marker = `loom-settings-${process.pid}-${Date.now()}`;
+    const overview = await h.engine.saveMcpServer('files', edit(marker));
+    expect(overview.servers).toMatchObject([{ name: 'files', state: 'connected', settings: { transport: 'stdio', readOnlyTools: ['echo'], disabled: false } }]);
+    expect(processesWith(marker)).toHaveLength(1);
+    h.script({ toolCalls: [call('e1', 'mcp__files__echo', { text: 'added' })] }, { text: 'Echoed.' });
+    await h.send('echo');
+    expect(offered(h.bodies()[0])).toContain('mcp__files__echo');
+    expect(h.context().find((m) => m.role === 'tool')?.content).toContain('echo: added');
+
+    const disabled = await h.engine.saveMcpServer('files', edit(marker, { disabled: true }));
+    expect(disabled.servers).toMatchObject([{ name: 'files', state: 'disabled', tools: [] }]);
+    await expect.poll(() => processesWith(marker)).toEqual([]);
+    expect(JSON.parse(fs.readFileSync(path.join(h.dataDir, 'mcp.json'), 'utf8')).mcpServers.files.disabled).toBe(true);
+    h.script({ text: 'No tools.' });
+    await h.send('again');
+    expect(
+      offered(
+        h
+          .bodies()
+          .filter((b) => b.tools)
+          .at(-1),
+      ),
+    ).toEqual([]);
+  });
+
+  it('restart starts a new process of that server only; removing stops it and takes it out of the file', async () => {
+    const one = `loom-one-${process.pid}-${Date.now()}`;
+    const two = `loom-two-${process.pid}-${Date.now()}`;
+    await withMcp({ one: stdioServer('serve', { sandbox: false }, [one]), two: stdioServer('serve', { sandbox: false }, [two]) });
+    const [firstOne] = processesWith(one);
+    const [firstTwo] = processesWith(two);
+    const restarted = await h.engine.restartMcpServer('one');
+    expect(restarted.servers.map((s) => [s.name, s.state])).toEqual([
+      ['one', 'connected'],
+      ['two', 'connected'],
+    ]);
+    await expect.poll(() => processesWith(one).filter((pid) => pid !== firstOne)).toHaveLength(1);
+    expect(processesWith(two)).toEqual([firstTwo]);
+    await expect(h.engine.restartMcpServer('nope')).rejects.toThrow('There is no running or failed MCP server "nope" to restart.');
+
+    const removed = await h.engine.removeMcpServer('one');
+    expect(removed.servers.map((s) => s.name)).toEqual(['two']);
+    await expect.poll(() => processesWith(one)).toEqual([]);
+    expect(Object.keys(JSON.parse(fs.readFileSync(path.join(h.dataDir, 'mcp.json'), 'utf8')).mcpServers)).toEqual(['two']);
   });
 });

@@ -2,7 +2,10 @@
  * A model chosen per session (docs/DESIGN.md#session-model) and the facts recorded with each
  * message (docs/DESIGN.md#per-message-facts), with the real client against the scripted server.
  */
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { importFiles, runImport } from '../../src/core/import/run';
+import { CLAUDE_SESSION, claudeMain, jsonl, writeFile } from '../import/fixtures';
 import { SessionStore } from '../../src/core/store/session-store';
 import { makeAgentHarness, type AgentHarness } from './harness';
 
@@ -122,5 +125,48 @@ describe('message facts', () => {
     h.script({ text: 'One.' });
     await h.send('first');
     expect(h.store.getTranscriptFacts(h.sessionId, 1, 2).map((f) => f?.model ?? null)).toEqual([null, h.config.model]);
+  });
+});
+
+describe("an imported session's model", () => {
+  /** A Claude Code session (replies by claude-sonnet-4-5) imported into the harness's store; its Loom id. */
+  async function importClaudeSession(): Promise<string> {
+    const folder = path.join(h.dataDir, 'claude-projects');
+    writeFile(path.join(folder, '-home-ada-lexer', `${CLAUDE_SESSION}.jsonl`), jsonl(claudeMain()));
+    await runImport(h.store, await importFiles({ source: 'claude-code', path: folder, home: h.dataDir }));
+    const imported = h.store.list().find((s) => s.id !== h.sessionId);
+    expect(imported?.model).toBe('claude-sonnet-4-5');
+    return imported!.id;
+  }
+
+  it('is not sent to the server until one is chosen: the turn is refused, then runs with the choice', async () => {
+    h = await makeAgentHarness({ model: 'gemma4' });
+    const id = await importClaudeSession();
+    // Opening closes the import's unanswered call (recovery); the refused turn adds nothing after that.
+    const before = (await h.engine.openSession(id)).message_count;
+    const refusal =
+      "Claude Code recorded this session with the model claude-sonnet-4-5, which Loom does not send to your server without asking: choose this session's model first.";
+    await expect(h.engine.send(id, 'go on')).rejects.toMatchObject({ code: 'model_not_chosen', message: refusal });
+    await expect(h.engine.compact(id)).rejects.toMatchObject({ code: 'model_not_chosen' });
+    expect(h.server.requests).toHaveLength(0);
+    expect(h.store.getMeta(id).message_count).toBe(before);
+
+    h.engine.setSessionModel(id, 'gemma4');
+    h.script({ text: 'Going on.' });
+    await h.engine.send(id, 'go on');
+    await h.engine.afterTurnSettled(id);
+    expect(chatModels()).toEqual(['gemma4']);
+    expect(h.store.getMeta(id).message_count).toBe(before + 2);
+  });
+
+  it('is asked for in a fork of the import too, and never in a session Loom started', async () => {
+    h = await makeAgentHarness({ model: 'gemma4' });
+    const id = await importClaudeSession();
+    const fork = h.engine.fork(id);
+    await expect(h.engine.send(fork.id, 'hello')).rejects.toMatchObject({ code: 'model_not_chosen' });
+    expect(h.engine.unchosenModel(fork.id)).toEqual({ model: 'claude-sonnet-4-5', source: 'Claude Code' });
+    expect(h.engine.unchosenModel(h.sessionId)).toBeNull();
+    h.script({ text: 'Hi.' });
+    expect(await h.send('hello')).toEqual({ error: null });
   });
 });

@@ -20,10 +20,21 @@ async function importClaudeSession(): Promise<string> {
 }
 
 describe('imported sessions', () => {
-  it('--resume sends the compacted context of the imported session, which a strict server accepts, in the folder Loom runs in', async () => {
+  it("--resume does not send Claude Code's model to the server: one line says to choose one, and nothing is sent", async () => {
+    const id = await importClaudeSession();
+    const run = await runLoom(ctx.ws, ctx.server.baseUrl, ['--resume', id.slice(0, 8), '-p', 'And the docs?']);
+    expect(run.code).not.toBe(0);
+    expect(run.stderr).toContain(
+      `Claude Code recorded session ${id} with the model claude-sonnet-4-5, which Loom does not send to your server without asking: resume it with --model NAME (your default is gemma4).`,
+    );
+    expect(ctx.server.requests).toHaveLength(0);
+    expect(inStore(ctx.ws, (store) => store.getModelChanges(id))).toEqual([]);
+  });
+
+  it('--resume --model sends the compacted context of the imported session, which a strict server accepts, in the folder Loom runs in', async () => {
     const id = await importClaudeSession();
     ctx.server.enqueue({ text: 'Resumed.' });
-    const run = await runLoom(ctx.ws, ctx.server.baseUrl, ['--resume', id.slice(0, 8)], 'And the docs?\n');
+    const run = await runLoom(ctx.ws, ctx.server.baseUrl, ['--resume', id.slice(0, 8), '--model', 'gemma4'], 'And the docs?\n');
     expect(run.code).toBe(0);
     expect(run.stdout).toContain('Assistant: Resumed.');
     const sent = chatBodies()[0];
@@ -33,6 +44,7 @@ describe('imported sessions', () => {
     expect(sent.messages[0].content).not.toContain('/home/ada/lexer');
     expect(sent.messages[1].content).toContain('Summary: the lexer skipped quoted zebra tokens');
     expect(sent.messages[3].content).toBe('Added test/lexer.test.ts.');
+    expect(sent.model).toBe('gemma4');
   });
 
   it("the model's search_sessions and read_session reach it", async () => {

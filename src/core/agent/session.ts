@@ -46,9 +46,9 @@ export class AgentSession {
   client: ModelClient;
   readonly memory: MemoryStore;
   readonly host: AgentHost;
-  readonly tools: Tool[];
+  tools: Tool[];
   /** The tools' specs as every chat request offers them (none when --tools left none). */
-  readonly toolSpecs: ToolSpec[] | undefined;
+  toolSpecs: ToolSpec[] | undefined;
   readonly audit: AuditLog;
   readonly windows: ModelWindows;
   /** The project's instructions file in the system prompt (AGENTS.md or CLAUDE.md), if one was read. */
@@ -170,7 +170,16 @@ export class AgentSession {
     }
     this.config = config;
     this.client = client;
+    const before = this.budget.maxTokens;
     this.refreshWindow();
+    // An open tab's meter shows the new budget at once, not after the next turn.
+    if (this.budget.maxTokens !== before) this.emitUsage();
+  }
+
+  /** The tools from the next request on: the MCP servers' changed (a server added, removed, restarted in the settings). */
+  offerTools(tools: Tool[]): void {
+    this.tools = tools;
+    this.toolSpecs = tools.length ? toolSpecs(tools) : undefined;
   }
 
   /** Tells every window the session's grants as they are now. */

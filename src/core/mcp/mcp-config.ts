@@ -5,7 +5,7 @@
  *   {"mcpServers": {
  *     "files": {"command": "npx", "args": ["-y", "some-mcp-server"], "env": {"TOKEN": "…"}, "readOnlyTools": ["list"]},
  *     "docs":  {"url": "https://example.com/mcp", "headers": {"Authorization": "Bearer …"}, "readOnly": true},
- *     "local": {"command": "./server", "sandbox": false}
+ *     "local": {"command": "./server", "sandbox": false, "disabled": true}
  *   }}
  *
  * The file is the source of truth. A missing file means no servers; a file that is not this
@@ -14,6 +14,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
+import type { McpServerSettings } from '../../shared/mcp';
 import { errorMessage } from '../errors';
 
 const MCP_CONFIG_FILE = 'mcp.json';
@@ -27,6 +28,8 @@ const commonFields = {
   /** The tools (by the server's own names) that only read. */
   readOnlyTools: z.array(z.string().min(1).max(200)).max(1000).optional(),
   startupTimeoutSec: z.number().positive().max(600).optional(),
+  /** Kept in the file but not started (the settings dialog's Disable). */
+  disabled: z.boolean().optional(),
 };
 
 const stdioServerSchema = z.strictObject({
@@ -104,6 +107,19 @@ export function defaultMcpConfigFile(dataDir: string): string {
 export function isReadOnly(server: McpServerConfig, tool: string): boolean {
   const common = server.transport === 'stdio' ? server.stdio : server.http;
   return common.readOnly === true || (common.readOnlyTools ?? []).includes(tool);
+}
+
+/** The entry as the settings dialog edits it, without the values of env variables and headers. */
+export function settingsOf(server: McpServerConfig): McpServerSettings {
+  const common = server.transport === 'stdio' ? server.stdio : server.http;
+  const shared = { readOnly: common.readOnly === true, readOnlyTools: common.readOnlyTools ?? [], disabled: common.disabled === true };
+  if (server.transport === 'http') return { ...shared, transport: 'http', url: server.http.url, headerNames: Object.keys(server.http.headers ?? {}) };
+  const { command, args = [], env = {}, sandbox } = server.stdio;
+  return { ...shared, transport: 'stdio', command, args, envNames: Object.keys(env), sandbox: sandbox !== false };
+}
+
+export function isDisabled(server: McpServerConfig): boolean {
+  return (server.transport === 'stdio' ? server.stdio : server.http).disabled === true;
 }
 
 export function startupTimeoutMs(server: McpServerConfig): number {

@@ -2,7 +2,8 @@
  * The MCP servers of one engine: started together, each within its startup timeout; their
  * tools as Loom tools (mcp-tool.ts); closed together when the engine closes. A server
  * that cannot be started, hangs or answers with something that is not MCP gets one line
- * (its status message) and Loom goes on without it.
+ * (its status message) and Loom goes on without it. An edited file is applied server by
+ * server (`apply`): only what changed is stopped or started; `restart` starts one again.
  */
 import fs from 'node:fs';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -13,7 +14,7 @@ import { mcpProblems, type McpOverview, type McpServerStatus } from '../../share
 import { errorMessage } from '../errors';
 import { sandboxedLaunch } from '../security/sandbox';
 import type { Tool } from '../tools/tool';
-import { startupTimeoutMs, type McpConfigOutcome, type McpServerConfig } from './mcp-config';
+import { isDisabled, settingsOf, startupTimeoutMs, type McpConfigOutcome, type McpServerConfig } from './mcp-config';
 import { mcpTool } from './mcp-tool';
 import { ToolNames } from './tool-names';
 import { cappedFetch, MessageTooLarge } from './message-cap';
@@ -45,21 +46,45 @@ interface Connection {
 
 export class McpServers {
   private constructor(
-    private readonly configFile: string,
-    private readonly problem: string | null,
-    private readonly connections: Connection[],
+    private readonly opts: McpStartOptions,
+    private problem: string | null,
+    private connections: Connection[],
   ) {}
 
   /** Starts every server of the configuration, side by side. Never throws. */
   static async start(opts: McpStartOptions): Promise<McpServers> {
-    const { config } = opts;
-    const started = await Promise.all(config.servers.map((server) => connect(server, opts)));
-    // Named in the file's order, whichever server answered first: the same file gives the same names.
-    const names = new ToolNames(opts.builtInToolNames);
-    return new McpServers(
-      opts.configFile,
-      config.problem,
-      started.map((connection) => withTools(connection, names)),
+    const started = await Promise.all(opts.config.servers.map((server) => connect(server, opts)));
+    return new McpServers(opts, opts.config.problem, named(started, opts));
+  }
+
+  /**
+   * Takes on an edited configuration: a server whose entry is unchanged keeps running, a
+   * new or changed one is started, a removed or disabled one stopped. Never throws.
+   */
+  async apply(config: McpConfigOutcome): Promise<void> {
+    const running = new Map(this.connections.map((c) => [c.server.name, c]));
+    const next = await Promise.all(
+      config.servers.map((server) => {
+        const current = running.get(server.name);
+        if (current && sameEntry(current.server, server)) return Promise.resolve(current);
+        return connect(server, this.opts);
+      }),
+    );
+    const kept = new Set(next);
+    await Promise.all(this.connections.filter((c) => !kept.has(c)).map(disconnect));
+    this.problem = config.problem;
+    this.connections = named(next, this.opts);
+  }
+
+  /** Stops server `name` and starts it again from its entry (a server that stopped or failed gets another try). */
+  async restart(name: string): Promise<void> {
+    const current = this.connections.find((c) => c.server.name === name);
+    if (!current) return;
+    await disconnect(current);
+    const fresh = await connect(current.server, this.opts);
+    this.connections = named(
+      this.connections.map((c) => (c === current ? fresh : c)),
+      this.opts,
     );
   }
 
@@ -69,7 +94,7 @@ export class McpServers {
   }
 
   overview(): McpOverview {
-    return { configFile: this.configFile, problem: this.problem, servers: this.connections.map((c) => ({ ...c.status })) };
+    return { configFile: this.opts.configFile, problem: this.problem, servers: this.connections.map((c) => ({ ...c.status })) };
   }
 
   problems(): string[] {
@@ -78,18 +103,37 @@ export class McpServers {
 
   /** Ends every connection; a stdio server's whole process group is told to stop at once. */
   async close(): Promise<void> {
-    await Promise.all(
-      this.connections.map((c) => {
-        c.client.onclose = undefined; // stopped on purpose, not a server that went away
-        return c.client.close().catch(() => {});
-      }),
-    );
+    await Promise.all(this.connections.map(disconnect));
   }
 }
 
+/** Named in the file's order, whichever server answered first: the same file gives the same names. */
+function named(connections: Connection[], opts: McpStartOptions): Connection[] {
+  const names = new ToolNames(opts.builtInToolNames);
+  return connections.map((connection) => withTools(connection, names));
+}
+
+function sameEntry(a: McpServerConfig, b: McpServerConfig): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+function disconnect(connection: Connection): Promise<void> {
+  connection.client.onclose = undefined; // stopped on purpose, not a server that went away
+  return connection.client.close().catch(() => {});
+}
+
 async function connect(server: McpServerConfig, opts: McpStartOptions): Promise<Connection> {
-  const status: McpServerStatus = { name: server.name, transport: server.transport, state: 'connecting', sandboxed: null, tools: [], message: null };
+  const status: McpServerStatus = {
+    name: server.name,
+    transport: server.transport,
+    state: isDisabled(server) ? 'disabled' : 'connecting',
+    sandboxed: null,
+    tools: [],
+    message: null,
+    settings: settingsOf(server),
+  };
   const client = new Client({ name: 'loom', version: opts.clientVersion });
+  if (status.state === 'disabled') return { client, server, status, listed: [], tools: [] };
   let firstError: Error | null = null;
   // What broke the protocol is the reason, whatever came before it.
   client.onerror = (err) => (firstError = protocolFault(err) ?? firstError ?? err);
@@ -112,7 +156,7 @@ async function connect(server: McpServerConfig, opts: McpStartOptions): Promise<
 /** The server's tools under names unique among all servers and Loom's own; the line saying which were renamed or dropped becomes its message. */
 function withTools(connection: Connection, names: ToolNames): Connection {
   const { client, server, status, listed } = connection;
-  if (status.state === 'failed') return connection;
+  if (status.state === 'failed' || status.state === 'disabled') return connection;
   const named = names.nameServer(
     server.name,
     listed.map((info) => info.name),

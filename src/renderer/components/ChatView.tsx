@@ -104,7 +104,7 @@ export function ChatView({ chat, onAction, onShowChanges, branching, scrollToMes
         <h1 className="chat-title" title={label}>
           {label}
         </h1>
-        {meta && <SessionModelButton meta={meta} />}
+        {meta && <SessionModelButton meta={meta} asking={snap.modelToChoose} onAskSettled={() => chat.modelChoiceSettled()} />}
         <ContextMeter tokens={snap.contextTokens} max={snap.maxContextTokens} compactions={counts} />
         {snap.changedFiles.length > 0 && (
           <button type="button" onClick={onShowChanges} title="Files this session wrote or edited: keep them or revert them">

@@ -9,7 +9,20 @@ import type { ModelListState } from '../state/model-list';
 /** The select's value for "type another name". */
 const TYPE_A_NAME = '\u0000type';
 
-export function ModelPicker({ label, value, onChange, list }: { label: string; value: string; onChange: (model: string) => void; list: ModelListState }) {
+/** `quietFailure`: another line on the page already says why the server cannot be reached (a failed connection test), so this one does not repeat it. */
+export function ModelPicker({
+  label,
+  value,
+  onChange,
+  list,
+  quietFailure = false,
+}: {
+  label: string;
+  value: string;
+  onChange: (model: string) => void;
+  list: ModelListState;
+  quietFailure?: boolean;
+}) {
   const id = useId();
   const [typing, setTyping] = useState(false);
   const models = list.status === 'ready' ? list.models : [];
@@ -44,13 +57,14 @@ export function ModelPicker({ label, value, onChange, list }: { label: string; v
       ) : (
         <input id={id} value={value} onChange={(event) => onChange(event.target.value)} required spellCheck={false} autoComplete="off" autoFocus={typing} />
       )}
-      <ListNote list={list} typing={typing} onChoose={() => setTyping(false)} />
+      <ListNote list={list} typing={typing} quietFailure={quietFailure} onChoose={() => setTyping(false)} />
     </div>
   );
 }
 
-function ListNote({ list, typing, onChoose }: { list: ModelListState; typing: boolean; onChoose: () => void }) {
+function ListNote({ list, typing, quietFailure, onChoose }: { list: ModelListState; typing: boolean; quietFailure: boolean; onChoose: () => void }) {
   if (list.status === 'loading') return <span className="hint">Asking the server for its models…</span>;
+  if (list.status === 'failed' && quietFailure) return <span className="hint">Type the model's name.</span>;
   if (list.status === 'failed') return <span className="hint">Could not list the server's models: {list.error} Type the model's name.</span>;
   if (list.models.length === 0) return <span className="hint">The server lists no models; type the model's name.</span>;
   if (!typing) return null;

@@ -13,23 +13,32 @@ import { Dialog } from './Dialog';
 import { ModelPicker } from './ModelPicker';
 import { errorMessage } from '../lib/errors';
 
-export function SessionModelButton({ meta }: { meta: SessionMeta }) {
+/**
+ * `asking`: why a turn was refused until the model is chosen (another agent's model, from an
+ * import): the dialog opens by itself and says so; `onAskSettled` when it closes.
+ */
+export function SessionModelButton({ meta, asking, onAskSettled }: { meta: SessionMeta; asking: string | null; onAskSettled: () => void }) {
   const [open, setOpen] = useState(false);
   const model = meta.model ?? 'default';
+  const close = () => {
+    setOpen(false);
+    if (asking !== null) onAskSettled();
+  };
   return (
     <>
       <button type="button" className="session-model" aria-haspopup="dialog" title="The model this session uses; choose another" onClick={() => setOpen(true)}>
         Model: {model}
       </button>
-      {open && <SessionModelDialog meta={meta} onClose={() => setOpen(false)} />}
+      {(open || asking !== null) && <SessionModelDialog meta={meta} reason={asking} onClose={close} />}
     </>
   );
 }
 
-function SessionModelDialog({ meta, onClose }: { meta: SessionMeta; onClose: () => void }) {
+function SessionModelDialog({ meta, reason, onClose }: { meta: SessionMeta; reason: string | null; onClose: () => void }) {
   const bridge = useBridge();
   const { list } = useModelList();
-  const [model, setModel] = useState(meta.model ?? '');
+  // Asked to choose: the recorded name is another agent's, so nothing is chosen for the user.
+  const [model, setModel] = useState(reason ? '' : (meta.model ?? ''));
   // Sent only once edited: left alone, what Loom knows of the window stays; emptied, it is learnt again.
   const [windowTokens, setWindowTokens] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -55,6 +64,7 @@ function SessionModelDialog({ meta, onClose }: { meta: SessionMeta; onClose: () 
           void save();
         }}
       >
+        {reason && <p className="hint">{reason} Then send your message again.</p>}
         <ModelPicker label="Model" value={model} onChange={setModel} list={list} />
         <label className="field">
           <span>Context window of this model (tokens)</span>

@@ -18,6 +18,9 @@ import { errorMessage } from '../lib/errors';
 
 type Patch = Partial<Omit<Settings, 'hasApiKey' | 'openTabs' | 'activeTab'>> & { apiKey?: string };
 
+/** The fields a connection test is about. */
+const CONNECTION_FIELDS = ['baseUrl', 'apiKey', 'removeKey', 'model'] as const;
+
 const MODE_LABELS: Record<(typeof PERMISSION_MODES)[number], string> = {
   default: 'Ask before edits and commands',
   acceptEdits: 'Accept file edits, ask before commands',
@@ -33,7 +36,8 @@ export function SettingsDialog({
   settings: Settings;
   syncStatus: SyncStatus | null;
   onClose: () => void;
-  onSave: (patch: Patch) => Promise<boolean>;
+  /** Saves; a refusal is thrown and shown inside the dialog, which stays open. */
+  onSave: (patch: Patch) => Promise<void>;
 }) {
   const [form, setForm] = useState({
     baseUrl: settings.baseUrl,
@@ -47,10 +51,17 @@ export function SettingsDialog({
     passEnv: settings.passEnv.join(' '),
     hubUrl: settings.hubUrl,
   });
-  const set = (patch: Partial<typeof form>) => setForm((f) => ({ ...f, ...patch }));
   const bridge = useBridge();
   const { list, refresh, show } = useModelList();
   const [test, setTest] = useState<{ running: true } | { running: false; report: ConnectionReport } | null>(null);
+  const [saveError, setSaveError] = useState<string | null>(null);
+  const set = (patch: Partial<typeof form>) => {
+    setForm((f) => ({ ...f, ...patch }));
+    setSaveError(null);
+    // A test's answer is about what was filled in then: editing the server, key or model makes it stale.
+    if (CONNECTION_FIELDS.some((field) => field in patch)) setTest((t) => (t?.running ? t : null));
+  };
+  const testFailed = test !== null && !test.running && !test.report.ok;
 
   /** The server as filled in: its URL when changed, the key typed for it (or none when removed). */
   const probe = (): ModelServerProbe => {
@@ -87,7 +98,12 @@ export function SettingsDialog({
     else if (form.apiKey) patch.apiKey = form.apiKey;
     // Sent only when edited: the shown URL's *** stands for the saved password.
     if (form.hubUrl.trim() !== settings.hubUrl) patch.hubUrl = form.hubUrl.trim();
-    if (await onSave(patch)) onClose();
+    try {
+      await onSave(patch);
+      onClose();
+    } catch (err) {
+      setSaveError(errorMessage(err));
+    }
   };
 
   return (
@@ -123,18 +139,24 @@ export function SettingsDialog({
             <span>Remove the stored API key</span>
           </label>
         )}
-        <ModelPicker label="Model (the default for new sessions)" value={form.model} onChange={(model) => set({ model })} list={list} />
+        <ModelPicker
+          label="Model (the default for new sessions)"
+          value={form.model}
+          onChange={(model) => set({ model })}
+          list={list}
+          quietFailure={testFailed}
+        />
         <div className="connection-test">
           <button type="button" onClick={() => void testConnection()} disabled={test?.running === true || !form.model.trim()}>
             {test?.running ? 'Testing…' : 'Test connection'}
           </button>
-          <p className={`connection-result${test && !test.running && !test.report.ok ? ' failed' : ''}`} role="status">
+          <p className={`connection-result${testFailed ? ' failed' : ''}`} role="status">
             {test && !test.running ? test.report.message : ''}
           </p>
         </div>
         <label className="field">
           <span>Context budget (tokens)</span>
-          <input type="number" min={1000} step={1000} value={form.maxContextTokens} onChange={(e) => set({ maxContextTokens: e.target.value })} required />
+          <input type="number" min={1000} step={1} value={form.maxContextTokens} onChange={(e) => set({ maxContextTokens: e.target.value })} required />
         </label>
         <label className="field">
           <span>Model window (tokens; blank: learnt from the server)</span>
@@ -167,6 +189,11 @@ export function SettingsDialog({
         <p className="hint">Tools always get {BASE_TOOL_ENV.join(', ')}; nothing else of Loom's environment unless named here.</p>
         <SyncHubSection hubUrl={form.hubUrl} onHubUrl={(hubUrl) => set({ hubUrl })} status={settings.hubUrl === form.hubUrl.trim() ? syncStatus : null} />
         <McpServersSection />
+        {saveError && (
+          <p className="settings-error" role="alert">
+            {saveError}
+          </p>
+        )}
         <div className="dialog-actions">
           <button type="button" onClick={onClose}>
             Cancel

@@ -78,6 +78,8 @@ export interface ChatState {
   lastNoticeId: number;
   /** The last turn's failure (model down…), shown as a banner. */
   error: string | null;
+  /** Why a turn was refused until the session's model is chosen (another agent's model, imported): the model dialog asks. */
+  modelToChoose: string | null;
   /** Files the session's tools changed (relative to its project folder), which can be reverted. */
   changedFiles: string[];
 }
@@ -100,6 +102,7 @@ export const INITIAL_CHAT_STATE: ChatState = {
   notices: [],
   lastNoticeId: 0,
   error: null,
+  modelToChoose: null,
   changedFiles: [],
 };
 
@@ -119,6 +122,7 @@ export type ChatAction =
   | { type: 'compact_settled' }
   | { type: 'answered'; requestId: string }
   | { type: 'error_shown'; error: string | null }
+  | { type: 'model_choice_asked'; reason: string | null }
   | { type: 'notice_dismissed'; id: number };
 
 export type ChatEvent = SessionEvent | ChatAction;
@@ -187,6 +191,8 @@ export function chatReducer(state: ChatState, event: ChatEvent): ChatState {
       });
     case 'error_shown':
       return patch(state, { error: event.error });
+    case 'model_choice_asked':
+      return patch(state, { modelToChoose: event.reason });
     case 'notice_dismissed':
       return patch(state, { notices: without(state.notices, (n) => n.id === event.id) });
     case 'grants':

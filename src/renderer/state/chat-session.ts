@@ -9,6 +9,7 @@ import type { ApprovalAnswer } from '../../shared/approvals';
 import type { Attachment } from '../../shared/attachments';
 import type { BridgeEvent, LoomBridge } from '../../shared/contract';
 import type { SessionMeta } from '../../shared/types';
+import { BridgeError } from '../bridge/bridge-error';
 import { compactOptions } from '../lib/compactions';
 import { errorMessage } from '../lib/errors';
 import { plural } from '../lib/format';
@@ -197,9 +198,15 @@ export class ChatSession {
       if (error) this.setError(error);
       return error === null;
     } catch (err) {
-      this.showFailure(err);
+      if (err instanceof BridgeError && err.code === 'model_not_chosen') this.apply({ type: 'model_choice_asked', reason: err.message });
+      else this.showFailure(err);
       return false;
     }
+  }
+
+  /** The model dialog the refusal opened was answered or closed. */
+  modelChoiceSettled(): void {
+    this.apply({ type: 'model_choice_asked', reason: null });
   }
 
   stop(): void {

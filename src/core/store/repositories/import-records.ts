@@ -71,6 +71,23 @@ export class ImportRecords {
     return rows.map((row) => ({ sessionId: row.session_id, ...decodeKeys(row.keys), messageCount: row.message_count }));
   }
 
+  /**
+   * The source an import wrote this session from, or the session it branched from (its
+   * parent line, bounded), if an import did: what another agent recorded in it is that agent's.
+   */
+  sourceOfLine(sessionId: string): string | undefined {
+    const row = prepared(
+      this.db,
+      `WITH RECURSIVE line (id, depth) AS (
+         SELECT ?, 0
+         UNION ALL
+         SELECT s.parent_id, line.depth + 1 FROM sessions s JOIN line ON s.id = line.id WHERE s.parent_id IS NOT NULL AND line.depth < 64
+       )
+       SELECT b.source FROM line JOIN import_branches b ON b.session_id = line.id ORDER BY line.depth LIMIT 1`,
+    ).get(sessionId) as { source: string } | undefined;
+    return row?.source;
+  }
+
   saveBranch(source: string, sourceId: string, branch: ImportBranchRecord): void {
     prepared(
       this.db,
