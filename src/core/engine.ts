@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { ApprovalAnswer, SessionGrant } from '../shared/approvals';
 import type { Attachment } from '../shared/attachments';
-import type { EngineEvent, PendingRequest } from '../shared/engine-events';
+import type { EngineEvent, PendingRequest, TurnResult } from '../shared/engine-events';
 import type { ContextState } from '../shared/contract';
 import { IMPORT_SOURCES, IMPORT_SOURCE_LABELS, type ImportSourceName } from '../shared/import-sources';
 import { mcpProblems, type McpOverview, type McpServerEdit } from '../shared/mcp';
@@ -211,7 +211,7 @@ export class LoomEngine extends SessionLifecycle {
   }
 
   /** One user turn; events stream meanwhile. Resolves when the turn has ended. */
-  async send(sessionId: string, text: string, attachments: readonly Attachment[] = []): Promise<{ error: string | null }> {
+  async send(sessionId: string, text: string, attachments: readonly Attachment[] = []): Promise<TurnResult> {
     // A file that cannot be attached is refused before anything happens to the session.
     const message = buildUserMessage(text, attachments);
     const agent = await this.agentFor(sessionId);
@@ -219,7 +219,7 @@ export class LoomEngine extends SessionLifecycle {
     this.refuseUnchosenModel(agent.id);
     const outcome = await runUserTurn(agent, message, text, attachments);
     this.changedIfThere(sessionId);
-    return { error: outcome.error ?? null };
+    return { error: outcome.error ?? null, ...(outcome.failure ? { failure: outcome.failure } : {}) };
   }
 
   /**
@@ -358,14 +358,14 @@ export class LoomEngine extends SessionLifecycle {
    * One turn answering the user message the session's context ends with (a branch made by
    * edit or regenerate), without appending a new one. Resolves when the turn has ended.
    */
-  async reply(sessionId: string): Promise<{ error: string | null }> {
+  async reply(sessionId: string): Promise<TurnResult> {
     const agent = await this.agentFor(sessionId);
     if (agent.busy) throw new LoomError('This session is still busy with the previous message; wait for it or stop it.', 'busy');
     if (agent.messages.at(-1)?.role !== 'user') throw new LoomError('No message of yours is waiting for a reply in this session.', 'nothing_to_answer');
     this.refuseUnchosenModel(agent.id);
     const outcome = await runReplyTurn(agent);
     this.changedIfThere(sessionId);
-    return { error: outcome.error ?? null };
+    return { error: outcome.error ?? null, ...(outcome.failure ? { failure: outcome.failure } : {}) };
   }
 
   /** Where this session's transcript has sibling branches (the "2 / 3" switchers). */

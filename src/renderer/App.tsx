@@ -25,7 +25,7 @@ import { isDesktop } from './bridge';
 import { useBridge } from './bridge/context';
 import { sessionLabel } from './lib/format';
 import { useShortcuts } from './lib/shortcuts';
-import { useAttentionNotifications } from './state/attention';
+import { useAttentionMarkers, useAttentionNotifications } from './state/attention';
 import { ChatSessions } from './state/chat-sessions';
 import { useImportDrop } from './state/import-drop';
 import { useSessionActions, type DialogAction } from './state/session-actions';
@@ -60,6 +60,7 @@ export function App({ initialSettings, appInfo }: { initialSettings: Settings; a
   const tabs = useTabs(initialSettings, dropChat);
 
   useEffect(() => chats.connect(), [chats]);
+  const markers = useAttentionMarkers(tabs.ids, chatFor);
   const [offeringNotifications, setOfferingNotifications] = useState(false);
   useAttentionNotifications({ openTabs: tabs.ids, activeTab: tabs.active, onShow: tabs.focus, onOffer: () => setOfferingNotifications(true) });
   useEffect(() => bridge.onAccessLost(banners.show), [bridge, banners.show]);
@@ -206,6 +207,7 @@ export function App({ initialSettings, appInfo }: { initialSettings: Settings; a
       <Sidebar
         searchRef={searchBox}
         activeId={tabs.active}
+        markers={markers}
         onAction={(action, meta) => void sessionActions.run(action, meta)}
         onOpenAt={openAt}
         onOpenUnsynced={(meta) => void openUnsynced(meta)}
@@ -221,7 +223,7 @@ export function App({ initialSettings, appInfo }: { initialSettings: Settings; a
       <main className="main">
         <TabBar
           tabs={tabs.ids}
-          chatFor={chatFor}
+          markers={markers}
           active={tabs.active}
           onSelect={tabs.focus}
           onClose={(id) => void closeTab(id)}
@@ -238,6 +240,7 @@ export function App({ initialSettings, appInfo }: { initialSettings: Settings; a
             branching={sessionActions.branching}
             scrollToMessage={shownHit?.index ?? sessionActions.scrollTargetFor(tabs.active)}
             highlightMessage={shownHit?.index}
+            onOpenSettings={() => setDialog({ kind: 'settings' })}
             onShowChanges={() => {
               const id = tabs.active!;
               setDialog({ kind: 'changes', id, files: chats.get(id).getSnapshot().changedFiles, closing: false });

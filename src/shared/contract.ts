@@ -10,7 +10,7 @@
 import { z } from 'zod';
 import { APPROVAL_ANSWERS, type SessionGrant } from './approvals';
 import { IMAGE_TYPE_NAMES, IMAGE_TYPES, MAX_ATTACHMENT_NAME, MAX_ATTACHMENTS, MAX_IMAGE_DATA_URL_CHARS, MAX_TEXT_FILE_CHARS } from './attachments';
-import type { EngineEvent, PendingRequest } from './engine-events';
+import type { EngineEvent, PendingRequest, TurnResult } from './engine-events';
 import { EXPORT_FORMATS } from './export-name';
 import { IMPORT_SOURCES, MAX_IMPORT_PATH, type ImportReport, type ImportSourceInfo } from './import-sources';
 import type { McpOverview } from './mcp';
@@ -301,7 +301,7 @@ export const contract = {
 
   'chat.create': method<SessionMeta>()(none),
   /** Runs one user turn; answers when the turn has ended (events stream meanwhile). Attachments: docs/DESIGN.md#attachments. */
-  'chat.send': method<{ error: string | null }>()(
+  'chat.send': method<TurnResult>()(
     z
       .strictObject({
         sessionId,
@@ -316,7 +316,7 @@ export const contract = {
   /** A sibling branch for the reply at `index`, ending with the user message it answers; chat.reply then answers it. */
   'chat.regenerate': method<SessionMeta>()(z.strictObject({ sessionId, index: transcriptSeq })),
   /** Runs a turn answering the user message the context ends with; answers when the turn has ended. */
-  'chat.reply': method<{ error: string | null }>()(z.strictObject({ sessionId })),
+  'chat.reply': method<TurnResult>()(z.strictObject({ sessionId })),
   'chat.stop': method<{ stopped: boolean }>()(z.strictObject({ sessionId })),
   /** Compact now; `focus`: what the summary should keep above all; `upTo`: summarise only up to that transcript message. */
   'chat.compact': method<{ before_tokens: number; after_tokens: number }>()(

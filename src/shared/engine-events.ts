@@ -3,6 +3,7 @@
  * the Electron renderer, the browser mode. Plain data, so they cross IPC and SSE unchanged.
  */
 import type { ApprovalPreview, GrantOffer, SessionGrant, ToolEffect } from './approvals';
+import type { ModelFailure, ModelRetry } from './model-failure';
 import type { ChatMessage, MessageFacts, SessionMeta, SessionUsage } from './types';
 
 /**
@@ -46,13 +47,17 @@ export type EngineEvent =
       error?: string;
     }
   | { type: 'usage'; sessionId: string; usage: SessionUsage; contextTokens: number; maxContextTokens: number }
-  /** A turn ends; `error` is the one-line reason when it failed (model down, hard stop). */
-  | { type: 'turn'; sessionId: string; phase: 'start' | 'end'; error?: string }
+  /**
+   * A turn ends; `error` is the one-line reason when it failed (model down, hard stop), in
+   * the command's words; `failure`, when a model request failed, the same for a window to word.
+   */
+  | { type: 'turn'; sessionId: string; phase: 'start' | 'end'; error?: string; failure?: ModelFailure }
   /**
    * Something the user should read that is not part of the conversation: a cap that
-   * stopped the turn, an interrupted tool call found on resume, secret-looking env vars.
+   * stopped the turn, an interrupted tool call found on resume, secret-looking env vars, a
+   * failed model request about to be tried again (then `retry` says the same as data).
    */
-  | { type: 'notice'; sessionId: string; level: 'info' | 'warning'; text: string }
+  | { type: 'notice'; sessionId: string; level: 'info' | 'warning'; text: string; retry?: ModelRetry }
   /**
    * One session changed, here or in another process on the same data folder (created,
    * renamed, archived, forked, imported, a turn ended…): `meta` is the session now, so a
@@ -63,6 +68,12 @@ export type EngineEvent =
   | { type: 'session_deleted'; sessionId: string; meta: SessionMeta }
   /** A window's "Import from…" (`importId`: the one its request named) has read `done` of `total` files. */
   | { type: 'import_progress'; importId: string; done: number; total: number };
+
+/** What a turn's request (chat.send, chat.reply) answers once the turn has ended: as the turn's end event says. */
+export interface TurnResult {
+  error: string | null;
+  failure?: ModelFailure;
+}
 
 /**
  * A request the engine is waiting on, as its 'approval' or 'question' event announced it:

@@ -165,6 +165,10 @@ describe('a failing model server', () => {
     expect(h.ofType('notice').map((e) => e.text)).toEqual([
       `The model server at ${h.server.baseUrl} answered HTTP 503: warming up. Retrying in 1 s (retry 1 of 3).`,
     ]);
+    // The same as data, for a window that keeps one line and words it its own way.
+    expect(h.ofType('notice').map((e) => e.retry)).toEqual([
+      { problem: `The model server at ${h.server.baseUrl} answered HTTP 503: warming up.`, attempt: 1, maxRetries: 3, delayMs: expect.any(Number) },
+    ]);
     expect(h.context().at(-1)).toEqual({ role: 'assistant', content: 'Ready now.' });
   });
 
@@ -175,6 +179,10 @@ describe('a failing model server', () => {
     expect(error).toContain(h.server.baseUrl);
     expect(error).toContain('--api-key');
     expect(h.ofType('turn').at(-1)).toMatchObject({ phase: 'end', error });
+    // The problem and the advice apart, so a window can point at its Settings instead of --api-key.
+    const failure = { problem: `The model server at ${h.server.baseUrl} answered HTTP 401: bad key.`, advice: 'check_api_key' };
+    expect(h.ofType('turn').at(-1)?.failure).toEqual(failure);
+    expect(error).toBe(`${failure.problem} Check --api-key.`);
     expect(h.context().map((m) => m.role)).toEqual(['system', 'user']);
     expect(h.audit().find((e) => e.event === 'llm_call_error')).toMatchObject({ kind: 'chat', error_kind: 'http' });
   });

@@ -13,6 +13,20 @@ const text = (at: number, delta: string): ChatEvent => ({ type: 'text', sessionI
 const toolStart = (seq: number, callId = 'c1'): ChatEvent => ({ type: 'tool_start', sessionId, seq, callId, name: 'read_file', effect: 'read', args: '{}' });
 const toolEnd = (seq: number, callId = 'c1'): ChatEvent => ({ type: 'tool_end', sessionId, seq, callId, name: 'read_file', effect: 'read', result: 'ok' });
 const turn = (phase: 'start' | 'end', error?: string): ChatEvent => ({ type: 'turn', sessionId, phase, ...(error ? { error } : {}) });
+const retry = (attempt: number): ChatEvent => ({
+  type: 'notice',
+  sessionId,
+  level: 'info',
+  text: `Cannot reach it. Retrying in 1 s (retry ${attempt} of 3).`,
+  retry: { problem: 'Cannot reach it.', attempt, maxRetries: 3, delayMs: 1000 },
+});
+const failedTurn: ChatEvent = {
+  type: 'turn',
+  sessionId,
+  phase: 'end',
+  error: 'Cannot reach it. Pass --base-url.',
+  failure: { problem: 'Cannot reach it.', advice: 'start_server' },
+};
 const question = (requestId: string): ChatEvent => ({ type: 'question', sessionId, requestId, question: 'Which?' });
 const context = (patch: Partial<ContextState> = {}): ContextState => ({
   contextTokens: 10,
@@ -76,6 +90,18 @@ describe('chatReducer', () => {
       ],
       expected: { notices: [{ id: 2, level: 'warning', text: 'Cap', duringTurn: true }] },
     },
+    {
+      name: 'each retry replaces the one line about the model server, and no notice piles up',
+      events: [turn('start'), retry(1), retry(2), retry(3)],
+      expected: { retry: { problem: 'Cannot reach it.', attempt: 3, maxRetries: 3, delayMs: 1000 }, notices: [] },
+    },
+    {
+      name: 'a failed turn puts its failure, advice apart, in the retry line’s place',
+      events: [turn('start'), retry(1), failedTurn],
+      expected: { retry: null, error: 'Cannot reach it. Pass --base-url.', failure: { problem: 'Cannot reach it.', advice: 'start_server' } },
+    },
+    { name: 'a turn that succeeds after a retry leaves no line', events: [turn('start'), retry(1), turn('end')], expected: { retry: null, error: null } },
+    { name: 'a new turn clears the last one’s failure', events: [failedTurn, turn('start')], expected: { error: null, failure: null } },
   ];
   it.each(cases)('$name', ({ events, expected }) => {
     expect(run(events)).toMatchObject(expected);

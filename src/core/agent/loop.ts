@@ -5,6 +5,7 @@
  * and every tool call always gets a result, so the context is valid whenever it stops.
  */
 import type { Attachment } from '../../shared/attachments';
+import type { ModelFailure } from '../../shared/model-failure';
 import type { AssistantMessage, ToolCall, UserMessage } from '../../shared/types';
 import { errorMessage } from '../errors';
 import { windowAfterRefusal } from '../model/context-window';
@@ -14,7 +15,7 @@ import { messageKey } from '../store/messages';
 import { reportStop, stopBeforeRequest, stopBeforeTool, type TurnStop } from './caps';
 import { fitContext } from './context-guard';
 import { refreshListingSummary } from './listing-summary';
-import { callModel, isAbort, retryNoticeText } from './model-call';
+import { callModel, isAbort, retryNotice } from './model-call';
 import type { AgentSession } from './session';
 import { describeAttachments } from './user-message';
 import { answerToolCall, notRunResult, plainOutcome, runToolCall, STOPPED_REASON } from './tool-runner';
@@ -26,6 +27,8 @@ const MAX_EMPTY_NUDGES = 2;
 export interface TurnOutcome {
   /** One line for the user when the turn failed (model down, context too large). */
   error?: string;
+  /** When it failed on a model request: the problem and the advice apart, for a window to word (shared/model-failure.ts). */
+  failure?: ModelFailure;
 }
 
 /** `message`: built by buildUserMessage (user-message.ts) from `text` and `attachments`, checked before the turn. */
@@ -49,6 +52,7 @@ async function runTurn(session: AgentSession, prepare: () => void): Promise<Turn
   const signal = session.beginTurn();
   session.host.emit({ type: 'turn', sessionId: session.id, phase: 'start' });
   let error: string | undefined;
+  let failure: ModelFailure | undefined;
   let answered = false;
   try {
     session.userTurns++;
@@ -56,14 +60,17 @@ async function runTurn(session: AgentSession, prepare: () => void): Promise<Turn
     answered = (await runUntilDone(session, signal)) === 'answered';
   } catch (err) {
     if (isAbort(err, signal)) reportStop(session, { event: 'session_abort', reason: STOPPED_REASON });
-    else error = errorMessage(err);
+    else {
+      error = errorMessage(err);
+      failure = (err instanceof ModelError && err.failure) || undefined;
+    }
   } finally {
     error ??= keepStoppedReply(session, signal);
     session.endTurn();
-    session.host.emit({ type: 'turn', sessionId: session.id, phase: 'end', ...(error ? { error } : {}) });
+    session.host.emit({ type: 'turn', sessionId: session.id, phase: 'end', ...(error ? { error } : {}), ...(failure ? { failure } : {}) });
   }
   if (answered) session.runInBackground((summarySignal) => refreshListingSummary(session, summarySignal));
-  return error ? { error } : {};
+  return { ...(error ? { error } : {}), ...(failure ? { failure } : {}) };
 }
 
 /**
@@ -142,7 +149,7 @@ async function requestReply(session: AgentSession, signal: AbortSignal): Promise
       session.replyInFlight += delta;
       session.host.emit({ type: 'text', sessionId: session.id, delta, at });
     },
-    onRetry: (notice) => session.host.emit({ type: 'notice', sessionId: session.id, level: 'info', text: retryNoticeText(notice) }),
+    onRetry: (notice) => session.host.emit({ type: 'notice', sessionId: session.id, level: 'info', ...retryNotice(notice) }),
   });
   // Kept only while the reply is in flight: the whole reply is committed below.
   session.replyInFlight = '';

@@ -4,6 +4,7 @@
  * --max-cost-usd and \info see it at once, with the server's prompt_tokens fed back into
  * the context budget.
  */
+import type { ModelRetry } from '../../shared/model-failure';
 import type { CallKind, CallUsage } from '../../shared/types';
 import type { SummaryClient } from '../context/compactor';
 import { errorMessage } from '../errors';
@@ -62,10 +63,15 @@ export function isAbort(err: unknown, signal?: AbortSignal): boolean {
 }
 
 /**
- * What the user reads while a failed request waits for its next try: the failure's first
- * sentence (its advice is for when the retries are used up) and when the next try comes.
+ * What the user reads while a failed request waits for its next try: the failure without
+ * its advice (that is for when the retries are used up) and when the next try comes; the
+ * same as data (`retry`) for a window, which keeps one line and updates it.
  */
-export function retryNoticeText(notice: RetryNotice): string {
-  const failure = notice.error.message.match(/^.*?\.(?=\s|$)/)?.[0] ?? notice.error.message;
-  return `${failure} Retrying in ${Math.ceil(notice.delayMs / 1000)} s (retry ${notice.attempt} of ${notice.maxRetries}).`;
+export function retryNotice(notice: RetryNotice): { text: string; retry: ModelRetry } {
+  const { attempt, maxRetries, delayMs } = notice;
+  const problem = notice.error.problem;
+  return {
+    text: `${problem} Retrying in ${Math.ceil(delayMs / 1000)} s (retry ${attempt} of ${maxRetries}).`,
+    retry: { problem, attempt, maxRetries, delayMs },
+  };
 }

@@ -4,17 +4,21 @@
  * summary — why it asks, and the answers: allow once, allow for the rest of the session
  * (what the engine offered: the tool, or a command prefix), deny.
  */
-import { useId } from 'react';
+import { useId, useRef } from 'react';
 import { describeGrant } from '../../shared/approvals';
 import type { Approval } from '../state/chat-reducer';
 import type { ChatSession } from '../state/chat-session';
+import { usePromptFocus } from '../lib/focus-return';
 import { DiffView } from './DiffView';
 
 export function ApprovalCard({ approval, chat }: { approval: Approval; chat: ChatSession }) {
   const offerId = useId();
+  const card = useRef<HTMLDivElement>(null);
+  // The card itself takes the focus, not Allow once: an Enter meant for the message box must not approve.
+  usePromptFocus(card, approval.requestId, chat.isNewPrompt);
   const { preview, offer } = approval;
   return (
-    <div className="card approval" role="group" aria-label={`Approval needed: ${approval.tool}`}>
+    <div ref={card} className="card approval" role="group" aria-label={`Approval needed: ${approval.tool}`} tabIndex={-1}>
       <p>
         <strong>{approval.tool}</strong> {heading(approval)}
       </p>

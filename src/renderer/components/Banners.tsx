@@ -1,5 +1,10 @@
-/** Non-blocking error banners at the top of the window, each dismissible. */
-import { useCallback, useMemo, useRef, useState } from 'react';
+/**
+ * Non-blocking error banners at the top of the window, each dismissible; and the chat's one
+ * banner about its model server, which a retry updates and the failure then takes over.
+ */
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import type { ModelFailure, ModelRetry } from '../../shared/model-failure';
+import { retryLine, windowAdvice } from '../lib/model-advice';
 
 export interface Banner {
   id: number;
@@ -36,4 +41,59 @@ export function ErrorBanner({ text, onDismiss, level = 'error' }: { text: string
       </button>
     </div>
   );
+}
+
+interface TurnProblemProps {
+  /** The turn's failure in the engine's one line, shown as it is when it was not a model request's. */
+  error: string | null;
+  failure: ModelFailure | null;
+  retry: ModelRetry | null;
+  onDismiss: () => void;
+  onOpenSettings: () => void;
+}
+
+/**
+ * What went wrong with the turn, in one banner: while the model request is retried, the
+ * attempt that failed and a countdown to the next; once the retries are spent, the failure
+ * with the window's advice (and a button to Settings when the fix is there).
+ */
+export function TurnProblemBanner({ error, failure, retry, onDismiss, onOpenSettings }: TurnProblemProps) {
+  const secondsLeft = useCountdown(retry);
+  if (failure) {
+    const advice = windowAdvice(failure);
+    return (
+      <div className="banner banner-error turn-problem" role="alert">
+        <span className="banner-text">{advice.line}</span>
+        {advice.inSettings && (
+          <button type="button" onClick={onOpenSettings}>
+            Open Settings
+          </button>
+        )}
+        <button type="button" className="icon" aria-label="Dismiss message" onClick={onDismiss}>
+          ×
+        </button>
+      </div>
+    );
+  }
+  if (error) return <ErrorBanner text={error} onDismiss={onDismiss} />;
+  if (!retry) return null;
+  return (
+    <div className="banner banner-info turn-problem" role="status">
+      <span className="banner-text">{retryLine(retry, secondsLeft)}</span>
+    </div>
+  );
+}
+
+/** Whole seconds until the retry's next try, counting down from when it was announced. */
+function useCountdown(retry: ModelRetry | null): number {
+  const [left, setLeft] = useState(0);
+  useEffect(() => {
+    if (!retry) return;
+    const due = Date.now() + retry.delayMs;
+    const tick = () => setLeft(Math.max(0, Math.ceil((due - Date.now()) / 1000)));
+    tick();
+    const timer = setInterval(tick, 250);
+    return () => clearInterval(timer);
+  }, [retry]);
+  return left;
 }

@@ -1,9 +1,11 @@
 /**
- * One open session: header (title, model, context meter, changed files, Compact now, Fork, Info, Export),
+ * One open session: header (title, model, context meter, changed files, Compact now, Fork, Info, Export;
+ * in a narrow window those last under More),
  * the transcript, the turn's error banner and notices, and the message box; the dialogs
  * of its compactions (Compact now's focus line, what a compaction kept and dropped).
  */
 import { Suspense, lazy, useMemo, useState, useSyncExternalStore } from 'react';
+import { EXPORT_FORMATS } from '../../shared/contract';
 import type { CompactionDetail, SessionMeta } from '../../shared/types';
 import { compactionCounts } from '../lib/compactions';
 import { sessionLabel } from '../lib/format';
@@ -12,10 +14,11 @@ import { isBusy } from '../state/chat-reducer';
 import type { ChatSession } from '../state/chat-session';
 import { usePins } from '../state/session-records';
 import { useSessionMeta } from '../state/session-meta';
-import { ErrorBanner } from './Banners';
+import { ErrorBanner, TurnProblemBanner } from './Banners';
 import { CompactDialog } from './CompactDialog';
 import type { MarkerActions } from './CompactionMarkerRow';
-import { ExportMenu } from './ExportMenu';
+import { EXPORT_LABELS, ExportMenu } from './ExportMenu';
+import { MenuButton, type MenuItem } from './MenuButton';
 import { Composer } from './Composer';
 import { ContextMeter } from './ContextMeter';
 import { BranchActionsContext, ContextActionsContext, type BranchActions, type ContextActions } from './MessageActions';
@@ -35,6 +38,8 @@ interface ChatViewProps {
   onAction: (action: SessionAction, meta: SessionMeta) => void;
   /** Opens the list of files this session changed (with Revert all / Keep). */
   onShowChanges: () => void;
+  /** Opens the settings dialog (a model failure whose fix is there offers it). */
+  onOpenSettings: () => void;
   /** The branch actions under the messages (App.tsx carries them out). */
   branching?: BranchHandlers;
   /** Open at this message instead of at the bottom (a sibling branch shown in place, a search hit). */
@@ -51,7 +56,7 @@ export interface BranchHandlers {
   switchTo(sessionId: string, siblingId: string, index: number): void;
 }
 
-export function ChatView({ chat, onAction, onShowChanges, branching, scrollToMessage, highlightMessage }: ChatViewProps) {
+export function ChatView({ chat, onAction, onShowChanges, onOpenSettings, branching, scrollToMessage, highlightMessage }: ChatViewProps) {
   const snap = useSyncExternalStore(chat.subscribe, chat.getSnapshot);
   const busy = isBusy(snap.phase);
   // Read once: the tab opens there, later renders leave the scrolling to the user.
@@ -96,6 +101,23 @@ export function ChatView({ chat, onAction, onShowChanges, branching, scrollToMes
   );
   const counts = compactionCounts(snap.markers.flatMap((m) => (m.record ? [m.record] : [])));
 
+  const canCompact = !busy && !archived;
+  const compactNow = () => canCompact && setAskingFocus(true);
+  const changedLabel = `Changed files (${snap.changedFiles.length})`;
+  // The header's actions again, for More: the same ones, in the same order.
+  const moreItems: MenuItem[] = [
+    ...(snap.changedFiles.length > 0 ? [{ key: 'changes', label: changedLabel, onSelect: onShowChanges }] : []),
+    { key: 'compact', label: 'Compact now…', onSelect: compactNow, disabled: !canCompact },
+    { key: 'fork', label: 'Fork', onSelect: () => meta && onAction('fork', meta), disabled: !meta },
+    { key: 'info', label: 'Info', onSelect: () => meta && onAction('info', meta), disabled: !meta },
+    ...EXPORT_FORMATS.map((format) => ({
+      key: `export:${format}`,
+      label: `Export as ${EXPORT_LABELS[format]}`,
+      onSelect: () => meta && onAction(`export:${format}`, meta),
+      disabled: !meta,
+    })),
+  ];
+
   const last = snap.total > 0 ? chat.transcript.message(snap.total - 1) : undefined;
   const canContinue = last?.role === 'assistant' && last.stopped === true && !busy && !archived;
   return (
@@ -106,22 +128,30 @@ export function ChatView({ chat, onAction, onShowChanges, branching, scrollToMes
         </h1>
         {meta && <SessionModelButton meta={meta} asking={snap.modelToChoose} onAskSettled={() => chat.modelChoiceSettled()} />}
         <ContextMeter tokens={snap.contextTokens} max={snap.maxContextTokens} compactions={counts} />
-        {snap.changedFiles.length > 0 && (
-          <button type="button" onClick={onShowChanges} title="Files this session wrote or edited: keep them or revert them">
-            Changed files ({snap.changedFiles.length})
+        {/* A narrow window folds these into More (styles.css, the chat's container query), so the title keeps its room. */}
+        <div className="chat-actions">
+          {snap.changedFiles.length > 0 && (
+            <button type="button" onClick={onShowChanges} title="Files this session wrote or edited: keep them or revert them">
+              {changedLabel}
+            </button>
+          )}
+          {/* aria-disabled, not disabled: the focus Compact now's dialog returns here stays while the compaction runs. */}
+          <button type="button" onClick={compactNow} aria-disabled={!canCompact} aria-haspopup="dialog">
+            Compact now
           </button>
-        )}
-        {/* aria-disabled, not disabled: the focus Compact now's dialog returns here stays while the compaction runs. */}
-        <button type="button" onClick={() => busy || archived || setAskingFocus(true)} aria-disabled={busy || archived} aria-haspopup="dialog">
-          Compact now
-        </button>
-        <button type="button" onClick={() => meta && onAction('fork', meta)} disabled={!meta}>
-          Fork
-        </button>
-        <button type="button" onClick={() => meta && onAction('info', meta)} disabled={!meta}>
-          Info
-        </button>
-        <ExportMenu disabled={!meta} onExport={(format) => meta && onAction(`export:${format}`, meta)} />
+          <button type="button" onClick={() => meta && onAction('fork', meta)} disabled={!meta}>
+            Fork
+          </button>
+          <button type="button" onClick={() => meta && onAction('info', meta)} disabled={!meta}>
+            Info
+          </button>
+          <ExportMenu disabled={!meta} onExport={(format) => meta && onAction(`export:${format}`, meta)} />
+        </div>
+        <div className="chat-more">
+          <MenuButton menuLabel="More actions" items={moreItems}>
+            More
+          </MenuButton>
+        </div>
       </header>
       {archived && meta && (
         <div className="banner banner-info" role="status">
@@ -148,7 +178,7 @@ export function ChatView({ chat, onAction, onShowChanges, branching, scrollToMes
         {snap.notices.map((notice) => (
           <ErrorBanner key={notice.id} level={notice.level} text={notice.text} onDismiss={() => chat.dismissNotice(notice.id)} />
         ))}
-        {snap.error && <ErrorBanner text={snap.error} onDismiss={() => chat.setError(null)} />}
+        <TurnProblemBanner error={snap.error} failure={snap.failure} retry={snap.retry} onDismiss={() => chat.setError(null)} onOpenSettings={onOpenSettings} />
         {canContinue && (
           <div className="continue-row">
             <button type="button" onClick={() => void chat.continueReply()} title="Ask Loom to go on from where its stopped reply ends">

@@ -3,7 +3,9 @@
  * what the engine waits for — approvals (ApprovalCard: what they approve, allow once / for the session / deny) and
  * questions from ask_question — answered right here in the transcript.
  */
-import { useDeferredValue, useState } from 'react';
+import { useDeferredValue, useRef, useState } from 'react';
+import { usePromptFocus } from '../lib/focus-return';
+import { waitingText } from '../state/attention';
 import type { Question } from '../state/chat-reducer';
 import type { ChatSession, ChatSnapshot } from '../state/chat-session';
 import { ApprovalCard } from './ApprovalCard';
@@ -14,6 +16,7 @@ export function LiveRow({ chat, snap }: { chat: ChatSession; snap: ChatSnapshot 
   // committed (streaming cleared) the stale deferred copy must not linger beside it.
   const deferred = useDeferredValue(snap.streaming);
   const streaming = snap.streaming ? deferred : '';
+  const waitsFor = waitingText(snap);
   const waiting = snap.phase === 'running' && !streaming && snap.runningTools.length === 0 && snap.approvals.length === 0 && snap.questions.length === 0;
   return (
     <div className="live">
@@ -23,11 +26,18 @@ export function LiveRow({ chat, snap }: { chat: ChatSession; snap: ChatSnapshot 
           <Markdown text={streaming} />
         </article>
       )}
-      {snap.runningTools.map((tool) => (
-        <div key={tool.callId} className="progress" role="status">
-          <span className="spinner" aria-hidden="true" /> Running <code>{tool.name}</code>…
+      {waitsFor ? (
+        // The tool waits on the user, not the user on the tool: say so rather than "Running write_file…".
+        <div className="progress waits-for-you" role="status">
+          {waitsFor}
         </div>
-      ))}
+      ) : (
+        snap.runningTools.map((tool) => (
+          <div key={tool.callId} className="progress" role="status">
+            <span className="spinner" aria-hidden="true" /> Running <code>{tool.name}</code>…
+          </div>
+        ))
+      )}
       {snap.approvals.map((approval) => (
         <ApprovalCard key={approval.requestId} approval={approval} chat={chat} />
       ))}
@@ -45,9 +55,11 @@ export function LiveRow({ chat, snap }: { chat: ChatSession; snap: ChatSnapshot 
 
 function QuestionCard({ question, chat }: { question: Question; chat: ChatSession }) {
   const [text, setText] = useState('');
+  const card = useRef<HTMLDivElement>(null);
+  usePromptFocus(card, question.requestId, chat.isNewPrompt);
   const answer = (value: string | null) => chat.answer(question.requestId, value);
   return (
-    <div className="card question" role="group" aria-label="Question from the assistant">
+    <div ref={card} className="card question" role="group" aria-label="Question from the assistant">
       <form
         onSubmit={(event) => {
           event.preventDefault();
@@ -55,7 +67,7 @@ function QuestionCard({ question, chat }: { question: Question; chat: ChatSessio
         }}
       >
         <p className="question-text">{question.question}</p>
-        <input aria-label="Your answer" value={text} onChange={(e) => setText(e.target.value)} autoFocus />
+        <input aria-label="Your answer" value={text} onChange={(e) => setText(e.target.value)} />
         <div className="card-actions">
           <button type="submit" className="primary" disabled={!text.trim()}>
             Answer

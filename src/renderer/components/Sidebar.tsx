@@ -11,8 +11,10 @@ import { messageCountText } from '../../shared/message-count';
 import type { SessionMeta } from '../../shared/types';
 import { useBridge } from '../bridge/context';
 import { relativeTime, sessionLabel } from '../lib/format';
+import type { AttentionMarker } from '../state/attention';
 import { useDragExport } from '../state/drag-export';
 import { useSessionList, type SidebarItem } from '../state/session-list';
+import { AttentionBadge } from './AttentionBadge';
 import { SessionMenu } from './SessionMenu';
 import { Snippet } from './Snippet';
 import { SyncStatusLine } from './SyncStatusLine';
@@ -22,6 +24,8 @@ export type SessionAction = 'open' | 'rename' | 'fork' | 'archive' | 'unarchive'
 interface SidebarProps {
   searchRef: RefObject<HTMLInputElement | null>;
   activeId: string | null;
+  /** The open sessions' markers (working, waiting for an approval or an answer), shown on their rows too. */
+  markers: ReadonlyMap<string, AttentionMarker>;
   onAction: (action: SessionAction, meta: SessionMeta) => void;
   /** Opens a search hit's session scrolled to the message that matched. */
   onOpenAt: (meta: SessionMeta, messageIndex: number) => void;
@@ -147,6 +151,7 @@ export function Sidebar(props: SidebarProps) {
                 );
               }
               const label = sessionLabel(item);
+              const marker = props.markers.get(item.id);
               return (
                 <li
                   key={row.key}
@@ -169,7 +174,10 @@ export function Sidebar(props: SidebarProps) {
                     onClick={() => open(item)}
                     aria-current={item.id === activeId ? 'page' : undefined}
                   >
-                    <span className="session-title">{label}</span>
+                    <span className="session-title-line">
+                      <span className="session-title">{label}</span>
+                      {marker && <AttentionBadge marker={marker} />}
+                    </span>
                     <span className="session-time">
                       {item.team ? `${item.team.owner} · ` : ''}
                       {item.archived ? 'archived · ' : ''}

@@ -3,10 +3,12 @@
  * messages behind them are fetched page by page as they scroll into view. Compaction
  * markers sit between the messages where each compaction happened; the last row is the
  * live part of the turn (streamed reply, running tools, approvals, questions). The view
- * follows new content while the user is at the bottom.
+ * follows new content while the user is at the bottom; scrolled up, a pointer leads down to
+ * an approval or question waiting there.
  */
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { useEffect, useLayoutEffect, useMemo, useRef, type KeyboardEvent } from 'react';
+import { useEffect, useLayoutEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
+import { waitingText } from '../state/attention';
 import type { CompactionMarker } from '../state/chat-reducer';
 import type { ChatSession, ChatSnapshot } from '../state/chat-session';
 import { LiveRow } from './LiveRow';
@@ -49,6 +51,11 @@ interface TranscriptProps {
 export function Transcript({ chat, snap, scrollToMessage, highlightMessage, markerActions }: TranscriptProps) {
   const scroller = useRef<HTMLDivElement>(null);
   const atBottom = useRef(scrollToMessage === undefined);
+  // Rendered from, unlike atBottom: whether to point the user down to a prompt waiting there.
+  const [scrolledUp, setScrolledUp] = useState(false);
+  const waiting = waitingText(snap) !== null;
+  /** The pointer was followed: the prompt gets the focus once its row is drawn and measured. */
+  const focusPrompt = useRef(false);
   const model = useMemo(() => rowModel(snap.total, snap.markers), [snap.total, snap.markers]);
 
   const virtualizer = useVirtualizer({
@@ -111,48 +118,71 @@ export function Transcript({ chat, snap, scrollToMessage, highlightMessage, mark
     if (pinned.current) virtualizer.scrollToIndex(pinned.current.row, { align: pinned.current.align });
     else if (el && snap.loaded && atBottom.current) el.scrollTop = el.scrollHeight;
   }, [totalSize, snap.loaded, virtualizer]);
+  useEffect(() => {
+    const prompt = focusPrompt.current && scroller.current?.querySelector<HTMLElement>('.live .card');
+    if (!prompt) return;
+    focusPrompt.current = false;
+    (prompt.querySelector<HTMLElement>('input') ?? prompt).focus({ preventScroll: true });
+  });
+  const goToPrompt = () => {
+    unpin();
+    atBottom.current = true;
+    focusPrompt.current = true;
+    setScrolledUp(false);
+    virtualizer.scrollToIndex(model.count - 1, { align: 'end' });
+  };
 
   return (
-    <div
-      ref={scroller}
-      className="transcript"
-      role="log"
-      aria-label="Transcript"
-      aria-busy={!snap.loaded}
-      tabIndex={0}
-      onWheel={unpin}
-      onPointerDown={unpin}
-      onKeyDown={onKeyDown}
-      onScroll={(event) => {
-        const el = event.currentTarget;
-        atBottom.current = el.scrollHeight - el.scrollTop - el.clientHeight < BOTTOM_SLACK_PX;
-      }}
-    >
-      <div className="transcript-inner" style={{ height: totalSize }}>
-        {items.map((item) => {
-          const row = model.rowAt(item.index);
-          const found = row.kind === 'message' && row.index === highlightMessage;
-          return (
-            <div
-              key={item.key}
-              data-index={item.index}
-              ref={virtualizer.measureElement}
-              className={found ? 'row search-found' : 'row'}
-              aria-current={found ? 'true' : undefined}
-              style={{ transform: `translateY(${item.start}px)` }}
-            >
-              {row.kind === 'live' ? (
-                <LiveRow chat={chat} snap={snap} />
-              ) : row.kind === 'marker' ? (
-                <CompactionMarkerRow marker={row.marker} n={row.n} actions={markerActions} />
-              ) : (
-                <MessageSlot chat={chat} index={row.index} version={snap.version} />
-              )}
-            </div>
-          );
-        })}
+    <>
+      <div
+        ref={scroller}
+        className="transcript"
+        role="log"
+        aria-label="Transcript"
+        aria-busy={!snap.loaded}
+        tabIndex={0}
+        onWheel={unpin}
+        onPointerDown={unpin}
+        onKeyDown={onKeyDown}
+        onScroll={(event) => {
+          const el = event.currentTarget;
+          atBottom.current = el.scrollHeight - el.scrollTop - el.clientHeight < BOTTOM_SLACK_PX;
+          setScrolledUp(!atBottom.current);
+        }}
+      >
+        <div className="transcript-inner" style={{ height: totalSize }}>
+          {items.map((item) => {
+            const row = model.rowAt(item.index);
+            const found = row.kind === 'message' && row.index === highlightMessage;
+            return (
+              <div
+                key={item.key}
+                data-index={item.index}
+                ref={virtualizer.measureElement}
+                className={found ? 'row search-found' : 'row'}
+                aria-current={found ? 'true' : undefined}
+                style={{ transform: `translateY(${item.start}px)` }}
+              >
+                {row.kind === 'live' ? (
+                  <LiveRow chat={chat} snap={snap} />
+                ) : row.kind === 'marker' ? (
+                  <CompactionMarkerRow marker={row.marker} n={row.n} actions={markerActions} />
+                ) : (
+                  <MessageSlot chat={chat} index={row.index} version={snap.version} />
+                )}
+              </div>
+            );
+          })}
+        </div>
       </div>
-    </div>
+      {waiting && scrolledUp && (
+        <div className="prompt-pointer">
+          <button type="button" className="primary" title={`${waitingText(snap)}: go to it`} onClick={goToPrompt}>
+            Waiting for you <span aria-hidden="true">↓</span>
+          </button>
+        </div>
+      )}
+    </>
   );
 }
 

@@ -1,15 +1,77 @@
 /**
- * System notifications when a turn ends, or waits for an approval or an answer, in a tab
- * the user is not looking at: another tab, or this window not in front. It is the web
- * Notification API, which Electron backs with native notifications, so the desktop shell
- * only lets the permission through. Permission is asked politely and once: on first need,
- * the window offers notifications, and only a click on the offer asks the browser.
+ * What each open session asks of the user, where the user will see it: a marker (a sign and
+ * words, not a colour alone) for its tab, its sidebar row and the tab strip's overflow
+ * control, the chat's status line; and system notifications when a turn ends, or waits for
+ * an approval or an answer, in a tab the user is not looking at: another tab, or this
+ * window not in front. It is the web Notification API, which Electron backs with native
+ * notifications, so the desktop shell only lets the permission through. Permission is asked
+ * politely and once: on first need, the window offers notifications, and only a click on
+ * the offer asks the browser.
  */
-import { useEffect, useRef } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useSyncExternalStore } from 'react';
 import type { BridgeEvent } from '../../shared/contract';
 import { useBridge } from '../bridge/context';
 import { sessionLabel } from '../lib/format';
+import { isBusy, type ChatState } from './chat-reducer';
+import type { ChatSession } from './chat-session';
 import { useSessionMetaCache } from './session-meta';
+
+export type AttentionKind = 'approval' | 'question' | 'busy';
+
+export interface AttentionMarker {
+  kind: AttentionKind;
+  /** Shown, hidden from screen readers. */
+  sign: string;
+  /** Read by screen readers after the name: "Heron notes (needs your approval)". */
+  text: string;
+}
+
+const MARKERS: Record<AttentionKind, AttentionMarker> = {
+  approval: { kind: 'approval', sign: '!', text: 'needs your approval' },
+  question: { kind: 'question', sign: '?', text: 'asks you a question' },
+  busy: { kind: 'busy', sign: '…', text: 'working' },
+};
+
+/** A session's marker: waiting for the user comes before merely working; null when idle. */
+export function attentionMarker(state: Pick<ChatState, 'approvals' | 'questions' | 'phase'>): AttentionMarker | null {
+  if (state.approvals.length > 0) return MARKERS.approval;
+  if (state.questions.length > 0) return MARKERS.question;
+  return isBusy(state.phase) ? MARKERS.busy : null;
+}
+
+/** What the chat's status line says while the engine waits on the user (in place of "Running write_file…"). */
+export function waitingText(state: Pick<ChatState, 'approvals' | 'questions'>): string | null {
+  if (state.approvals.length > 0) return 'Waiting for your approval';
+  if (state.questions.length > 0) return 'Waiting for your answer';
+  return null;
+}
+
+/**
+ * The marker of the tabs scrolled out of the strip, for its overflow control: only what
+ * waits for the user (an approval before a question); work in progress does not call.
+ */
+export function hiddenAttention(markers: readonly (AttentionMarker | null | undefined)[]): AttentionMarker | null {
+  if (markers.some((m) => m?.kind === 'approval')) return MARKERS.approval;
+  if (markers.some((m) => m?.kind === 'question')) return MARKERS.question;
+  return null;
+}
+
+/** Each open session's marker (made and loaded if new), kept current; sessions with none are absent. */
+export function useAttentionMarkers(ids: readonly string[], chatFor: (id: string) => ChatSession): ReadonlyMap<string, AttentionMarker> {
+  const subscribe = useCallback(
+    (listener: () => void) => {
+      const unsubscribes = ids.map((id) => chatFor(id).subscribe(listener));
+      return () => unsubscribes.forEach((unsubscribe) => unsubscribe());
+    },
+    [ids, chatFor],
+  );
+  // A string, so that a change that leaves every marker as it was renders nothing.
+  const kinds = useSyncExternalStore(subscribe, () => ids.map((id) => attentionMarker(chatFor(id).getSnapshot())?.kind ?? '').join(' '));
+  return useMemo(() => {
+    const list = kinds.split(' ');
+    return new Map(ids.flatMap((id, n) => (list[n] ? [[id, MARKERS[list[n] as AttentionKind]] as const] : [])));
+  }, [ids, kinds]);
+}
 
 const ASKED_KEY = 'loom.notifications.asked';
 

@@ -8,6 +8,7 @@
  */
 import type { BridgeEvent, ContextState, PendingRequest, TranscriptSeq } from '../../shared/contract';
 import type { ApprovalDetails } from '../../shared/engine-events';
+import type { ModelFailure, ModelRetry } from '../../shared/model-failure';
 import type { CompactionDetail } from '../../shared/types';
 
 /** An approval the engine waits on, with what it shows (the preview) and may grant (the offer). */
@@ -80,6 +81,10 @@ export interface ChatState {
   error: string | null;
   /** Why a turn was refused until the session's model is chosen (another agent's model, imported): the model dialog asks. */
   modelToChoose: string | null;
+  /** When that failure was a model request's: its problem and advice, which the banner words for the window instead. */
+  failure: ModelFailure | null;
+  /** The turn's model request failed and waits for its next try: one line, updated by each retry. */
+  retry: ModelRetry | null;
   /** Files the session's tools changed (relative to its project folder), which can be reverted. */
   changedFiles: string[];
 }
@@ -103,6 +108,8 @@ export const INITIAL_CHAT_STATE: ChatState = {
   lastNoticeId: 0,
   error: null,
   modelToChoose: null,
+  failure: null,
+  retry: null,
   changedFiles: [],
 };
 
@@ -121,7 +128,7 @@ export type ChatAction =
   | { type: 'compact_requested' }
   | { type: 'compact_settled' }
   | { type: 'answered'; requestId: string }
-  | { type: 'error_shown'; error: string | null }
+  | { type: 'error_shown'; error: string | null; failure?: ModelFailure }
   | { type: 'model_choice_asked'; reason: string | null }
   | { type: 'notice_dismissed'; id: number };
 
@@ -165,6 +172,7 @@ export function chatReducer(state: ChatState, event: ChatEvent): ChatState {
     case 'turn':
       return withTurn(state, event);
     case 'notice': {
+      if (event.retry) return patch(state, { retry: event.retry });
       const notice: Notice = { id: state.lastNoticeId + 1, level: event.level, text: event.text, duringTurn: state.inTurn };
       return patch(state, { notices: [...state.notices.slice(1 - MAX_NOTICES), notice], lastNoticeId: notice.id });
     }
@@ -190,7 +198,7 @@ export function chatReducer(state: ChatState, event: ChatEvent): ChatState {
         questions: without(state.questions, (q) => q.requestId === event.requestId),
       });
     case 'error_shown':
-      return patch(state, { error: event.error });
+      return patch(state, { error: event.error, failure: event.failure ?? null });
     case 'model_choice_asked':
       return patch(state, { modelToChoose: event.reason });
     case 'notice_dismissed':
@@ -238,7 +246,8 @@ function afterCompaction(state: ChatState): ChatPhase {
 
 /**
  * A new turn clears what was said about the last one (its error, retries, "Stopped"); a
- * turn that succeeds clears its own retry notices, which were information while it waited.
+ * turn that ends clears its retry line (its failure, if it failed, takes that place), and
+ * one that succeeds its own information notices, which were for while it ran.
  */
 function withTurn(state: ChatState, event: Extract<SessionEvent, { type: 'turn' }>): ChatState {
   const { notices } = state;
@@ -247,6 +256,8 @@ function withTurn(state: ChatState, event: Extract<SessionEvent, { type: 'turn' 
       inTurn: true,
       phase: 'running',
       error: null,
+      failure: null,
+      retry: null,
       streaming: '',
       piecesAhead: [],
       notices: notices.filter((n) => !n.duringTurn),
@@ -261,6 +272,8 @@ function withTurn(state: ChatState, event: Extract<SessionEvent, { type: 'turn' 
     approvals: [],
     questions: [],
     error: event.error ?? null,
+    failure: event.failure ?? null,
+    retry: null,
     notices: event.error ? notices : notices.filter((n) => !(n.duringTurn && n.level === 'info')),
   });
 }

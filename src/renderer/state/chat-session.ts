@@ -8,6 +8,7 @@
 import type { ApprovalAnswer } from '../../shared/approvals';
 import type { Attachment } from '../../shared/attachments';
 import type { BridgeEvent, LoomBridge } from '../../shared/contract';
+import type { TurnResult } from '../../shared/engine-events';
 import type { SessionMeta } from '../../shared/types';
 import { BridgeError } from '../bridge/bridge-error';
 import { compactOptions } from '../lib/compactions';
@@ -44,6 +45,8 @@ export class ChatSession {
   /** Numbers the sessions.compactions requests, likewise. */
   private markerRequests = 0;
   private snapshot: ChatSnapshot = { ...INITIAL_CHAT_STATE, version: 0 };
+  /** The approvals and questions already shown once: only a new one takes the focus. */
+  private promptsShown = new Set<string>();
 
   constructor(
     readonly id: string,
@@ -191,11 +194,11 @@ export class ChatSession {
     return this.runTurn(() => this.bridge.invoke('chat.reply', { sessionId: this.id }));
   }
 
-  private async runTurn(turn: () => Promise<{ error: string | null }>): Promise<boolean> {
+  private async runTurn(turn: () => Promise<TurnResult>): Promise<boolean> {
     this.setError(null);
     try {
-      const { error } = await turn();
-      if (error) this.setError(error);
+      const { error, failure } = await turn();
+      if (error) this.apply({ type: 'error_shown', error, ...(failure ? { failure } : {}) });
       return error === null;
     } catch (err) {
       if (err instanceof BridgeError && err.code === 'model_not_chosen') this.apply({ type: 'model_choice_asked', reason: err.message });
@@ -262,6 +265,14 @@ export class ChatSession {
   regenerate(index: number): Promise<SessionMeta> {
     return this.bridge.invoke('chat.regenerate', { sessionId: this.id, index });
   }
+
+  /** True while the prompt (approval, question) is first shown in this window, false once it has been. */
+  isNewPrompt = (requestId: string): boolean => {
+    if (this.promptsShown.has(requestId)) return false;
+    // Marked a task later: StrictMode mounts a component twice within one task, and both are its first showing.
+    setTimeout(() => this.promptsShown.add(requestId));
+    return true;
+  };
 
   setError(error: string | null): void {
     this.apply({ type: 'error_shown', error });

@@ -108,3 +108,21 @@ function dropTab(state: TabState, id: string): TabState {
   const active = state.active === id ? (ids[Math.min(at, ids.length - 1)] ?? null) : state.active;
   return { ids, active };
 }
+
+/** Where a tab lies along the strip (its left and right edge, in the same frame as the strip's). */
+export interface TabSpan {
+  id: string;
+  left: number;
+  right: number;
+}
+
+/** How much of a tab may be cut at the strip's edge before it counts as out of view: its border, a scroll rounded to whole pixels. */
+const CUT_SLACK_PX = 4;
+
+/**
+ * The tabs not inside the strip's visible span (scrolled out, or cut at an edge): their
+ * marker may not be seen there, so the overflow control shows it.
+ */
+export function tabsOutOfView(strip: { left: number; right: number }, tabs: readonly TabSpan[]): string[] {
+  return tabs.filter((tab) => tab.left < strip.left - CUT_SLACK_PX || tab.right > strip.right + CUT_SLACK_PX).map((tab) => tab.id);
+}
