@@ -1,14 +1,37 @@
 /**
- * Reading the session tree (docs/DESIGN.md#branches): the branches at a point, every
- * point where a session's branches part, and a session's family by parent_id.
+ * The session tree (docs/DESIGN.md#branches): a fork made, the branches at a point,
+ * every point where a session's branches part, and a session's family by parent_id.
  */
 import type Database from 'better-sqlite3';
 import type { BranchPoint, SessionFamily, SessionMeta } from '../../shared/types';
+import { LoomError } from '../errors';
+import { forkRows, inheritRecords } from './repositories/forks';
+import { nextUpdateTime } from './repositories/sessions';
 import { META_COLUMNS, metaFromRow, type MetaRow } from './rows';
+import { messageCount } from './session-writes';
 import { prepared } from './statements';
 import { forkTarget, segmentsOf } from './transcript-chain';
 
-/** SessionStore.branchesAt, for session `pk`. */
+/**
+ * Fork `id` of session `source` (named `sourceId` in errors) sharing its first `at`
+ * messages (all when undefined; a given point counts from 1), with the records it inherits.
+ */
+export function forkSession(db: Database.Database, source: number, sourceId: string, id: string, at: number | undefined): void {
+  const length = messageCount(db, source);
+  const point = at ?? length;
+  if (!Number.isInteger(point) || point < (at === undefined ? 0 : 1) || point > length) {
+    throw new LoomError(`Cannot fork at message ${point}: session ${sourceId} has ${length} transcript messages (count from 1).`, 'bad_fork_point');
+  }
+  const now = nextUpdateTime(db);
+  const fork = forkRows(db, source, point, { id, created_at: now, updated_at: now, message_count: point, note: null });
+  inheritRecords(db, fork, source, point, length);
+}
+
+/**
+ * The branches sharing the first `at` messages of session `pk` and going their own way
+ * after them, oldest first: the session those messages belong to if it goes on, and every
+ * fork made at that point.
+ */
 export function branchesAt(db: Database.Database, pk: number, at: number): SessionMeta[] {
   const owner = forkTarget(db, pk, at);
   const rows = prepared(
@@ -18,8 +41,14 @@ export function branchesAt(db: Database.Database, pk: number, at: number): Sessi
   return rows.map(metaFromRow);
 }
 
-/** SessionStore.branchPoints, for session `pk` of `length` messages; read from the chain's segments, one query per segment. */
-export function branchPoints(db: Database.Database, pk: number, length: number): BranchPoint[] {
+/**
+ * Every place in session `pk`'s transcript where other branches go their own way: `at`,
+ * the index of the first message that differs; the branches with a message there, oldest
+ * first (branchesAt, less forks that stop at `at`); and which of them this session follows.
+ * Read from the chain's segments, so a long transcript costs one query per segment.
+ */
+export function branchPoints(db: Database.Database, pk: number): BranchPoint[] {
+  const length = messageCount(db, pk);
   const points: BranchPoint[] = [];
   for (const segment of segmentsOf(db, pk)) {
     const ats = prepared(
