@@ -92,7 +92,7 @@ export class LoomEngine extends SessionLifecycle {
   private readonly projectDir: string;
 
   constructor(opts: { config: LoomConfig; store: SessionStore; projectDir: string; owner?: string; onListenerError?: ListenerErrorReporter }) {
-    super({ store: opts.store, onListenerError: opts.onListenerError });
+    super({ store: opts.store, trashDays: opts.config.trashDays, onListenerError: opts.onListenerError });
     this.projectDir = opts.projectDir;
     this.config = opts.config;
     this.owner = `${opts.owner ?? 'loom'}@${os.hostname()}:${process.pid}`;

@@ -10,6 +10,7 @@ import type { TreeFields } from './export';
 import { listCompactions, listModelChanges, readUsage } from './repositories/records';
 import { META_COLUMNS, metaFromRow, type MetaRow } from './rows';
 import { prepared } from './statements';
+import { LIVE } from './trash';
 import { currentStart, nonSystemCountFrom, readContext, readTranscript, readTranscriptFacts } from './transcript-chain';
 
 function unknownSession(id: string): LoomError {
@@ -17,7 +18,7 @@ function unknownSession(id: string): LoomError {
 }
 
 export function pkOf(db: Database.Database, id: string): number {
-  const row = prepared(db, 'SELECT pk FROM sessions WHERE id = ?').get(id) as { pk: number } | undefined;
+  const row = prepared(db, `SELECT pk FROM sessions s WHERE s.id = ? AND ${LIVE}`).get(id) as { pk: number } | undefined;
   if (!row) throw unknownSession(id);
   return row.pk;
 }
@@ -26,21 +27,23 @@ export function pkOf(db: Database.Database, id: string): number {
 export function resolveId(db: Database.Database, idOrPrefix: string): string {
   const prefix = idOrPrefix.trim();
   if (!prefix) throw new LoomError('No session id given.', 'unknown_session');
-  if (prepared(db, 'SELECT 1 FROM sessions WHERE id = ?').get(prefix)) return prefix;
-  const rows = prepared(db, `SELECT id FROM sessions WHERE id >= ? AND id < ? ORDER BY id LIMIT 2`).all(prefix, `${prefix}\uffff`) as { id: string }[];
+  if (prepared(db, `SELECT 1 FROM sessions s WHERE s.id = ? AND ${LIVE}`).get(prefix)) return prefix;
+  const rows = prepared(db, `SELECT id FROM sessions s WHERE s.id >= ? AND s.id < ? AND ${LIVE} ORDER BY s.id LIMIT 2`).all(prefix, `${prefix}\uffff`) as {
+    id: string;
+  }[];
   if (rows.length === 0) throw new LoomError(`No session matches "${prefix}".`, 'unknown_session');
   if (rows.length > 1) throw new LoomError(`Session id "${prefix}" is ambiguous; give more characters.`, 'ambiguous_session');
   return rows[0].id;
 }
 
 export function readMeta(db: Database.Database, id: string): SessionMeta {
-  const row = prepared(db, `SELECT ${META_COLUMNS} FROM sessions s WHERE s.id = ?`).get(id) as MetaRow | undefined;
+  const row = prepared(db, `SELECT ${META_COLUMNS} FROM sessions s WHERE s.id = ? AND ${LIVE}`).get(id) as MetaRow | undefined;
   if (!row) throw unknownSession(id);
   return metaFromRow(row);
 }
 
 export function readPlan(db: Database.Database, id: string): PlanState {
-  const row = prepared(db, 'SELECT plan FROM sessions WHERE id = ?').get(id) as { plan: string } | undefined;
+  const row = prepared(db, `SELECT plan FROM sessions s WHERE s.id = ? AND ${LIVE}`).get(id) as { plan: string } | undefined;
   if (!row) throw unknownSession(id);
   return JSON.parse(row.plan) as PlanState;
 }
@@ -71,9 +74,8 @@ export interface ListOptions {
  * asked for; `after`: only the sessions listed after that place (keyset paging).
  */
 export function listSessions(db: Database.Database, opts: ListOptions): SessionMeta[] {
-  const conditions = [...(opts.includeArchived ? [] : ['s.archived = 0']), ...(opts.after ? ['(s.updated_at, s.id) < (@updated_at, @id)'] : [])];
-  const where = conditions.length ? `WHERE ${conditions.join(' AND ')}` : '';
-  const rows = prepared(db, `SELECT ${META_COLUMNS} FROM sessions s ${where} ORDER BY s.updated_at DESC, s.id DESC LIMIT @limit`).all({
+  const conditions = [LIVE, ...(opts.includeArchived ? [] : ['s.archived = 0']), ...(opts.after ? ['(s.updated_at, s.id) < (@updated_at, @id)'] : [])];
+  const rows = prepared(db, `SELECT ${META_COLUMNS} FROM sessions s WHERE ${conditions.join(' AND ')} ORDER BY s.updated_at DESC, s.id DESC LIMIT @limit`).all({
     limit: opts.limit ?? -1,
     ...(opts.after && { updated_at: opts.after.updated_at, id: opts.after.id }),
   }) as MetaRow[];

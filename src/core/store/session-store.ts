@@ -18,6 +18,7 @@ import type {
   SessionRecord,
   SessionStatus,
   SessionUsage,
+  TrashedSession,
 } from '../../shared/types';
 import { EXPORT_FORMATS, type ExportFormat } from '../../shared/export-name';
 import { LoomError } from '../errors';
@@ -36,6 +37,7 @@ import { newSessionId } from './session-id';
 import { contextIndexOf, listPage, listSessions, pkOf, readMeta, readPlan, readRecord, resolveId, treeFields, type ListOptions } from './session-reads';
 import { branchesAt, branchPoints, familyOf, forkSession } from './session-tree';
 import * as steps from './session-writes';
+import { DEFAULT_TRASH_DAYS, expiredPks, listTrashed, matchTrashed, trashedPk } from './trash';
 import { readContext, readTranscript, readTranscriptFacts } from './transcript-chain';
 
 export type { Lease } from './leases';
@@ -310,6 +312,51 @@ export class SessionStore {
     });
   }
 
+  // ---- the Trash (trash.ts, docs/DESIGN.md#trash) ----
+
+  /** Moves the session to the Trash, its rows kept: gone from every list, search and read at once; refused while another process holds its lease. */
+  trash(id: string, now = new Date()): void {
+    this.whileFree(id, () => {
+      const pk = this.pkOf(id);
+      setSessionColumns(this.db, pk, { deleted_at: now.toISOString() });
+      this.leases.letGo(pk);
+    });
+  }
+
+  /** A unique prefix of a trashed session's id (or the full id) to the full id. */
+  resolveTrashedId(idOrPrefix: string): string {
+    const prefix = idOrPrefix.trim();
+    const ids = prefix ? matchTrashed(this.db, prefix) : [];
+    if (ids.length === 0) throw new LoomError(`No session in the Trash matches "${prefix}".`, 'unknown_session');
+    if (ids.length > 1) throw new LoomError(`Session id "${prefix}" is ambiguous in the Trash; give more characters.`, 'ambiguous_session');
+    return ids[0];
+  }
+
+  /** Brings a trashed session back exactly as it was (title, archived, pins, records, place in the list). */
+  restore(id: string): SessionMeta {
+    this.write(() => setSessionColumns(this.db, this.trashedPkOf(id), { deleted_at: null }));
+    return this.getMeta(id);
+  }
+
+  /** Deletes a trashed session for good: its forks take over the rows they read from it. */
+  purge(id: string): void {
+    this.write(() => deleteSession(this.db, this.trashedPkOf(id)));
+  }
+
+  /** The Trash, most recently deleted first, with when each is purged when kept `days`. */
+  listTrash(days = DEFAULT_TRASH_DAYS): TrashedSession[] {
+    return listTrashed(this.db, days);
+  }
+
+  /** Purges every session in the Trash for `days` or longer; returns how many. */
+  purgeExpired(days = DEFAULT_TRASH_DAYS, now = Date.now()): number {
+    return this.write(() => {
+      const pks = expiredPks(this.db, days, now);
+      for (const pk of pks) deleteSession(this.db, pk);
+      return pks.length;
+    });
+  }
+
   /** JSON (docs/DESIGN.md#export-format), Markdown or a self-contained HTML page; secrets redacted. */
   exportSession(id: string, format: ExportFormat = 'json'): string {
     if (!EXPORT_FORMATS.includes(format)) {
@@ -355,6 +402,12 @@ export class SessionStore {
 
   private pkOf(id: string): number {
     return pkOf(this.db, id);
+  }
+
+  private trashedPkOf(id: string): number {
+    const pk = trashedPk(this.db, id);
+    if (pk === undefined) throw new LoomError(`No session in the Trash with id "${id}".`, 'unknown_session');
+    return pk;
   }
 
   /** Sets columns of one session; `touch` also makes it the most recently updated. */

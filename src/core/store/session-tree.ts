@@ -10,6 +10,7 @@ import { nextUpdateTime } from './repositories/sessions';
 import { META_COLUMNS, metaFromRow, type MetaRow } from './rows';
 import { messageCount } from './session-writes';
 import { prepared } from './statements';
+import { LIVE } from './trash';
 import { forkTarget, segmentsOf } from './transcript-chain';
 
 /**
@@ -36,7 +37,7 @@ export function branchesAt(db: Database.Database, pk: number, at: number): Sessi
   const owner = forkTarget(db, pk, at);
   const rows = prepared(
     db,
-    `SELECT ${META_COLUMNS} FROM sessions s WHERE (s.pk = ? AND s.message_count > ?) OR (s.fork_parent_pk = ? AND s.fork_at = ?) ORDER BY s.pk`,
+    `SELECT ${META_COLUMNS} FROM sessions s WHERE ${LIVE} AND ((s.pk = ? AND s.message_count > ?) OR (s.fork_parent_pk = ? AND s.fork_at = ?)) ORDER BY s.pk`,
   ).all(owner, at, owner, at) as MetaRow[];
   return rows.map(metaFromRow);
 }
@@ -59,7 +60,7 @@ export function branchPoints(db: Database.Database, pk: number): BranchPoint[] {
       const rows = prepared(
         db,
         `SELECT s.pk, ${META_COLUMNS} FROM sessions s
-          WHERE s.message_count > ? AND (s.pk = ? OR (s.fork_parent_pk = ? AND s.fork_at = ?)) ORDER BY s.pk`,
+          WHERE ${LIVE} AND s.message_count > ? AND (s.pk = ? OR (s.fork_parent_pk = ? AND s.fork_at = ?)) ORDER BY s.pk`,
       ).all(at, segment.pk, segment.pk, at) as (MetaRow & { pk: number })[];
       if (rows.length < 2) continue;
       const mine = forkTarget(db, pk, at + 1);
@@ -80,14 +81,16 @@ export function branchPoints(db: Database.Database, pk: number): BranchPoint[] {
 export function familyOf(db: Database.Database, meta: SessionMeta, limit: number): SessionFamily {
   const byParent = (parentId: string) =>
     (
-      prepared(db, `SELECT ${META_COLUMNS} FROM sessions s WHERE s.parent_id = ? AND s.id <> ? ORDER BY s.pk LIMIT ?`).all(
+      prepared(db, `SELECT ${META_COLUMNS} FROM sessions s WHERE s.parent_id = ? AND s.id <> ? AND ${LIVE} ORDER BY s.pk LIMIT ?`).all(
         parentId,
         meta.id,
         limit,
       ) as MetaRow[]
     ).map(metaFromRow);
   const parentRow =
-    meta.parent_id === null ? undefined : (prepared(db, `SELECT ${META_COLUMNS} FROM sessions s WHERE s.id = ?`).get(meta.parent_id) as MetaRow | undefined);
+    meta.parent_id === null
+      ? undefined
+      : (prepared(db, `SELECT ${META_COLUMNS} FROM sessions s WHERE s.id = ? AND ${LIVE}`).get(meta.parent_id) as MetaRow | undefined);
   return {
     parent: parentRow ? metaFromRow(parentRow) : null,
     siblings: meta.parent_id === null ? [] : byParent(meta.parent_id),
