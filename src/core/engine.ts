@@ -448,8 +448,9 @@ export class LoomEngine extends SessionLifecycle {
    * New settings for the sessions to come and the next turn of the open ones (the desktop
    * settings dialog). The tool list is fixed for the engine's life.
    */
-  updateConfig(patch: Partial<Pick<LoomConfig, 'baseUrl' | 'model' | 'apiKey' | 'maxContextTokens' | 'modelWindow' | 'mode' | 'passEnv'>>): void {
+  updateConfig(patch: Partial<Pick<LoomConfig, 'baseUrl' | 'model' | 'apiKey' | 'maxContextTokens' | 'modelWindow' | 'mode' | 'passEnv' | 'trashDays'>>): void {
     this.config = { ...this.config, ...patch };
+    if (patch.trashDays !== undefined) this.days = patch.trashDays;
     for (const [id, { agent }] of this.sessions) agent.reconfigure(this.config, this.clientFor(id));
   }
 

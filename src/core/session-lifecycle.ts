@@ -22,15 +22,19 @@ export class SessionLifecycle {
   /** Listeners whose failure was already reported: a broken one is reported once, not per event. */
   private readonly failedListeners = new WeakSet<EngineListener>();
   private readonly onListenerError: ListenerErrorReporter;
-  /** How many days a deleted session stays in the Trash (docs/DESIGN.md#trash). */
-  readonly trashDays: number;
+  /** How many days a deleted session stays in the Trash (docs/DESIGN.md#trash); the settings dialog changes it. */
+  protected days: number;
 
   /** Purges the sessions kept in the Trash past `trashDays` (default 30): every start does. */
   constructor(opts: { store: SessionStore; trashDays?: number; onListenerError?: ListenerErrorReporter }) {
     this.store = opts.store;
-    this.trashDays = opts.trashDays ?? DEFAULT_TRASH_DAYS;
+    this.days = opts.trashDays ?? DEFAULT_TRASH_DAYS;
     this.onListenerError = opts.onListenerError ?? reportToStderr;
-    this.store.purgeExpired(this.trashDays);
+    this.store.purgeExpired(this.days);
+  }
+
+  get trashDays(): number {
+    return this.days;
   }
 
   on(listener: EngineListener): () => void {
@@ -74,7 +78,7 @@ export class SessionLifecycle {
 
   /** The Trash, most recently deleted first, with when each is purged. */
   listTrash(): TrashedSession[] {
-    return this.store.listTrash(this.trashDays);
+    return this.store.listTrash(this.days);
   }
 
   /** Brings a session back from the Trash exactly as it was; an id prefix of a trashed session will do. */

@@ -332,6 +332,10 @@ export class SessionStore {
     return ids[0];
   }
 
+  isTrashed(id: string): boolean {
+    return trashedPk(this.db, id) !== undefined;
+  }
+
   /** Brings a trashed session back exactly as it was (title, archived, pins, records, place in the list). */
   restore(id: string): SessionMeta {
     this.write(() => setSessionColumns(this.db, this.trashedPkOf(id), { deleted_at: null }));
