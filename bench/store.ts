@@ -28,7 +28,8 @@ const COMMON_WORD = 'code';
 const APPEND_RUNS = 1_000;
 const BASELINE_APPEND_RUNS = 100;
 
-const TARGETS = { list: 20, search: 50, commonSearch: 100, open: 30, appendP99: 5, fork: 50, speedup: 100 };
+const TARGETS = { list: 20, search: 50, commonSearch: 100, open: 30, appendP99: 5, fork: 50, restore: 50, speedup: 100 };
+const RESTORE_RUNS = 30;
 
 export const storeSection: BenchSection = {
   name: `Session store: ${SESSIONS.toLocaleString('en-US')} sessions × ${MESSAGES_PER_SESSION} messages`,
@@ -196,6 +197,15 @@ function measure({ store, baseline, longId, withForks }: Stores): { results: Res
     target: TARGETS.fork,
     loom: sample(() => store.fork(longId), 10),
     baseline: sample(() => baseline.fork(longId), 10),
+  });
+  // Sessions deleted beforehand (docs/DESIGN.md#trash), one per run: only the restore is timed.
+  const trashed = store.list({ limit: RESTORE_RUNS + 3 }).filter((meta) => meta.id !== longId);
+  for (const { id } of trashed) store.trash(id);
+  run({
+    label: 'restore from Trash',
+    stat: 'p50',
+    target: TARGETS.restore,
+    loom: sample((i) => store.restore(trashed[i < 0 ? -1 - i : i + 1].id), Math.min(RESTORE_RUNS, trashed.length - 1)),
   });
   let exportBytes = 0;
   run({

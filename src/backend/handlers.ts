@@ -56,7 +56,10 @@ export function createHandlers(deps: HandlerDeps): Handlers {
     'sessions.list': (input) => store.listPage(input),
     'sessions.search': (input) =>
       input.scope === 'team'
-        ? sync.searchTeam(input.query, { limit: input.limit ?? TEAM_SEARCH_PAGE, offset: input.offset ?? 0, includeArchived: input.includeArchived })
+        ? // A session of mine in the Trash is still on the hub until it is purged (docs/DESIGN.md#trash): not a hit here.
+          sync
+            .searchTeam(input.query, { limit: input.limit ?? TEAM_SEARCH_PAGE, offset: input.offset ?? 0, includeArchived: input.includeArchived })
+            .then((hits) => hits.filter((hit) => !store.isTrashed(hit.id)))
         : store.search(input.query, { includeArchived: input.includeArchived, limit: input.limit, offset: input.offset }),
     'sessions.info': (input) => {
       const sessionId = id(input.id);
@@ -84,6 +87,9 @@ export function createHandlers(deps: HandlerDeps): Handlers {
     'sessions.importSources': () => importSourceList(os.homedir()),
     'sessions.importFrom': async (input) => importReport(input.source, await engine.importFromFolder({ ...input, home: os.homedir() })),
     'sessions.delete': (input) => ({ deleted: engine.deleteSession(input.id) }),
+    'sessions.trash': () => engine.listTrash(),
+    'sessions.restore': (input) => engine.restoreSession(input.id),
+    'sessions.purge': (input) => ({ purged: engine.purgeSession(input.id) }),
     'sessions.share': (input) => sync.share(id(input.id), input.team),
     'sessions.setModel': (input) => engine.setSessionModel(input.id, input.model, input.window),
     'sessions.startDrag': (input) => {

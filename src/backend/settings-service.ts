@@ -5,12 +5,13 @@
  */
 import type { Settings } from '../shared/contract';
 import { DEFAULTS, type LoomConfig } from '../core/config';
+import { DEFAULT_TRASH_DAYS } from '../core/store/trash';
 import { keyFor, scopeSavedKey } from './api-key-scope';
 import { maskPassword } from '../core/sync/hub-url';
 import { unmaskHubUrl } from './hub-url';
 import type { SettingsStore, StoredSettings } from './settings-store';
 
-export type EngineSettings = Pick<LoomConfig, 'baseUrl' | 'model' | 'apiKey' | 'maxContextTokens' | 'modelWindow' | 'mode' | 'passEnv'>;
+export type EngineSettings = Pick<LoomConfig, 'baseUrl' | 'model' | 'apiKey' | 'maxContextTokens' | 'modelWindow' | 'mode' | 'passEnv'> & { trashDays: number };
 export type SettingsPatch = Partial<Omit<Settings, 'hasApiKey'>> & { apiKey?: string };
 
 export class SettingsService {
@@ -41,6 +42,7 @@ export class SettingsService {
       modelWindow: this.overrides.modelWindow ?? this.saved.modelWindow ?? undefined,
       mode: this.overrides.mode ?? this.saved.mode ?? DEFAULTS.mode,
       passEnv: this.overrides.passEnv ?? this.saved.passEnv ?? [],
+      trashDays: this.overrides.trashDays ?? this.saved.trashDays ?? DEFAULT_TRASH_DAYS,
     };
   }
 

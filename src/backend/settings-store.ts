@@ -22,6 +22,8 @@ export const storedSettingsSchema = z.object({
   openTabs: z.array(z.string()).optional(),
   activeTab: z.string().nullable().optional(),
   passEnv: z.array(z.string()).optional(),
+  /** Days a deleted session stays in the Trash (docs/DESIGN.md#trash). */
+  trashDays: z.int().positive().optional(),
   /** The sync hub's URL, password included (the desktop app encrypts it then). */
   hubUrl: z.string().optional(),
 });

@@ -1,6 +1,6 @@
 /**
  * The `loom` lifecycle commands (docs/DESIGN.md#command-line) that need no model: list, search, info,
- * rename, fork, archive/unarchive, export, import and delete. Each one opens the store,
+ * rename, fork, archive/unarchive, export, import, delete and the Trash (list, restore, purge). Each one opens the store,
  * does one thing, and returns what to print; refusals are LoomErrors (exit 1). Changes go
  * through the engine's lifecycle (SessionLifecycle, which LoomEngine extends), so they obey
  * the same rules as in a window (a session another process works in is not renamed,
@@ -40,7 +40,7 @@ export async function runLifecycle(action: LifecycleAction, config: LoomConfig):
   try {
     if (isReading(action)) text = read(store, action);
     else if (isImporting(action)) text = await importInto(new Engine!({ config, store, projectDir: process.cwd() }), action, importText, importing);
-    else text = change(new SessionLifecycle({ store }), action);
+    else text = change(new SessionLifecycle({ store, trashDays: config.trashDays }), action);
   } finally {
     store.close();
   }
@@ -83,6 +83,12 @@ function change(lifecycle: SessionLifecycle, action: Exclude<LifecycleAction, Re
       return `${action.archived ? 'Archived' : 'Unarchived'} session ${lifecycle.setArchived(action.id, action.archived).id}.`;
     case 'delete':
       return deleteSession(lifecycle, action.id, action.yes);
+    case 'trash':
+      return trashList(lifecycle, action.json);
+    case 'restore':
+      return `Restored session ${lifecycle.restoreSession(action.id).id}.`;
+    case 'purge':
+      return purgeSession(lifecycle, action.id, action.yes);
   }
 }
 
@@ -118,7 +124,26 @@ async function importFrom(engine: LoomEngine, request: ImportRequest): Promise<s
 function deleteSession(lifecycle: SessionLifecycle, idOrPrefix: string, yes: boolean): string {
   const id = lifecycle.store.resolveId(idOrPrefix);
   if (!yes) throw new LoomError(`Refusing to delete session ${id} without --yes; nothing was deleted. Add --yes to confirm.`);
-  return `Deleted session ${lifecycle.deleteSession(id)}.`;
+  lifecycle.deleteSession(id);
+  return `Deleted session ${id}; it stays in the Trash for ${counted(lifecycle.trashDays, 'day')} (loom --restore ${idOrPrefix} brings it back).`;
+}
+
+function purgeSession(lifecycle: SessionLifecycle, idOrPrefix: string, yes: boolean): string {
+  const id = lifecycle.store.resolveTrashedId(idOrPrefix);
+  if (!yes) throw new LoomError(`Refusing to purge session ${id} without --yes; nothing was purged. Add --yes to confirm.`);
+  return `Purged session ${lifecycle.purgeSession(id)}.`;
+}
+
+const TRASH_COLUMNS: Column[] = [{ header: 'ID' }, { header: 'TITLE', flex: true }, { header: 'DELETED' }, { header: 'PURGED' }];
+
+/** `loom --trash`: most recently deleted first; it goes through the lifecycle, so what is past its days is purged first. */
+function trashList(lifecycle: SessionLifecycle, json: boolean): string {
+  const trashed = lifecycle.listTrash();
+  if (json) return toJson(trashed.map((s) => ({ ...listEntry(s), deleted_at: s.deleted_at, purge_at: s.purge_at })));
+  if (!trashed.length) return 'The Trash is empty.';
+  const now = new Date();
+  const rows = trashed.map((s) => [s.id, displayTitle(s), relativeTime(s.deleted_at, now), localTime(s.purge_at)]);
+  return renderTable(TRASH_COLUMNS, rows, terminalWidth()).join('\n');
 }
 
 async function readImportFile(file: string): Promise<string> {

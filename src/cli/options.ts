@@ -6,6 +6,7 @@
 import path from 'node:path';
 import { DEFAULTS, PERMISSION_MODES, type LoomConfig, type PermissionMode } from '../core/config';
 import { resolveDataDir } from '../core/paths';
+import { DEFAULT_TRASH_DAYS } from '../core/store/trash';
 import { HubUrlError, parseHubUrl, type HubConfig } from '../core/sync/hub-url';
 import { IMPORT_SOURCES, type ImportSourceName } from '../shared/import-sources';
 import { EXPORT_FORMATS, type ExportFormat } from '../shared/export-name';
@@ -25,7 +26,11 @@ export type LifecycleAction =
   | { kind: 'import'; file: string }
   /** path: a file or folder; the source's default location when absent. */
   | { kind: 'import-from'; source: ImportSourceName; path?: string }
-  | { kind: 'delete'; id: string; yes: boolean };
+  | { kind: 'delete'; id: string; yes: boolean }
+  /** The Trash (docs/DESIGN.md#trash): list it, restore from it, purge from it. */
+  | { kind: 'trash'; json: boolean }
+  | { kind: 'restore'; id: string }
+  | { kind: 'purge'; id: string; yes: boolean };
 
 /** No lifecycle flag: a new session, or one resumed, interactive unless a prompt is given. */
 export interface ChatAction {
@@ -100,6 +105,10 @@ interface RawOptions {
   import?: string;
   importFrom?: string[];
   delete?: string;
+  trash?: boolean;
+  restore?: string;
+  purge?: string;
+  trashDays?: string;
   yes?: boolean;
   doctor?: boolean;
   hubInit?: string;
@@ -176,8 +185,12 @@ const OPTION_GROUPS: readonly OptionGroup[] = [
         flags: '--import-from <source> [path...]',
         description: `import sessions from another agent (${IMPORT_SOURCES.join(', ')}), from PATH or its default location; importing again adds only what is new`,
       },
-      { flags: '--delete <id>', description: 'delete a session (needs --yes)' },
-      { flags: '--yes', description: 'confirm --delete' },
+      { flags: '--delete <id>', description: 'delete a session (needs --yes): it goes to the Trash, purged after --trash-days' },
+      { flags: '--trash', description: 'list the sessions in the Trash, when each was deleted and will be purged (--json for scripts)' },
+      { flags: '--restore <id>', description: 'bring a session back from the Trash' },
+      { flags: '--purge <id>', description: 'delete a session in the Trash for good (needs --yes)' },
+      { flags: '--yes', description: 'confirm --delete or --purge' },
+      { flags: '--trash-days <n>', description: `days a deleted session stays in the Trash before it is purged (default ${DEFAULT_TRASH_DAYS})` },
       { flags: '--doctor', description: 'check loom.db for damage; if damaged, salvage what can be read into a new file' },
     ],
   },
@@ -250,6 +263,9 @@ const LIFECYCLE_FLAGS: Array<[keyof RawOptions, string]> = [
   ['import', '--import'],
   ['importFrom', '--import-from'],
   ['delete', '--delete'],
+  ['trash', '--trash'],
+  ['restore', '--restore'],
+  ['purge', '--purge'],
   ['doctor', '--doctor'],
   ['hubInit', '--hub-init'],
   ['hubAddMember', '--hub-add-member'],
@@ -274,9 +290,14 @@ function toAction(raw: RawOptions, env: NodeJS.ProcessEnv): CliAction {
   if (lifecycle.length && chat.length) throw new UsageError(`${lifecycle[0]} cannot be combined with ${chat.join(' or ')}.`);
   if (raw.resume !== undefined && raw.continue) throw new UsageError('--resume and --continue cannot be used together.');
   requireCompanion(raw.includeArchived, '--include-archived', raw.listSessions || raw.search !== undefined, '--list-sessions or --search');
-  requireCompanion(raw.json, '--json', raw.listSessions || raw.search !== undefined || raw.info !== undefined, '--list-sessions, --search or --info');
+  requireCompanion(
+    raw.json,
+    '--json',
+    raw.listSessions || raw.search !== undefined || raw.info !== undefined || raw.trash,
+    '--list-sessions, --search, --info or --trash',
+  );
   requireCompanion(raw.format, '--format', raw.export !== undefined, '--export');
-  requireCompanion(raw.yes, '--yes', raw.delete !== undefined, '--delete');
+  requireCompanion(raw.yes, '--yes', raw.delete !== undefined || raw.purge !== undefined, '--delete or --purge');
   requireCompanion(raw.at, '--at', raw.fork !== undefined, '--fork');
   requireCompanion(raw.hub, '--hub', raw.search !== undefined || raw.sync || raw.share !== undefined, '--search, --sync or --share');
   if (raw.doctor) return { kind: 'doctor' };
@@ -305,6 +326,9 @@ function toLifecycleAction(raw: RawOptions): LifecycleAction {
   if (raw.export !== undefined) return { kind: 'export', id: sessionId(raw.export, '--export'), format: raw.format ?? 'json' };
   if (raw.import !== undefined) return { kind: 'import', file: nonEmpty(raw.import, '--import', 'a file') };
   if (raw.importFrom !== undefined) return importFromAction(raw.importFrom);
+  if (raw.trash) return { kind: 'trash', json };
+  if (raw.restore !== undefined) return { kind: 'restore', id: sessionId(raw.restore, '--restore') };
+  if (raw.purge !== undefined) return { kind: 'purge', id: sessionId(raw.purge, '--purge'), yes: raw.yes ?? false };
   return { kind: 'delete', id: sessionId(raw.delete ?? '', '--delete'), yes: raw.yes ?? false };
 }
 
@@ -418,6 +442,7 @@ function toConfig(raw: RawOptions, env: NodeJS.ProcessEnv): LoomConfig {
     approvePlan: raw.approvePlan ?? false,
   };
   if (raw.modelWindow !== undefined) config.modelWindow = windowTokens(raw.modelWindow);
+  if (raw.trashDays !== undefined) config.trashDays = positiveInteger(raw.trashDays, '--trash-days', DEFAULT_TRASH_DAYS);
   if (raw.noProjectInstructions) config.projectInstructions = false;
   if (raw.tools !== undefined) config.tools = toolNames(raw.tools);
   if (raw.passEnv !== undefined) config.passEnv = envNames(raw.passEnv);

@@ -32,6 +32,8 @@ export interface LoomConfig {
   logDir?: string;
   /** Environment variables tools get on top of the base allowlist (security/tool-env.ts). */
   passEnv?: string[];
+  /** Days a deleted session stays in the Trash before it is purged (--trash-days, the app's setting); default 30 (docs/DESIGN.md#trash). */
+  trashDays?: number;
   /** The MCP configuration named with --mcp-config; defaults to <dataDir>/mcp.json (docs/DESIGN.md#mcp-servers). */
   mcpConfigFile?: string;
 }

@@ -99,7 +99,7 @@ export class LoomEngine extends SessionLifecycle {
   private readonly projectDir: string;
 
   constructor(opts: { config: LoomConfig; store: SessionStore; projectDir: string; owner?: string; onListenerError?: ListenerErrorReporter }) {
-    super({ store: opts.store, onListenerError: opts.onListenerError });
+    super({ store: opts.store, trashDays: opts.config.trashDays, onListenerError: opts.onListenerError });
     this.projectDir = opts.projectDir;
     this.config = opts.config;
     this.owner = `${opts.owner ?? 'loom'}@${os.hostname()}:${process.pid}`;
@@ -460,8 +460,9 @@ export class LoomEngine extends SessionLifecycle {
    * New settings for the sessions to come and the next turn of the open ones (the desktop
    * settings dialog). The tool list is fixed for the engine's life.
    */
-  updateConfig(patch: Partial<Pick<LoomConfig, 'baseUrl' | 'model' | 'apiKey' | 'maxContextTokens' | 'modelWindow' | 'mode' | 'passEnv'>>): void {
+  updateConfig(patch: Partial<Pick<LoomConfig, 'baseUrl' | 'model' | 'apiKey' | 'maxContextTokens' | 'modelWindow' | 'mode' | 'passEnv' | 'trashDays'>>): void {
     this.config = { ...this.config, ...patch };
+    if (patch.trashDays !== undefined) this.days = patch.trashDays;
     for (const [id, { agent }] of this.sessions) agent.reconfigure(this.config, this.clientFor(id));
   }
 

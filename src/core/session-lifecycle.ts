@@ -7,9 +7,10 @@
  * (docs/DESIGN.md#command-line).
  */
 import type { EngineEvent } from '../shared/engine-events';
-import type { SessionMeta } from '../shared/types';
+import type { SessionMeta, TrashedSession } from '../shared/types';
 import { errorMessage } from './errors';
 import type { SessionStore } from './store/session-store';
+import { DEFAULT_TRASH_DAYS } from './store/trash';
 
 export type EngineListener = (event: EngineEvent) => void;
 /** Told when a listener threw (once per listener); the default writes one line to stderr. */
@@ -21,10 +22,19 @@ export class SessionLifecycle {
   /** Listeners whose failure was already reported: a broken one is reported once, not per event. */
   private readonly failedListeners = new WeakSet<EngineListener>();
   private readonly onListenerError: ListenerErrorReporter;
+  /** How many days a deleted session stays in the Trash (docs/DESIGN.md#trash); the settings dialog changes it. */
+  protected days: number;
 
-  constructor(opts: { store: SessionStore; onListenerError?: ListenerErrorReporter }) {
+  /** Purges the sessions kept in the Trash past `trashDays` (default 30): every start does. */
+  constructor(opts: { store: SessionStore; trashDays?: number; onListenerError?: ListenerErrorReporter }) {
     this.store = opts.store;
+    this.days = opts.trashDays ?? DEFAULT_TRASH_DAYS;
     this.onListenerError = opts.onListenerError ?? reportToStderr;
+    this.store.purgeExpired(this.days);
+  }
+
+  get trashDays(): number {
+    return this.days;
   }
 
   on(listener: EngineListener): () => void {
@@ -52,13 +62,36 @@ export class SessionLifecycle {
     return this.changed(id);
   }
 
-  /** Deletes the session (ending this engine's work on it first); refused while another process works in it. Returns its id. */
+  /**
+   * Deletes the session (ending this engine's work on it first): it goes to the Trash, gone
+   * from every list and search at once, purged after `trashDays`. Refused while another
+   * process works in it. Returns its id.
+   */
   deleteSession(idOrPrefix: string): string {
     const id = this.store.resolveId(idOrPrefix);
     const meta = this.store.getMeta(id);
     this.endOwnWork(id); // only this engine's own work: another process's lease is refused below
-    this.store.delete(id); // checks the lease again, in its own transaction
+    this.store.trash(id); // checks the lease again, in its own transaction
     this.emit({ type: 'session_deleted', sessionId: id, meta });
+    return id;
+  }
+
+  /** The Trash, most recently deleted first, with when each is purged. */
+  listTrash(): TrashedSession[] {
+    return this.store.listTrash(this.days);
+  }
+
+  /** Brings a session back from the Trash exactly as it was; an id prefix of a trashed session will do. */
+  restoreSession(idOrPrefix: string): SessionMeta {
+    const id = this.store.resolveTrashedId(idOrPrefix);
+    this.store.restore(id);
+    return this.changed(id);
+  }
+
+  /** Deletes a session in the Trash for good; returns its id. */
+  purgeSession(idOrPrefix: string): string {
+    const id = this.store.resolveTrashedId(idOrPrefix);
+    this.store.purge(id);
     return id;
   }
 

@@ -21,6 +21,8 @@ import { SettingsDialog } from './components/SettingsDialog';
 import { ShareDialog } from './components/ShareDialog';
 import { Sidebar } from './components/Sidebar';
 import { TabBar } from './components/TabBar';
+import { TrashDialog } from './components/TrashDialog';
+import { UndoNotice, type UndoOffer } from './components/UndoNotice';
 import { isDesktop } from './bridge';
 import { useBridge } from './bridge/context';
 import { sessionLabel } from './lib/format';
@@ -42,6 +44,7 @@ type DialogState =
   | { kind: 'share'; meta: SessionMeta }
   | { kind: 'settings' }
   | { kind: 'import-from' }
+  | { kind: 'trash' }
   /** `closing`: asked because the user closes the session's tab; Keep or Revert closes it, Cancel keeps it open. */
   | { kind: 'changes'; id: string; files: string[]; closing: boolean }
   | null;
@@ -155,7 +158,10 @@ export function App({ initialSettings, appInfo }: { initialSettings: Settings; a
   const showDialog = useCallback((action: DialogAction, meta: SessionMeta) => {
     setDialog(action === 'info' ? { kind: 'info', id: meta.id } : { kind: action, meta });
   }, []);
-  const sessionActions = useSessionActions({ bridge, chats, tabs, attempt, showDialog });
+  const [undoOffer, setUndoOffer] = useState<UndoOffer | null>(null);
+  const offerUndo = useCallback((text: string, undo: () => Promise<void>) => setUndoOffer((now) => ({ text, undo, n: (now?.n ?? 0) + 1 })), []);
+  const dismissUndo = useCallback(() => setUndoOffer(null), []);
+  const sessionActions = useSessionActions({ bridge, chats, tabs, attempt, showDialog, offerUndo });
 
   const newSession = useCallback(async () => {
     const askedFrom = tabs.active;
@@ -217,6 +223,7 @@ export function App({ initialSettings, appInfo }: { initialSettings: Settings; a
         onNewSession={() => void newSession()}
         onImport={(file) => void importFiles([file])}
         onImportFrom={() => setDialog({ kind: 'import-from' })}
+        onTrash={() => setDialog({ kind: 'trash' })}
         onSettings={() => setDialog({ kind: 'settings' })}
         onError={banners.show}
       />
@@ -231,6 +238,7 @@ export function App({ initialSettings, appInfo }: { initialSettings: Settings; a
         />
         <SecretsNotice names={appInfo.secretEnvNames} />
         <Banners banners={banners.list} onDismiss={banners.dismiss} />
+        {undoOffer && <UndoNotice offer={undoOffer} onDone={dismissUndo} />}
         {offeringNotifications && <NotificationOffer onDone={() => setOfferingNotifications(false)} />}
         {tabs.active ? (
           <ChatView
@@ -268,16 +276,22 @@ export function App({ initialSettings, appInfo }: { initialSettings: Settings; a
         />
       )}
       {dialog?.kind === 'share' && <ShareDialog meta={dialog.meta} onClose={() => setDialog(null)} />}
+      {dialog?.kind === 'trash' && <TrashDialog onClose={() => setDialog(null)} attempt={attempt} />}
       {dialog?.kind === 'delete' && (
         <DeleteDialog
           meta={dialog.meta}
+          trashDays={settings.trashDays}
           onClose={() => setDialog(null)}
           onConfirm={async () => {
             const id = dialog.meta.id;
             deleting.current.add(id);
             try {
               const done = await attempt(() => bridge.invoke('sessions.delete', { id }));
-              if (done) tabs.close(id);
+              if (!done) return;
+              tabs.close(id);
+              offerUndo(`Deleted "${sessionLabel(dialog.meta)}"; it is in the Trash.`, async () => {
+                await attempt(() => bridge.invoke('sessions.restore', { id }));
+              });
             } finally {
               deleting.current.delete(id);
             }

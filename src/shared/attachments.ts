@@ -63,10 +63,3 @@ export function userContent(text: string, images: readonly string[]): UserMessag
   for (const url of images) parts.push({ type: 'image_url', image_url: { url } });
   return parts;
 }
-
-/** A size for people: 12 KB, 3.4 MB. */
-export function formatBytes(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`;
-  if (bytes < 1024 * 1024) return `${Math.round(bytes / 1024)} KB`;
-  return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
-}

@@ -14,7 +14,7 @@ import type { EngineEvent, PendingRequest, TurnResult } from './engine-events';
 import { EXPORT_FORMATS } from './export-name';
 import { IMPORT_SOURCES, MAX_IMPORT_PATH, type ImportReport, type ImportSourceInfo } from './import-sources';
 import type { McpOverview } from './mcp';
-import { ENV_VAR_NAME, PERMISSION_MODES, THEMES, type Settings } from './settings';
+import { ENV_VAR_NAME, MAX_TRASH_DAYS, PERMISSION_MODES, THEMES, type Settings } from './settings';
 import { SEARCH_SCOPES, type SessionSearchHit, type ShareResult, type SyncStatus, type SyncStatusEvent } from './sync';
 import type {
   BranchPoint,
@@ -29,6 +29,7 @@ import type {
   SessionMeta,
   SessionPage,
   SessionUsage,
+  TrashedSession,
 } from './types';
 
 export type { PendingRequest, TranscriptSeq } from './engine-events';
@@ -282,7 +283,13 @@ export const contract = {
    * arrives as `import_progress` events naming `importId`; answers with the summary.
    */
   'sessions.importFrom': method<ImportReport>()(z.strictObject({ importId, source: z.enum(IMPORT_SOURCES), path: importPath.optional() })),
+  /** Moves the session to the Trash (docs/DESIGN.md#trash); `sessions.restore` brings it back. */
   'sessions.delete': method<{ deleted: string }>()(bySession),
+  /** The Trash, most recently deleted first, with when each session is purged. */
+  'sessions.trash': method<TrashedSession[]>()(none),
+  'sessions.restore': method<SessionMeta>()(bySession),
+  /** Deletes a session in the Trash for good. */
+  'sessions.purge': method<{ purged: string }>()(bySession),
   /** Shares the session with a team on the sync hub (docs/DESIGN.md#sync-through-a-hub): queued, then synced. */
   'sessions.share': method<ShareResult>()(z.strictObject({ id: sessionId, team: teamName })),
   /** The session's model from its next turn on; recorded (sessions.info's model_changes). */
@@ -394,6 +401,11 @@ export const contract = {
         .optional(),
       /** '' turns sync off; `***` as the password keeps the saved one. */
       hubUrl: hubUrl.optional(),
+      trashDays: z
+        .int('Keep deleted sessions a whole number of days.')
+        .min(1, 'Keep deleted sessions at least 1 day.')
+        .max(MAX_TRASH_DAYS, `Keep deleted sessions at most ${MAX_TRASH_DAYS} days.`)
+        .optional(),
     }),
   ),
 } as const;

@@ -24,7 +24,12 @@ export interface Settings {
   passEnv: string[];
   /** The sync hub's PostgreSQL URL with its password shown as `***` ('' when sync is off; docs/DESIGN.md#sync-through-a-hub). */
   hubUrl: string;
+  /** Days a deleted session stays in the Trash before it is purged (docs/DESIGN.md#trash). */
+  trashDays: number;
 }
+
+/** The longest the Trash keeps a session: ten years. */
+export const MAX_TRASH_DAYS = 3650;
 
 /** Stands for the saved hub password in the URL the settings dialog shows; sent back unchanged, it keeps that password. */
 export const HUB_PASSWORD_MASK = '***';

@@ -162,6 +162,12 @@ export interface SessionMeta {
   cwd: string | null;
 }
 
+/** A session in the Trash (docs/DESIGN.md#trash): when it was deleted and when it will be purged. */
+export interface TrashedSession extends SessionMeta {
+  deleted_at: string;
+  purge_at: string;
+}
+
 export interface SessionRecord extends SessionMeta {
   /** The working context sent to the model. */
   messages: ChatMessage[];

@@ -167,6 +167,7 @@ describe('effective settings', () => {
       maxContextTokens: DEFAULTS.maxContextTokens,
       mode: DEFAULTS.mode,
       passEnv: [],
+      trashDays: 30,
     });
     const view = service.update({ model: 'saved-model', maxContextTokens: 32000 });
     expect(view).toEqual({
@@ -181,6 +182,7 @@ describe('effective settings', () => {
       activeTab: null,
       passEnv: [],
       hubUrl: '',
+      trashDays: 30,
     });
     expect(JSON.stringify(view)).not.toContain('sk-env');
   });

@@ -182,10 +182,10 @@ describe('usage errors', () => {
     [['--list-sessions', '--search', 'q'], '--list-sessions and --search cannot be used together'],
     [['--fork', 'a', '-p', 'hi'], '--fork cannot be combined with -p/--prompt'],
     [['--resume', 'a', '--continue'], '--resume and --continue cannot be used together.'],
-    [['--yes'], '--yes only applies to --delete.'],
-    [['--fork', 'a', '--yes'], '--yes only applies to --delete.'],
+    [['--yes'], '--yes only applies to --delete or --purge.'],
+    [['--fork', 'a', '--yes'], '--yes only applies to --delete or --purge.'],
     [['--format', 'json'], '--format only applies to --export.'],
-    [['--fork', 'a', '--json'], '--json only applies to --list-sessions, --search or --info.'],
+    [['--fork', 'a', '--json'], '--json only applies to --list-sessions, --search, --info or --trash.'],
     [['--info', 'a', '--include-archived'], '--include-archived only applies to --list-sessions or --search.'],
   ])('%j → %s', (args, expected) => {
     expect(usageError(args)).toContain(expected);

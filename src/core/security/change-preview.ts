@@ -8,6 +8,7 @@
  */
 import { structuredPatch, type StructuredPatchHunk } from 'diff';
 import type { ApprovalPreview, DiffHunk, DiffLine } from '../../shared/approvals';
+import { formatBytes } from '../../shared/byte-size';
 import { errorMessage, isLoomError } from '../errors';
 import { looksBinary } from './file-kind';
 import { OPEN_READ, openProjectFile } from './project-fs';
@@ -58,7 +59,7 @@ async function readCurrent(projectDir: string, p: string): Promise<Current> {
   }
   try {
     if (file.stat.size > PREVIEW_FILE_CAP)
-      return { state: 'unavailable', reason: `${file.shown} is larger than ${PREVIEW_FILE_CAP / 1024} kB, too large to compare.` };
+      return { state: 'unavailable', reason: `${file.shown} is larger than ${formatBytes(PREVIEW_FILE_CAP)}, too large to compare.` };
     const buf = await file.handle.readFile();
     if (looksBinary(buf)) return { state: 'unavailable', reason: `${file.shown} looks like a binary file.` };
     return { state: 'text', text: buf.toString('utf8') };

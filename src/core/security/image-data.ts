@@ -3,7 +3,8 @@
  * of a PNG, JPEG, GIF or WebP whose bytes start as that type does, within the size cap.
  * Attachments from a window and image parts in an imported export both pass through it.
  */
-import { IMAGE_TYPE_NAMES, IMAGE_TYPES, MAX_IMAGE_BYTES, MAX_IMAGE_DATA_URL_CHARS, formatBytes, type ImageType } from '../../shared/attachments';
+import { IMAGE_TYPE_NAMES, IMAGE_TYPES, MAX_IMAGE_BYTES, MAX_IMAGE_DATA_URL_CHARS, type ImageType } from '../../shared/attachments';
+import { formatBytes } from '../../shared/byte-size';
 
 const DATA_URL = new RegExp(`^data:(${IMAGE_TYPES.map((t) => t.replace('/', '\\/')).join('|')});base64,([A-Za-z0-9+/]*={0,2})$`);
 

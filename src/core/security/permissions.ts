@@ -22,6 +22,7 @@
  */
 import type { ApprovalPreview, GrantOffer, SessionGrant, ToolEffect } from '../../shared/approvals';
 import type { PermissionMode } from '../config';
+import { formatBytes } from '../../shared/byte-size';
 import { counted } from '../counted';
 import { errorMessage } from '../errors';
 import { fileChangePreview } from './change-preview';
@@ -192,12 +193,6 @@ function summarize(name: string, a: Args, { change, command, url }: Effect): str
 
 function withBody(header: string, body: string): string {
   return body ? `${header}\n${body}` : header;
-}
-
-function formatBytes(bytes: number): string {
-  if (bytes < 1000) return `${bytes} B`;
-  if (bytes < 1_000_000) return `${(bytes / 1000).toFixed(1)} kB`;
-  return `${(bytes / 1_000_000).toFixed(1)} MB`;
 }
 
 function lineCount(text: string): string {

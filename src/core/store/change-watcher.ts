@@ -6,6 +6,7 @@
  * those sessions' metadata with a copy this connection keeps in a TEMP table (private to
  * it, in memory): the ones that differ were changed, created or deleted by someone else.
  * A watcher that fell behind the log's trimmed start compares every session once instead.
+ * A session in the Trash (trash.ts) is gone as far as a watcher can tell.
  *
  * This connection's own writes are in the log too, but they keep the copy up to date as
  * they happen, through TEMP triggers (which fire for this connection only), so they compare
@@ -16,6 +17,7 @@ import type { SessionMeta } from '../../shared/types';
 import { META_COLUMNS, metaFromRow, type MetaRow } from './rows';
 import type { SessionStore } from './session-store';
 import { prepared } from './statements';
+import { LIVE } from './trash';
 
 export interface SessionChange {
   id: string;
@@ -46,14 +48,16 @@ export class ChangeWatcher {
       CREATE TEMP TABLE IF NOT EXISTS loom_seen_sessions (${COLUMNS.map((c) => (c === 'id' ? 'id TEXT PRIMARY KEY' : c)).join(', ')}) WITHOUT ROWID;
       CREATE TEMP TRIGGER IF NOT EXISTS loom_seen_insert AFTER INSERT ON main.sessions
         BEGIN INSERT OR REPLACE INTO loom_seen_sessions VALUES (${row('NEW')}); END;
-      CREATE TEMP TRIGGER IF NOT EXISTS loom_seen_update AFTER UPDATE ON main.sessions
-        BEGIN DELETE FROM loom_seen_sessions WHERE id = OLD.id; INSERT OR REPLACE INTO loom_seen_sessions VALUES (${row('NEW')}); END;
+      CREATE TEMP TRIGGER IF NOT EXISTS loom_seen_update AFTER UPDATE ON main.sessions BEGIN
+        DELETE FROM loom_seen_sessions WHERE id = OLD.id;
+        INSERT OR REPLACE INTO loom_seen_sessions SELECT ${row('NEW')} WHERE NEW.deleted_at IS NULL;
+      END;
       CREATE TEMP TRIGGER IF NOT EXISTS loom_seen_delete AFTER DELETE ON main.sessions
         BEGIN DELETE FROM loom_seen_sessions WHERE id = OLD.id; END;
     `);
     // The copy and the log position from one snapshot: a commit between them would be missed.
     db.transaction(() => {
-      db.exec(`DELETE FROM ${SEEN}; INSERT INTO ${SEEN} SELECT ${META_COLUMNS} FROM sessions s;`);
+      db.exec(`DELETE FROM ${SEEN}; INSERT INTO ${SEEN} SELECT ${META_COLUMNS} FROM sessions s WHERE ${LIVE};`);
       this.seenSeq = this.lastLogged();
       this.version = this.dataVersion();
     })();
@@ -87,11 +91,11 @@ export class ChangeWatcher {
     const db = this.store.db;
     const changed = prepared(
       db,
-      `SELECT ${META_COLUMNS} FROM sessions s LEFT JOIN ${SEEN} t ON t.id = s.id WHERE ${scope('s.id')} AND (t.id IS NULL OR ${DIFFERS})`,
+      `SELECT ${META_COLUMNS} FROM sessions s LEFT JOIN ${SEEN} t ON t.id = s.id WHERE ${scope('s.id')} AND ${LIVE} AND (t.id IS NULL OR ${DIFFERS})`,
     ).all(params) as MetaRow[];
     const gone = prepared(
       db,
-      `SELECT ${COLUMNS.join(', ')} FROM ${SEEN} t WHERE ${scope('t.id')} AND NOT EXISTS (SELECT 1 FROM sessions s WHERE s.id = t.id)`,
+      `SELECT ${COLUMNS.join(', ')} FROM ${SEEN} t WHERE ${scope('t.id')} AND NOT EXISTS (SELECT 1 FROM sessions s WHERE s.id = t.id AND ${LIVE})`,
     ).all(params) as MetaRow[];
     const before = prepared(db, `SELECT ${COLUMNS.join(', ')} FROM ${SEEN} WHERE id = ?`);
     const changes: SessionChange[] = changed.map((row) => {

@@ -105,6 +105,12 @@ export class LeaseKeeper {
     this.held.delete(sessionPk);
   }
 
+  /** Lets go of this store's lease on the session, if it holds one: the session went to the Trash. */
+  letGo(sessionPk: number): void {
+    const mine = this.held.get(sessionPk);
+    if (mine) this.release(sessionPk, mine.owner);
+  }
+
   releaseAll(): void {
     for (const [sessionPk, { owner }] of [...this.held]) this.release(sessionPk, owner);
   }

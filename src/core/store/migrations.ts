@@ -2,6 +2,7 @@ import type Database from 'better-sqlite3';
 import { deriveContexts } from './migration-v3';
 import { SESSION_CHANGES } from './session-changes';
 import { SYNC_TABLES } from './sync-tables';
+import { TRASH } from './trash';
 
 /**
  * The schema of loom.db as an ordered list of migrations. Each one runs in its own
@@ -367,6 +368,13 @@ export const MIGRATIONS: readonly Migration[] = [
     description: "session_changes: a log of sessions created, changed and deleted, filled by triggers, read by other processes' watchers",
     up(db) {
       db.exec(SESSION_CHANGES);
+    },
+  },
+  {
+    version: 12,
+    description: 'the Trash: sessions.deleted_at, when a session was moved there (null: live), logged as a change for the watchers',
+    up(db) {
+      db.exec(TRASH);
     },
   },
 ];

@@ -4,6 +4,7 @@ import { META_COLUMNS, metaFromRow, type MetaRow } from './rows';
 import { MATCH_CLOSE, MATCH_OPEN, snippetOf } from './snippet';
 import { clearSearchBacklog } from './repositories/transcript';
 import { prepared } from './statements';
+import { LIVE } from './trash';
 
 /**
  * Turns what a user typed into an FTS5 query that can never be a syntax error: every
@@ -67,7 +68,7 @@ export function updateSearchIndex(db: Database.Database): number {
  * this]. The transcript is indexed, not the working context, so compacted-away turns are
  * found too. A fork shares its parent's rows, not copies of them: a message shared by a
  * parent and its forks is a hit in each session holding it up to its fork point, archived
- * parent or not.
+ * or trashed parent or not; a trashed session itself is never a hit (trash.ts).
  * A word in most sessions must not rank every match and then group them: only the
  * best-ranked messages are read, enough of them to name the sessions asked for
  * (docs/DESIGN.md#search).
@@ -123,7 +124,7 @@ function bestMessagePerSession(db: Database.Database, params: SearchParams): Ran
   // CROSS JOIN keeps the holders outermost: SQLite would otherwise be free to scan every session.
   const sessionsOf = prepared(
     db,
-    `${HOLDERS_OF_MESSAGES} SELECT h.rid, h.seq, s.pk FROM holder h CROSS JOIN sessions s ON s.pk = h.pk WHERE @all OR s.archived = 0`,
+    `${HOLDERS_OF_MESSAGES} SELECT h.rid, h.seq, s.pk FROM holder h CROSS JOIN sessions s ON s.pk = h.pk WHERE ${LIVE} AND (@all OR s.archived = 0)`,
   );
   for (let candidates = params.wanted * FIRST_CANDIDATES_PER_HIT; ; candidates *= MORE_CANDIDATES) {
     const messages = candidatesOf.all({ match: params.match, candidates }) as Array<{ rid: number; score: number }>;
@@ -140,7 +141,7 @@ function metaHits(db: Database.Database, params: SearchParams): Ranked[] {
     db,
     `SELECT s.pk, bm25(sessions_fts) * ${META_WEIGHT} AS score, NULL AS rid, NULL AS seq
        FROM sessions_fts JOIN sessions s ON s.pk = sessions_fts.rowid
-      WHERE sessions_fts MATCH @match AND (@all OR s.archived = 0)
+      WHERE sessions_fts MATCH @match AND ${LIVE} AND (@all OR s.archived = 0)
       ORDER BY score, s.pk LIMIT @wanted`,
   ).all(params) as Ranked[];
 }

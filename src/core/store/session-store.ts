@@ -1,53 +1,47 @@
 import type Database from 'better-sqlite3';
-import {
-  type BranchPoint,
-  type SessionFamily,
-  type CallKind,
-  type CallUsage,
-  type ChatMessage,
-  type Compaction,
-  type CompactionDetail,
-  type MessageFacts,
-  type ModelChange,
-  type Pin,
-  type PlanState,
-  type SearchHit,
-  type SessionCursor,
-  type SessionMeta,
-  type SessionPage,
-  type SessionRecord,
-  type SessionStatus,
-  type SessionUsage,
+import type {
+  BranchPoint,
+  CallKind,
+  CallUsage,
+  ChatMessage,
+  Compaction,
+  CompactionDetail,
+  MessageFacts,
+  ModelChange,
+  Pin,
+  PlanState,
+  SearchHit,
+  SessionCursor,
+  SessionFamily,
+  SessionMeta,
+  SessionPage,
+  SessionRecord,
+  SessionStatus,
+  SessionUsage,
+  TrashedSession,
 } from '../../shared/types';
+import { EXPORT_FORMATS, type ExportFormat } from '../../shared/export-name';
 import { LoomError } from '../errors';
 import { openDatabase } from './db';
-import { renderExport, type TreeFields } from './export';
-import { EXPORT_FORMATS, type ExportFormat } from '../../shared/export-name';
+import { renderExport } from './export';
 import type { ParsedExport } from './export-schema';
 import { LeaseKeeper, defaultOwner, inUseError, type Lease } from './leases';
-import { META_COLUMNS, metaFromRow, type MetaRow } from './rows';
+import { Maintenance } from './maintenance';
+import { listDetails } from './repositories/compaction-records';
+import { deleteSession } from './repositories/forks';
+import { addPin, listPins, removePin } from './repositories/pins';
+import { addUsage, listCompactions, listModelChanges, readUsage } from './repositories/records';
+import { nextUpdateTime, setSessionColumns, type SessionColumns } from './repositories/sessions';
 import { searchSessions, updateSearchIndex } from './search';
 import { newSessionId } from './session-id';
-import { listDetails, recordFacts, undoLast } from './repositories/compaction-records';
-import { deleteSession, forkRows, inheritRecords } from './repositories/forks';
-import { addPin, listPins, removePin } from './repositories/pins';
-import { addUsage, insertCompaction, insertModelChange, insertStart, listCompactions, listModelChanges, readUsage } from './repositories/records';
-import { insertSession, nextUpdateTime, setSessionColumns, type SessionColumns } from './repositories/sessions';
-import { appendTo, compactionStart, insertImported, insertMessage, messageCount, writeContext } from './session-writes';
-import { branchesAt, branchPoints, familyOf } from './session-tree';
-import { prepared } from './statements';
-import { currentStart, nonSystemCountFrom, readContext, readTranscript, readTranscriptFacts } from './transcript-chain';
+import { contextIndexOf, listPage, listSessions, pkOf, readMeta, readPlan, readRecord, resolveId, treeFields, type ListOptions } from './session-reads';
+import { branchesAt, branchPoints, familyOf, forkSession } from './session-tree';
+import * as steps from './session-writes';
+import { DEFAULT_TRASH_DAYS, expiredPks, listTrashed, matchTrashed, trashedPk } from './trash';
+import { readContext, readTranscript, readTranscriptFacts } from './transcript-chain';
 
 export type { Lease } from './leases';
-
-/** What the caller knows of a message it appends; the store adds when (MessageFacts.at). */
-export type AppendFacts = Omit<MessageFacts, 'at'>;
-
-/** A message as the store committed it: its transcript position (`seq`, never reused) and its facts. */
-export interface AppendedMessage {
-  seq: number;
-  facts: MessageFacts;
-}
+export type { AppendFacts } from './session-writes';
 
 export interface ImportedSession {
   meta: SessionMeta;
@@ -55,34 +49,26 @@ export interface ImportedSession {
   closedCalls: number;
 }
 
-const EMPTY_PLAN: PlanState = { todos: [], scratchpad: '' };
-
-/** How long after a write the store catches up on search indexing and checkpointing. */
-const MAINTENANCE_DELAY_MS = 2_000;
-
-function unknownSession(id: string): LoomError {
-  return new LoomError(`No session with id "${id}".`, 'unknown_session');
-}
-
 /**
  * Durable sessions in <dataDir>/loom.db: metadata, the full transcript, the working
  * context, compactions, usage, plan and leases. Every write is one transaction; every
- * method taking an id throws a LoomError for an unknown one.
+ * method taking an id throws a LoomError for an unknown one. A facade: the reads are
+ * session-reads.ts and session-tree.ts, the writes' steps session-writes.ts, their SQL
+ * the repositories' (repositories/README.md).
  */
 export class SessionStore {
   private readonly leases: LeaseKeeper;
-  private maintenanceTimer: NodeJS.Timeout | undefined;
+  private readonly maintenance: Maintenance;
 
   private constructor(
     readonly db: Database.Database,
     readonly dataDir: string,
   ) {
     this.leases = new LeaseKeeper(db);
+    this.maintenance = new Maintenance(db);
   }
 
-  /**
-   * Opens (creating or migrating) <dataDir>/loom.db; LoomError on a corrupt or foreign file.
-   */
+  /** Opens (creating or migrating) <dataDir>/loom.db; LoomError on a corrupt or foreign file. */
   static open(dataDir: string): SessionStore {
     return new SessionStore(openDatabase(dataDir), dataDir);
   }
@@ -90,8 +76,7 @@ export class SessionStore {
   /** Brings the search index up to date, releases this store's leases, closes the database. */
   close(): void {
     if (!this.db.open) return;
-    clearTimeout(this.maintenanceTimer);
-    this.maintain();
+    this.maintenance.runNow();
     this.leases.releaseAll();
     this.db.close();
   }
@@ -104,106 +89,39 @@ export class SessionStore {
   // ---- creating and writing ----
 
   /** `parentId`: a session this one came from without sharing its messages (an imported sub-agent's). */
-  create(init: { model?: string | null; cwd?: string | null; title?: string | null; messages?: ChatMessage[]; parentId?: string | null } = {}): SessionMeta {
+  create(init: steps.NewSession = {}): SessionMeta {
     const id = newSessionId();
-    this.write(() => {
-      const at = nextUpdateTime(this.db);
-      const pk = insertSession(this.db, {
-        id,
-        parent_id: init.parentId ?? null,
-        title: init.title ?? null,
-        summary: null,
-        status: 'active',
-        archived: 0,
-        created_at: at,
-        updated_at: at,
-        message_count: 0,
-        model: init.model ?? null,
-        cwd: init.cwd ?? null,
-        plan: JSON.stringify(EMPTY_PLAN),
-      });
-      for (const message of init.messages ?? []) this.appendTo(pk, message, at);
-    });
+    this.write(() => steps.insertNew(this.db, id, init));
     return this.getMeta(id);
   }
 
-  /**
-   * Adds the message to the transcript (and so to the derived working context), committed
-   * before returning, with its facts (the time now, and what the caller knows of it). Returns
-   * where it went and the facts.
-   */
-  appendMessage(id: string, message: ChatMessage, facts: AppendFacts = {}): AppendedMessage {
-    return this.write(() => {
-      const at = nextUpdateTime(this.db);
-      return this.appendTo(this.pkOf(id), message, at, facts);
-    });
+  /** Adds the message to the transcript (so to the derived context), committed before returning, stamped now. */
+  appendMessage(id: string, message: ChatMessage, facts: steps.AppendFacts = {}): steps.AppendedMessage {
+    return this.write(() => steps.appendTo(this.db, this.pkOf(id), message, nextUpdateTime(this.db), facts));
   }
 
-  /**
-   * appendMessage for several messages, in order, in one transaction: an import's run of
-   * messages, `facts[i]` what the source recorded of message i (its own time, not the import's).
-   */
+  /** appendMessage for several messages in one transaction; `facts[i]` what the source recorded of message i (its own time). */
   appendMessages(id: string, messages: readonly ChatMessage[], facts: readonly (Partial<MessageFacts> | undefined)[] = []): void {
-    this.write(() => {
-      const pk = this.pkOf(id);
-      const now = nextUpdateTime(this.db);
-      messages.forEach((message, i) => {
-        const { at = now, ...known } = facts[i] ?? {};
-        this.appendTo(pk, message, at, known);
-      });
-    });
+    this.write(() => steps.appendAll(this.db, this.pkOf(id), messages, facts));
   }
 
   /** Replaces the working context (recorded as a context start); the transcript is untouched. */
   replaceContext(id: string, messages: ChatMessage[]): void {
-    this.write(() => {
-      const pk = this.pkOf(id);
-      writeContext(this.db, pk, messages);
-      this.touch(pk);
-    });
+    this.write(() => steps.replaceContext(this.db, this.pkOf(id), messages));
   }
 
   /**
    * The new working context, the compaction record and its usage, in one transaction. The
    * record's transcript_index is the transcript length now (any given one is ignored).
-   * `cut`: where in the context before it the kept part began (the compactor's cut), so the
-   * start is recorded from that position without reading the transcript.
+   * `cut`: where in the context before it the kept part began (the compactor's cut).
    */
-  recordCompaction(
-    id: string,
-    c: { messages: ChatMessage[]; compaction: Compaction; usage?: CallUsage; cut?: number; headLength?: number; steps?: number },
-  ): void {
-    this.write(() => {
-      const pk = this.pkOf(id);
-      const before = currentStart(this.db, pk);
-      const headLength = c.headLength ?? 1;
-      const start = c.cut === undefined ? null : compactionStart(this.db, pk, c.messages, c.cut, headLength);
-      const startId = start ? insertStart(this.db, pk, messageCount(this.db, pk), start) : writeContext(this.db, pk, c.messages);
-      const compactionId = insertCompaction(this.db, pk, { ...c.compaction, transcript_index: messageCount(this.db, pk) });
-      const carried = headLength > 1 ? c.messages[2] : undefined;
-      recordFacts(this.db, compactionId, {
-        summarisedFrom: before.keptFrom,
-        keptFrom: currentStart(this.db, pk).keptFrom,
-        steps: c.steps ?? 1,
-        carried: carried?.role === 'user' && typeof carried.content === 'string' ? carried.content : null,
-        startId,
-      });
-      if (c.usage) addUsage(this.db, pk, 'compaction', c.usage, 1);
-      this.touch(pk);
-    });
+  recordCompaction(id: string, c: steps.CompactionWrite): void {
+    this.write(() => steps.writeCompaction(this.db, this.pkOf(id), c));
   }
 
-  /**
-   * Where transcript message `seq` is in the working context: null when it is not there (a
-   * compaction summarised it, or it is a system prompt). The context ends with the
-   * transcript's non-prompt messages from its start on, so counting those after `seq` says.
-   */
+  /** Where transcript message `seq` is in the working context; null when it is not there. */
   contextIndexOf(id: string, seq: number): number | null {
-    const pk = this.pkOf(id);
-    const start = currentStart(this.db, pk);
-    const message = readTranscript(this.db, pk, seq, 1)[0];
-    if (!Number.isInteger(seq) || seq < start.keptFrom || !message || message.role === 'system') return null;
-    return readContext(this.db, pk).length - nonSystemCountFrom(this.db, pk, seq);
+    return contextIndexOf(this.db, this.pkOf(id), seq);
   }
 
   /** Each compaction with what the view of what it kept and dropped shows, oldest first. */
@@ -211,31 +129,14 @@ export class SessionStore {
     return listDetails(this.db, this.pkOf(id));
   }
 
-  /**
-   * Undoes the last compaction: the working context before it comes back exactly (with what
-   * was appended since); the record stays, marked undone. Returns the context.
-   */
+  /** Undoes the last compaction: the context before it comes back (with what was appended since); the record stays, marked undone. */
   undoCompaction(id: string): ChatMessage[] {
-    return this.write(() => {
-      const pk = this.pkOf(id);
-      undoLast(this.db, pk, messageCount(this.db, pk));
-      return readContext(this.db, pk);
-    });
+    return this.write(() => steps.undoCompaction(this.db, this.pkOf(id)));
   }
 
-  /**
-   * Makes `model` the session's model for its next requests and records the change (when,
-   * from, to, where in the transcript). Returns false, recording nothing, when it already is.
-   */
+  /** Makes `model` the session's for its next requests and records the change; false, recording nothing, when it already is. */
   setModel(id: string, model: string): boolean {
-    return this.write(() => {
-      const pk = this.pkOf(id);
-      const { model: from } = this.sql('SELECT model FROM sessions WHERE pk = ?').get(pk) as { model: string | null };
-      if (from === model) return false;
-      setSessionColumns(this.db, pk, { model });
-      insertModelChange(this.db, pk, { at: new Date().toISOString(), from, to: model, transcript_index: messageCount(this.db, pk) });
-      return true;
-    });
+    return this.write(() => steps.changeModel(this.db, this.pkOf(id), model));
   }
 
   recordUsage(id: string, kind: CallKind, usage: CallUsage): void {
@@ -246,26 +147,9 @@ export class SessionStore {
     this.update(id, { plan: JSON.stringify(plan) }, true);
   }
 
-  /**
-   * The folder a session is opened in and the system prompt built for it. The folder is
-   * recorded as the session's cwd. A prompt other than the context's system message is
-   * appended to the transcript (the one it replaces stays there, the record of what the
-   * model was told until now) and becomes the first message of the working context.
-   * Bookkeeping, like the status: the session does not move up the list.
-   */
+  /** The folder a session is opened in (its cwd) and the system prompt built for it; bookkeeping: the session keeps its place. */
   setProject(id: string, project: { cwd: string; systemPrompt: string }): void {
-    this.write(() => {
-      const pk = this.pkOf(id);
-      setSessionColumns(this.db, pk, { cwd: project.cwd });
-      const context = readContext(this.db, pk);
-      if (context[0]?.role === 'system' && context[0].content === project.systemPrompt) return;
-      const prompt: ChatMessage = { role: 'system', content: project.systemPrompt };
-      const seq = messageCount(this.db, pk);
-      insertMessage(this.db, pk, seq, prompt, { at: new Date().toISOString() });
-      setSessionColumns(this.db, pk, { message_count: seq + 1 });
-      // In place of the old prompt, or before the first message.
-      writeContext(this.db, pk, [prompt, ...(context[0]?.role === 'system' ? context.slice(1) : context)]);
-    });
+    this.write(() => steps.writeProject(this.db, this.pkOf(id), project));
   }
 
   /** Status and the archive flag are bookkeeping: they do not move a session up the list. */
@@ -287,37 +171,38 @@ export class SessionStore {
     this.update(id, { archived: archived ? 1 : 0 }, false);
   }
 
+  /** A session imported from another agent keeps the dates it had there (docs/DESIGN.md#importing-from-other-agents). */
+  setDates(id: string, createdAt: string, updatedAt: string): void {
+    this.update(id, { created_at: createdAt, updated_at: updatedAt }, false);
+  }
+
+  /** Pins transcript message `seq` or a note; returns the pin's id. Bookkeeping: the session keeps its place in the list. */
+  pin(id: string, target: { seq: number } | { note: string }): number {
+    return this.write(() => {
+      const pk = this.pkOf(id);
+      return addPin(this.db, pk, 'seq' in target ? { seq: target.seq, length: steps.messageCount(this.db, pk) } : target);
+    });
+  }
+
+  /** False when the session has no such pin. */
+  unpin(id: string, pinId: number): boolean {
+    return this.write(() => removePin(this.db, this.pkOf(id), pinId));
+  }
+
   // ---- reading ----
 
   /** A unique id prefix (or a full id) to the full id. */
   resolveId(idOrPrefix: string): string {
-    const prefix = idOrPrefix.trim();
-    if (!prefix) throw new LoomError('No session id given.', 'unknown_session');
-    if (this.sql('SELECT 1 FROM sessions WHERE id = ?').get(prefix)) return prefix;
-    const rows = this.sql(`SELECT id FROM sessions WHERE id >= ? AND id < ? ORDER BY id LIMIT 2`).all(prefix, `${prefix}\uffff`) as { id: string }[];
-    if (rows.length === 0) throw new LoomError(`No session matches "${prefix}".`, 'unknown_session');
-    if (rows.length > 1) throw new LoomError(`Session id "${prefix}" is ambiguous; give more characters.`, 'ambiguous_session');
-    return rows[0].id;
+    return resolveId(this.db, idOrPrefix);
   }
 
   getMeta(id: string): SessionMeta {
-    const row = this.sql(`SELECT ${META_COLUMNS} FROM sessions s WHERE s.id = ?`).get(id) as MetaRow | undefined;
-    if (!row) throw unknownSession(id);
-    return metaFromRow(row);
+    return readMeta(this.db, id);
   }
 
   /** The whole record, read from one snapshot. */
   get(id: string): SessionRecord {
-    return this.db.transaction(() => ({
-      ...this.getMeta(id),
-      messages: this.getContext(id),
-      transcript: this.getTranscript(id),
-      compactions: this.getCompactions(id),
-      plan: this.getPlan(id),
-      usage: this.getUsage(id),
-      transcript_facts: this.getTranscriptFacts(id),
-      model_changes: this.getModelChanges(id),
-    }))();
+    return this.db.transaction(() => readRecord(this.db, id))();
   }
 
   /** The working context sent to the model, derived from the transcript (context-start.ts). */
@@ -354,46 +239,18 @@ export class SessionStore {
     return listPins(this.db, this.pkOf(id));
   }
 
-  /** Pins transcript message `seq` or a note; returns the pin's id. Bookkeeping: the session keeps its place in the list. */
-  pin(id: string, target: { seq: number } | { note: string }): number {
-    return this.write(() => {
-      const pk = this.pkOf(id);
-      return addPin(this.db, pk, 'seq' in target ? { seq: target.seq, length: messageCount(this.db, pk) } : target);
-    });
-  }
-
-  /** False when the session has no such pin. */
-  unpin(id: string, pinId: number): boolean {
-    return this.write(() => removePin(this.db, this.pkOf(id), pinId));
-  }
-
   getPlan(id: string): PlanState {
-    const row = this.sql('SELECT plan FROM sessions WHERE id = ?').get(id) as { plan: string } | undefined;
-    if (!row) throw unknownSession(id);
-    return JSON.parse(row.plan) as PlanState;
+    return readPlan(this.db, id);
   }
 
-  /**
-   * Newest updated first (then by id, so ties keep one order); archived sessions only when
-   * asked for; `after`: only the sessions listed after that place (keyset paging).
-   */
-  list(opts: { includeArchived?: boolean; limit?: number; after?: SessionCursor } = {}): SessionMeta[] {
-    const conditions = [...(opts.includeArchived ? [] : ['s.archived = 0']), ...(opts.after ? ['(s.updated_at, s.id) < (@updated_at, @id)'] : [])];
-    const where = conditions.length ? `WHERE ${conditions.join(' AND ')}` : '';
-    const rows = this.sql(`SELECT ${META_COLUMNS} FROM sessions s ${where} ORDER BY s.updated_at DESC, s.id DESC LIMIT @limit`).all({
-      limit: opts.limit ?? -1,
-      ...(opts.after && { updated_at: opts.after.updated_at, id: opts.after.id }),
-    }) as MetaRow[];
-    return rows.map(metaFromRow);
+  /** Newest updated first (then by id); archived sessions only when asked for; `after`: keyset paging. */
+  list(opts: ListOptions = {}): SessionMeta[] {
+    return listSessions(this.db, opts);
   }
 
   /** One page of the list (`limit` sessions after `after`) and the cursor of the next one. */
   listPage(opts: { includeArchived?: boolean; limit: number; after?: SessionCursor }): SessionPage {
-    // One row more than asked says whether another page follows, without a count.
-    const rows = this.list({ ...opts, limit: opts.limit + 1 });
-    const sessions = rows.slice(0, opts.limit);
-    const last = sessions.at(-1);
-    return { sessions, next: rows.length > opts.limit && last ? { updated_at: last.updated_at, id: last.id } : null };
+    return listPage(this.db, opts);
   }
 
   /** The most recently updated unarchived session. */
@@ -406,85 +263,101 @@ export class SessionStore {
     return searchSessions(this.db, query, opts);
   }
 
-  // ---- whole-session operations ----
+  // ---- the session tree (docs/DESIGN.md#branches) ----
 
   /**
-   * A new session sharing the first `at` transcript messages (default: all) with this one:
-   * it reads them from their owner, so no message row is copied (docs/DESIGN.md#branches).
-   * It inherits the compactions and the context start recorded by then; usage only when it
-   * forks the whole session (totals cannot be split by position). Status saved, not archived.
+   * A new session sharing the first `at` transcript messages (default: all) with this one,
+   * read from their owner, so no message row is copied. It inherits the records made by
+   * then; usage only when it forks the whole session. Status saved, not archived.
    */
   fork(id: string, at?: number): SessionMeta {
     const newId = newSessionId();
-    this.write(() => {
-      const source = this.pkOf(id);
-      const length = messageCount(this.db, source);
-      const point = at ?? length;
-      if (!Number.isInteger(point) || point < (at === undefined ? 0 : 1) || point > length) {
-        throw new LoomError(`Cannot fork at message ${point}: session ${id} has ${length} transcript messages (count from 1).`, 'bad_fork_point');
-      }
-      const now = nextUpdateTime(this.db);
-      const fork = forkRows(this.db, source, point, { id: newId, created_at: now, updated_at: now, message_count: point, note: null });
-      inheritRecords(this.db, fork, source, point, length);
-    });
+    this.write(() => forkSession(this.db, this.pkOf(id), id, newId, at));
     return this.getMeta(newId);
   }
 
-  /**
-   * A new branch under message `at` of this session: a fork there with `message` appended,
-   * in one transaction (edit-and-resend: the edited message; regenerate: fork at the user
-   * message, then run the model in the fork).
-   */
+  /** A fork at message `at` with `message` appended, in one transaction (edit-and-resend, regenerate). */
   appendBranch(id: string, at: number, message: ChatMessage): SessionMeta {
-    const branch = this.db
-      .transaction(() => {
-        const meta = this.fork(id, at);
-        this.appendMessage(meta.id, message);
-        return meta.id;
-      })
-      .immediate();
+    const branch = this.write(() => {
+      const meta = this.fork(id, at);
+      this.appendMessage(meta.id, message);
+      return meta.id;
+    });
     return this.getMeta(branch);
   }
 
-  /**
-   * The branches sharing the first `at` messages of this session and going their own way
-   * after them, oldest first (docs/DESIGN.md#branches): the session those messages
-   * belong to if it goes on, and every fork made at that point. A "2 / 3" switcher's list.
-   */
+  /** The branches sharing the first `at` messages and going their own way after them, oldest first (a "2 / 3" switcher's list). */
   branchesAt(id: string, at: number): SessionMeta[] {
     return branchesAt(this.db, this.pkOf(id), at);
   }
 
-  /**
-   * Every place in this session's transcript where other branches go their own way: `at`,
-   * the index of the first message that differs; the branches with a message there, oldest
-   * first (branchesAt, less forks that stop at `at`); and which of them this session follows.
-   * Read from the chain's segments, so a long transcript costs one query per segment.
-   */
+  /** Every place in this session's transcript where other branches go their own way, and which one it follows. */
   branchPoints(id: string): BranchPoint[] {
-    return this.db.transaction(() => {
-      const pk = this.pkOf(id);
-      return branchPoints(this.db, pk, messageCount(this.db, pk));
-    })();
+    return this.db.transaction(() => branchPoints(this.db, this.pkOf(id)))();
   }
 
-  /**
-   * The sessions related to this one by forking (parent_id): the parent (null when there is
-   * none or it was deleted), the other forks of the same parent, and its own forks; oldest
-   * first, at most `limit` of each.
-   */
+  /** The parent (null when none or deleted), the other forks of the same parent and its own forks, oldest first, at most `limit` of each. */
   family(id: string, limit = 200): SessionFamily {
     return familyOf(this.db, this.getMeta(id), limit);
   }
 
+  // ---- whole-session operations ----
+
   /** Removes the session and all its rows; refused while another live process holds its lease. */
   delete(id: string): void {
-    this.write(() => {
+    this.whileFree(id, () => {
       const pk = this.pkOf(id);
-      const holder = this.leases.foreignHolder(pk);
-      if (holder) throw inUseError(id, holder.pid);
       deleteSession(this.db, pk);
       this.leases.forget(pk);
+    });
+  }
+
+  // ---- the Trash (trash.ts, docs/DESIGN.md#trash) ----
+
+  /** Moves the session to the Trash, its rows kept: gone from every list, search and read at once; refused while another process holds its lease. */
+  trash(id: string, now = new Date()): void {
+    this.whileFree(id, () => {
+      const pk = this.pkOf(id);
+      setSessionColumns(this.db, pk, { deleted_at: now.toISOString() });
+      this.leases.letGo(pk);
+    });
+  }
+
+  /** A unique prefix of a trashed session's id (or the full id) to the full id. */
+  resolveTrashedId(idOrPrefix: string): string {
+    const prefix = idOrPrefix.trim();
+    const ids = prefix ? matchTrashed(this.db, prefix) : [];
+    if (ids.length === 0) throw new LoomError(`No session in the Trash matches "${prefix}".`, 'unknown_session');
+    if (ids.length > 1) throw new LoomError(`Session id "${prefix}" is ambiguous in the Trash; give more characters.`, 'ambiguous_session');
+    return ids[0];
+  }
+
+  isTrashed(id: string): boolean {
+    return trashedPk(this.db, id) !== undefined;
+  }
+
+  /** Brings a trashed session back exactly as it was (title, archived, pins, records, place in the list). */
+  restore(id: string): SessionMeta {
+    this.write(() => setSessionColumns(this.db, this.trashedPkOf(id), { deleted_at: null }));
+    return this.getMeta(id);
+  }
+
+  /** Deletes a trashed session for good: its forks take over the rows they read from it. */
+  purge(id: string): void {
+    this.write(() => deleteSession(this.db, this.trashedPkOf(id)));
+  }
+
+  /** The Trash, most recently deleted first, with when each is purged when kept `days`. */
+  listTrash(days = DEFAULT_TRASH_DAYS): TrashedSession[] {
+    return listTrashed(this.db, days);
+  }
+
+  /** Purges every session in the Trash for `days` or longer; returns how many. */
+  purgeExpired(days = DEFAULT_TRASH_DAYS, now = Date.now()): number {
+    return this.write(() => {
+      const pks = expiredPks(this.db, days, now);
+      for (const pk of pks) deleteSession(this.db, pk);
+      return pks.length;
     });
   }
 
@@ -493,17 +366,13 @@ export class SessionStore {
     if (!EXPORT_FORMATS.includes(format)) {
       throw new LoomError(`Unknown export format "${format}"; use ${EXPORT_FORMATS.join(', ')}.`, 'bad_format');
     }
-    return this.db.transaction(() => renderExport(this.get(id), this.treeFields(id), format))();
+    return this.db.transaction(() => renderExport(this.get(id), treeFields(this.db, this.pkOf(id)), format))();
   }
 
-  /**
-   * Imports a JSON export, read by parseExport (export-schema.ts), as a new session (new id,
-   * status saved, content as given, but for tool calls without a result, closed in the
-   * working context: see context-rules.ts). A refused export leaves the store untouched.
-   */
+  /** A JSON export (parseExport) as a new session: new id, status saved, tool calls without a result closed (context-rules.ts). */
   importSession({ session, closedCalls }: ParsedExport): ImportedSession {
     const id = newSessionId();
-    this.write(() => insertImported(this.db, id, session));
+    this.write(() => steps.insertImported(this.db, id, session));
     return { meta: this.getMeta(id), closedCalls };
   }
 
@@ -512,15 +381,7 @@ export class SessionStore {
     return this.write(fn);
   }
 
-  /** A session imported from another agent keeps the dates it had there (docs/DESIGN.md#importing-from-other-agents). */
-  setDates(id: string, createdAt: string, updatedAt: string): void {
-    this.update(id, { created_at: createdAt, updated_at: updatedAt }, false);
-  }
-
-  /**
-   * Runs `fn` in one write transaction once no other live owner holds the session's lease,
-   * so the check and the change cannot be split by another writer (docs/DESIGN.md#who-may-change-a-session); else the LoomError "Session ID is in use by pid N.".
-   */
+  /** `fn` in one write transaction once no other live owner holds the lease (docs/DESIGN.md#who-may-change-a-session); else "Session ID is in use by pid N.". */
   whileFree<T>(id: string, fn: () => T): T {
     return this.write(() => {
       const holder = this.leases.foreignHolder(this.pkOf(id));
@@ -536,66 +397,25 @@ export class SessionStore {
 
   // ---- internals ----
 
-  /** Export version 2's fork point (the session the first `at` messages are read from) and context start. */
-  private treeFields(id: string): TreeFields {
-    const pk = this.pkOf(id);
-    const fork = this.sql(`SELECT p.id AS parent_id, s.fork_at AS at FROM sessions s JOIN sessions p ON p.pk = s.fork_parent_pk WHERE s.pk = ?`).get(pk) as
-      TreeFields['fork'] | undefined;
-    const start = currentStart(this.db, pk);
-    return { fork: fork ?? null, context_start: { kept_from: start.keptFrom, with_system: start.withSystem, head: start.head } };
-  }
-
-  private sql(source: string): Database.Statement {
-    return prepared(this.db, source);
-  }
-
   /** IMMEDIATE: take the write lock up front, so a concurrent writer waits (busy_timeout) instead of failing mid-transaction. */
   private write<T>(fn: () => T): T {
     const result = this.db.transaction(fn).immediate();
-    this.scheduleMaintenance();
+    this.maintenance.schedule();
     return result;
   }
 
   private pkOf(id: string): number {
-    const row = this.sql('SELECT pk FROM sessions WHERE id = ?').get(id) as { pk: number } | undefined;
-    if (!row) throw unknownSession(id);
-    return row.pk;
+    return pkOf(this.db, id);
+  }
+
+  private trashedPkOf(id: string): number {
+    const pk = trashedPk(this.db, id);
+    if (pk === undefined) throw new LoomError(`No session in the Trash with id "${id}".`, 'unknown_session');
+    return pk;
   }
 
   /** Sets columns of one session; `touch` also makes it the most recently updated. */
   private update(id: string, values: Partial<SessionColumns>, touch: boolean): void {
     this.write(() => setSessionColumns(this.db, this.pkOf(id), touch ? { ...values, updated_at: nextUpdateTime(this.db) } : values));
-  }
-
-  private touch(pk: number): void {
-    setSessionColumns(this.db, pk, { updated_at: nextUpdateTime(this.db) });
-  }
-
-  private appendTo(pk: number, message: ChatMessage, at: string, facts: AppendFacts = {}): AppendedMessage {
-    const stamped = { at, ...facts };
-    return { seq: appendTo(this.db, pk, message, stamped), facts: stamped };
-  }
-
-  /**
-   * Work kept off the write path, done shortly after writes stop: index the messages
-   * appended since the last search, and copy the WAL back into the database.
-   */
-  private scheduleMaintenance(): void {
-    if (this.maintenanceTimer) return;
-    this.maintenanceTimer = setTimeout(() => {
-      this.maintenanceTimer = undefined;
-      this.maintain();
-    }, MAINTENANCE_DELAY_MS);
-    this.maintenanceTimer.unref();
-  }
-
-  private maintain(): void {
-    if (!this.db.open || this.db.inTransaction) return;
-    try {
-      updateSearchIndex(this.db);
-      this.db.pragma('wal_checkpoint(PASSIVE)');
-    } catch {
-      // Another process holds the write lock: the next search or quiet moment catches up.
-    }
   }
 }

@@ -1,25 +1,55 @@
 /**
- * Reading the session tree (docs/DESIGN.md#branches): the branches at a point, every
- * point where a session's branches part, and a session's family by parent_id.
+ * The session tree (docs/DESIGN.md#branches): a fork made, the branches at a point,
+ * every point where a session's branches part, and a session's family by parent_id.
  */
 import type Database from 'better-sqlite3';
 import type { BranchPoint, SessionFamily, SessionMeta } from '../../shared/types';
+import { LoomError } from '../errors';
+import { forkRows, inheritRecords } from './repositories/forks';
+import { nextUpdateTime } from './repositories/sessions';
 import { META_COLUMNS, metaFromRow, type MetaRow } from './rows';
+import { messageCount } from './session-writes';
 import { prepared } from './statements';
+import { LIVE } from './trash';
 import { forkTarget, segmentsOf } from './transcript-chain';
 
-/** SessionStore.branchesAt, for session `pk`. */
+/**
+ * Fork `id` of session `source` (named `sourceId` in errors) sharing its first `at`
+ * messages (all when undefined; a given point counts from 1), with the records it inherits.
+ */
+export function forkSession(db: Database.Database, source: number, sourceId: string, id: string, at: number | undefined): void {
+  const length = messageCount(db, source);
+  const point = at ?? length;
+  if (!Number.isInteger(point) || point < (at === undefined ? 0 : 1) || point > length) {
+    throw new LoomError(`Cannot fork at message ${point}: session ${sourceId} has ${length} transcript messages (count from 1).`, 'bad_fork_point');
+  }
+  const now = nextUpdateTime(db);
+  const fork = forkRows(db, source, point, { id, created_at: now, updated_at: now, message_count: point, note: null });
+  inheritRecords(db, fork, source, point, length);
+}
+
+/**
+ * The branches sharing the first `at` messages of session `pk` and going their own way
+ * after them, oldest first: the session those messages belong to if it goes on, and every
+ * fork made at that point.
+ */
 export function branchesAt(db: Database.Database, pk: number, at: number): SessionMeta[] {
   const owner = forkTarget(db, pk, at);
   const rows = prepared(
     db,
-    `SELECT ${META_COLUMNS} FROM sessions s WHERE (s.pk = ? AND s.message_count > ?) OR (s.fork_parent_pk = ? AND s.fork_at = ?) ORDER BY s.pk`,
+    `SELECT ${META_COLUMNS} FROM sessions s WHERE ${LIVE} AND ((s.pk = ? AND s.message_count > ?) OR (s.fork_parent_pk = ? AND s.fork_at = ?)) ORDER BY s.pk`,
   ).all(owner, at, owner, at) as MetaRow[];
   return rows.map(metaFromRow);
 }
 
-/** SessionStore.branchPoints, for session `pk` of `length` messages; read from the chain's segments, one query per segment. */
-export function branchPoints(db: Database.Database, pk: number, length: number): BranchPoint[] {
+/**
+ * Every place in session `pk`'s transcript where other branches go their own way: `at`,
+ * the index of the first message that differs; the branches with a message there, oldest
+ * first (branchesAt, less forks that stop at `at`); and which of them this session follows.
+ * Read from the chain's segments, so a long transcript costs one query per segment.
+ */
+export function branchPoints(db: Database.Database, pk: number): BranchPoint[] {
+  const length = messageCount(db, pk);
   const points: BranchPoint[] = [];
   for (const segment of segmentsOf(db, pk)) {
     const ats = prepared(
@@ -30,7 +60,7 @@ export function branchPoints(db: Database.Database, pk: number, length: number):
       const rows = prepared(
         db,
         `SELECT s.pk, ${META_COLUMNS} FROM sessions s
-          WHERE s.message_count > ? AND (s.pk = ? OR (s.fork_parent_pk = ? AND s.fork_at = ?)) ORDER BY s.pk`,
+          WHERE ${LIVE} AND s.message_count > ? AND (s.pk = ? OR (s.fork_parent_pk = ? AND s.fork_at = ?)) ORDER BY s.pk`,
       ).all(at, segment.pk, segment.pk, at) as (MetaRow & { pk: number })[];
       if (rows.length < 2) continue;
       const mine = forkTarget(db, pk, at + 1);
@@ -51,14 +81,16 @@ export function branchPoints(db: Database.Database, pk: number, length: number):
 export function familyOf(db: Database.Database, meta: SessionMeta, limit: number): SessionFamily {
   const byParent = (parentId: string) =>
     (
-      prepared(db, `SELECT ${META_COLUMNS} FROM sessions s WHERE s.parent_id = ? AND s.id <> ? ORDER BY s.pk LIMIT ?`).all(
+      prepared(db, `SELECT ${META_COLUMNS} FROM sessions s WHERE s.parent_id = ? AND s.id <> ? AND ${LIVE} ORDER BY s.pk LIMIT ?`).all(
         parentId,
         meta.id,
         limit,
       ) as MetaRow[]
     ).map(metaFromRow);
   const parentRow =
-    meta.parent_id === null ? undefined : (prepared(db, `SELECT ${META_COLUMNS} FROM sessions s WHERE s.id = ?`).get(meta.parent_id) as MetaRow | undefined);
+    meta.parent_id === null
+      ? undefined
+      : (prepared(db, `SELECT ${META_COLUMNS} FROM sessions s WHERE s.id = ? AND ${LIVE}`).get(meta.parent_id) as MetaRow | undefined);
   return {
     parent: parentRow ? metaFromRow(parentRow) : null,
     siblings: meta.parent_id === null ? [] : byParent(meta.parent_id),

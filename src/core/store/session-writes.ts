@@ -1,18 +1,51 @@
 /**
  * The steps SessionStore's writes are made of, each run inside its write transaction:
- * a message appended, a working context recorded, an exported session imported. The SQL
- * is the repositories' (repositories/README.md); this is what the steps mean.
+ * a session created, a message appended, a working context recorded, a compaction, a
+ * model or project change, an exported session imported. The SQL is the repositories'
+ * (repositories/README.md); this is what the steps mean.
  */
 import type Database from 'better-sqlite3';
-import { CALL_KINDS, type ChatMessage, type MessageFacts } from '../../shared/types';
+import { CALL_KINDS, type CallUsage, type ChatMessage, type Compaction, type MessageFacts, type PlanState } from '../../shared/types';
 import { derive, normalized, sameMessages, startFor, type ContextStart } from './context-start';
 import type { ExportedSession } from './export-schema';
 import { toColumns } from './messages';
+import { recordFacts, undoLast } from './repositories/compaction-records';
 import { addUsage, insertCompaction, insertModelChange, insertStart } from './repositories/records';
 import { insertSession, nextUpdateTime, setSessionColumns } from './repositories/sessions';
 import { insertEntry } from './repositories/transcript';
 import { prepared } from './statements';
-import { currentStart, lastSystemSeqIn, nthNonSystemSeq, readTranscript } from './transcript-chain';
+import { currentStart, lastSystemSeqIn, nthNonSystemSeq, readContext, readTranscript } from './transcript-chain';
+
+const EMPTY_PLAN: PlanState = { todos: [], scratchpad: '' };
+
+export interface NewSession {
+  model?: string | null;
+  cwd?: string | null;
+  title?: string | null;
+  messages?: ChatMessage[];
+  /** A session this one came from without sharing its messages (an imported sub-agent's). */
+  parentId?: string | null;
+}
+
+/** Session `id`, active, with an empty plan and `init.messages` appended, all at one time. */
+export function insertNew(db: Database.Database, id: string, init: NewSession): void {
+  const at = nextUpdateTime(db);
+  const pk = insertSession(db, {
+    id,
+    parent_id: init.parentId ?? null,
+    title: init.title ?? null,
+    summary: null,
+    status: 'active',
+    archived: 0,
+    created_at: at,
+    updated_at: at,
+    message_count: 0,
+    model: init.model ?? null,
+    cwd: init.cwd ?? null,
+    plan: JSON.stringify(EMPTY_PLAN),
+  });
+  for (const message of init.messages ?? []) appendTo(db, pk, message, at);
+}
 
 export function messageCount(db: Database.Database, pk: number): number {
   return (prepared(db, 'SELECT message_count FROM sessions WHERE pk = ?').get(pk) as { message_count: number }).message_count;
@@ -23,12 +56,37 @@ export function insertMessage(db: Database.Database, pk: number, seq: number, me
   insertEntry(db, pk, seq, { ...toColumns(message), facts: facts && JSON.stringify(facts) });
 }
 
-/** Appends `message` at `at` and makes the session the latest updated; returns its seq and facts. */
-export function appendTo(db: Database.Database, pk: number, message: ChatMessage, facts: MessageFacts): number {
+/** What the caller knows of a message it appends; the store adds when (MessageFacts.at). */
+export type AppendFacts = Omit<MessageFacts, 'at'>;
+
+/** A message as the store committed it: its transcript position (`seq`, never reused) and its facts. */
+export interface AppendedMessage {
+  seq: number;
+  facts: MessageFacts;
+}
+
+/** Appends `message` at `at` and makes the session the latest updated. */
+export function appendTo(db: Database.Database, pk: number, message: ChatMessage, at: string, known: AppendFacts = {}): AppendedMessage {
+  const facts = { at, ...known };
   const seq = messageCount(db, pk);
   insertMessage(db, pk, seq, message, facts);
-  setSessionColumns(db, pk, { message_count: seq + 1, updated_at: facts.at });
-  return seq;
+  setSessionColumns(db, pk, { message_count: seq + 1, updated_at: at });
+  return { seq, facts };
+}
+
+/** Appends `messages` in order, `facts[i]` what the source recorded of message i (its own time; now when none). */
+export function appendAll(db: Database.Database, pk: number, messages: readonly ChatMessage[], facts: readonly (Partial<MessageFacts> | undefined)[]): void {
+  const now = nextUpdateTime(db);
+  messages.forEach((message, i) => {
+    const { at = now, ...known } = facts[i] ?? {};
+    appendTo(db, pk, message, at, known);
+  });
+}
+
+/** writeContext, the session then the latest updated. */
+export function replaceContext(db: Database.Database, pk: number, messages: ChatMessage[]): void {
+  writeContext(db, pk, messages);
+  setSessionColumns(db, pk, { updated_at: nextUpdateTime(db) });
 }
 
 /**
@@ -85,4 +143,67 @@ export function insertImported(db: Database.Database, id: string, s: ExportedSes
     const totals = s.usage.by_kind[kind];
     if (totals.calls || totals.prompt_tokens || totals.completion_tokens || totals.cost_usd) addUsage(db, pk, kind, totals, totals.calls);
   }
+}
+
+export interface CompactionWrite {
+  messages: ChatMessage[];
+  compaction: Compaction;
+  usage?: CallUsage;
+  cut?: number;
+  headLength?: number;
+  steps?: number;
+}
+
+/**
+ * The new working context, the compaction record (at the transcript's length now) with
+ * its facts, and its usage. With `cut` the start is found from that position (see
+ * compactionStart) without reading the transcript.
+ */
+export function writeCompaction(db: Database.Database, pk: number, c: CompactionWrite): void {
+  const before = currentStart(db, pk);
+  const headLength = c.headLength ?? 1;
+  const start = c.cut === undefined ? null : compactionStart(db, pk, c.messages, c.cut, headLength);
+  const startId = start ? insertStart(db, pk, messageCount(db, pk), start) : writeContext(db, pk, c.messages);
+  const compactionId = insertCompaction(db, pk, { ...c.compaction, transcript_index: messageCount(db, pk) });
+  const carried = headLength > 1 ? c.messages[2] : undefined;
+  recordFacts(db, compactionId, {
+    summarisedFrom: before.keptFrom,
+    keptFrom: currentStart(db, pk).keptFrom,
+    steps: c.steps ?? 1,
+    carried: carried?.role === 'user' && typeof carried.content === 'string' ? carried.content : null,
+    startId,
+  });
+  if (c.usage) addUsage(db, pk, 'compaction', c.usage, 1);
+  setSessionColumns(db, pk, { updated_at: nextUpdateTime(db) });
+}
+
+/** Undoes the last compaction (compaction-records.ts); returns the working context it brings back. */
+export function undoCompaction(db: Database.Database, pk: number): ChatMessage[] {
+  undoLast(db, pk, messageCount(db, pk));
+  return readContext(db, pk);
+}
+
+/** Makes `model` the session's and records the change; false, recording nothing, when it already is. */
+export function changeModel(db: Database.Database, pk: number, model: string): boolean {
+  const { model: from } = prepared(db, 'SELECT model FROM sessions WHERE pk = ?').get(pk) as { model: string | null };
+  if (from === model) return false;
+  setSessionColumns(db, pk, { model });
+  insertModelChange(db, pk, { at: new Date().toISOString(), from, to: model, transcript_index: messageCount(db, pk) });
+  return true;
+}
+
+/**
+ * Records `cwd`; a system prompt other than the context's first message is appended to
+ * the transcript (the one it replaces stays there, the record of what the model was told
+ * until now) and takes its place in the working context, or leads it.
+ */
+export function writeProject(db: Database.Database, pk: number, project: { cwd: string; systemPrompt: string }): void {
+  setSessionColumns(db, pk, { cwd: project.cwd });
+  const context = readContext(db, pk);
+  if (context[0]?.role === 'system' && context[0].content === project.systemPrompt) return;
+  const prompt: ChatMessage = { role: 'system', content: project.systemPrompt };
+  const seq = messageCount(db, pk);
+  insertMessage(db, pk, seq, prompt, { at: new Date().toISOString() });
+  setSessionColumns(db, pk, { message_count: seq + 1 });
+  writeContext(db, pk, [prompt, ...(context[0]?.role === 'system' ? context.slice(1) : context)]);
 }

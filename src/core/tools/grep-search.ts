@@ -7,6 +7,7 @@
  * project-walk.ts gives (regular files inside the project only).
  */
 import vm from 'node:vm';
+import { formatBytes } from '../../shared/byte-size';
 import { LoomError } from '../errors';
 import type { OpenedFile } from '../security/project-fs';
 import { looksBinary } from '../security/file-kind';
@@ -139,7 +140,7 @@ function notes(scan: Scan, timeoutMs: number): string[] {
   if (scan.timedOut) {
     out.push(`[grep stopped after ${Math.ceil(timeoutMs / 1000)} s; results are partial. Simplify the regular expression or narrow path/include.]`);
   }
-  if (scan.skippedLarge) out.push(`[Skipped ${scan.skippedLarge} file(s) over ${MAX_GREP_FILE_BYTES / 1024 / 1024} MB.]`);
+  if (scan.skippedLarge) out.push(`[Skipped ${scan.skippedLarge} file(s) over ${formatBytes(MAX_GREP_FILE_BYTES)}.]`);
   if (scan.skippedBinary) out.push(`[Skipped ${scan.skippedBinary} binary file(s).]`);
   return out;
 }

@@ -12,6 +12,7 @@ import type { LookupFunction } from 'node:net';
 import type { Readable } from 'node:stream';
 import zlib from 'node:zlib';
 import { z } from 'zod';
+import { formatBytes } from '../../shared/byte-size';
 import { LoomError } from '../errors';
 import { resolvePublicAddress, type PublicAddress } from '../security/net-policy';
 import { wrapExternalDocument } from '../security/untrusted';
@@ -268,7 +269,7 @@ export function formatPage(page: FetchedPage): string {
   const size = `${page.bytes} bytes`;
   const head = `Fetched ${page.url} (HTTP ${page.status}, ${page.contentType}, ${size}).`;
   const cut = page.truncated
-    ? `\n[The page is larger than ${WEBFETCH_MAX_BYTES / 1024 / 1024} MB; only the first ${WEBFETCH_MAX_BYTES / 1024 / 1024} MB were read.]`
+    ? `\n[The page is larger than ${formatBytes(WEBFETCH_MAX_BYTES)}; only the first ${formatBytes(WEBFETCH_MAX_BYTES)} were read.]`
     : '';
   return `${head}${cut}\n${wrapExternalDocument('web', page.url, page.text)}`;
 }

@@ -5,6 +5,7 @@
  * installed only when the user chooses to restart (src/main/updater.ts).
  */
 import type { MessageBoxOptions } from 'electron';
+import { formatBytes } from '../../shared/byte-size';
 
 /** The part of electron-updater's UpdateInfo the prompts read. */
 export interface UpdateOffer {
@@ -15,11 +16,6 @@ export interface UpdateOffer {
 
 export const DOWNLOAD = 0;
 export const RESTART = 0;
-
-export function formatBytes(bytes: number): string {
-  if (bytes < 1024 * 1024) return `${Math.max(1, Math.round(bytes / 1024))} kB`;
-  return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
-}
 
 /** The question asked when an update is available: Download is button 0, Not now the default. */
 export function downloadPrompt(offer: UpdateOffer, currentVersion: string, source: string): MessageBoxOptions {

@@ -1,15 +1,22 @@
-/** Confirms a deletion, naming the session. Cancel or Escape changes nothing. */
+/** Confirms a deletion, naming the session and how long the Trash keeps it. Cancel or Escape changes nothing. */
 import { useState } from 'react';
 import type { SessionMeta } from '../../shared/types';
 import { sessionLabel } from '../lib/format';
 import { Dialog } from './Dialog';
 
-export function DeleteDialog({ meta, onClose, onConfirm }: { meta: SessionMeta; onClose: () => void; onConfirm: () => Promise<void> }) {
+interface DeleteDialogProps {
+  meta: SessionMeta;
+  trashDays: number;
+  onClose: () => void;
+  onConfirm: () => Promise<void>;
+}
+
+export function DeleteDialog({ meta, trashDays, onClose, onConfirm }: DeleteDialogProps) {
   const [busy, setBusy] = useState(false);
   return (
     <Dialog title="Delete session?" onClose={onClose} className="confirm">
       <p>
-        Delete <strong>{sessionLabel(meta)}</strong> and its whole transcript? This cannot be undone.
+        Delete <strong>{sessionLabel(meta)}</strong>? It stays in the Trash for {trashDays === 1 ? '1 day' : `${trashDays} days`}, then it is purged.
       </p>
       <div className="dialog-actions">
         <button type="button" onClick={onClose} autoFocus>

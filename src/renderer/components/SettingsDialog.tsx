@@ -7,7 +7,7 @@
  */
 import { useState } from 'react';
 import type { ConnectionReport, SyncStatus } from '../../shared/contract';
-import { BASE_TOOL_ENV, PERMISSION_MODES, THEMES, type Settings } from '../../shared/settings';
+import { BASE_TOOL_ENV, MAX_TRASH_DAYS, PERMISSION_MODES, THEMES, type Settings } from '../../shared/settings';
 import { useBridge } from '../bridge/context';
 import { useModelList, type ModelServerProbe } from '../state/model-list';
 import { Dialog } from './Dialog';
@@ -50,6 +50,7 @@ export function SettingsDialog({
     theme: settings.theme,
     passEnv: settings.passEnv.join(' '),
     hubUrl: settings.hubUrl,
+    trashDays: String(settings.trashDays),
   });
   const bridge = useBridge();
   const { list, refresh, show } = useModelList();
@@ -93,6 +94,7 @@ export function SettingsDialog({
       mode: form.mode,
       theme: form.theme,
       passEnv: form.passEnv.split(/[\s,]+/).filter(Boolean),
+      trashDays: Number(form.trashDays),
     };
     if (form.removeKey) patch.apiKey = '';
     else if (form.apiKey) patch.apiKey = form.apiKey;
@@ -161,6 +163,10 @@ export function SettingsDialog({
         <label className="field">
           <span>Model window (tokens; blank: learnt from the server)</span>
           <input type="number" min={1000} step={1} value={form.modelWindow} onChange={(e) => set({ modelWindow: e.target.value })} />
+        </label>
+        <label className="field">
+          <span>Keep deleted sessions in the Trash (days)</span>
+          <input type="number" min={1} max={MAX_TRASH_DAYS} step={1} value={form.trashDays} onChange={(e) => set({ trashDays: e.target.value })} required />
         </label>
         <label className="field">
           <span>Permissions</span>

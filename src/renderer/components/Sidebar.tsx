@@ -39,6 +39,8 @@ interface SidebarProps {
   /** Opens the "Import from…" dialog: another agent's sessions. */
   onImportFrom: () => void;
   onSettings: () => void;
+  /** Opens the Trash: deleted sessions, to restore or purge. */
+  onTrash: () => void;
   onError: (message: string) => void;
 }
 
@@ -209,6 +211,9 @@ export function Sidebar(props: SidebarProps) {
           </button>
           <button type="button" title="Import sessions from Claude Code, Codex, pi or opencode" onClick={props.onImportFrom}>
             Import from…
+          </button>
+          <button type="button" title="Deleted sessions, to restore or purge" onClick={props.onTrash}>
+            Trash
           </button>
           <input
             ref={importInput}

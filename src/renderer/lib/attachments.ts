@@ -3,7 +3,8 @@
  * (docs/DESIGN.md#attachments), or refuses it at once with one message naming it. The
  * engine checks everything again; this is so the user hears about it before sending.
  */
-import { IMAGE_TYPE_NAMES, MAX_IMAGE_BYTES, MAX_TEXT_FILE_CHARS, formatBytes, isImageType, type Attachment } from '../../shared/attachments';
+import { IMAGE_TYPE_NAMES, MAX_IMAGE_BYTES, MAX_TEXT_FILE_CHARS, isImageType, type Attachment } from '../../shared/attachments';
+import { formatBytes } from '../../shared/byte-size';
 
 /** UTF-8 takes at most 4 bytes a character: a bigger file cannot fit the character cap. */
 const MAX_TEXT_FILE_BYTES = MAX_TEXT_FILE_CHARS * 4;

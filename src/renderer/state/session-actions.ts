@@ -11,6 +11,7 @@ import type { BranchHandlers } from '../components/ChatView';
 import type { SessionAction } from '../components/Sidebar';
 import { downloadText } from '../lib/download';
 import { errorMessage } from '../lib/errors';
+import { sessionLabel } from '../lib/format';
 import type { ChatSessions } from './chat-sessions';
 import type { useTabs } from './tabs';
 
@@ -24,9 +25,11 @@ interface SessionActionsOptions {
   /** Runs a user action; a failure becomes a banner. */
   attempt: <T>(action: () => Promise<T>) => Promise<T | undefined>;
   showDialog: (action: DialogAction, meta: SessionMeta) => void;
+  /** Offers to undo what was just done (components/UndoNotice.tsx). */
+  offerUndo: (text: string, undo: () => Promise<void>) => void;
 }
 
-export function useSessionActions({ bridge, chats, tabs, attempt, showDialog }: SessionActionsOptions) {
+export function useSessionActions({ bridge, chats, tabs, attempt, showDialog, offerUndo }: SessionActionsOptions) {
   /** Where a tab shown in place opens: session id → message index (read once by its ChatView). */
   const scrollTargets = useRef(new Map<string, number>());
   useEffect(() => {
@@ -108,7 +111,12 @@ export function useSessionActions({ bridge, chats, tabs, attempt, showDialog }: 
           return fork(meta.id);
         case 'archive':
         case 'unarchive':
-          await attempt(() => bridge.invoke(action === 'archive' ? 'sessions.archive' : 'sessions.unarchive', { id: meta.id }));
+          if (!(await attempt(() => bridge.invoke(action === 'archive' ? 'sessions.archive' : 'sessions.unarchive', { id: meta.id })))) return;
+          if (action === 'archive') {
+            offerUndo(`Archived "${sessionLabel(meta)}".`, async () => {
+              await attempt(() => bridge.invoke('sessions.unarchive', { id: meta.id }));
+            });
+          }
           return;
         case 'export:json':
         case 'export:markdown':
@@ -120,7 +128,7 @@ export function useSessionActions({ bridge, chats, tabs, attempt, showDialog }: 
         }
       }
     },
-    [attempt, bridge, tabs, fork, showDialog],
+    [attempt, bridge, tabs, fork, showDialog, offerUndo],
   );
 
   return { run, branching, revert, scrollTargetFor };

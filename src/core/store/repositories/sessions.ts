@@ -15,6 +15,8 @@ export interface SessionColumns extends Omit<SessionRow, 'id'> {
   fork_parent_pk: number | null;
   fork_at: number;
   note: string | null;
+  /** When the session went to the Trash; null while it is live (trash.ts). */
+  deleted_at: string | null;
 }
 
 export function insertSession(db: Database.Database, row: SessionRow): number {
