@@ -1,37 +1,47 @@
-// Fails when a layer reaches where it must not (docs/DESIGN.md#layering), or a module
-// outside the store's repositories writes a session table. Run by `npm test`.
-//   shared   -> zod only (and itself)
-//   core     -> shared; no electron, no React; inside it, CORE_ORDER below
-//   backend  -> core, shared; no electron, no React (the transport-neutral backend)
-//   server   -> backend, core, shared; no electron, no React (the HTTP adapter, browser mode)
-//   cli      -> backend, core, shared; no electron, no React
-//   main     -> backend, core, shared, cli (the packaged app runs the command line), electron; not the server, not the renderer
-//   preload  -> shared, electron
-//   renderer -> shared and browser packages; no Node built-ins, no core, no electron
-// Usage: node scripts/check-layers.mjs [root]. The root defaults to this repository; the
-// tests point it at small fixture trees.
-import { readFileSync, readdirSync, statSync } from 'node:fs';
+// Fails when a layer reaches where it must not, or a module outside the store's
+// repositories writes a session table, or the layer tables of docs/ARCHITECTURE.md#layers
+// differ from `rules` and `CORE_ORDER` below, which are their one source (the reasons for
+// them are in docs/DESIGN.md#layering). Run by `npm test`.
+// Usage: node scripts/check-layers.mjs [--write-tables] [root]. The root defaults to this
+// repository; the tests point it at small fixture trees. --write-tables rewrites the tables
+// in the doc from the rules instead of checking.
+import { readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const root = path.resolve(process.argv[2] ?? path.join(path.dirname(fileURLToPath(import.meta.url)), '..'));
+const args = process.argv.slice(2);
+const writeTables = args.includes('--write-tables');
+const root = path.resolve(args.find((a) => !a.startsWith('--')) ?? path.join(path.dirname(fileURLToPath(import.meta.url)), '..'));
 const src = path.join(root, 'src');
 const core = path.join(src, 'core');
 const builtins = new Set(builtinModules.flatMap((m) => [m, `node:${m}`]));
-const isBuiltin = (spec) => spec.startsWith('node:') || builtins.has(spec.split('/')[0]);
-const isReact = (spec) => spec === 'react' || spec.startsWith('react-dom') || spec.startsWith('react/');
 
-const rules = {
-  shared: { layers: ['shared'], pkg: (s) => s === 'zod' },
-  core: { layers: ['shared', 'core'], pkg: (s) => s !== 'electron' && !isReact(s) },
-  backend: { layers: ['shared', 'core', 'backend'], pkg: (s) => s !== 'electron' && !isReact(s) },
-  server: { layers: ['shared', 'core', 'backend', 'server'], pkg: (s) => s !== 'electron' && !isReact(s) },
-  cli: { layers: ['shared', 'core', 'backend', 'cli'], pkg: (s) => s !== 'electron' && !isReact(s) },
-  main: { layers: ['shared', 'core', 'backend', 'cli', 'main'], pkg: (s) => !isReact(s) },
-  preload: { layers: ['shared', 'preload'], pkg: (s) => s === 'electron' },
-  renderer: { layers: ['shared', 'renderer'], pkg: (s) => !isBuiltin(s) && s !== 'electron' },
+// The kinds of package a rule names, by the name the tables show.
+const PACKAGES = {
+  zod: (s) => s === 'zod',
+  electron: (s) => s === 'electron',
+  React: (s) => s === 'react' || s.startsWith('react-dom') || s.startsWith('react/'),
+  'Node built-ins': (s) => s.startsWith('node:') || builtins.has(s.split('/')[0]),
 };
+
+// What each layer of src may import: the layers (itself always), and either only some
+// packages or any package but some.
+const rules = {
+  shared: { layers: [], only: ['zod'] },
+  core: { layers: ['shared'], not: ['electron', 'React'] },
+  backend: { layers: ['core', 'shared'], not: ['electron', 'React'] }, // transport-neutral
+  server: { layers: ['backend', 'core', 'shared'], not: ['electron', 'React'] }, // the HTTP adapter, browser mode
+  cli: { layers: ['backend', 'core', 'shared'], not: ['electron', 'React'] },
+  main: { layers: ['backend', 'cli', 'core', 'shared'], not: ['React'] }, // the packaged app runs the command line
+  preload: { layers: ['shared'], only: ['electron'] },
+  renderer: { layers: ['shared'], not: ['Node built-ins', 'electron'] }, // browser packages
+};
+const mayReach = (layer, target) => target === layer || rules[layer].layers.includes(target);
+function packageAllowed(layer, spec) {
+  const { only, not } = rules[layer];
+  return only ? only.some((kind) => PACKAGES[kind](spec)) : !not.some((kind) => PACKAGES[kind](spec));
+}
 
 // The modules of src/core (its folders and top-level files), lowest rank first. A module
 // imports only from itself and from modules of a lower rank; modules of one rank do not
@@ -48,6 +58,58 @@ const CORE_ORDER = [
   ['engine.ts'], // LoomEngine, what the front ends use
 ];
 const coreRank = new Map(CORE_ORDER.flatMap((names, rank) => names.map((name) => [name, rank])));
+
+// The tables of docs/ARCHITECTURE.md#layers, made from the rules above: the doc holds them
+// between these two lines, and the check fails when they differ.
+const DOC = path.join(root, 'docs', 'ARCHITECTURE.md');
+const TABLES_BEGIN = '<!-- layer-tables: made by `node scripts/check-layers.mjs --write-tables`; edit the script, not this block -->';
+const TABLES_END = '<!-- /layer-tables -->';
+const code = (names) => names.map((name) => `\`${name}\``).join(', ');
+
+function layerTables() {
+  const layerRows = Object.entries(rules).map(([layer, { layers, only, not }]) => {
+    const packages = only ? `${only.join(', ')} only` : `any but ${not.join(', ')}`;
+    return `| \`src/${layer}\` | ${layers.join(', ') || 'nothing'} | ${packages} |`;
+  });
+  const rankRows = CORE_ORDER.map((names, rank) => {
+    const below = rank === 0 ? 'nothing' : rank === 1 ? 'rank 1' : `ranks 1–${rank}`;
+    return `| ${rank + 1} | ${code(names.map((name) => (/\.\w+$/.test(name) ? name : `${name}/`)))} | ${below} |`;
+  }).reverse();
+  return [
+    '| layer | may import, besides itself | packages |',
+    '|---|---|---|',
+    ...layerRows,
+    '',
+    '| rank | core modules | may import from core, besides itself |',
+    '|---|---|---|',
+    ...rankRows,
+  ].join('\n');
+}
+
+/** The doc's text with its tables block, or an error line when the doc has no block. */
+function docTables() {
+  let text;
+  try {
+    text = readFileSync(DOC, 'utf8');
+  } catch {
+    return { error: `${path.relative(root, DOC)}: missing; it holds the layer tables` };
+  }
+  const begin = text.indexOf(TABLES_BEGIN);
+  const end = text.indexOf(TABLES_END, begin);
+  if (begin < 0 || end < 0) return { error: `${path.relative(root, DOC)}: no block of layer tables (${TABLES_BEGIN} … ${TABLES_END})` };
+  return { text, from: begin + TABLES_BEGIN.length, to: end };
+}
+
+if (writeTables) {
+  const doc = docTables();
+  if (doc.error) {
+    console.error(doc.error);
+    process.exit(1);
+  }
+  writeFileSync(DOC, `${doc.text.slice(0, doc.from)}\n${layerTables()}\n${doc.text.slice(doc.to)}`);
+  console.log(`wrote the layer tables of ${path.relative(root, DOC)}`);
+  process.exit(0);
+}
 
 function* walk(dir) {
   for (const name of readdirSync(dir)) {
@@ -110,13 +172,13 @@ for (const layer of Object.keys(rules)) {
       if (spec.startsWith('.')) {
         const resolved = path.resolve(path.dirname(file), spec);
         const target = path.relative(src, resolved).split(path.sep)[0];
-        if (!rules[layer].layers.includes(target)) {
+        if (!mayReach(layer, target)) {
           violations.push(`${where} (${layer} may not reach ${target})`);
         } else if (layer === 'core' && target === 'core') {
           const rule = coreRule(coreModule(file), coreModule(resolved));
           if (rule) violations.push(`${where} (${rule})`);
         }
-      } else if (!rules[layer].pkg(spec)) {
+      } else if (!packageAllowed(layer, spec)) {
         violations.push(`${where} (not allowed in ${layer})`);
       }
     }
@@ -161,6 +223,12 @@ for (const file of sources) {
   for (const table of written) {
     violations.push(`${path.relative(root, file)}: writes ${table} (only src/core/store/repositories may; see its README.md)`);
   }
+}
+
+const doc = docTables();
+if (doc.error) violations.push(doc.error);
+else if (doc.text.slice(doc.from, doc.to).trim() !== layerTables()) {
+  violations.push(`${path.relative(root, DOC)}: its layer tables differ from scripts/check-layers.mjs; run: node scripts/check-layers.mjs --write-tables`);
 }
 
 if (violations.length) {

@@ -1,8 +1,10 @@
 /**
  * scripts/check-layers.mjs on small fixture trees: it must fail on a violating import, with
- * one line naming the file, the import and the rule, and pass a clean tree. Without these,
- * a checker that stopped looking would pass silently.
+ * one line naming the file, the import and the rule, and pass a clean tree; and fail when the
+ * layer tables in docs/ARCHITECTURE.md are not the ones its rules make. Without these, a
+ * checker that stopped looking would pass silently.
  */
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -13,10 +15,21 @@ let root: string;
 
 afterEach(() => fs.rmSync(root, { recursive: true, force: true }));
 
+const DOC = 'docs/ARCHITECTURE.md';
+const BEGIN = '<!-- layer-tables: made by `node scripts/check-layers.mjs --write-tables`; edit the script, not this block -->';
+const END = '<!-- /layer-tables -->';
+const EMPTY_DOC = `# Map\n\n## Layers\n\n${BEGIN}\n${END}\n\n## Traces\n`;
+
+const writeTables = (dir: string) => spawnSync(process.execPath, [SCRIPT, '--write-tables', dir], { encoding: 'utf8' });
+
+/** A fixture tree; unless it brings its own, with the doc whose tables the script wrote. */
 function tree(files: Record<string, string>): string {
-  root = writeTree('loom-layers-', files);
+  root = writeTree('loom-layers-', { [DOC]: EMPTY_DOC, ...files });
+  if (!(DOC in files)) expect(writeTables(root).status).toBe(0);
   return root;
 }
+
+const readDoc = (dir: string) => fs.readFileSync(path.join(dir, DOC), 'utf8');
 
 const check = (dir: string) => runCheck(SCRIPT, dir);
 
@@ -36,7 +49,7 @@ const CLEAN = {
   'src/cli/main.ts': "import { LoomEngine } from '../core/engine';\n",
   'src/backend/backend.ts': "import { LoomEngine } from '../core/engine';\nimport type { T } from '../shared/types';\nimport fs from 'node:fs';\n",
   'src/server/http-server.ts': "import { openBackend } from '../backend/backend';\nimport http from 'node:http';\n",
-  'src/main/index.ts': "import { openBackend } from '../backend/backend';\nimport { app } from 'electron';\n",
+  'src/main/index.ts': "import { openBackend } from '../backend/backend';\nimport { runCommandLine } from '../cli/main';\nimport { app } from 'electron';\n",
 };
 
 describe('check-layers', () => {
@@ -155,5 +168,40 @@ describe('check-layers', () => {
       'src/core/sync/apply.ts: writes sessions (only src/core/store/repositories may; see its README.md)',
       'src/core/sync/apply.ts: writes usage (only src/core/store/repositories may; see its README.md)',
     ]);
+  });
+
+  it('writes the layer tables into the doc, between its marks, leaving the rest', () => {
+    const doc = readDoc(tree(CLEAN));
+    expect(doc.startsWith('# Map\n\n## Layers\n\n')).toBe(true);
+    expect(doc.endsWith(`${END}\n\n## Traces\n`)).toBe(true);
+    // main may run the command line: the rule every hand-kept copy of the table had left out
+    expect(doc).toContain('| `src/main` | backend, cli, core, shared | any but React |');
+    expect(doc).toContain('| 8 | `engine.ts` | ranks 1–7 |');
+    expect(doc).toContain('| 1 | `counted.ts`, `disk-full.ts`, `paths.ts`, `config.ts` | nothing |');
+  });
+
+  it('fails on tables that drifted from the rules, with one line naming the command that remakes them', () => {
+    const written = readDoc(tree(CLEAN));
+    fs.rmSync(root, { recursive: true, force: true });
+    const drifted = written.replace('| `src/main` | backend, cli, core, shared |', '| `src/main` | backend, core, shared |');
+    expect(drifted).not.toBe(written);
+    const result = check(tree({ ...CLEAN, [DOC]: drifted }));
+    expect(result.code).toBe(1);
+    expect(result.problems).toEqual([
+      'docs/ARCHITECTURE.md: its layer tables differ from scripts/check-layers.mjs; run: node scripts/check-layers.mjs --write-tables',
+    ]);
+    expect(writeTables(root).status).toBe(0);
+    expect(readDoc(root)).toBe(written);
+    expect(check(root).code).toBe(0);
+  });
+
+  it('fails on a doc without the tables, and will not write them where it has no marks', () => {
+    const result = check(tree({ ...CLEAN, [DOC]: '# Map\n' }));
+    expect(result.code).toBe(1);
+    expect(result.problems).toEqual([`docs/ARCHITECTURE.md: no block of layer tables (${BEGIN} … ${END})`]);
+    const write = writeTables(root);
+    expect(write.status).toBe(1);
+    expect(write.stderr.trim()).toBe(`docs/ARCHITECTURE.md: no block of layer tables (${BEGIN} … ${END})`);
+    expect(readDoc(root)).toBe('# Map\n');
   });
 });
