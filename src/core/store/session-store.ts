@@ -295,9 +295,10 @@ export class SessionStore {
     if (!prefix) throw new LoomError('No session id given.', 'unknown_session');
     if (this.sql('SELECT 1 FROM sessions WHERE id = ?').get(prefix)) return prefix;
     const rows = this.sql(`SELECT id FROM sessions WHERE id >= ? AND id < ? ORDER BY id LIMIT 2`).all(prefix, `${prefix}\uffff`) as { id: string }[];
-    if (rows.length === 0) throw new LoomError(`No session matches "${prefix}".`, 'unknown_session');
+    const [only] = rows;
+    if (only === undefined) throw new LoomError(`No session matches "${prefix}".`, 'unknown_session');
     if (rows.length > 1) throw new LoomError(`Session id "${prefix}" is ambiguous; give more characters.`, 'ambiguous_session');
-    return rows[0].id;
+    return only.id;
   }
 
   getMeta(id: string): SessionMeta {
