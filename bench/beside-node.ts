@@ -13,29 +13,36 @@ export interface BesideNode {
   target?: number;
 }
 
+/** A command and how long it took. */
+export interface Timed {
+  row: BesideNode;
+  timing: Timing;
+}
+
 /** `rounds` rounds after one unmeasured one, each command once in turn. */
-export async function timeInterleaved(rows: BesideNode[], rounds: number): Promise<Timing[]> {
-  const times = rows.map(() => [] as number[]);
+export async function timeInterleaved(rows: BesideNode[], rounds: number): Promise<Timed[]> {
+  const measured = rows.map((row) => ({ row, times: [] as number[] }));
   for (let round = -1; round < rounds; round++) {
-    for (const [i, row] of rows.entries()) {
+    for (const { row, times } of measured) {
       const ms = await row.measure();
-      if (round >= 0) times[i].push(ms);
+      if (round >= 0) times.push(ms);
     }
     if (round % 10 === 9) progress(`  ${round + 1} of ${rounds} rounds`);
   }
-  return times.map((list) => {
-    const sorted = list.sort((a, b) => a - b);
-    return { p50: percentile(sorted, 50), p99: percentile(sorted, 99), runs: sorted.length };
+  return measured.map(({ row, times }) => {
+    const sorted = times.sort((a, b) => a - b);
+    return { row, timing: { p50: percentile(sorted, 50), p99: percentile(sorted, 99), runs: sorted.length } };
   });
 }
 
-export function printBesideNode(title: string, rows: BesideNode[], timings: Timing[]): void {
-  const bare = timings[0].p50;
+export function printBesideNode(title: string, timed: Timed[]): void {
+  const [node] = timed;
+  if (!node) throw new Error('no command was timed');
+  const bare = node.timing.p50;
   printTable(
     title,
     ['command', 'p50', 'p99', 'p50 / node -e 0', 'target', 'met'],
-    rows.map((row, i) => {
-      const { p50, p99 } = timings[i];
+    timed.map(({ row, timing: { p50, p99 } }, i) => {
       const ratio = p50 / bare;
       const shown = [row.label, formatMs(p50), formatMs(p99), i === 0 ? '1.0×' : `${ratio.toFixed(2)}×`];
       if (row.target === undefined) return [...shown, '-', '-'];

@@ -85,10 +85,11 @@ function compactedSession(store: SessionStore, corpus: Corpus): string {
   const step = COMPACTED_MESSAGES / COMPACTIONS;
   for (let done = 0; done < COMPACTED_MESSAGES; done += step) {
     store.db.transaction(() => messages.slice(done, done + step).forEach((m) => store.appendMessage(id, m)))();
-    const context = store.getContext(id);
-    const cut = context.findLastIndex((m, i) => i > 1 && m.role === 'user');
+    const [system, ...rest] = store.getContext(id);
+    if (!system) throw new Error('the compacted session has no context');
+    const cut = rest.findLastIndex((m, i) => i > 0 && m.role === 'user');
     const summary = `Summary ${done}: ${corpus.sentence()}`;
-    const compactedContext = [context[0], boundaryMessage(summary), ...context.slice(cut)];
+    const compactedContext = [system, boundaryMessage(summary), ...rest.slice(cut)];
     store.recordCompaction(id, { messages: compactedContext, compaction: { at: new Date().toISOString(), before_tokens: 2, after_tokens: 1, summary } });
   }
   return id;
@@ -137,7 +138,9 @@ function seedVersion2(dataDir: string): void {
       let kept = ids;
       if (i % COMPACTED_EVERY === 0) {
         const summary = corpus.sentence();
-        kept = [ids[0], insertBody(boundaryMessage(summary), 0), ...ids.slice(-4)];
+        const [first] = ids;
+        if (first === undefined) throw new Error('a session of no messages');
+        kept = [first, insertBody(boundaryMessage(summary), 0), ...ids.slice(-4)];
         compaction.run(pk, summary, MESSAGES_PER_SESSION);
       }
       kept.forEach((id, position) => context.run(pk, position, id));

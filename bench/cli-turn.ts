@@ -52,11 +52,7 @@ async function runTurnBench(): Promise<void> {
         target: TARGET_RATIO,
       },
     ];
-    printBesideNode(
-      `loom -p until the first model request (${ROUNDS} interleaved rounds; the server answers at once)`,
-      runs,
-      await timeInterleaved(runs, ROUNDS),
-    );
+    printBesideNode(`loom -p until the first model request (${ROUNDS} interleaved rounds; the server answers at once)`, await timeInterleaved(runs, ROUNDS));
   } finally {
     await server.close();
     fs.rmSync(home, { recursive: true, force: true });

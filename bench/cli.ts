@@ -57,7 +57,6 @@ async function runCliBench(): Promise<void> {
     ];
     printBesideNode(
       `CLI start (${ROUNDS} interleaved rounds; a data folder of ${SESSIONS} sessions × ${MESSAGES_PER_SESSION} messages)`,
-      rows,
       await timeInterleaved(rows, ROUNDS),
     );
   } finally {
@@ -66,7 +65,7 @@ async function runCliBench(): Promise<void> {
 }
 
 /** The ids of the first two sessions. */
-function seed(home: string): string[] {
+function seed(home: string): [string, string] {
   const corpus = new Corpus(11);
   const store = SessionStore.open(home);
   try {
@@ -74,7 +73,9 @@ function seed(home: string): string[] {
       Array.from({ length: SESSIONS }, () => store.create({ title: corpus.sentence(), messages: corpus.session(MESSAGES_PER_SESSION) }).id),
     )();
     store.updateSearchIndex();
-    return ids.slice(0, 2);
+    const [first, second] = ids;
+    if (first === undefined || second === undefined) throw new Error('the CLI bench needs two sessions');
+    return [first, second];
   } finally {
     store.close();
   }

@@ -101,7 +101,9 @@ function measureBudget(size: number): BudgetRow {
 
 function reportBudget(rows: BudgetRow[]): void {
   const micro = (ms: number) => `${(ms * 1000).toFixed(3)} µs`;
-  const first = rows[0].perRequest.p50;
+  const [firstRow] = rows;
+  if (!firstRow) throw new Error('no budget sizes were measured');
+  const first = firstRow.perRequest.p50;
   printTable(
     'Budget cost per request (add one message + estimate + threshold check)',
     ['messages in session', 'p50 per request', 'p99 per request', 'vs 100 messages', 'full recount instead (p50)'],
@@ -113,7 +115,7 @@ function reportBudget(rows: BudgetRow[]): void {
       micro(r.recount),
     ]),
   );
-  const growth = rows[rows.length - 1].perRequest.p50 / first;
+  const growth = (rows.at(-1) ?? firstRow).perRequest.p50 / first;
   console.log(`per-request cost flat (10,000 vs 100 within ${FLAT_FACTOR}×): ${growth <= FLAT_FACTOR ? 'yes' : 'NO'} (${formatRatio(growth)})`);
 }
 

@@ -42,8 +42,7 @@ async function runLiveBench(): Promise<void> {
     const keepAlive = setInterval(() => {}, 1_000); // the watcher's timer is unref'd: a backend's server keeps it running
     const latencies: number[] = [];
     try {
-      for (let run = 0; run < RUNS; run++) {
-        const id = ids[run];
+      for (const [run, id] of ids.slice(0, RUNS).entries()) {
         const heard = new Promise<number>((resolve) => {
           const off = engine.on((event) => {
             if (event.type === 'session_changed' && event.sessionId === id) {
@@ -91,7 +90,9 @@ async function runLiveBench(): Promise<void> {
 function pollsAfterForeignRenames(watcher: ChangeWatcher, other: SessionStore, ids: string[]): Timing {
   const times: number[] = [];
   for (let run = -2; run < RUNS; run++) {
-    other.rename(ids[(run + ids.length) % ids.length], `renamed ${run}`);
+    const id = ids[(run + ids.length) % ids.length];
+    if (id === undefined) throw new Error('no session to rename');
+    other.rename(id, `renamed ${run}`);
     const ms = timeOnce(() => {
       if (watcher.poll().length !== 1) throw new Error('the poll missed the rename');
     });

@@ -33,8 +33,12 @@ function sessionOfAbout(bytes: number): ChatMessage[] {
   let size = 0;
   let planted = 0;
   for (const message of new Corpus(8).session(60_000)) {
-    const due = message.role === 'user' && messages.length >= planted * SECRET_EVERY;
-    const next = due ? { ...message, content: `${contentText(message.content)}\n${secrets[planted++ % secrets.length].text}` } : message;
+    let next = message;
+    if (message.role === 'user' && messages.length >= planted * SECRET_EVERY) {
+      const secret = secrets[planted++ % secrets.length];
+      if (!secret) throw new Error('no fake secrets to plant');
+      next = { ...message, content: `${contentText(message.content)}\n${secret.text}` };
+    }
     messages.push(next);
     size += textBytes(next);
     if (size >= bytes) break;

@@ -43,13 +43,15 @@ function buildVocabulary(random: () => number): { words: string[]; cumulative: F
   let tech = 0;
   while (words.length < 4000) {
     // Interleave real words at ranks ~150-900 between made-up ones.
-    if (words.length >= 150 && tech < TECH_WORDS.length && words.length % 5 === 0) {
-      words.push(TECH_WORDS[tech++]);
+    const techWord = TECH_WORDS[tech];
+    if (words.length >= 150 && techWord !== undefined && words.length % 5 === 0) {
+      words.push(techWord);
+      tech++;
       continue;
     }
     const parts = 2 + Math.floor(random() * 2);
     let word = '';
-    for (let i = 0; i < parts; i++) word += SYLLABLES[Math.floor(random() * SYLLABLES.length)];
+    for (let i = 0; i < parts; i++) word += pickFrom(SYLLABLES, random);
     if (!seen.has(word)) {
       seen.add(word);
       words.push(word);
@@ -58,8 +60,18 @@ function buildVocabulary(random: () => number): { words: string[]; cumulative: F
   const cumulative = new Float64Array(words.length);
   let total = 0;
   for (let i = 0; i < words.length; i++) cumulative[i] = total += 1 / (i + 1);
-  for (let i = 0; i < words.length; i++) cumulative[i] /= total;
-  return { words, cumulative };
+  return { words, cumulative: cumulative.map((c) => c / total) };
+}
+
+/** An element of `pool` drawn with `random`; the pools are never empty. */
+function pickFrom<T>(pool: readonly T[], random: () => number): T {
+  const item = pool[Math.floor(random() * pool.length)];
+  if (item === undefined) throw new Error('the corpus picked from an empty pool');
+  return item;
+}
+
+function capitalised(word: string): string {
+  return word.charAt(0).toUpperCase() + word.slice(1);
 }
 
 const SENTENCE_POOL = 50_000;
@@ -81,7 +93,7 @@ export class Corpus {
   }
 
   private pick<T>(pool: T[]): T {
-    return pool[Math.floor(this.random() * pool.length)];
+    return pickFrom(pool, this.random);
   }
 
   int(min: number, max: number): number {
@@ -94,16 +106,19 @@ export class Corpus {
     let hi = this.cumulative.length - 1;
     while (lo < hi) {
       const mid = (lo + hi) >> 1;
-      if (this.cumulative[mid] < r) lo = mid + 1;
+      if ((this.cumulative[mid] ?? 1) < r)
+        lo = mid + 1; // lo <= mid < hi: always a real entry
       else hi = mid;
     }
-    return this.words[lo];
+    const word = this.words[lo];
+    if (word === undefined) throw new Error('the corpus vocabulary is empty');
+    return word;
   }
 
   private freshIdentifier(): string {
     const a = this.word();
     const b = this.word();
-    return a + b[0].toUpperCase() + b.slice(1);
+    return a + capitalised(b);
   }
 
   identifier(): string {
@@ -116,8 +131,7 @@ export class Corpus {
 
   private freshSentence(): string {
     const n = this.int(6, 22);
-    const words = Array.from({ length: n }, () => this.word());
-    words[0] = words[0][0].toUpperCase() + words[0].slice(1);
+    const words = Array.from({ length: n }, (_, i) => (i === 0 ? capitalised(this.word()) : this.word()));
     return `${words.join(' ')}.`;
   }
 
@@ -159,13 +173,12 @@ export class Corpus {
   toolCall(): ToolCall {
     const id = `call_${(this.callCounter++).toString(36)}`;
     const pick = this.int(0, 2);
-    const name = ['read_file', 'grep', 'shell'][pick];
-    const args =
+    const [name, args]: [string, Record<string, string>] =
       pick === 0
-        ? { path: `src/${this.word()}/${this.identifier()}.ts` }
+        ? ['read_file', { path: `src/${this.word()}/${this.identifier()}.ts` }]
         : pick === 1
-          ? { pattern: this.identifier(), path: `src/${this.word()}` }
-          : { command: `npm test -- ${this.word()}` };
+          ? ['grep', { pattern: this.identifier(), path: `src/${this.word()}` }]
+          : ['shell', { command: `npm test -- ${this.word()}` }];
     return { id, type: 'function', function: { name, arguments: JSON.stringify(args) } };
   }
 

@@ -215,13 +215,19 @@ function measure({ store, baseline, longId, withForks }: Stores): { results: Res
     baseline: sample(() => baseline.exportSession(longId), 5),
   });
   const appends = Array.from({ length: APPEND_RUNS + 5 }, () => corpus.answer());
-  const append = sample((i) => store.appendMessage(longId, appends[i < 0 ? -i : i + 5]), APPEND_RUNS, 5);
-  const baselineAppend = sample((i) => baseline.append(longId, appends[i < 0 ? -i : i + 5]), BASELINE_APPEND_RUNS, 2);
+  // Warm-up runs (i < 0) take the first five, measured ones the rest.
+  const appendOf = (i: number) => {
+    const message = appends[i < 0 ? -i : i + 5];
+    if (!message) throw new Error(`no message for append run ${i}`);
+    return message;
+  };
+  const append = sample((i) => store.appendMessage(longId, appendOf(i)), APPEND_RUNS, 5);
+  const baselineAppend = sample((i) => baseline.append(longId, appendOf(i)), BASELINE_APPEND_RUNS, 2);
   run({ label: 'append one message', stat: 'p50', loom: append, baseline: baselineAppend });
   run({ label: 'append one message', stat: 'p99', target: TARGETS.appendP99, loom: append, baseline: baselineAppend });
   // With sync on (docs/DESIGN.md#sync-through-a-hub) a trigger also queues each append for the hub, in its transaction.
   ensureSyncOn(store.db, 'bench hub', 'bench');
-  const queued = sample((i) => store.appendMessage(longId, appends[i < 0 ? -i : i + 5]), APPEND_RUNS, 5);
+  const queued = sample((i) => store.appendMessage(longId, appendOf(i)), APPEND_RUNS, 5);
   run({ label: 'append one message, sync on', stat: 'p99', target: TARGETS.appendP99, loom: queued, baseline: baselineAppend });
   const matches = (store.db.prepare(`SELECT count(*) AS n FROM messages_fts WHERE messages_fts MATCH ?`).get(SEARCH_WORD) as { n: number }).n;
   const commonIn = (

@@ -202,7 +202,7 @@ async function teamSearchRows(cluster: TestCluster, { filled }: { filled: boolea
   for (const [label, word] of [
     ['rare word', RARE_WORD],
     ['common word (a fifth of all messages)', COMMON_WORD],
-  ]) {
+  ] as const) {
     const times: number[] = [];
     let hits = 0;
     for (let run = -1; run < SEARCH_RUNS; run++) {

@@ -41,5 +41,6 @@ function describeIssues(method: MethodName, error: z.ZodError): string {
 }
 
 function firstLine(text: string): string {
-  return text.split('\n')[0].slice(0, 300);
+  const [line = ''] = text.split('\n'); // split gives at least one line
+  return line.slice(0, 300);
 }

@@ -140,11 +140,10 @@ export function createHandlers(deps: HandlerDeps): Handlers {
       const sessionId = id(input.sessionId);
       const projectDir = projectDirOf(sessionId);
       const { reverted, leftAlone } = await engine.revertChanges(sessionId);
-      const leftAloneFiles = relativeTo(
-        projectDir,
-        leftAlone.map((file) => file.path),
-      );
-      return { reverted: relativeTo(projectDir, reverted), leftAlone: leftAlone.map((file, i) => ({ path: leftAloneFiles[i], reason: file.reason })) };
+      return {
+        reverted: relativeTo(projectDir, reverted),
+        leftAlone: leftAlone.map((file) => ({ path: relativeFile(projectDir, file.path), reason: file.reason })),
+      };
     },
 
     'models.list': async (input) => ({ models: await listModels({ ...settings.serverFor(input), timeoutMs: deps.modelListTimeoutMs }) }),
@@ -170,7 +169,11 @@ export function createHandlers(deps: HandlerDeps): Handlers {
 
 /** Paths as the user knows them: relative to the session's project folder. */
 function relativeTo(projectDir: string, files: string[]): string[] {
-  return files.map((file) => path.relative(projectDir, file) || file);
+  return files.map((file) => relativeFile(projectDir, file));
+}
+
+function relativeFile(projectDir: string, file: string): string {
+  return path.relative(projectDir, file) || file;
 }
 
 /** A team search page when the caller names no limit. */

@@ -46,17 +46,18 @@ function pad(text: string, width: number, align: 'left' | 'right' = 'left'): str
  * the flexible column is truncated so each line fits; without it nothing is cut.
  * Returns one string per line (header first), without trailing spaces.
  */
-export function renderTable(columns: Column[], rows: string[][], maxWidth?: number): string[] {
+export function renderTable(columns: Column[], rows: string[][], maxWidth?: number): [string, ...string[]] {
   const cells = rows.map((row) => row.map(oneLine));
-  const widths = columns.map((col, i) => Math.max(displayWidth(col.header), ...cells.map((row) => displayWidth(row[i] ?? ''))));
-  const flex = columns.findIndex((col) => col.flex);
-  if (maxWidth !== undefined && flex >= 0) {
-    const fixed = widths.reduce((sum, w, i) => (i === flex ? sum : sum + w), 0) + GAP.length * (columns.length - 1);
-    widths[flex] = Math.min(widths[flex], Math.max(MIN_FLEX_WIDTH, maxWidth - fixed));
+  const sized = columns.map((col, i) => ({ ...col, width: Math.max(displayWidth(col.header), ...cells.map((row) => displayWidth(row[i] ?? ''))) }));
+  const flexible = sized.find((col) => col.flex);
+  if (maxWidth !== undefined && flexible) {
+    const fixed = sized.reduce((sum, col) => (col === flexible ? sum : sum + col.width), 0) + GAP.length * (columns.length - 1);
+    flexible.width = Math.min(flexible.width, Math.max(MIN_FLEX_WIDTH, maxWidth - fixed));
   }
+  // A row has a cell for each column; a missing last cell would only add trailing spaces.
   const line = (row: string[]) =>
-    row
-      .map((cell, i) => pad(truncate(cell, widths[i]), widths[i], columns[i].align))
+    sized
+      .map((col, i) => pad(truncate(row[i] ?? '', col.width), col.width, col.align))
       .join(GAP)
       .trimEnd();
   return [line(columns.map((col) => col.header)), ...cells.map(line)];

@@ -70,5 +70,11 @@ function hitTable(hits: HubSearchHit[]): string[] {
     const text = `    ${oneLine(hit.snippet)}`;
     return width === undefined ? text : truncate(text, width);
   };
-  return [header, ...lines.flatMap((line, i) => (hits[i].snippet ? [line, snippet(hits[i])] : [line]))];
+  return [
+    header,
+    ...lines.flatMap((line, i) => {
+      const hit = hits[i]; // the table has a line for each hit
+      return hit?.snippet ? [line, snippet(hit)] : [line];
+    }),
+  ];
 }

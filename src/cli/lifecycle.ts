@@ -205,7 +205,13 @@ function searchSessions(store: SessionStore, query: string, includeArchived: boo
     const text = `    ${oneLine(hit.snippet)}`;
     return width === undefined ? text : truncate(text, width);
   };
-  return [header, ...rows.flatMap((row, i) => [row, snippet(hits[i])])].join('\n');
+  return [
+    header,
+    ...rows.flatMap((row, i) => {
+      const hit = hits[i]; // the table has a row for each hit
+      return hit ? [row, snippet(hit)] : [row];
+    }),
+  ].join('\n');
 }
 
 const SESSION_COLUMNS: Column[] = [{ header: 'ID' }, { header: 'TITLE', flex: true }, { header: 'UPDATED' }, { header: 'MESSAGES', align: 'right' }];
@@ -214,7 +220,7 @@ const SESSION_COLUMNS: Column[] = [{ header: 'ID' }, { header: 'TITLE', flex: tr
  * Header + one line per session: a short id (unambiguous among `all`, every stored
  * session), title (else summary), age, size.
  */
-function sessionTable(sessions: SessionMeta[], all: SessionMeta[]): string[] {
+function sessionTable(sessions: SessionMeta[], all: SessionMeta[]): [string, ...string[]] {
   const short = uniquePrefixes(
     sessions.map((s) => s.id),
     all.map((s) => s.id),

@@ -51,13 +51,14 @@ interface ResolvedOption {
 }
 
 /** The two options every command has: they end the parse rather than setting a value. */
-const HELP = ['-h', '--help'];
-const VERSION = ['-V', '--version'];
+const HELP_LONG = '--help';
+const VERSION_LONG = '--version';
+const HELP = ['-h', HELP_LONG];
+const VERSION = ['-V', VERSION_LONG];
 
 function resolveOption(spec: OptionSpec): ResolvedOption {
-  const match = /^(?:(-\w), )?(--[\w-]+)(?: (.*))?$/.exec(spec.flags);
-  if (!match) throw new Error(`malformed option flags: ${spec.flags}`);
-  const [, short, long, argument] = match;
+  const [, short, long, argument] = /^(?:(-\w), )?(--[\w-]+)(?: (.*))?$/.exec(spec.flags) ?? [];
+  if (long === undefined) throw new Error(`malformed option flags: ${spec.flags}`);
   const takes = argument === undefined ? 'none' : argument.includes('...') ? 'words' : argument.startsWith('[') ? 'optional' : 'one';
   const key = long.slice(2).replace(/-(\w)/g, (_, letter: string) => letter.toUpperCase());
   return { spec, long, short, key, takes };
@@ -90,7 +91,8 @@ export function parseOptions(groups: readonly OptionGroup[], argv: readonly stri
     if (option && (inline === undefined || option.takes !== 'none')) {
       if (option.takes === 'none') values[option.key] = true;
       else if (option.takes === 'optional') {
-        const value = inline ?? (rest.length && !looksLikeOption(rest[0]) ? rest.shift() : undefined);
+        const next = rest[0];
+        const value = inline ?? (next !== undefined && !looksLikeOption(next) ? rest.shift() : undefined);
         values[option.key] = value === undefined ? true : checkChoice(option, value);
       } else {
         const value = inline ?? rest.shift();
@@ -106,7 +108,8 @@ export function parseOptions(groups: readonly OptionGroup[], argv: readonly stri
   // Help wins over a mistake made beside it (`loom --bogus --help` helps), as with commander.
   if (unknown.some((arg) => HELP.includes(arg))) return { kind: 'help' };
   // unknown starts with an option (an operand after one joins it, so it is reported too).
-  if (unknown.length) throw new UsageError(`unknown option '${unknown[0]}'${suggestion(unknown[0], options)}`);
+  const [firstUnknown] = unknown;
+  if (firstUnknown !== undefined) throw new UsageError(`unknown option '${firstUnknown}'${suggestion(firstUnknown, options)}`);
   if (operands.length) throw new UsageError(`too many arguments. Expected 0 arguments but got ${operands.length}.`);
   return { kind: 'values', values };
 }
@@ -144,7 +147,7 @@ function suggestion(flag: string, options: ResolvedOption[]): string {
   const word = flag.slice(2);
   let best = 3;
   let closest: string[] = [];
-  for (const name of [...options.map((option) => option.long), HELP[1], VERSION[1]].map((long) => long.slice(2))) {
+  for (const name of [...options.map((option) => option.long), HELP_LONG, VERSION_LONG].map((long) => long.slice(2))) {
     const distance = editDistance(word, name);
     const length = Math.max(word.length, name.length);
     if ((length - distance) / length <= 0.4) continue;
@@ -153,18 +156,23 @@ function suggestion(flag: string, options: ResolvedOption[]): string {
   }
   const names = closest.sort().map((name) => `--${name}`);
   if (names.length > 1) return ` (Did you mean one of ${names.join(', ')}?)`;
-  return names.length ? ` (Did you mean ${names[0]}?)` : '';
+  const [only] = names;
+  return only !== undefined ? ` (Did you mean ${only}?)` : '';
 }
 
 /** Edits (insert, delete, substitute, swap two neighbours) that turn `a` into `b`. */
 function editDistance(a: string, b: string): number {
   const rows = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
-  for (let i = 1; i <= a.length; i++) {
+  // Every cell read lies inside the table and is filled before it is read.
+  const cell = (i: number, j: number) => rows[i]?.[j] ?? Infinity;
+  for (const [i, row] of rows.entries()) {
+    if (i === 0) continue;
     for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      rows[i][j] = Math.min(rows[i - 1][j] + 1, rows[i][j - 1] + 1, rows[i - 1][j - 1] + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) rows[i][j] = Math.min(rows[i][j], rows[i - 2][j - 2] + 1);
+      const cost = a.charAt(i - 1) === b.charAt(j - 1) ? 0 : 1;
+      let distance = Math.min(cell(i - 1, j) + 1, cell(i, j - 1) + 1, cell(i - 1, j - 1) + cost);
+      if (i > 1 && j > 1 && a.charAt(i - 1) === b.charAt(j - 2) && a.charAt(i - 2) === b.charAt(j - 1)) distance = Math.min(distance, cell(i - 2, j - 2) + 1);
+      row[j] = distance;
     }
   }
-  return rows[a.length][b.length];
+  return cell(a.length, b.length);
 }

@@ -360,10 +360,10 @@ function syncAction(raw: RawOptions, env: NodeJS.ProcessEnv): SyncAction {
 
 /** `--share ID TEAM`. */
 function shareAction(values: string[], raw: RawOptions, env: NodeJS.ProcessEnv): SyncAction {
-  const [id, ...teams] = values;
-  if (teams.length !== 1) throw new UsageError('--share takes a session id and one team name: --share ID TEAM.');
+  const [id, team, ...more] = values;
+  if (id === undefined || team === undefined || more.length) throw new UsageError('--share takes a session id and one team name: --share ID TEAM.');
   const hub = givenHub(raw, env);
-  return { kind: 'share', id: sessionId(id, '--share'), team: nonEmpty(teams[0], '--share', 'a team name'), ...(hub ? { hub } : {}) };
+  return { kind: 'share', id: sessionId(id, '--share'), team: nonEmpty(team, '--share', 'a team name'), ...(hub ? { hub } : {}) };
 }
 
 /** --hub URL, else --hub alone or no --hub: LOOM_HUB, if set. */
@@ -391,18 +391,20 @@ function forkAction(id: string, at: string | undefined): LifecycleAction {
 
 /** `--import-from SOURCE [PATH]`. */
 function importFromAction(values: string[]): LifecycleAction {
-  const [source, ...paths] = values;
+  const [source, given, ...more] = values;
   const known = IMPORT_SOURCES.find((name) => name === source);
   if (!known) throw new UsageError(`--import-from takes a source: ${IMPORT_SOURCES.join(', ')}; got '${source}'.`);
-  if (paths.length > 1) throw new UsageError('--import-from takes one PATH (a file or a folder); quote a path with spaces.');
-  return paths.length ? { kind: 'import-from', source: known, path: nonEmpty(paths[0], '--import-from', 'a PATH') } : { kind: 'import-from', source: known };
+  if (more.length) throw new UsageError('--import-from takes one PATH (a file or a folder); quote a path with spaces.');
+  return given !== undefined
+    ? { kind: 'import-from', source: known, path: nonEmpty(given, '--import-from', 'a PATH') }
+    : { kind: 'import-from', source: known };
 }
 
 /** `--rename ID TITLE`: the words after the id make the title, so quoting is optional. */
 function renameAction(values: string[]): LifecycleAction {
   const [id, ...words] = values;
   const title = words.join(' ').trim();
-  if (!title) throw new UsageError('--rename needs an ID and a TITLE, e.g. loom --rename 3f2a9c1e "Parser fix".');
+  if (id === undefined || !title) throw new UsageError('--rename needs an ID and a TITLE, e.g. loom --rename 3f2a9c1e "Parser fix".');
   return { kind: 'rename', id: sessionId(id, '--rename'), title };
 }
 

@@ -275,7 +275,7 @@ export async function runRepl(ctx: ReplContext): Promise<number> {
 }
 
 async function runCommand(ctx: ReplContext, text: string): Promise<'exit' | void> {
-  const name = text.split(/\s+/)[0];
+  const [name = ''] = text.split(/\s+/); // split gives at least one word
   const arg = text.slice(name.length).trim();
   try {
     switch (name) {
@@ -386,7 +386,8 @@ function clip(text: string, max: number): string {
 function resultPreview(result: string): string {
   const lines = result.split('\n');
   const more = lines.length > 1 ? ` (+${lines.length - 1} more line${lines.length > 2 ? 's' : ''})` : '';
-  return `${clip(lines[0], 160)}${more}`;
+  const [first = ''] = lines; // split gives at least one line
+  return `${clip(first, 160)}${more}`;
 }
 
 function compactionLine(event: Extract<EngineEvent, { type: 'compaction' }>): string {

@@ -101,8 +101,8 @@ export async function startBridgeServer(options: BridgeServerOptions): Promise<B
     if (!hostAllowed(onlyHost(req), port)) return sendText(res, 403, 'Forbidden: unexpected Host header.');
     const url = originFormUrl(req.url, port);
     if (!url) return sendText(res, 400, 'Bad request: the target must be a path on this server.');
-    const download = /^\/download\/([A-Za-z0-9_-]{1,100})$/.exec(url.pathname);
-    if (download) return serveTicket(req, res, download[1]);
+    const ticket = /^\/download\/([A-Za-z0-9_-]{1,100})$/.exec(url.pathname)?.[1];
+    if (ticket !== undefined) return serveTicket(req, res, ticket);
     if (!url.pathname.startsWith('/api/')) return serveStatic(req, res, url.pathname);
     if (!originAllowed(req.headers.origin, port)) return sendJson(res, 403, failure('forbidden', 'Forbidden: foreign origin.'));
     if (!tokenMatches(req.headers[TOKEN_HEADER] as string | undefined, token)) {

@@ -75,9 +75,10 @@ export interface UserParts {
 
 export function userParts(content: UserMessage['content']): UserParts {
   const raw = contentText(content);
-  const files = [...raw.matchAll(FILE_FENCE)].map((m) => ({ name: unescapeAttribute(m[1]), text: restoreTags(m[2]) }));
-  const words = USER_FENCE.exec(raw);
-  const text = words ? restoreTags(words[1]) : files.length ? '' : raw;
+  // Both groups take part in every match: the defaults are never used.
+  const files = [...raw.matchAll(FILE_FENCE)].map(([, name = '', text = '']) => ({ name: unescapeAttribute(name), text: restoreTags(text) }));
+  const words = USER_FENCE.exec(raw)?.[1];
+  const text = words !== undefined ? restoreTags(words) : files.length ? '' : raw;
   return { text, files, images: contentImages(content) };
 }
 
@@ -88,8 +89,8 @@ export function userText(content: UserMessage['content']): string {
 
 /** What the tool said, from a stored tool result (unchanged when it carries no fence). */
 export function toolText(content: string): string {
-  const match = TOOL_FENCE.exec(content);
-  return match ? restoreTags(match[1]) : content;
+  const said = TOOL_FENCE.exec(content)?.[1];
+  return said !== undefined ? restoreTags(said) : content;
 }
 
 /** True when the whole text is Loom's fences: a tool result, or a user's words and attached files. */

@@ -60,10 +60,7 @@ function recentExchange(messages: readonly ChatMessage[]): { role: string; conte
 }
 
 function oneLine(text: string): string {
-  const line = text
-    .trim()
-    .split('\n')[0]
-    .trim()
-    .replace(/^["'`]+|["'`]+$/g, '');
+  const [first = ''] = text.trim().split('\n'); // split gives at least one line
+  const line = first.trim().replace(/^["'`]+|["'`]+$/g, '');
   return line.length > MAX_SUMMARY_CHARS ? `${line.slice(0, MAX_SUMMARY_CHARS - 1)}…` : line;
 }

@@ -80,12 +80,9 @@ async function runTurn(session: AgentSession, prepare: () => void): Promise<Turn
  * as it stands, the message not appended a second time.
  */
 function isUnansweredRepeat(session: AgentSession, message: UserMessage): boolean {
-  for (let i = session.messages.length - 1; i >= 0; i--) {
-    const m = session.messages[i];
-    if (m.role === 'user') return messageKey(m) === messageKey(message);
-    if (m.role === 'assistant' && !m.tool_calls?.length) return false;
-  }
-  return false;
+  // The latest user message or reply, whichever came last.
+  const last = session.messages.findLast((m) => m.role === 'user' || (m.role === 'assistant' && !m.tool_calls?.length));
+  return last?.role === 'user' && messageKey(last) === messageKey(message);
 }
 
 async function runUntilDone(session: AgentSession, signal: AbortSignal): Promise<'answered' | 'stopped'> {

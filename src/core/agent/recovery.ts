@@ -16,7 +16,7 @@ export const INTERRUPTED_RESULT = 'Interrupted: this tool call did not complete 
  */
 export function findDanglingCalls(messages: readonly ChatMessage[]): ToolCall[] {
   let i = messages.length - 1;
-  while (i >= 0 && messages[i].role === 'tool') i--;
+  while (messages[i]?.role === 'tool') i--; // stops before the start: messages[-1] is undefined
   const last = messages[i];
   if (!last || last.role !== 'assistant' || !last.tool_calls?.length) return [];
   const answered = new Set(messages.slice(i + 1).map((m) => (m.role === 'tool' ? m.tool_call_id : '')));

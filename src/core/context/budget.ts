@@ -21,8 +21,10 @@ const MIN_PLAUSIBLE_SERVER_RATIO = 0.5;
 export class ContextBudget {
   /** prefix[i] = local estimate of the first i messages. */
   private prefix: number[] = [0];
-  /** The last request the server measured: its prompt_tokens and how many messages it held. */
-  private server: { promptTokens: number; messagesSent: number } | null = null;
+  /** The local estimate of every message counted (prefix's last entry). */
+  private total = 0;
+  /** The last request the server measured: its prompt_tokens and our estimate of the messages it held. */
+  private server: { promptTokens: number; localTokens: number } | null = null;
 
   constructor(
     private max: number,
@@ -46,12 +48,14 @@ export class ContextBudget {
   /** Starts over from a whole context: after a compaction, a resume or a fork. */
   reset(messages: readonly ChatMessage[]): void {
     this.prefix = [0];
+    this.total = 0;
     this.server = null;
     for (const message of messages) this.add(message);
   }
 
   add(message: ChatMessage): void {
-    this.prefix.push(this.prefix[this.prefix.length - 1] + estimateMessageTokens(message));
+    this.total += estimateMessageTokens(message);
+    this.prefix.push(this.total);
   }
 
   /** Number of messages the budget has counted. */
@@ -65,16 +69,17 @@ export class ContextBudget {
    */
   recordServerPromptTokens(promptTokens: number, messagesSent: number): void {
     if (!Number.isFinite(promptTokens) || promptTokens <= 0) return;
-    if (!Number.isInteger(messagesSent) || messagesSent < 0 || messagesSent > this.messageCount) return;
-    if (promptTokens < this.prefix[messagesSent] * MIN_PLAUSIBLE_SERVER_RATIO) return;
-    this.server = { promptTokens, messagesSent };
+    // Undefined unless messagesSent is a whole number of the messages counted here.
+    const localTokens = this.prefix[messagesSent];
+    if (localTokens === undefined) return;
+    if (promptTokens < localTokens * MIN_PLAUSIBLE_SERVER_RATIO) return;
+    this.server = { promptTokens, localTokens };
   }
 
   /** The server's last figure plus our estimate of what was added since, else our estimate. */
   estimate(): number {
-    const local = this.prefix[this.messageCount];
-    if (!this.server) return local;
-    return this.server.promptTokens + (local - this.prefix[this.server.messagesSent]);
+    if (!this.server) return this.total;
+    return this.server.promptTokens + (this.total - this.server.localTokens);
   }
 
   /** Strictly above the threshold: exactly at 80 % no compaction happens. */

@@ -107,11 +107,11 @@ export function nextSlice(older: readonly ChatMessage[], start: number, room: nu
   let tokens = 0;
   while (end < older.length) {
     const stepEnd = endOfStep(older, end);
-    const stepTokens = sumTokens(older, end, stepEnd);
+    const stepTokens = sumTokens(older.slice(end, stepEnd));
     if (end > start && tokens + stepTokens > room) break;
     if (end === start && stepTokens > room) {
       const messages = shortenToFit(older.slice(start, stepEnd), room);
-      return { messages, end: stepEnd, tokens: sumTokens(messages, 0, messages.length) };
+      return { messages, end: stepEnd, tokens: sumTokens(messages) };
     }
     tokens += stepTokens;
     end = stepEnd;
@@ -121,14 +121,14 @@ export function nextSlice(older: readonly ChatMessage[], start: number, room: nu
 
 function endOfStep(messages: readonly ChatMessage[], start: number): number {
   let end = start + 1;
-  if (messages[start].role !== 'assistant') return end;
-  while (end < messages.length && messages[end].role === 'tool') end++;
+  if (messages[start]?.role !== 'assistant') return end;
+  while (messages[end]?.role === 'tool') end++;
   return end;
 }
 
-function sumTokens(messages: readonly ChatMessage[], start: number, end: number): number {
+function sumTokens(messages: readonly ChatMessage[]): number {
   let total = 0;
-  for (let i = start; i < end; i++) total += estimateMessageTokens(messages[i]);
+  for (const message of messages) total += estimateMessageTokens(message);
   return total;
 }
 
@@ -143,7 +143,7 @@ export function shortenToFit(step: readonly ChatMessage[], room: number): ChatMe
   // Each message keeps its share of the room; the markers and per-message overhead can
   // still overshoot a little, so the share shrinks until the step fits.
   for (let attempt = 0; attempt < 5; attempt++) {
-    const total = sumTokens(shortened, 0, shortened.length);
+    const total = sumTokens(shortened);
     if (total <= room) return shortened;
     share *= (room / total) * 0.95;
     shortened = step.map((m) => shortenMessage(m, Math.max(64, Math.floor(estimateMessageTokens(m) * share * CHARS_PER_TOKEN) - MARKER_ROOM)));

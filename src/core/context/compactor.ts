@@ -66,7 +66,7 @@ export type SummaryClient = Pick<ModelClient, 'chat' | 'settings'>;
  */
 export function findCut(messages: readonly ChatMessage[]): number | null {
   for (let i = messages.length - 1; i > 1; i--) {
-    if (messages[i].role === 'user') return i;
+    if (messages[i]?.role === 'user') return i;
   }
   return null;
 }
@@ -97,7 +97,7 @@ export function compactableCut(messages: readonly ChatMessage[]): number | null 
  */
 export function upToCut(messages: readonly ChatMessage[], index: number): number | null {
   let cut = index + 1;
-  while (cut < messages.length && messages[cut].role === 'tool') cut++;
+  while (messages[cut]?.role === 'tool') cut++;
   const latest = findCut(messages);
   if (latest === null || cut > latest || cut < 2) return null;
   if (messages.slice(1, cut).every((m) => isBoundaryMessage(m) || isCarriedMessage(m))) return null;
@@ -159,7 +159,8 @@ export async function compactContext(opts: {
 }): Promise<CompactionResult> {
   const { messages, client } = opts;
   const cut = opts.upTo ?? compactableCut(messages);
-  if (cut === null) throw new LoomError(NOTHING_TO_COMPACT_MESSAGE, 'nothing_to_compact');
+  const [system] = messages;
+  if (cut === null || system === undefined) throw new LoomError(NOTHING_TO_COMPACT_MESSAGE, 'nothing_to_compact');
   const before = estimateTotal(messages);
   const summarise: SummaryStep = async (older) => {
     const result = await client.chat({
@@ -177,7 +178,7 @@ export async function compactContext(opts: {
   const { summary, usage, steps } = await summariseInSteps(older, summarise, { ...(opts.limits ?? { window: null }), carry: boundaryMessage });
 
   const head = [boundaryMessage(summary), ...(opts.carried ? [opts.carried] : [])];
-  const compacted = [messages[0], ...head, ...messages.slice(cut)];
+  const compacted = [system, ...head, ...messages.slice(cut)];
   const after = estimateTotal(compacted);
   if (after >= before) throw new CompactionRejectedError(NO_REDUCTION_MESSAGE, 'no_reduction', usage);
 

@@ -148,9 +148,8 @@ function itemsOf(messages: Entry[], context: Context, parsed: ParsedFile): Impor
 /** A reply: its text, its calls (the toolCalls records, else the functionCall parts), then the results the records carry. */
 function replyItems(message: Entry, key: string, parts: Entry[], waiting: WaitingCalls, context: Context, parsed: ParsedFile): ImportedItem[] {
   const records = (Array.isArray(message.toolCalls) ? (message.toolCalls as unknown[]) : []).filter(isRecord);
-  const calls = records.length
-    ? records.map((record, n) => toolCall(str(record.id) || `${key}#${n}`, str(record.name), record.args ?? {}))
-    : functionCalls(parts, key);
+  const recorded = records.map((record, n) => ({ record, call: toolCall(str(record.id) || `${key}#${n}`, str(record.name), record.args ?? {}) }));
+  const calls = recorded.length ? recorded.map(({ call }) => call) : functionCalls(parts, key);
   const model = str(message.model);
   if (model) context.model = model;
   const tokens = isRecord(message.tokens) ? message.tokens : {};
@@ -162,18 +161,18 @@ function replyItems(message: Entry, key: string, parts: Entry[], waiting: Waitin
   };
   const items: ImportedItem[] = [{ kind: 'message', key, message: assistant(partsText(parts, parsed) || null, calls), facts }];
   const answered: string[] = [];
-  records.forEach((record, n) => {
-    if (record.result === undefined || record.result === null) return;
-    const callId = calls[n].id;
+  for (const { record, call } of recorded) {
+    if (record.result === undefined || record.result === null) continue;
+    const callId = call.id;
     const inline = new WaitingCalls();
-    inline.open([calls[n]]);
+    inline.open([call]);
     const results = functionResults(partsOf(record.result), inline);
     // A result of plain text (no functionResponse part) is the output itself.
     const content = results.length ? results.map((r) => r.content).join('\n') : partsText(partsOf(record.result), parsed);
     const at = isoTime(record.timestamp) ?? facts.at;
     items.push({ kind: 'message', key: `${key}:${callId}`, message: { role: 'tool', tool_call_id: callId, content }, facts: at ? { at } : undefined });
     answered.push(callId);
-  });
+  }
   waiting.open(calls, answered);
   return items;
 }

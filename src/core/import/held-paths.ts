@@ -34,15 +34,16 @@ export class HeldPaths {
 
   meet(keys: readonly string[]): Meeting {
     let shared = 0;
-    while (shared < keys.length) {
-      if (this.at.get(keys[shared])?.position === shared) shared++;
+    for (let key = keys[0]; key !== undefined; key = keys[shared]) {
+      if (this.at.get(key)?.position === shared) shared++;
       else {
         const resumed = this.orphanGoingOn(keys, shared);
         if (resumed === undefined) break;
         shared = resumed;
       }
     }
-    const record = shared > 0 ? this.at.get(keys[shared - 1])?.record : undefined;
+    const lastShared = keys[shared - 1]; // undefined when nothing is shared
+    const record = lastShared === undefined ? undefined : this.at.get(lastShared)?.record;
     if (shared < keys.length) return { held: false, shared, record };
     return { held: true, record: record && this.length(record) === keys.length ? record : undefined };
   }
@@ -51,7 +52,8 @@ export class HeldPaths {
   private orphanGoingOn(keys: readonly string[], from: number): number | undefined {
     for (const orphan of this.orphans) {
       const start = orphan.base?.count ?? 0;
-      if (start > from && start < keys.length && this.at.get(keys[start])?.record === orphan) return start;
+      const key = keys[start];
+      if (start > from && key !== undefined && this.at.get(key)?.record === orphan) return start;
     }
     return undefined;
   }
@@ -63,10 +65,9 @@ export class HeldPaths {
 
   private index(record: ImportBranchRecord, from: number): void {
     const base = record.base?.count ?? 0;
-    for (let i = from; i < record.keys.length; i++) {
-      const key = record.keys[i];
+    for (const [n, key] of record.keys.slice(from).entries()) {
       // The first session to hold an entry keeps it: a fork names the same entries through its base.
-      if (!this.at.has(key)) this.at.set(key, { record, position: base + i });
+      if (!this.at.has(key)) this.at.set(key, { record, position: base + from + n });
     }
   }
 }

@@ -50,9 +50,10 @@ interface Entry {
 export function parsePi(text: string, file: string): ParsedFile {
   const parsed = emptyParse();
   const lines = readJsonLines(text, file, parsed);
-  const header = lines[0]?.value;
+  const [first] = lines;
+  const header = first?.value;
   if (header?.type !== 'session') {
-    if (lines.length) parsed.refused.push(`${file}:${lines[0].line}: not a pi session header ({"type":"session",…}), file skipped`);
+    if (first) parsed.refused.push(`${file}:${first.line}: not a pi session header ({"type":"session",…}), file skipped`);
     return parsed;
   }
   const version = typeof header.version === 'number' ? header.version : 1;
@@ -198,7 +199,7 @@ function* pathsTo(leaves: Node[]): Generator<ImportedItem[]> {
     const chain: Node[] = [];
     for (let node: Node | undefined = leaf; node; node = node.parent) chain.push(node);
     const items: ImportedItem[] = [];
-    for (let i = chain.length - 1; i >= 0; i--) for (const item of chain[i].items) items.push(item);
+    for (const node of chain.reverse()) for (const item of node.items) items.push(item);
     yield items;
   }
 }

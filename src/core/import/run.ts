@@ -113,7 +113,9 @@ async function importNow(store: SessionStore, request: ImportRequest): Promise<I
       const batch = units.slice(start, start + STAT_BATCH);
       const stamps = await Promise.allSettled(batch.map((unit) => unit.stamp()));
       for (const [offset, unit] of batch.entries()) {
-        const read = await readChanged(unit, stamps[offset]);
+        const stamp = stamps[offset];
+        if (stamp === undefined) break; // allSettled gives every unit its result
+        const read = await readChanged(unit, stamp);
         if (read) await importUnit(unit.key, read);
         request.onProgress?.(start + offset + 1, units.length);
       }

@@ -201,7 +201,7 @@ export class ImportWriter {
 function keptMessages(path: Keyed[], keptFrom: string | undefined): ChatMessage[] {
   let start = keptFrom === undefined ? -1 : path.findIndex((entry) => entry.key === keptFrom);
   if (start < 0) return [];
-  while (start < path.length && path[start].message.role === 'tool') start++;
+  while (path[start]?.message.role === 'tool') start++;
   return path.slice(start).map((entry) => entry.message);
 }
 

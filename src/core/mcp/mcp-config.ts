@@ -92,7 +92,8 @@ export function parseMcpConfig(text: string, file: string): McpConfigOutcome {
 
 /** The one issue the line names: where, and what was expected. */
 function firstIssue(error: z.ZodError): string {
-  const issue = error.issues[0];
+  const [issue] = error.issues;
+  if (issue === undefined) return 'the top level: not an MCP server configuration';
   const where = issue.path.length ? issue.path.join('.') : 'the top level';
   if (issue.code === 'invalid_key') return `${where}: not a server name (letters, digits, _ . - only, at most 64)`;
   if (issue.code === 'invalid_union') return `${where}: a server needs either "command" (stdio) or "url" (HTTP), and only the known keys`;

@@ -162,7 +162,7 @@ function withTools(connection: Connection, names: ToolNames): Connection {
     listed.map((info) => info.name),
   );
   const tools = listed.flatMap((info, i) => {
-    const name = named.names[i];
+    const name = named.names[i] ?? null; // a tool without a name is not offered
     return name === null ? [] : [mcpTool(server, info, client, name, () => (status.state === 'stopped' ? status.message : null))];
   });
   status.tools = tools.map((t) => ({ name: t.name, readOnly: t.effects.kind === 'read' }));

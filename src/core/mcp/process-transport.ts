@@ -121,5 +121,6 @@ export class ProcessTransport implements Transport {
 }
 
 function firstLine(err: unknown): string {
-  return (err instanceof Error ? err.message : String(err)).split('\n')[0].slice(0, 200);
+  const [line = ''] = (err instanceof Error ? err.message : String(err)).split('\n'); // split gives at least one line
+  return line.slice(0, 200);
 }

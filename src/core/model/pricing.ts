@@ -83,9 +83,12 @@ export function loadPriceTable(file: string): PriceTable {
   }
   const parsed = PRICE_TABLE.safeParse(json);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const where = issue.path.length ? ` at ${issue.path.join('.')}` : '';
-    throw new LoomError(`The price table ${file} is invalid${where}: ${issue.message}. Write it like ${PRICE_EXAMPLE} (USD per million tokens).`, 'bad_prices');
+    const [issue] = parsed.error.issues;
+    const where = issue?.path.length ? ` at ${issue.path.join('.')}` : '';
+    throw new LoomError(
+      `The price table ${file} is invalid${where}: ${issue?.message ?? 'not a price table'}. Write it like ${PRICE_EXAMPLE} (USD per million tokens).`,
+      'bad_prices',
+    );
   }
   return { ...DEFAULT_PRICES, ...parsed.data };
 }

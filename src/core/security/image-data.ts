@@ -24,10 +24,10 @@ export function isImageDataUrl(text: string): boolean {
 /** What is wrong with `url` as an image, or null when it is a good one. */
 export function imageDataProblem(url: string): string | null {
   if (url.length > MAX_IMAGE_DATA_URL_CHARS) return `it is larger than ${formatBytes(MAX_IMAGE_BYTES)}`;
-  const match = DATA_URL.exec(url);
-  if (!match) return `it is not a base64 data URL of a ${IMAGE_TYPE_NAMES} image`;
-  const type = match[1] as ImageType;
-  const bytes = Buffer.from(match[2], 'base64');
+  const [, matchedType, base64] = DATA_URL.exec(url) ?? [];
+  if (matchedType === undefined || base64 === undefined) return `it is not a base64 data URL of a ${IMAGE_TYPE_NAMES} image`;
+  const type = matchedType as ImageType;
+  const bytes = Buffer.from(base64, 'base64');
   if (bytes.length > MAX_IMAGE_BYTES) return `it is larger than ${formatBytes(MAX_IMAGE_BYTES)}`;
   if (!SIGNATURES[type](bytes.subarray(0, 12))) return `its bytes are not a ${type.slice('image/'.length).toUpperCase()} image`;
   return null;

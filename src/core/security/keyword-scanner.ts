@@ -39,8 +39,9 @@ export function keywordScanner(words: readonly string[]): KeywordScanner {
 /** The regex source matching every word below `node`, longest first (quantifiers are greedy). */
 function alternation(node: TrieNode): string {
   const branches = [...node.next].map(([char, child]) => escape(char) + alternation(child));
-  if (branches.length === 0) return '';
-  const body = branches.length === 1 ? branches[0] : `(?:${branches.join('|')})`;
+  const [only] = branches;
+  if (only === undefined) return '';
+  const body = branches.length === 1 ? only : `(?:${branches.join('|')})`;
   return node.end ? `(?:${body})?` : body;
 }
 

@@ -54,8 +54,12 @@ const TILDE_PREFIX = /(^|[=:])~/;
 export async function knownSafeCommands(command: string, projectDir: string): Promise<string[] | null> {
   const argvs = await plainArgvs(command);
   if (!argvs || !argvs.length || !searchPathLeavesProject(projectDir)) return null;
-  for (const argv of argvs) if (!(await isSafeArgv(argv, projectDir))) return null;
-  return [...new Set(argvs.map((argv) => argv[0]))];
+  const names = new Set<string>();
+  for (const [name, ...args] of argvs) {
+    if (name === undefined || !(await isSafeArgv(name, args, projectDir))) return null;
+    names.add(name);
+  }
+  return [...names];
 }
 
 /** The words of every command, when the line is only plain commands joined by safe operators. */
@@ -94,7 +98,7 @@ function isWithin(root: string, candidate: string): boolean {
   return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
 }
 
-async function isSafeArgv([name, ...args]: string[], projectDir: string): Promise<boolean> {
+async function isSafeArgv(name: string, args: string[], projectDir: string): Promise<boolean> {
   if (name === 'git') return isReadOnlyGit(args, projectDir);
   const rule = Object.hasOwn(KNOWN_SAFE_COMMANDS, name) ? KNOWN_SAFE_COMMANDS[name] : undefined;
   if (!rule) return false;
@@ -112,8 +116,7 @@ interface ReadOptions {
 /** Null when an option is not on the rule's list. GNU tools take options after operands too. */
 function readOptions(rule: SafeCommandRule, args: string[]): ReadOptions | null {
   const read: ReadOptions = { given: new Set(), values: [], operands: [] };
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i];
+  for (let i = 0, arg = args[0]; arg !== undefined; i++, arg = args[i]) {
     if (arg === '--') {
       read.operands.push(...args.slice(i + 1));
       break;
@@ -145,9 +148,10 @@ function readLongOption(rule: SafeCommandRule, arg: string, next: string | undef
 function readShortOptions(rule: SafeCommandRule, arg: string, next: string | undefined, read: ReadOptions): number | null {
   if (rule.countShorthand && /^-\d+$/.test(arg)) return 0;
   for (let at = 1; at < arg.length; at++) {
-    const option = `-${arg[at]}`;
+    const letter = arg.charAt(at);
+    const option = `-${letter}`;
     read.given.add(option);
-    if (rule.shortFlags.includes(arg[at])) continue;
+    if (rule.shortFlags.includes(letter)) continue;
     const kind = Object.hasOwn(rule.valued, option) ? rule.valued[option] : undefined;
     if (!kind) return null;
     const attached = arg.slice(at + 1);
@@ -164,9 +168,10 @@ async function valuesAreSafe(rule: SafeCommandRule, read: ReadOptions, projectDi
   let operands = read.operands;
   const values = [...read.values];
   if (rule.leading && !rule.leading.unless.some((option) => read.given.has(option))) {
-    if (!operands.length) return false;
-    values.push({ kind: rule.leading.value, value: operands[0] });
-    operands = operands.slice(1);
+    const [leading, ...rest] = operands;
+    if (leading === undefined) return false;
+    values.push({ kind: rule.leading.value, value: leading });
+    operands = rest;
   }
   if (rule.operands === 'none' && operands.length) return false;
   for (const { kind, value } of values) if (!(await isSafeValue(kind, value, projectDir))) return false;
@@ -218,8 +223,12 @@ async function isProjectFileOrFolder(projectDir: string, p: string): Promise<boo
 async function isReadOnlyGit(args: string[], projectDir: string): Promise<boolean> {
   if (!sandboxInEffect() || !(await isRepositoryTop(projectDir))) return false;
   let i = 0;
-  while (i < args.length && args[i].startsWith('-')) if (!GIT_SAFE_GLOBALS.has(args[i++])) return false;
-  if (!GIT_READ_SUBCOMMANDS.has(args[i])) return false;
+  let arg = args[0];
+  while (arg?.startsWith('-')) {
+    if (!GIT_SAFE_GLOBALS.has(arg)) return false;
+    arg = args[++i];
+  }
+  if (arg === undefined || !GIT_READ_SUBCOMMANDS.has(arg)) return false;
   for (const arg of args.slice(i + 1)) {
     if (isUnsafeGitOption(arg)) return false;
     if (!arg.startsWith('-') && !(await resolvesInsideProject(projectDir, arg))) return false;
@@ -230,7 +239,7 @@ async function isReadOnlyGit(args: string[], projectDir: string): Promise<boolea
 function isUnsafeGitOption(arg: string): boolean {
   if (GIT_UNSAFE_SHORT_OPTIONS.some((option) => arg.startsWith(option))) return true;
   if (!arg.startsWith('--') || arg === '--') return false;
-  const name = arg.split('=')[0];
+  const [name = ''] = arg.split('=');
   return GIT_UNSAFE_LONG_OPTIONS.some((unsafe) => unsafe.startsWith(name) || name.startsWith(unsafe));
 }
 

@@ -65,7 +65,8 @@ export async function resolvePublicAddress(hostname: string): Promise<PublicAddr
     const reason = blockedReason(address);
     if (reason) throw refuse(hostname, `it resolves to ${address}, ${reason}`);
   }
-  return { address: addresses[0].address, family: addresses[0].family as 4 | 6 };
+  const [first] = addresses;
+  return { address: first.address, family: first.family as 4 | 6 };
 }
 
 /**
@@ -120,7 +121,7 @@ function canonicalHost(hostname: string): string {
   }
 }
 
-async function lookupAll(hostname: string, host: string): Promise<LookupAddress[]> {
+async function lookupAll(hostname: string, host: string): Promise<[LookupAddress, ...LookupAddress[]]> {
   let addresses: LookupAddress[];
   try {
     addresses = await dns.lookup(host, { all: true, verbatim: true });
@@ -128,8 +129,9 @@ async function lookupAll(hostname: string, host: string): Promise<LookupAddress[
     const code = (err as NodeJS.ErrnoException).code ?? 'lookup failed';
     throw new LoomError(`Could not resolve host "${hostname}" (${code}).`, 'dns');
   }
-  if (!addresses.length) throw new LoomError(`Could not resolve host "${hostname}" (no addresses).`, 'dns');
-  return addresses;
+  const [first, ...rest] = addresses;
+  if (first === undefined) throw new LoomError(`Could not resolve host "${hostname}" (no addresses).`, 'dns');
+  return [first, ...rest];
 }
 
 function refuse(hostname: string, why: string): LoomError {
@@ -137,12 +139,12 @@ function refuse(hostname: string, why: string): LoomError {
 }
 
 function v4(cidr: string, reason: string): Range {
-  const [base, bits] = cidr.split('/');
+  const [base = '', bits] = cidr.split('/'); // split gives at least one part
   return { base: parseV4(base), bits: Number(bits), width: 32, reason };
 }
 
 function v6(cidr: string, reason: string, embedsV4?: (ip: bigint) => bigint): Range {
-  const [base, bits] = cidr.split('/');
+  const [base = '', bits] = cidr.split('/'); // split gives at least one part
   return { base: parseV6(base), bits: Number(bits), width: 128, reason, embedsV4 };
 }
 
@@ -153,10 +155,10 @@ function parseV4(ip: string): bigint {
 /** A valid IPv6 address (net.isIP checked) as a 128-bit number; handles `::` and a dotted tail. */
 function parseV6(ip: string): bigint {
   let text = ip.replace(/%.*$/, '');
-  const dotted = text.match(/:(\d+\.\d+\.\d+\.\d+)$/);
-  if (dotted) {
-    const v = parseV4(dotted[1]);
-    text = `${text.slice(0, -dotted[1].length)}${(v >> 16n).toString(16)}:${(v & 0xffffn).toString(16)}`;
+  const dotted = /:(\d+\.\d+\.\d+\.\d+)$/.exec(text)?.[1];
+  if (dotted !== undefined) {
+    const v = parseV4(dotted);
+    text = `${text.slice(0, -dotted.length)}${(v >> 16n).toString(16)}:${(v & 0xffffn).toString(16)}`;
   }
   const [head, tail] = text.split('::');
   const headGroups = head ? head.split(':') : [];

@@ -243,9 +243,9 @@ export async function openProjectFile(projectDir: string, p: string, flags: numb
   const abs = await resolveInsideProject(projectDir, p);
   const root = await fsp.realpath(projectDir);
   const parts = partsOf(root, abs);
-  if (parts.length === 0) throw new LoomError('. is the project folder, not a file.');
+  const name = parts.at(-1);
+  if (name === undefined) throw new LoomError('. is the project folder, not a file.');
   const shown = parts.join('/');
-  const name = parts[parts.length - 1];
   const folder = await openProjectFolder(root, parts.slice(0, -1), { create: opts.createFolders }).catch((err) => {
     throw explainFsError(err, shown);
   });
@@ -262,12 +262,13 @@ export async function inspectProjectPath(projectDir: string, p: string): Promise
   const root = await fsp.realpath(projectDir);
   const parts = partsOf(root, await resolveInsideProject(projectDir, p));
   const shown = parts.join('/') || '.';
-  if (parts.length === 0) return { root, parts, shown, isFolder: true };
+  const name = parts.at(-1);
+  if (name === undefined) return { root, parts, shown, isFolder: true };
   const parent = await openProjectFolder(root, parts.slice(0, -1)).catch((err) => {
     throw explainFsError(err, shown);
   });
   try {
-    const stat = await parent.at(parts[parts.length - 1], (at) => fsp.lstat(at));
+    const stat = await parent.at(name, (at) => fsp.lstat(at));
     return { root, parts, shown, isFolder: stat.isDirectory() };
   } catch (err) {
     throw explainFsError(err, shown);

@@ -151,13 +151,13 @@ export type LaunchOptions = Omit<ShellOptions, 'timeoutMs' | 'signal'> & { extra
  * How to start `argv` in the sandbox (the project folder `cwd` writable, no network unless
  * allowed) with the allowlisted environment plus `extraEnv` (an MCP server's own variables).
  */
-export async function sandboxedLaunch(argv: string[], options: LaunchOptions): Promise<SandboxedLaunch> {
+export async function sandboxedLaunch(argv: [string, ...string[]], options: LaunchOptions): Promise<SandboxedLaunch> {
   const turnedOff = options.sandbox === false || process.env.LOOM_SANDBOX === 'off';
   const bwrap = turnedOff ? null : sandboxSupport();
   const env = { ...toolEnv(options.env ?? process.env, options.passEnv), ...options.extraEnv };
   const filter = bwrap?.seccomp ? SET_ID_FILTER : null;
   const view = bwrap ? { ...(await sandboxView(options, env, bwrap.userNamespace)), ...(filter ? { seccompFd: SECCOMP_FD } : {}) } : null;
-  const [file, ...args] = view ? ['bwrap', ...bwrapArgs(view), '--', ...argv] : argv;
+  const [file, ...args]: [string, ...string[]] = view ? ['bwrap', ...bwrapArgs(view), '--', ...argv] : argv;
   const note = bwrap ? undefined : turnedOff ? SANDBOX_OFF_NOTE : NO_SANDBOX_NOTE;
   return { file, args, env, sandboxed: bwrap !== null, filter, ...(note ? { note } : {}) };
 }

@@ -125,7 +125,7 @@ class SedReader {
   }
 
   private skip(chars: RegExp): void {
-    while (this.at < this.text.length && chars.test(this.text[this.at])) this.at++;
+    while (this.at < this.text.length && chars.test(this.text.charAt(this.at))) this.at++;
   }
 
   private peek(): string | undefined {

@@ -294,8 +294,8 @@ class ShellReader {
   /** The literal output of `$(…)` when it is a single pipeline of known output, else null. */
   private substitutionOutput(node: Node): string | null {
     const statements = node.namedChildren.filter((c) => c.type !== 'comment');
-    if (statements.length !== 1) return null;
     const [statement] = statements;
+    if (statement === undefined || statements.length !== 1) return null;
     let stages: Pipeline;
     if (statement.type === 'pipeline') stages = this.stages(statement);
     else if (statement.type === 'redirected_statement' && isCommand(statement.childForFieldName('body'))) stages = this.redirectedStages(statement);
@@ -336,7 +336,7 @@ class WordBuilder {
       this.literal(text);
       return;
     }
-    const [first, ...rest] = text.split(/[ \t\n]+/);
+    const [first = '', ...rest] = text.split(/[ \t\n]+/); // split gives at least one piece
     this.fields[this.fields.length - 1] += escapeAll(first);
     for (const piece of rest) this.fields.push(escapeAll(piece));
   }
@@ -435,9 +435,9 @@ function echo(args: string[]): string {
   let newline = true;
   let escapes = false;
   let i = 0;
-  for (; i < args.length && /^-[neE]+$/.test(args[i]); i++) {
-    if (args[i].includes('n')) newline = false;
-    if (args[i].includes('e')) escapes = true;
+  for (let arg = args[0]; arg !== undefined && /^-[neE]+$/.test(arg); arg = args[++i]) {
+    if (arg.includes('n')) newline = false;
+    if (arg.includes('e')) escapes = true;
   }
   const text = args.slice(i).join(' ');
   return (escapes ? decodeAnsiC(text) : text) + (newline ? '\n' : '');

@@ -78,9 +78,7 @@ function analyse(text: string, scope: Scope): Finding[] {
   const findings: Finding[] = [];
   if (isForkBomb(text)) findings.push(block('fork bomb'));
   for (const pipeline of parsed.pipelines) {
-    const unwrapped = pipeline.map((command) => unwrap(command.words, scope));
-    findings.push(...checkPipeline(pipeline, unwrapped, scope));
-    for (const { argv, nested: inner } of unwrapped) findings.push(...inner, ...judge(argv, scope));
+    findings.push(...checkPipeline(pipeline, scope));
   }
   for (const r of parsed.redirects) {
     if (r.op.includes('>')) findings.push(...checkWriteTarget(r.target, 'redirect'));
@@ -105,9 +103,8 @@ function isForkBomb(text: string): boolean {
   if (/\bfork\s+while\s+fork\b/.test(text)) return true;
   // Bounded name and body, anchored at a name start: linear on long input, not quadratic.
   const definition = /(?:function\s+([\w:.-]{1,64})\s*(?:\(\s*\))?|(?<![\w:.-])([\w:.-]{1,64})\s*\(\s*\))\s*\{([^}]{0,500})\}/g;
-  for (const m of text.matchAll(definition)) {
-    const name = (m[1] ?? m[2]).replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-    const body = m[3];
+  for (const [, functionName, bareName, body = ''] of text.matchAll(definition)) {
+    const name = (functionName ?? bareName ?? '').replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
     if (new RegExp(`(^|[\\s;|&{(])${name}\\s*[|&]`).test(body) && body.includes('&')) return true;
   }
   return false;
@@ -118,13 +115,15 @@ function isForkBomb(text: string): boolean {
  * (`printf 'rm -rf /' | bash`, `bash <<EOF`, `base64 -d <<< … | sh`); one whose text is
  * not literal is asked about, and a downloaded one is refused (`curl … | sh`,
  * `sh <(curl …)`, `bash -c "$(wget …)"`). `… | xargs rm -rf` is judged with the paths it
- * is fed.
+ * is fed. Then each stage's own command is judged, after what flows between them.
  */
-function checkPipeline(pipeline: Pipeline, unwrapped: Unwrapped[], scope: Scope): Finding[] {
+function checkPipeline(pipeline: Pipeline, scope: Scope): Finding[] {
   const findings: Finding[] = [];
+  const stageFindings: Finding[] = [];
   let downloaded = false;
   pipeline.forEach((command, i) => {
-    const { argv, viaXargs } = unwrapped[i];
+    const { argv, nested: inner, viaXargs } = unwrap(command.words, scope);
+    stageFindings.push(...inner, ...judge(argv, scope));
     const name = commandName(argv[0]);
     const args = argv.slice(1);
     const fed = command.input ?? (i > 0 ? pipelineOutput(pipeline.slice(0, i)) : null);
@@ -139,6 +138,7 @@ function checkPipeline(pipeline: Pipeline, unwrapped: Unwrapped[], scope: Scope)
     if (viaXargs) findings.push(...checkXargs(argv, fed, pipeline.slice(0, i), scope));
     if (DOWNLOADERS.has(name)) downloaded = true;
   });
+  findings.push(...stageFindings);
   return findings;
 }
 
@@ -153,7 +153,7 @@ function readsScriptFromStdin(name: string, args: string[]): boolean {
   if (SHELLS.has(name)) {
     const { flags, operands } = splitArgs(args);
     if (flags.some((f) => /^-[A-Za-z]*c/.test(f))) return false;
-    return operands.length === 0 || flags.some((f) => /^-[A-Za-z]*s/.test(f)) || STDIN_PATHS.has(operands[0]);
+    return operands.length === 0 || flags.some((f) => /^-[A-Za-z]*s/.test(f)) || STDIN_PATHS.has(operands[0] ?? '');
   }
   if (name === 'source' || name === '.') return STDIN_PATHS.has(args[0] ?? '');
   return INTERPRETERS.has(name) && args.every((a) => a === '-' || a.startsWith('-'));
@@ -189,14 +189,13 @@ function unwrap(words: string[], scope: Scope): Unwrapped {
   const found: Finding[] = [];
   let viaXargs = false;
   for (;;) {
-    while (argv.length && (KEYWORDS.has(argv[0]) || /^[A-Za-z_][A-Za-z0-9_]*=/.test(argv[0]))) argv = argv.slice(1);
+    while (isPrefixWord(argv[0])) argv = argv.slice(1);
     const wrapperName = commandName(argv[0]);
     const wrapper = WRAPPERS[wrapperName];
     if (!wrapper) break;
     if (wrapperName === 'xargs') viaXargs = true;
     argv = argv.slice(1);
-    while (argv.length && argv[0].startsWith('-') && argv[0] !== '-') {
-      const option = argv[0];
+    for (let option = argv[0]; option !== undefined && option.startsWith('-') && option !== '-'; option = argv[0]) {
       argv = argv.slice(1);
       if (option === '--') break;
       if (option === '-S' || option === '--split-string') {
@@ -209,8 +208,13 @@ function unwrap(words: string[], scope: Scope): Unwrapped {
     argv = argv.slice(wrapper.positional ?? 0);
   }
   // `watch "rm -rf ~"` and friends pass a whole command line as one word.
-  if (argv.length && /\s/.test(argv[0])) found.push(...analyse(argv.join(' '), nested(scope)));
+  if (/\s/.test(argv[0] ?? '')) found.push(...analyse(argv.join(' '), nested(scope)));
   return { argv, nested: found, viaXargs };
+}
+
+/** A keyword or `VAR=x` before the command name. */
+function isPrefixWord(word: string | undefined): boolean {
+  return word !== undefined && (KEYWORDS.has(word) || /^[A-Za-z_][A-Za-z0-9_]*=/.test(word));
 }
 
 function commandName(word: string | undefined): string {
@@ -224,10 +228,10 @@ function checkArgv(words: string[], scope: Scope): Finding[] {
 
 /** The rules applied to the command actually run (wrappers already removed). */
 function judge(argv: string[], scope: Scope): Finding[] {
-  if (!argv.length) return [];
-  const args = argv.slice(1);
-  if (isComputed(argv[0])) return checkComputedName(argv[0], args);
-  const name = commandName(argv[0]);
+  const [word, ...args] = argv;
+  if (word === undefined) return [];
+  if (isComputed(word)) return checkComputedName(word, args);
+  const name = commandName(word);
   return RULES.flatMap((rule) => rule(name, args, scope));
 }
 
@@ -358,7 +362,8 @@ function checkWrites(name: string, args: string[]): Finding[] {
   else if (which === 'last') targets = operands.slice(-1);
   else if ((name === 'sed' || name === 'perl') && flags.some((f) => /^-[A-Za-z]*i/.test(f) || f.startsWith('--in-place'))) targets = operands;
   const targetDir = args.findIndex((a) => a === '-t' || a === '--target-directory');
-  if (targetDir !== -1 && args[targetDir + 1]) targets.push(args[targetDir + 1]);
+  const directory = targetDir === -1 ? undefined : args[targetDir + 1];
+  if (directory) targets.push(directory);
   targets.push(...args.filter((a) => a.startsWith('--target-directory=')).map((a) => a.slice('--target-directory='.length)));
   return targets.flatMap((t) => checkWriteTarget(t, name));
 }
@@ -374,10 +379,12 @@ function checkWriteTarget(target: string, how: string): Finding[] {
 function checkGitPush(name: string, args: string[]): Finding[] {
   if (name !== 'git') return [];
   let i = 0;
-  while (i < args.length && args[i].startsWith('-')) {
-    i += GIT_VALUE_GLOBALS.includes(args[i]) ? 2 : 1;
+  let arg = args[0];
+  while (arg?.startsWith('-')) {
+    i += GIT_VALUE_GLOBALS.includes(arg) ? 2 : 1;
+    arg = args[i];
   }
-  if (args[i] !== 'push') return [];
+  if (arg !== 'push') return [];
   const rest = args.slice(i + 1);
   const force = rest.some(
     (a) => a === '--force' || a.startsWith('--force-with-lease') || a === '--mirror' || /^-[^-]*f/.test(a) || (a.startsWith('+') && a.length > 1),
@@ -390,9 +397,10 @@ function checkNestedShell(name: string, args: string[], scope: Scope): Finding[]
   if (name === 'eval') return analyse(args.join(' '), nested(scope));
   if (!SHELLS.has(name)) return [];
   let sawC = false;
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i];
-    if (['-o', '+o', '-O', '+O'].includes(a)) i++;
+  const words = args.values();
+  for (const a of words) {
+    if (['-o', '+o', '-O', '+O'].includes(a))
+      words.next(); // the option's value
     else if (/^-[A-Za-z]*c[A-Za-z]*$/.test(a)) sawC = true;
     else if (!a.startsWith('-') && !a.startsWith('+') && sawC) return analyse(a, nested(scope));
   }
@@ -411,15 +419,19 @@ function isWorkingDir(target: string): boolean {
 function isBroadTarget(raw: string): boolean {
   const target = raw.replace(/^\$HOME(?=\/|$)/, '~').replace(/^\$PWD(?=\/|$)/, '.');
   const segments = target.split('/');
+  const [first = ''] = segments; // split always gives at least one segment
   // A trailing `/*`, `/.*`, `/.` or `/` still means the folder's whole content.
-  while (segments.length > 1 && /^[*.?]*$/.test(segments[segments.length - 1]) && segments[segments.length - 1] !== '..') {
-    segments.pop();
-  }
-  if (segments.length === 1 && /^[*.?]*$/.test(segments[0])) return true; // `*`, `.`, `..`, `` (root)
-  if (segments[0].startsWith('~')) return segments.length === 1;
-  const absolute = segments[0] === '';
+  while (segments.length > 1 && isContentGlob(segments.at(-1))) segments.pop();
+  if (segments.length === 1 && /^[*.?]*$/.test(first)) return true; // `*`, `.`, `..`, `` (root)
+  if (first.startsWith('~')) return segments.length === 1;
+  const absolute = first === '';
   const normal = path.posix.normalize(segments.join('/') || '/');
   if (!absolute) return normal === '.' || normal === '..' || normal.startsWith('../');
   const parts = normal.split('/').filter(Boolean);
-  return parts.length <= 1 || (parts.length === 2 && SYSTEM_DIRS.has(parts[0]));
+  return parts.length <= 1 || (parts.length === 2 && SYSTEM_DIRS.has(parts[0] ?? ''));
+}
+
+/** `*`, `.*`, `.`, `` and the like: a segment meaning a folder's whole content, never `..`. */
+function isContentGlob(segment: string | undefined): boolean {
+  return segment !== undefined && /^[*.?]*$/.test(segment) && segment !== '..';
 }

@@ -23,8 +23,11 @@ export const PLAIN_SYNTAX: ReadonlySet<string> = new Set([
   'number',
 ]);
 
+/** A plain command's words: its name first, then its arguments. */
+export type CommandWords = [string, ...string[]];
+
 /** The words of `command` when it is one plain simple command, else null. */
-export async function plainCommandWords(command: string): Promise<string[] | null> {
+export async function plainCommandWords(command: string): Promise<CommandWords | null> {
   const parser = await bashParser();
   // Line continuations join lines before bash splits words (as parseShell reads them).
   const text = command.replace(/\\\r?\n/g, '');
@@ -34,9 +37,11 @@ export async function plainCommandWords(command: string): Promise<string[] | nul
   });
   if (!plain) return null;
   const parsed = parseShell(parser, text);
-  const only = parsed.pipelines.length === 1 && parsed.pipelines[0].length === 1 ? parsed.pipelines[0][0] : null;
+  const [pipeline] = parsed.pipelines;
+  const only = parsed.pipelines.length === 1 && pipeline?.length === 1 ? pipeline[0] : undefined;
   if (!only || only.computedName || only.input !== null || only.innerCommands.length || parsed.redirects.length || parsed.unreadable) return null;
-  return only.words.length ? only.words : null;
+  const [name, ...args] = only.words;
+  return name === undefined ? null : [name, ...args];
 }
 
 function onlyPlainSyntax(node: Node): boolean {
@@ -48,7 +53,7 @@ function onlyPlainSyntax(node: Node): boolean {
  * The prefix offered for a plain command: its name and, when the second word is not an
  * option, that word too (`npm test --watch` → `npm test`, `ls -la` → `ls`).
  */
-export function offeredPrefix(words: readonly string[]): string[] {
+export function offeredPrefix(words: Readonly<CommandWords>): string[] {
   const [name, second] = words;
   return second !== undefined && !second.startsWith('-') ? [name, second] : [name];
 }

@@ -81,9 +81,10 @@ function firstBraceGroup(word: string): { open: number; close: number; alternati
         parts.push(word.slice(start, i));
         start = i + 1;
       } else if (c === '}') {
-        parts.push(word.slice(start, i));
+        const last = word.slice(start, i);
+        parts.push(last);
         if (parts.length > 1) return { open, close: i, alternatives: parts };
-        const range = sequence(parts[0]);
+        const range = sequence(last);
         if (range) return { open, close: i, alternatives: range };
         break;
       }
@@ -94,13 +95,13 @@ function firstBraceGroup(word: string): { open: number; close: number; alternati
 
 /** `1..5`, `a..e`, `10..1..3`: bash's sequence expressions; null for anything else. */
 function sequence(body: string): string[] | null {
-  const m = /^(-?\d+|[A-Za-z])\.\.(-?\d+|[A-Za-z])(?:\.\.(-?\d+))?$/.exec(body);
-  if (!m) return null;
-  const numeric = /\d/.test(m[1]);
-  if (numeric !== /\d/.test(m[2])) return null;
-  const from = numeric ? Number(m[1]) : m[1].charCodeAt(0);
-  const to = numeric ? Number(m[2]) : m[2].charCodeAt(0);
-  const step = Math.abs(Number(m[3] ?? 1)) || 1;
+  const [, start, end, by] = /^(-?\d+|[A-Za-z])\.\.(-?\d+|[A-Za-z])(?:\.\.(-?\d+))?$/.exec(body) ?? [];
+  if (start === undefined || end === undefined) return null;
+  const numeric = /\d/.test(start);
+  if (numeric !== /\d/.test(end)) return null;
+  const from = numeric ? Number(start) : start.charCodeAt(0);
+  const to = numeric ? Number(end) : end.charCodeAt(0);
+  const step = Math.abs(Number(by ?? 1)) || 1;
   if (Math.abs(to - from) / step > MAX_BRACE_WORDS) throw new TooManyWords();
   const out: string[] = [];
   for (let v = from; from <= to ? v <= to : v >= to; v += from <= to ? step : -step) {

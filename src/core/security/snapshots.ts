@@ -26,9 +26,10 @@ import { errorMessage, LoomError } from '../errors';
 import { HeldFolder, isRegularOrMissing, kindOf, OPEN_CREATE_OR_TRUNCATE, OPEN_READ, openProjectFolder, openRegularFile, partsOf } from './project-fs';
 
 interface Original {
-  /** The project folder's real path, and the file's components below it. */
+  /** The project folder's real path, and the file's folders and name below it. */
   root: string;
-  parts: string[];
+  folders: string[];
+  name: string;
   /** null: the file did not exist. */
   content: Buffer | null;
   mode: number;
@@ -64,15 +65,19 @@ export class FileSnapshots {
     if (this.originals.has(absPath)) return;
     const root = await fsp.realpath(projectDir);
     const parts = partsOf(root, absPath);
-    if (parts.length === 0 || parts[0] === '..' || path.isAbsolute(parts[0])) return;
-    const now = await stateOf(root, parts);
+    const [top] = parts;
+    const name = parts.at(-1);
+    if (top === undefined || name === undefined || top === '..' || path.isAbsolute(top)) return;
+    const folders = parts.slice(0, -1);
+    const now = await stateOf(root, folders, name);
     if (now.kind === 'other') return; // the tool refuses it; nothing to restore
     this.originals.set(absPath, {
       root,
-      parts,
+      folders,
+      name,
       content: now.kind === 'file' ? now.content : null,
       mode: now.kind === 'file' ? now.mode : 0o644,
-      foldersThatExisted: now.kind === 'missing' ? now.foldersThatExisted : parts.length - 1,
+      foldersThatExisted: now.kind === 'missing' ? now.foldersThatExisted : folders.length,
     });
   }
 
@@ -80,7 +85,7 @@ export class FileSnapshots {
   async changedFiles(): Promise<string[]> {
     const changed: string[] = [];
     for (const [abs, original] of this.originals) {
-      if (!sameAsNow(original, await stateOf(original.root, original.parts))) changed.push(abs);
+      if (!sameAsNow(original, await stateOf(original.root, original.folders, original.name))) changed.push(abs);
     }
     return changed.sort();
   }
@@ -106,8 +111,8 @@ function sameAsNow(original: Original, now: FileState): boolean {
   return now.kind === 'file' && now.content.equals(original.content);
 }
 
-/** What is at `parts` now, walked from the project folder without following links. */
-async function stateOf(root: string, parts: string[]): Promise<FileState> {
+/** What is at `folders`/`name` now, walked from the project folder without following links. */
+async function stateOf(root: string, folders: string[], name: string): Promise<FileState> {
   let folder: HeldFolder;
   try {
     folder = await HeldFolder.openRoot(root);
@@ -115,17 +120,17 @@ async function stateOf(root: string, parts: string[]): Promise<FileState> {
     return { kind: 'other' };
   }
   try {
-    for (const [i, name] of parts.slice(0, -1).entries()) {
+    for (const [i, step] of folders.entries()) {
       let next: HeldFolder;
       try {
-        next = await folder.folder(name);
+        next = await folder.folder(step);
       } catch (err) {
         return errCode(err) === 'ENOENT' ? { kind: 'missing', foldersThatExisted: i } : { kind: 'other' };
       }
       await folder.close();
       folder = next;
     }
-    return await fileState(folder, parts[parts.length - 1], parts.length - 1);
+    return await fileState(folder, name, folders.length);
   } finally {
     await folder.close();
   }
@@ -147,11 +152,11 @@ async function fileState(folder: HeldFolder, name: string, folders: number): Pro
 
 /** Writes the old content back in place, into a regular file only (checked before and after the open). */
 async function restore(original: Original, content: Buffer): Promise<void> {
-  const { root, parts } = original;
-  const folder = await openProjectFolder(root, parts.slice(0, -1), { create: true });
+  const { root, folders, name } = original;
+  const folder = await openProjectFolder(root, folders, { create: true });
   try {
-    await isRegularOrMissing(folder, parts[parts.length - 1]);
-    const { handle } = await openRegularFile(folder, parts[parts.length - 1], OPEN_CREATE_OR_TRUNCATE);
+    await isRegularOrMissing(folder, name);
+    const { handle } = await openRegularFile(folder, name, OPEN_CREATE_OR_TRUNCATE);
     try {
       await handle.writeFile(content);
       await handle.chmod(original.mode);
@@ -165,22 +170,25 @@ async function restore(original: Original, content: Buffer): Promise<void> {
 
 /** Removes the file the session created, then the folders created for it while empty. */
 async function removeCreated(original: Original): Promise<void> {
-  const { root, parts } = original;
-  const folders = parts.slice(0, -1);
-  const name = parts[parts.length - 1];
+  const { root, folders, name } = original;
   // Every folder on the way stays held: each created one is removed through its parent.
-  const chain = [await HeldFolder.openRoot(root)];
+  let parent = await HeldFolder.openRoot(root);
+  const chain = [parent];
+  const steps: { holder: HeldFolder; folder: string }[] = [];
   try {
-    for (const folder of folders) chain.push(await chain[chain.length - 1].folder(folder));
-    const parent = chain[chain.length - 1];
+    for (const folder of folders) {
+      steps.push({ holder: parent, folder });
+      parent = await parent.folder(folder);
+      chain.push(parent);
+    }
     const stat = await parent.at(name, (at) => fsp.lstat(at)).catch((err: unknown) => (errCode(err) === 'ENOENT' ? null : Promise.reject(err)));
     if (stat && !stat.isFile()) {
-      throw new LoomError(`${parts.join('/')} is now ${kindOf(stat)}, not the file this session wrote; it was left alone.`);
+      throw new LoomError(`${[...folders, name].join('/')} is now ${kindOf(stat)}, not the file this session wrote; it was left alone.`);
     }
     if (stat) await parent.at(name, (at) => fsp.unlink(at));
-    for (let i = folders.length - 1; i >= original.foldersThatExisted; i--) {
-      const removed = await chain[i]
-        .at(folders[i], (at) => fsp.rmdir(at))
+    for (const { holder, folder } of steps.slice(original.foldersThatExisted).reverse()) {
+      const removed = await holder
+        .at(folder, (at) => fsp.rmdir(at))
         .then(
           () => true,
           () => false,

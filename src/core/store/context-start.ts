@@ -38,7 +38,7 @@ export function deriveContext(start: ContextStart, view: TranscriptView): ChatMe
 }
 
 export function sameMessages(a: readonly ChatMessage[], b: readonly ChatMessage[]): boolean {
-  return a.length === b.length && a.every((m, i) => messageKey(m) === messageKey(b[i]));
+  return a.length === b.length && a.every((m, i) => b[i] !== undefined && messageKey(m) === messageKey(b[i]));
 }
 
 /**
@@ -64,9 +64,12 @@ export function derive(start: ContextStart, transcript: ChatMessage[]): ChatMess
 function matchSuffix(messages: ChatMessage[], transcript: ChatMessage[], withSystem: boolean): ContextStart {
   let keptFrom = transcript.length;
   let j = messages.length - 1;
-  for (let i = transcript.length - 1; i >= 0 && j >= 0; i--) {
-    if (transcript[i].role === 'system') continue;
-    if (messageKey(transcript[i]) !== messageKey(messages[j])) break;
+  for (let i = transcript.length - 1; i >= 0; i--) {
+    const message = transcript[i];
+    const wanted = messages[j];
+    if (message === undefined || wanted === undefined) break; // wanted: every message matched
+    if (message.role === 'system') continue;
+    if (messageKey(message) !== messageKey(wanted)) break;
     keptFrom = i;
     j--;
   }

@@ -218,9 +218,9 @@ export function parseExport(text: string): ParsedExport {
   }
   const parsed = exportSchemas[head.version as 1 | 2 | 3].safeParse(doc);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const where = issue.path.length ? issue.path.join('.') : 'the document';
-    throw invalidExport(where, issue.message);
+    const [issue] = parsed.error.issues;
+    const where = issue?.path.length ? issue.path.join('.') : 'the document';
+    throw invalidExport(where, issue?.message ?? 'it does not match the export format');
   }
   const { fork: _fork, context_start: _start, ...session } = parsed.data.session as ExportedSession & Partial<TreeFields>;
   const context = checkedContext(session.messages);

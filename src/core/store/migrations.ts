@@ -390,7 +390,7 @@ export function readSchemaVersion(db: Database.Database): number {
 }
 
 export function latestVersion(migrations: readonly Migration[]): number {
-  return migrations.length ? migrations[migrations.length - 1].version : 0;
+  return migrations.at(-1)?.version ?? 0;
 }
 
 /**

@@ -48,7 +48,7 @@ interface TableShape {
   /** The columns copied: those both databases have. */
   columns: string[];
   /** The b-tree's key: rowid, or a WITHOUT ROWID table's primary key columns. */
-  key: string[];
+  key: [string, ...string[]];
   /** Whether the first key column holds integers, so a break can be stepped over. */
   integerKey: boolean;
 }
@@ -62,9 +62,10 @@ function tableShape(source: Database.Database, target: Database.Database, table:
     .map((c) => c.name)
     .filter((name) => wanted.has(name));
   const sql = (source.prepare(`SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?`).get(table) as { sql: string }).sql;
-  if (!/WITHOUT\s+ROWID\s*$/i.test(sql.trim())) return { table, columns, key: ['rowid'], integerKey: true };
-  const primary = sourceColumns.filter((c) => c.pk > 0).sort((a, b) => a.pk - b.pk);
-  return { table, columns, key: primary.map((c) => c.name), integerKey: /INT/i.test(primary[0].type) };
+  const [first, ...rest] = sourceColumns.filter((c) => c.pk > 0).sort((a, b) => a.pk - b.pk);
+  // SQLite makes a WITHOUT ROWID table declare a primary key: a table has one or a rowid.
+  if (!/WITHOUT\s+ROWID\s*$/i.test(sql.trim()) || first === undefined) return { table, columns, key: ['rowid'], integerKey: true };
+  return { table, columns, key: [first.name, ...rest.map((c) => c.name)], integerKey: /INT/i.test(first.type) };
 }
 
 /** Yields each readable row's copied values; records the key ranges it had to step over. */

@@ -188,7 +188,7 @@ function contextProblem(db: Database.Database, id: string): string | null {
 /** The calls of the last assistant message that no tool message after it answers, when only tool messages follow it. */
 function openCallsAtEnd(messages: readonly ChatMessage[]): number {
   let i = messages.length - 1;
-  while (i >= 0 && messages[i].role === 'tool') i--;
+  while (messages[i]?.role === 'tool') i--; // stops before the start: messages[-1] is undefined
   const last = messages.at(i);
   if (last?.role !== 'assistant' || !last.tool_calls) return 0;
   const answered = new Set(messages.slice(i + 1).map((m) => (m.role === 'tool' ? m.tool_call_id : '')));

@@ -169,13 +169,13 @@ interface HubSchemaFacts {
  */
 export async function checkHubSchema(client: pg.Client): Promise<{ hubId: string; version: number }> {
   const url = clientUrl(client);
-  const { rows } = await client.query<HubSchemaFacts>(
+  const facts = await queryOne<HubSchemaFacts>(
+    client,
     `SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_namespace WHERE nspname = 'loom') AS schema,
             current_user AS role,
             COALESCE((SELECT rolsuper FROM pg_catalog.pg_roles WHERE rolname = current_user), false) AS superuser,
             EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = 'loom_user') AND pg_has_role('loom_user', 'USAGE') AS "loomUser"`,
   );
-  const facts = rows[0];
   if (!facts.schema) throw noSchemaError(url);
   if (facts.superuser) {
     throw new HubError(`Role ${facts.role} is a superuser on the hub at ${url}, which row-level security does not bind: sync as a Loom user role.`, 'role');
@@ -188,8 +188,8 @@ export async function checkHubSchema(client: pg.Client): Promise<{ hubId: string
 
 /** The hub's id and schema version, refused when this Loom cannot use it (newer, older or none). */
 export async function readHubVersion(client: pg.Client, url = clientUrl(client)): Promise<{ hubId: string; version: number }> {
-  const { rows } = await client.query<{ schema: boolean }>(`SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_namespace WHERE nspname = 'loom') AS schema`);
-  if (!rows[0].schema) throw noSchemaError(url);
+  const { schema } = await queryOne<{ schema: boolean }>(client, `SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_namespace WHERE nspname = 'loom') AS schema`);
+  if (!schema) throw noSchemaError(url);
   const meta = await client.query<{ key: string; value: string }>(`SELECT key, value FROM loom.hub_meta WHERE key IN ('schema_version', 'hub_id')`);
   const value = (key: string) => meta.rows.find((row) => row.key === key)?.value;
   const version = Number(value('schema_version') ?? 0);
@@ -199,6 +199,17 @@ export async function readHubVersion(client: pg.Client, url = clientUrl(client))
     throw new HubError(`The hub at ${url} has schema version ${version}; run loom --hub-init ${url} to bring it to version ${HUB_SCHEMA_VERSION}.`, 'schema');
   }
   return { hubId, version };
+}
+
+/**
+ * The row a query always gives (a SELECT of expressions, the clock row, a row just
+ * written); a hub without it has a damaged schema, said as such rather than crashing.
+ */
+export async function queryOne<T extends pg.QueryResultRow>(client: pg.Client, sql: string, values?: unknown[]): Promise<T> {
+  const { rows } = await client.query<T>(sql, values);
+  const [row] = rows;
+  if (row === undefined) throw new HubError(`The hub at ${clientUrl(client)} is missing a row its Loom schema always has; its schema is damaged.`, 'schema');
+  return row;
 }
 
 function noSchemaError(url: string): HubError {

@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
-import { connectHub, explainHubError, HubError, newerSchemaError } from './hub-connection';
+import { connectHub, explainHubError, HubError, newerSchemaError, queryOne } from './hub-connection';
 import { HUB_MIGRATIONS, HUB_SCHEMA_VERSION } from './hub-schema';
 import type { HubConfig } from './hub-url';
 
@@ -36,15 +36,16 @@ export async function initHub(hub: HubConfig): Promise<{ from: number; to: numbe
  * inits must not be a Loom user too: its sessions would not be private to the policies.
  */
 async function refuseLoomUser(client: pg.Client, hub: HubConfig): Promise<void> {
-  const { rows } = await client.query<{ role: string; member: boolean }>(
+  const { role, member } = await queryOne<{ role: string; member: boolean }>(
+    client,
     `SELECT current_user AS role,
             EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = $1)
               AND NOT COALESCE((SELECT rolsuper FROM pg_catalog.pg_roles WHERE rolname = current_user), false)
               AND pg_has_role($1, 'USAGE') AS member`,
     [LOOM_USER_ROLE],
   );
-  if (rows[0].member) {
-    throw new HubError(`Role ${rows[0].role} is a Loom user (in ${LOOM_USER_ROLE}); run loom --hub-init ${hub.url} as the hub's owner role instead.`, 'role');
+  if (member) {
+    throw new HubError(`Role ${role} is a Loom user (in ${LOOM_USER_ROLE}); run loom --hub-init ${hub.url} as the hub's owner role instead.`, 'role');
   }
 }
 
@@ -74,8 +75,8 @@ async function migrate(client: pg.Client, hub: HubConfig): Promise<{ from: numbe
     await client.query('CREATE TABLE IF NOT EXISTS loom.hub_meta (key text PRIMARY KEY, value text NOT NULL)');
     await client.query(`INSERT INTO loom.hub_meta (key, value) VALUES ('schema_version', '0') ON CONFLICT (key) DO NOTHING`);
     // The row lock makes a second init wait for this one, then find the work done.
-    const { rows } = await client.query<{ value: string }>(`SELECT value FROM loom.hub_meta WHERE key = 'schema_version' FOR UPDATE`);
-    const from = Number(rows[0].value);
+    const { value } = await queryOne<{ value: string }>(client, `SELECT value FROM loom.hub_meta WHERE key = 'schema_version' FOR UPDATE`);
+    const from = Number(value);
     if (from > HUB_SCHEMA_VERSION) throw newerSchemaError(hub.url, from);
     for (const migration of HUB_MIGRATIONS.filter((m) => m.version > from)) {
       for (const statement of migration.statements) await client.query(statement);

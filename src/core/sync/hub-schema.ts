@@ -411,4 +411,4 @@ export const HUB_MIGRATIONS: readonly HubMigration[] = [
 ];
 
 /** The newest hub schema this Loom knows; a hub at a higher version is refused, untouched. */
-export const HUB_SCHEMA_VERSION = HUB_MIGRATIONS[HUB_MIGRATIONS.length - 1].version;
+export const HUB_SCHEMA_VERSION = Math.max(...HUB_MIGRATIONS.map((m) => m.version));

@@ -4,7 +4,7 @@
  * with it (the hub's trigger moves them past the user's cursor). The same as the owner's
  * `INSERT INTO loom.team_members`, with the checks a typo deserves.
  */
-import { connectHub, explainHubError, HubError, readHubVersion } from './hub-connection';
+import { connectHub, explainHubError, HubError, queryOne, readHubVersion } from './hub-connection';
 import { LOOM_USER_ROLE } from './hub-init';
 import type { HubConfig } from './hub-url';
 
@@ -12,13 +12,14 @@ export async function addTeamMember(hub: HubConfig, team: string, member: string
   const client = await connectHub(hub);
   try {
     await readHubVersion(client, hub.url);
-    const { rows } = await client.query<{ exists: boolean; loomUser: boolean }>(
+    const { exists, loomUser } = await queryOne<{ exists: boolean; loomUser: boolean }>(
+      client,
       `SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = $1) AS exists,
               EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = $1) AND pg_has_role($1, $2, 'USAGE') AS "loomUser"`,
       [member, LOOM_USER_ROLE],
     );
-    if (!rows[0].loomUser) {
-      const create = rows[0].exists ? `GRANT ${LOOM_USER_ROLE} TO ${member};` : `CREATE ROLE ${member} LOGIN PASSWORD '…' IN ROLE ${LOOM_USER_ROLE};`;
+    if (!loomUser) {
+      const create = exists ? `GRANT ${LOOM_USER_ROLE} TO ${member};` : `CREATE ROLE ${member} LOGIN PASSWORD '…' IN ROLE ${LOOM_USER_ROLE};`;
       throw new HubError(`Role ${member} is not a Loom user on the hub at ${hub.url}; make it one first: ${create}`, 'role');
     }
     const inserted = await client.query(`INSERT INTO loom.team_members (team, member) VALUES ($1, $2) ON CONFLICT DO NOTHING`, [team, member]);

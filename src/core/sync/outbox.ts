@@ -51,8 +51,9 @@ export function readBatch(db: Database.Database, afterSeq: number, limit: number
         WHERE seq > @after AND seq < COALESCE((SELECT MIN(seq) FROM sync_outbox WHERE seq > @after AND session_id IN (SELECT session_id FROM sync_inbox)), @end)
         ORDER BY seq LIMIT @limit`,
     ).all({ after: afterSeq, limit, end: Number.MAX_SAFE_INTEGER }) as OutboxRow[];
-    if (rows.length === 0) return undefined;
-    const batch: OutboxBatch = { lastSeq: rows[rows.length - 1].seq, sessions: [], entries: [], records: [], tombstones: [], shares: [], conflicts: [] };
+    const last = rows.at(-1);
+    if (last === undefined) return undefined;
+    const batch: OutboxBatch = { lastSeq: last.seq, sessions: [], entries: [], records: [], tombstones: [], shares: [], conflicts: [] };
     // Every session the batch touches goes with it, so its rows never reach the hub before it.
     const sessionIds = new Set<string>();
     for (const row of rows) {

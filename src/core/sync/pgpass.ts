@@ -25,12 +25,16 @@ export function readPgpass(hub: HubConfig, env: NodeJS.ProcessEnv = process.env)
 
 /** Splits on unescaped colons, undoing `\:` and `\\`. */
 function splitFields(line: string): string[] {
-  const fields = [''];
+  const fields: string[] = [];
+  let field = '';
   for (let i = 0; i < line.length; i++) {
-    const char = line[i];
-    if (char === '\\' && i + 1 < line.length) fields[fields.length - 1] += line[++i];
-    else if (char === ':') fields.push('');
-    else fields[fields.length - 1] += char;
+    const char = line.charAt(i);
+    if (char === '\\' && i + 1 < line.length) field += line.charAt(++i);
+    else if (char === ':') {
+      fields.push(field);
+      field = '';
+    } else field += char;
   }
+  fields.push(field);
   return fields;
 }

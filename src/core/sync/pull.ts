@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import type { SessionStore } from '../store/session-store';
+import { queryOne } from './hub-connection';
 import { applyChanges, type ApplyContext, type ApplyCounts, type RemoteChange, type RemoteEntry, type RemoteRecord, type RemoteSession } from './apply';
 import { setCursor, type SyncState } from './sync-state';
 
@@ -20,8 +21,8 @@ export interface PullOptions {
  * pull cut short is read again (entries and records are applied once whatever repeats).
  */
 export async function pullHub(client: pg.Client, store: SessionStore, state: SyncState, options: PullOptions, counts: ApplyCounts): Promise<void> {
-  const { rows } = await client.query<{ seq: string }>('SELECT seq FROM loom.clock WHERE id = 1');
-  const upTo = Number(rows[0].seq);
+  const { seq } = await queryOne<{ seq: string }>(client, 'SELECT seq FROM loom.clock WHERE id = 1');
+  const upTo = Number(seq);
   if (upTo <= state.cursor) return;
   const context: ApplyContext = { deviceLabel: options.deviceLabel, labelOf: await deviceLabels(client), isBusy: options.isBusy };
   const sessions = await readSessions(client, state.cursor, upTo);
@@ -106,9 +107,9 @@ async function* readEntryPages(client: pg.Client, range: Range): AsyncGenerator<
           AND (e.session_id, e.seq) > ($5::uuid, $6) ORDER BY e.session_id, e.seq LIMIT ${PULL_PAGE}`,
       [range.cursor, range.upTo, range.deviceId, range.fresh, after[0], after[1]],
     );
-    if (rows.length === 0) return;
+    const last = rows.at(-1);
+    if (last === undefined) return;
     yield rows.map((entry) => ({ type: 'entry', entry }));
-    const last = rows[rows.length - 1];
     after = [last.session_id, last.seq];
     if (rows.length < PULL_PAGE) return;
   }

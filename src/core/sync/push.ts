@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import type pg from 'pg';
 import { markSessionsSynced } from './apply';
+import { queryOne } from './hub-connection';
 import { confirmPushed, markPushed, readBatch, type OutboxBatch } from './outbox';
 
 /** Outbox rows per hub transaction. */
@@ -72,8 +73,8 @@ async function lockDevice(client: pg.Client, { deviceId, deviceLabel }: PushOpti
     'INSERT INTO loom.devices (device_id, label) VALUES ($1, $2) ON CONFLICT (device_id) DO UPDATE SET label = excluded.label, seen_at = now()',
     [deviceId, deviceLabel],
   );
-  const { rows } = await client.query<{ last_seq: string }>('SELECT last_seq FROM loom.devices WHERE device_id = $1 FOR UPDATE', [deviceId]);
-  return Number(rows[0].last_seq);
+  const { last_seq } = await queryOne<{ last_seq: string }>(client, 'SELECT last_seq FROM loom.devices WHERE device_id = $1 FOR UPDATE', [deviceId]);
+  return Number(last_seq);
 }
 
 /**
@@ -85,8 +86,7 @@ async function lockDevice(client: pg.Client, { deviceId, deviceLabel }: PushOpti
  */
 async function sendBatch(client: pg.Client, all: OutboxBatch, deviceId: string, meanwhile: () => void): Promise<string[] | 'diverged'> {
   const batch = await withoutForeignSessions(client, all);
-  const { rows } = await client.query<{ seq: string }>('UPDATE loom.clock SET seq = seq + 1 WHERE id = 1 RETURNING seq');
-  const hubSeq = rows[0].seq;
+  const { seq: hubSeq } = await queryOne<{ seq: string }>(client, 'UPDATE loom.clock SET seq = seq + 1 WHERE id = 1 RETURNING seq');
   await upsertSessions(client, batch, deviceId, hubSeq);
   await recordLostValues(client, batch, deviceId);
   // The hub computes the bodies' search vectors, the longest part of a batch: the caller reads the next batch meanwhile.

@@ -89,7 +89,10 @@ function matchBatch(scan: Scan, sandbox: vm.Context, source: string, batch: { re
     if (!isVmTimeout(err)) throw err;
     return false;
   }
-  for (const [f, n, text] of found.slice(0, room)) scan.lines.push(`${batch[f].rel}:${n}: ${clip(text)}`);
+  for (const [f, n, text] of found.slice(0, room)) {
+    const file = batch[f];
+    if (file) scan.lines.push(`${file.rel}:${n}: ${clip(text)}`);
+  }
   if (found.length > room) scan.capped = true;
   return true;
 }

@@ -134,7 +134,8 @@ async function readCapped(hop: Hop, maxBytes: number): Promise<{ body: Buffer; t
 }
 
 function mediaType(contentType: string): string {
-  return contentType.split(';')[0].trim().toLowerCase();
+  const [type = ''] = contentType.split(';'); // split gives at least one part
+  return type.trim().toLowerCase();
 }
 
 function charsetOf(contentType: string): string {

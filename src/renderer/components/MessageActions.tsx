@@ -109,21 +109,17 @@ export function MessageActions({ index, message }: { index: number; message: Cha
 
 function VersionSwitcher({ point, onSwitch }: { point: BranchPoint; onSwitch: (id: string) => void }) {
   const { current, branches } = point;
+  const previous = branches[current - 1];
+  const next = branches[current + 1];
   return (
     <span className="versions" role="group" aria-label={`Version ${current + 1} of ${branches.length}`}>
-      <button type="button" className="small" aria-label="Previous version" disabled={current === 0} onClick={() => onSwitch(branches[current - 1].id)}>
+      <button type="button" className="small" aria-label="Previous version" disabled={!previous} onClick={() => previous && onSwitch(previous.id)}>
         ‹
       </button>
       <span className="versions-count">
         {current + 1} / {branches.length}
       </span>
-      <button
-        type="button"
-        className="small"
-        aria-label="Next version"
-        disabled={current === branches.length - 1}
-        onClick={() => onSwitch(branches[current + 1].id)}
-      >
+      <button type="button" className="small" aria-label="Next version" disabled={!next} onClick={() => next && onSwitch(next.id)}>
         ›
       </button>
     </span>

@@ -103,7 +103,8 @@ function ToolCallCard({ call }: { call: ToolCall }) {
 
 function ToolResultCard({ name, content }: { name?: string; content: string }) {
   const text = useMemo(() => toolText(content), [content]);
-  const firstLine = text.split('\n', 1)[0].slice(0, 120);
+  const [line = ''] = text.split('\n', 1);
+  const firstLine = line.slice(0, 120);
   return (
     <details className="card tool-result" aria-label={`Result of ${name ?? 'tool'}`}>
       <summary>

@@ -21,14 +21,14 @@ type Row = { kind: 'message'; index: number } | { kind: 'marker'; marker: Compac
 /** Maps virtual rows to messages, markers and the live row. */
 function rowModel(total: number, markers: CompactionMarker[]) {
   const sorted = markers.map((m, n) => ({ ...m, index: Math.min(m.index, total), n })).sort((a, b) => a.index - b.index || a.n - b.n);
-  const positions = sorted.map((m, k) => m.index + k);
+  const placed = sorted.map((marker, k) => ({ marker, position: marker.index + k }));
   const count = total + sorted.length + 1;
   const rowAt = (r: number): Row => {
     if (r === count - 1) return { kind: 'live' };
     let before = 0;
-    for (let k = 0; k < positions.length; k++) {
-      if (positions[k] === r) return { kind: 'marker', marker: sorted[k], n: sorted[k].n + 1 };
-      if (positions[k] < r) before++;
+    for (const { marker, position } of placed) {
+      if (position === r) return { kind: 'marker', marker, n: marker.n + 1 };
+      if (position < r) before++;
     }
     return { kind: 'message', index: r - before };
   };

@@ -30,23 +30,26 @@ export function highlightCode(text: string, lang: string | undefined): Highlight
 /** The span tree of highlight.js output, or null for anything outside its grammar. */
 function spanTree(html: string): Highlighted[] | null {
   const root: Highlighted[] = [];
-  const open: Highlighted[][] = [root];
+  /** The children lists of the spans around `current`, outermost first. */
+  const outer: Highlighted[][] = [];
+  let current = root;
   PIECE.lastIndex = 0;
   while (PIECE.lastIndex < html.length) {
     const piece = PIECE.exec(html);
     if (!piece) return null;
     const [, className, close, text] = piece;
-    const current = open[open.length - 1];
     if (className !== undefined) {
       const span = { className, children: [] as Highlighted[] };
       current.push(span);
-      open.push(span.children);
+      outer.push(current);
+      current = span.children;
     } else if (close !== undefined) {
-      if (open.length === 1) return null;
-      open.pop();
-    } else {
+      const parent = outer.pop();
+      if (parent === undefined) return null;
+      current = parent;
+    } else if (text !== undefined) {
       current.push(decodeCharacterReferences(text));
     }
   }
-  return open.length === 1 ? root : null;
+  return outer.length === 0 ? root : null;
 }

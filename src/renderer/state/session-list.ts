@@ -161,10 +161,11 @@ export function applyChange(items: SidebarItem[], event: SessionEvent, includeAr
 /** Search hits keep their rank and snippet: a change updates the session shown, a deletion removes it. */
 export function applyToHits(hits: SidebarItem[], event: SessionEvent, includeArchived: boolean): SidebarItem[] {
   const at = hits.findIndex((hit) => hit.id === event.sessionId);
-  if (at < 0) return hits;
+  const found = hits[at]; // undefined when no hit is that session
+  if (found === undefined) return hits;
   if (event.type === 'session_deleted' || (event.meta.archived && !includeArchived)) return hits.filter((hit) => hit.id !== event.sessionId);
   // A team hit's session that just arrived (a sync) is on this device from now on.
-  const team = teamAsSynced(hits[at]);
+  const team = teamAsSynced(found);
   return hits.map((hit, i) => (i === at ? { ...event.meta, snippet: hit.snippet, message_index: hit.message_index, ...team } : hit));
 }
 

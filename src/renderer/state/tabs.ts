@@ -74,9 +74,9 @@ export function useTabs(initial: Settings, onClosed: (id: string) => void) {
 
   const cycle = useCallback((step: number) => {
     setState((s) => {
-      if (s.ids.length === 0) return s;
       const at = s.active ? s.ids.indexOf(s.active) : 0;
-      return { ...s, active: s.ids[(at + step + s.ids.length) % s.ids.length] };
+      const active = s.ids[(at + step + s.ids.length) % s.ids.length];
+      return active === undefined ? s : { ...s, active }; // undefined: no tabs open
     });
   }, []);
 
