@@ -17,6 +17,7 @@ import { dispatch } from '../../src/backend/dispatch';
 import { JsonFileSettingsStore } from '../../src/backend/settings-store';
 import { buildLoom, expectOneErrorLine, makeTempDir, removeDir, runLoom } from '../cli/run-loom';
 import { breakMessagesPage, fillStore, leafPages, listing, sha256, smashPage } from '../store/damage-helpers';
+import { nth } from '../support/elements';
 
 let root: string;
 let dataDir: string;
@@ -85,7 +86,7 @@ describe('guarantee 11: a damaged database is reported, never emptied', () => {
     fillStore(dataDir, 60);
     const pages = leafPages(file, 'sessions');
     expect(pages.length).toBeGreaterThan(1);
-    smashPage(file, pages[1]);
+    smashPage(file, nth(pages, 1));
     await expectRefused(['--list-sessions'], `The session database ${file} is damaged (database disk image is malformed). ${wayOut()}`);
   });
 

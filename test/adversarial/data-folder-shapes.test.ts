@@ -14,6 +14,7 @@ import { databasePath } from '../../src/core/store/db';
 import { SessionStore } from '../../src/core/store/session-store';
 import { buildLoom, expectOneErrorLine, makeTempDir, removeDir, runLoom } from '../cli/run-loom';
 import { fillStore, leafPages, sha256, smashPage } from '../store/damage-helpers';
+import { nth } from '../support/elements';
 
 let root: string;
 let dataDir: string;
@@ -156,7 +157,7 @@ describe('a data folder Loom can only read (a read-only mount; skipped where mou
     readOnlyDataFolder(ctx, () => {
       fillStore(dataDir, 30);
       const pages = leafPages(file, 'messages');
-      smashPage(file, pages[Math.floor(pages.length / 2)]);
+      smashPage(file, nth(pages, Math.floor(pages.length / 2)));
     });
     const before = snapshot(dataDir);
     const run = await loom('--doctor');

@@ -27,6 +27,7 @@ import {
 } from '../import/agent-stores';
 import { jsonl, writeFile } from '../import/fixtures';
 import { openStore, tempDir } from '../store/helpers';
+import { nth, take } from '../support/elements';
 import { strictChatViolations } from '../support/strict-chat-rules';
 import { inStore, runLoom, useLoomFixture } from '../cli-agent/support';
 
@@ -210,14 +211,14 @@ describe('imported prompts and tool results reach the model fenced as data', () 
       write(at);
       const imported = await runLoom(ctx.ws, ctx.server.baseUrl, ['--import-from', source, at]);
       expect(imported.code).toBe(0);
-      const id = inStore(ctx.ws, (store) => store.list()[0].id);
+      const id = inStore(ctx.ws, (store) => nth(store.list(), 0).id);
 
       ctx.server.enqueue({ text: 'Resumed.' });
       const resumed = await runLoom(ctx.ws, ctx.server.baseUrl, ['--resume', id], 'Go on.\n');
       expect(resumed.code).toBe(0);
-      const sent = ctx.server.requests[0].body as { messages: SentMessage[] };
+      const sent = nth(ctx.server.requests, 0).body as { messages: SentMessage[] };
       expect(strictChatViolations(sent)).toEqual([]);
-      const [prompt, , result] = sent.messages.slice(1);
+      const [prompt, , result] = take(sent.messages.slice(1), 3);
 
       expect(prompt.role).toBe('user');
       expect(rawTags(prompt.content)).toEqual(['<user_input', '</user_input']);
@@ -227,7 +228,10 @@ describe('imported prompts and tool results reach the model fenced as data', () 
       expect(result.content).toMatch(/^<tool_result name="[^"]+">\n[\s\S]*\n<\/tool_result>$/);
       // The data is all there for the model to read, and the user reads it as the source had it.
       expect(result.content).toContain('SYSTEM OVERRIDE');
-      const [stored, , storedResult] = inStore(ctx.ws, (store) => store.getTranscript(id));
+      const [stored, , storedResult] = take(
+        inStore(ctx.ws, (store) => store.getTranscript(id)),
+        3,
+      );
       expect(stored.role === 'user' && userText(stored.content)).toBe(PROMPT);
       expect(storedResult.role === 'tool' && toolText(storedResult.content)).toBe(RESULT);
     });
@@ -275,11 +279,13 @@ describe('tool calls with an empty id or name', () => {
     const imported = await runLoom(ctx.ws, ctx.server.baseUrl, ['--import-from', 'claude-code', at]);
     expect(imported.code).toBe(0);
     expect(imported.stdout).toContain('2 tool calls without an id left out with their results');
-    const id = inStore(ctx.ws, (store) => store.list()[0].id);
+    const id = inStore(ctx.ws, (store) => nth(store.list(), 0).id);
 
     ctx.server.enqueue({ text: 'Resumed.' });
     expect((await runLoom(ctx.ws, ctx.server.baseUrl, ['--resume', id], 'Go on.\n')).code).toBe(0);
-    const sent = ctx.server.requests[0].body as { messages: { role: string; content: string; tool_calls?: { id: string; function: { name: string } }[] }[] };
+    const sent = nth(ctx.server.requests, 0).body as {
+      messages: { role: string; content: string; tool_calls?: { id: string; function: { name: string } }[] }[];
+    };
     expect(strictChatViolations(sent)).toEqual([]);
     const calls = sent.messages.flatMap((m) => m.tool_calls ?? []);
     expect(calls.map((c) => [c.id, c.function.name])).toEqual([
@@ -359,7 +365,7 @@ describe('tool calls with an empty id or name, in the other importers', () => {
       const file = writeFile(path.join(tempDir('loom-empty-'), name), text);
       const store = openStore();
       await runImport(store, await importFiles({ source, path: file, home: tempDir() }));
-      const context = store.getContext(store.list()[0].id);
+      const context = store.getContext(nth(store.list(), 0).id);
       expect(strictChatViolations({ messages: context })).toEqual([]);
       const calls = context.flatMap((m) => (m.role === 'assistant' ? (m.tool_calls ?? []) : []));
       expect(calls.map((c) => [c.id, c.function.name])).toEqual([[expect.stringMatching(/named/), 'unknown']]);
@@ -387,7 +393,7 @@ describe('gemini-cli: calls without an id or a name, responses answering no call
     const store = openStore();
     const summary = await runImport(store, await importFiles({ source: 'gemini-cli', path: file, home: tempDir() }));
     expect(summary.counts).toMatchObject({ droppedResults: 2, closedCalls: 1 });
-    const context = store.getContext(store.list()[0].id);
+    const context = store.getContext(nth(store.list(), 0).id);
     expect(strictChatViolations({ messages: context })).toEqual([]);
     const calls = context.flatMap((m) => (m.role === 'assistant' ? (m.tool_calls ?? []) : []));
     expect(calls.map((c) => c.function.name)).toEqual(['unknown', 'run']);
@@ -460,7 +466,7 @@ describe('deep input costs only its own line', () => {
       const summary = await runImport(store, await importFiles({ source, path: file, home: tempDir() }));
       const deepAt = lines.findIndex((line) => line.length > 100_000) + 1;
       expect(summary.refused).toEqual([`${file}:${deepAt}: nested deeper than 256 levels, skipped`]);
-      const [session] = store.list();
+      const session = nth(store.list(), 0);
       expect(store.getTranscript(session.id).map((m) => (m.role === 'user' ? userText(m.content) : m.content))).toEqual(['Start', 'Still here.']);
     });
   }
@@ -481,7 +487,7 @@ describe('deep input costs only its own line', () => {
     const store = openStore();
     const summary = await runImport(store, await importFiles({ source: 'opencode', path: file, home: tempDir() }));
     expect(summary.refused).toEqual([`${file}: message 2 nested deeper than 256 levels, skipped`]);
-    expect(store.getTranscript(store.list()[0].id).map((m) => (m.role === 'user' ? userText(m.content) : m.content))).toEqual(['Start', 'Still here.']);
+    expect(store.getTranscript(nth(store.list(), 0).id).map((m) => (m.role === 'user' ? userText(m.content) : m.content))).toEqual(['Start', 'Still here.']);
   });
 
   it('gemini-cli: a checkpoint entry nested deeply is refused by its number, the others imported', async () => {
@@ -494,7 +500,7 @@ describe('deep input costs only its own line', () => {
     const store = openStore();
     const summary = await runImport(store, await importFiles({ source: 'gemini-cli', path: file, home: tempDir() }));
     expect(summary.refused).toEqual([`${file}: history entry 2 nested deeper than 256 levels, skipped`]);
-    expect(store.getTranscript(store.list()[0].id).map((m) => (m.role === 'user' ? userText(m.content) : m.content))).toEqual(['Start', 'Still here.']);
+    expect(store.getTranscript(nth(store.list(), 0).id).map((m) => (m.role === 'user' ? userText(m.content) : m.content))).toEqual(['Start', 'Still here.']);
   });
 
   it('pi: parent links in a loop end the walk, and the leaf is imported', async () => {
@@ -518,7 +524,7 @@ describe('deep input costs only its own line', () => {
     const store = openStore();
     const summary = await runImport(store, await importFiles({ source: 'pi', path: file, home: tempDir() }));
     expect(summary.refused).toEqual([]);
-    const [session] = store.list();
+    const session = nth(store.list(), 0);
     // The loop is cut where the walk up from the leaf meets it: p1 becomes the root.
     expect(store.getTranscript(session.id).map((m) => (m.role === 'user' ? userText(m.content) : m.content))).toEqual(['first', 'second', 'third', 'fourth']);
   });
@@ -534,7 +540,7 @@ describe('deep input costs only its own line', () => {
     const store = openStore();
     const summary = await runImport(store, await importFiles({ source: 'claude-code', path: file, home: tempDir() }));
     expect(summary.refused).toEqual([]);
-    const transcript = store.getTranscript(store.list()[0].id);
+    const transcript = store.getTranscript(nth(store.list(), 0).id);
     expect(transcript).toHaveLength(count + 1);
     expect(transcript.at(-1)?.content).toBe(`step ${count}`);
   });
@@ -627,7 +633,7 @@ describe('an imported 100 MB message', () => {
     );
     expect((await runLoom(ctx.ws, ctx.server.baseUrl, ['--import-from', 'claude-code', at])).code).toBe(0);
     const { id, stored } = inStore(ctx.ws, (store) => {
-      const [session] = store.list();
+      const session = nth(store.list(), 0);
       const row = store.db.prepare("SELECT length(content) AS chars FROM messages WHERE role = 'tool' AND content LIKE '<tool_result%'").get() as {
         chars: number;
       };
@@ -639,7 +645,7 @@ describe('an imported 100 MB message', () => {
     const resumed = await runLoom(ctx.ws, ctx.server.baseUrl, ['--resume', id], 'What failed?\n');
     expect(resumed.code).toBe(0);
     expect(resumed.stdout).toContain('Resumed.');
-    const sent = ctx.server.requests[0].body as { messages: SentMessage[] };
+    const sent = nth(ctx.server.requests, 0).body as { messages: SentMessage[] };
     expect(strictChatViolations(sent)).toEqual([]);
     const result = sent.messages.find((m) => m.role === 'tool');
     expect(result?.content.length).toBeLessThan(40_000);
@@ -664,7 +670,7 @@ describe('a long Gemini CLI tool result', () => {
     );
     const store = openStore();
     await runImport(store, await importFiles({ source: 'gemini-cli', path: file, home: tempDir() }));
-    const [session] = store.list();
+    const session = nth(store.list(), 0);
     const whole = store.getTranscript(session.id).find((m) => m.role === 'tool');
     expect(toolText(whole?.content ?? '')).toBe(output);
     const cut = store.getContext(session.id).find((m) => m.role === 'tool');
@@ -700,7 +706,7 @@ describe('a long message in a shared prefix and a compaction', () => {
     const sessions = store.list();
     expect(sessions).toHaveLength(2);
     for (const { id } of sessions) {
-      const [first] = store.getTranscript(id);
+      const first = nth(store.getTranscript(id), 0);
       expect(first.role === 'user' && userText(first.content)).toBe(long);
       const cut = store.getContext(id).filter((m) => m.role === 'user' && userText(m.content).startsWith('start '));
       expect(cut.map((m) => (m.role === 'user' ? userText(m.content) : '').length)).toEqual([

@@ -14,6 +14,7 @@ import type { ModelError } from '../../src/core/model/model-error';
 import { MAX_REPLY_CHARS } from '../../src/core/model/reply-assembler';
 import { MAX_TOOL_ARGUMENT_CHARS } from '../../src/core/tools/arguments';
 import { announcedId, inStore, runLoom, useLoomFixture } from '../cli-agent/support';
+import { nth } from '../support/elements';
 import { startScriptedServer, type ScriptedServer } from '../support/scripted-server';
 
 const ctx = useLoomFixture();
@@ -63,7 +64,7 @@ describe('guarantee 9: model requests are bounded', () => {
       expect(deltas.length).toBeGreaterThan(10);
       expect(elapsed).toBeGreaterThanOrEqual(1990);
       expect(elapsed).toBeLessThan(10_000);
-      expect(server.requests[0].streamed?.completed).toBe(false);
+      expect(nth(server.requests, 0).streamed?.completed).toBe(false);
       expect(server.requests).toHaveLength(1);
     });
 
@@ -89,8 +90,8 @@ describe('guarantee 9: model requests are bounded', () => {
       expect(shown).toBe(result.message.content);
       expect(result.finishReason).toBe('length');
       // The client hung up: the server could not send the whole reply.
-      expect(server.requests[0].streamed?.completed).toBe(false);
-      expect(server.requests[0].streamed?.bytes).toBeLessThan(TEN_MB);
+      expect(nth(server.requests, 0).streamed?.completed).toBe(false);
+      expect(nth(server.requests, 0).streamed?.bytes).toBeLessThan(TEN_MB);
     });
   });
 
@@ -124,11 +125,16 @@ describe('guarantee 9: model requests are bounded', () => {
 
       const cut = `${pieces.join('').slice(0, MAX_REPLY_CHARS)}\n\n${CUT_NOTE}.]`;
       const stored = inStore(ctx.ws, (store) => store.getContext(announcedId(run.stdout)));
-      expect(stored.filter((m) => m.role === 'assistant')[0].content).toBe(cut);
+      expect(
+        nth(
+          stored.filter((m) => m.role === 'assistant'),
+          0,
+        ).content,
+      ).toBe(cut);
       const next = chatBodies()[1];
       expect(next.messages.filter((m: any) => m.role === 'assistant')[0].content).toBe(cut);
       expect(JSON.stringify(next).length).toBeLessThan(MAX_REPLY_CHARS + 100_000);
-      expect(ctx.server.requests[0].streamed?.completed).toBe(false);
+      expect(nth(ctx.server.requests, 0).streamed?.completed).toBe(false);
     });
 
     it('a 10 MB tool call is cut with its reply and never run; a 300 kB one is refused with a tool error', async () => {

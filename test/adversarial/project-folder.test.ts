@@ -15,6 +15,7 @@ import type { BridgeEvent } from '../../src/shared/contract';
 import { ALL_TOOLS } from '../../src/core/tools/index';
 import { useModelBackend } from '../bridge/model-backend';
 import { announcedId, inStore, runLoom, useLoomFixture, type Workspace } from '../cli-agent/support';
+import { nth } from '../support/elements';
 import type { ScriptedServer } from '../support/scripted-server';
 import { strictChatViolations } from '../support/strict-chat-rules';
 
@@ -176,7 +177,7 @@ describe('3. The project folder is the one the user chose (the app)', () => {
     expect(notices).toContain(`This session was recorded in /; working in ${app.projectDir}.`);
     expect(fs.existsSync(outside)).toBe(false);
     expect(fs.existsSync(path.join(app.projectDir, 'inside.txt'))).toBe(true);
-    const first = app.model.requests[0].body;
+    const first = nth(app.model.requests, 0).body;
     expect(first.messages[0]).toEqual({ role: 'system', content: buildSystemPrompt({ projectDir: app.projectDir, tools: ALL_TOOLS }) });
     for (const body of chatBodiesFrom(app.model, 0)) {
       expect(strictChatViolations(body)).toEqual([]);

@@ -17,6 +17,7 @@ import { editFileTool, globFilesTool, grepTool, readFileTool, writeFileTool } fr
 import { startBrowserMode } from '../../src/server/browser-mode';
 import { request } from '../bridge/helpers';
 import { startLoom, useLoomFixture } from '../cli-agent/support';
+import { nth } from '../support/elements';
 import { startScriptedServer } from '../support/scripted-server';
 import { call, makeHarness, tempDir, type Harness } from '../tools/support';
 
@@ -220,7 +221,7 @@ describe('Guarantee 2 end to end: `loom` in a terminal', () => {
       if (loom.child.exitCode === null) loom.child.kill('SIGKILL');
     }
     expect(loom.stdout()).toContain('Assistant: The pipe cannot be written.');
-    const toolMessage = ctx.server.requests[1].body.messages.find((m: any) => m.role === 'tool');
+    const toolMessage = nth(ctx.server.requests, 1).body.messages.find((m: any) => m.role === 'tool');
     expect(toolMessage.content).toContain(`Error: ${FIFO_ERROR}`);
     expect(fs.lstatSync(pipe).isFIFO()).toBe(true);
   });
@@ -272,7 +273,7 @@ describe('Guarantee 2 end to end: the browser-mode server', () => {
       expect(await post('chat.context', { sessionId: session.id })).toMatchObject({ status: 200, answer: { ok: true, value: { busy: true } } });
       resume();
       expect(await turn).toEqual({ status: 200, answer: { ok: true, value: { error: null } } });
-      const toolMessage = model.requests[1].body.messages.find((m: any) => m.role === 'tool');
+      const toolMessage = nth(model.requests, 1).body.messages.find((m: any) => m.role === 'tool');
       expect(toolMessage.content).toContain(`Error: ${FIFO_ERROR}`);
       expect(await post('chat.changes', { sessionId: session.id })).toEqual({ status: 200, answer: { ok: true, value: { files: [] } } });
     } finally {

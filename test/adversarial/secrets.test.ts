@@ -14,6 +14,7 @@ import { dispatch } from '../../src/backend/dispatch';
 import { useModelBackend } from '../bridge/model-backend';
 import { announcedId, runLoom, useLoomFixture } from '../cli-agent/support';
 import { expectOneErrorLine, runLoom as runLoomCommand } from '../cli/run-loom';
+import { nth } from '../support/elements';
 import { fakeSecrets, secretPieces, type FakeSecret } from '../support/fake-secrets';
 
 const fakes = fakeSecrets();
@@ -103,7 +104,7 @@ describe('guarantee 4: secrets never reach tools, logs or exports', () => {
       const env = { ...SECRET_ENV, GITHUB_TOKEN: fake('GitHub classic token') };
       const run = await runLoom(ctx.ws, ctx.server.baseUrl, ['--mode', 'dangerouslySkipPermissions', '--pass-env', 'FOO', '-p', 'check the env'], '', env);
       expect(run.code).toBe(0);
-      const [output] = toolOutputs();
+      const output = nth(toolOutputs(), 0);
       expect(output).toContain(`[${SECRET_ENV.FOO}][][][]`);
       expectNoSecretEnv(output, ['FOO']);
       expect(output).not.toContain(env.GITHUB_TOKEN);
@@ -146,7 +147,7 @@ describe('guarantee 4: secrets never reach tools, logs or exports', () => {
       expect(run.code).toBe(0);
       const id = announcedId(run.stdout + run.stderr);
       // The session really held them: the model saw the tool output unredacted.
-      expect(leaks(toolOutputs()[0], fakes)).toHaveLength(fakes.length);
+      expect(leaks(nth(toolOutputs(), 0), fakes)).toHaveLength(fakes.length);
 
       const auditDir = path.join(ctx.ws.dataDir, 'audit');
       const audit = fs
@@ -190,7 +191,7 @@ describe('guarantee 4: secrets never reach tools, logs or exports', () => {
       const session = await ctx.call<SessionMeta>('chat.create', {});
       ctx.model.enqueue({ toolCalls: [{ name: 'run_bash', arguments: { command: 'env' } }] }, { text: 'Done.' }, { text: 'Env' });
       expect(await ctx.call('chat.send', { sessionId: session.id, text: 'env please' })).toEqual({ error: null });
-      const tool = (ctx.model.requests[1].body as { messages: Array<{ role: string; content: string }> }).messages.find((m) => m.role === 'tool');
+      const tool = (nth(ctx.model.requests, 1).body as { messages: Array<{ role: string; content: string }> }).messages.find((m) => m.role === 'tool');
       expect(tool?.content).toContain(`FOO=${SECRET_ENV.FOO}`);
       expect(tool?.content).toContain(`STRIPE_SK=${SECRET_ENV.STRIPE_SK}`);
       expectNoSecretEnv(tool?.content ?? '', ['FOO', 'STRIPE_SK']);

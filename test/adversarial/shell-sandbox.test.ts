@@ -96,12 +96,14 @@ describe.skipIf(!hasBwrap)('guarantee 5: the shell sandbox has no network and no
     expect(unconfined.stdout).toContain('GOT hello from the host');
     accepted.set('home', 0);
 
-    const probes = [
-      ['home', homeSocket],
-      ['var', varSocket],
-      ['run', runSocket],
-      ['abstract', abstractSocket],
-    ].filter(([name]) => accepted.has(name));
+    const probes = (
+      [
+        ['home', homeSocket],
+        ['var', varSocket],
+        ['run', runSocket],
+        ['abstract', abstractSocket],
+      ] as const
+    ).filter(([name]) => accepted.has(name));
     for (const [name, address] of probes) {
       const r = await run(nodeConnect(address));
       expect(r.sandboxed).toBe(true);

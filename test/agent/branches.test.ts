@@ -4,6 +4,7 @@
  * no transcript row) and on the requests the model receives.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { nth } from '../support/elements';
 import { isSummaryRequest, lastMessage, makeAgentHarness, type AgentHarness } from './harness';
 
 let h: AgentHarness;
@@ -54,9 +55,9 @@ describe('branches', () => {
 
     const fromBranch = h.engine.branches(branch.id);
     expect(fromBranch).toHaveLength(1);
-    expect(fromBranch[0].at).toBe(2);
-    expect(fromBranch[0].branches.map((b) => b.id)).toEqual([h.sessionId, branch.id]);
-    expect(fromBranch[0].current).toBe(1);
+    expect(nth(fromBranch, 0).at).toBe(2);
+    expect(nth(fromBranch, 0).branches.map((b) => b.id)).toEqual([h.sessionId, branch.id]);
+    expect(nth(fromBranch, 0).current).toBe(1);
     expect(h.engine.branches(h.sessionId)[0]).toMatchObject({ at: 2, current: 0 });
   });
 
@@ -88,7 +89,7 @@ describe('branches', () => {
     expect(texts(h.sessionId).at(-1)).toBe('A2');
     expect(texts(branch.id).at(-1)).toBe('A2 edited');
     expect(h.engine.branches(branch.id)).toEqual([expect.objectContaining({ at: 3, current: 1 })]);
-    expect(h.engine.branches(branch.id)[0].branches.map((b) => b.id)).toEqual([h.sessionId, branch.id]);
+    expect(nth(h.engine.branches(branch.id), 0).branches.map((b) => b.id)).toEqual([h.sessionId, branch.id]);
   });
 
   it('three replies to one message are three versions, the same list from each', async () => {
@@ -107,13 +108,13 @@ describe('branches', () => {
       [second.id, 1],
       [third.id, 2],
     ] as const) {
-      const [point] = h.engine.branches(id);
+      const point = nth(h.engine.branches(id), 0);
       expect(point.branches.map((b) => b.id)).toEqual([h.sessionId, second.id, third.id]);
       expect(point.current).toBe(current);
     }
     // An empty fork from here (nothing of its own yet) is not a version.
     h.engine.fork(h.sessionId, 2);
-    expect(h.engine.branches(h.sessionId)[0].branches).toHaveLength(3);
+    expect(nth(h.engine.branches(h.sessionId), 0).branches).toHaveLength(3);
   });
 
   it('branch points along a chain of forks: each level, and which version this session follows', async () => {
@@ -139,10 +140,10 @@ describe('branches', () => {
 
     const fromD = h.store.branchPoints(d.id);
     expect(fromD.map((p) => p.at)).toEqual([3, 5]);
-    expect(ids(fromD[0])).toEqual([root.id, b.id]);
-    expect(fromD[0].current).toBe(1); // d follows b at message 3
-    expect(ids(fromD[1])).toEqual([b.id, d.id]);
-    expect(fromD[1].current).toBe(1);
+    expect(ids(nth(fromD, 0))).toEqual([root.id, b.id]);
+    expect(nth(fromD, 0).current).toBe(1); // d follows b at message 3
+    expect(ids(nth(fromD, 1))).toEqual([b.id, d.id]);
+    expect(nth(fromD, 1).current).toBe(1);
     expect(h.store.branchPoints(b.id)).toEqual([expect.objectContaining({ at: 3, current: 1 }), expect.objectContaining({ at: 5, current: 0 })]);
     expect(h.store.branchPoints(root.id)).toEqual([expect.objectContaining({ at: 3, current: 0 })]);
     // A point past the end of this session's transcript is not one of its switchers.

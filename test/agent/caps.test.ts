@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ChatMessage } from '../../src/shared/types';
+import { nth } from '../support/elements';
 import { makeAgentHarness, type AgentHarness } from './harness';
 
 let h: AgentHarness;
@@ -49,9 +50,9 @@ describe('--max-tool-calls', () => {
     expect(h.bodies()).toHaveLength(1);
     const results = h.context().filter((m) => m.role === 'tool');
     expect(results.map((m) => m.tool_call_id)).toEqual(['k1', 'k2', 'k3']);
-    expect(results[0].content).toContain('<tool_result name="read_file">');
-    expect(results[1].content).toBe('Not run: reached --max-tool-calls (1 tool call in this session).');
-    expect(results[2].content).toBe(results[1].content);
+    expect(nth(results, 0).content).toContain('<tool_result name="read_file">');
+    expect(nth(results, 1).content).toBe('Not run: reached --max-tool-calls (1 tool call in this session).');
+    expect(nth(results, 2).content).toBe(nth(results, 1).content);
     expect(h.audit().find((e) => e.event === 'iteration_cap_hit')?.reason).toContain('--max-tool-calls');
   });
 });

@@ -5,6 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { SUMMARY_SYSTEM_PROMPT } from '../../src/core/context/compactor';
+import { nth } from '../support/elements';
 import { makeAgentHarness, type AgentHarness } from './harness';
 
 let h: AgentHarness;
@@ -18,7 +19,7 @@ let summaries: string[] = [];
 function scriptModel(): void {
   const reply = {
     respond: (body: { messages: { content: string }[]; tools?: unknown[] }) => {
-      if (body.messages[0].content.startsWith(SUMMARY_SYSTEM_PROMPT)) return { text: summaries.shift() ?? 'A summary.' };
+      if (nth(body.messages, 0).content.startsWith(SUMMARY_SYSTEM_PROMPT)) return { text: summaries.shift() ?? 'A summary.' };
       if (!body.tools) return { text: 'A title' };
       const asked = /Question (\d+)/.exec(body.messages.at(-1)!.content)?.[1];
       return { text: `Answer ${asked}.` };
@@ -55,7 +56,7 @@ describe('compaction the user controls', () => {
     // Transcript message 2 is "Answer 1." (0: the prompt, 1: Question 1).
     await h.engine.compact(h.sessionId, { upTo: 2 });
     const summarised = JSON.parse(h.bodies().at(-1).messages[1].content);
-    expect(summarised.map((m: { content: string }) => m.content)).toEqual([before[1].content, before[2].content]);
+    expect(summarised.map((m: { content: string }) => m.content)).toEqual([nth(before, 1).content, nth(before, 2).content]);
     expect(h.context().slice(2)).toEqual(before.slice(3));
 
     // Not in the context any more, or the latest turn: one line, nothing changes.
@@ -77,7 +78,7 @@ describe('compaction the user controls', () => {
     await h.engine.uncompact(h.sessionId);
     expect(h.context()).toEqual([...before, ...since]);
     expect(h.engine.contextTokens(h.sessionId)).toBeGreaterThan(0);
-    const [record] = h.engine.compactionDetails(h.sessionId);
+    const record = nth(h.engine.compactionDetails(h.sessionId), 0);
     expect(record).toMatchObject({ summary: 'A summary.', steps: 1, undoable: false, summarised_from: 0 });
     expect(record.undone_at).toEqual(expect.any(String));
     expect(h.audit().some((e) => e.event === 'context_uncompacted')).toBe(true);
@@ -102,7 +103,7 @@ describe('compaction the user controls', () => {
     await h.engine.pin(h.sessionId, { note: 'Keep the API stable.' });
     summaries = ['First summary.'];
     await h.engine.compact(h.sessionId);
-    const [detail] = h.engine.compactionDetails(h.sessionId);
+    const detail = nth(h.engine.compactionDetails(h.sessionId), 0);
     expect(detail).toMatchObject({ summary: 'First summary.', steps: 1, summarised_from: 0, undoable: true, undone_at: null });
     // Kept from "Question 3" (transcript message 5).
     expect(detail.kept_from).toBe(5);

@@ -5,6 +5,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { SUMMARY_SYSTEM_PROMPT } from '../../src/core/context/compactor';
 import { BOUNDARY_OPEN } from '../../src/core/context/data-fence';
+import { nth } from '../support/elements';
 import { makeAgentHarness, type AgentHarness } from './harness';
 
 let h: AgentHarness;
@@ -72,7 +73,7 @@ describe('\\compact (engine.compact)', () => {
     const result = await h.engine.compact(h.sessionId);
     expect(result.after_tokens).toBeLessThan(result.before_tokens);
     expect(h.engine.contextTokens(h.sessionId)).toBeLessThan(result.before_tokens);
-    expect((h.context()[1].content as string).startsWith(BOUNDARY_OPEN)).toBe(true);
+    expect((nth(h.context(), 1).content as string).startsWith(BOUNDARY_OPEN)).toBe(true);
   });
 
   it('says when nothing is old enough and changes nothing', async () => {

@@ -1,6 +1,7 @@
 /** The engine's own rules, beyond the loop: busy sessions, usage events, unanswerable requests, --tools. */
 import { afterEach, describe, expect, it } from 'vitest';
 import { LoomEngine, selectTools } from '../../src/core/engine';
+import { nth } from '../support/elements';
 import { lastMessage, makeAgentHarness, type AgentHarness } from './harness';
 
 let h: AgentHarness;
@@ -27,8 +28,8 @@ describe('LoomEngine', () => {
     await h.send('hello');
     const usage = h.ofType('usage');
     expect(usage).toHaveLength(2);
-    expect(usage[1].usage.by_kind.summary.calls).toBe(1);
-    expect(usage[1].contextTokens).toBe(h.engine.contextTokens(h.sessionId));
+    expect(nth(usage, 1).usage.by_kind.summary.calls).toBe(1);
+    expect(nth(usage, 1).contextTokens).toBe(h.engine.contextTokens(h.sessionId));
     // Each change carries the session as it is now: the last one has the label the summary wrote.
     const changes = h.ofType('session_changed');
     expect(changes.length).toBeGreaterThan(0);

@@ -4,6 +4,7 @@
  * grant and revoke is audited and announced, and a revoke brings the ask back.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { nth } from '../support/elements';
 import { makeAgentHarness, type AgentHarness } from './harness';
 
 let h: AgentHarness;
@@ -36,10 +37,10 @@ describe('session grants', () => {
       ['e2', 'grant'],
     ]);
 
-    expect(h.engine.revokeGrant(h.sessionId, granted[0].id)).toEqual([]);
+    expect(h.engine.revokeGrant(h.sessionId, nth(granted, 0).id)).toEqual([]);
     expect(h.ofType('grants').at(-1)).toMatchObject({ grants: [] });
     expect(h.audit().find((e) => e.event === 'permission_revoke')).toMatchObject({ grant: granted[0] });
-    expect(() => h.engine.revokeGrant(h.sessionId, granted[0].id)).toThrow(/no longer granted/);
+    expect(() => h.engine.revokeGrant(h.sessionId, nth(granted, 0).id)).toThrow(/no longer granted/);
 
     h.approvals.push(false);
     h.server.enqueue({ toolCalls: [edit('e3', 'three', 'four')] }, { text: 'Not allowed.' });
@@ -81,7 +82,7 @@ describe('session grants', () => {
 
     const approvals = h.ofType('approval');
     expect(approvals[0]).toMatchObject({ effect: 'run-commands', preview: { kind: 'command', command: 'echo hello world' } });
-    expect(approvals[0].offer).toEqual({ kind: 'prefix', tool: 'run_bash', prefix: ['echo', 'hello'] });
+    expect(nth(approvals, 0).offer).toEqual({ kind: 'prefix', tool: 'run_bash', prefix: ['echo', 'hello'] });
     expect(h.engine.grants(h.sessionId)).toEqual([{ kind: 'prefix', tool: 'run_bash', prefix: ['echo', 'hello'], id: expect.any(String) }]);
     expect(approvals.map((a) => a.summary)).toEqual(['run_bash: echo hello world', 'run_bash: echo hello; touch sneaky.txt', 'run_bash: echo hello > out.txt']);
     // Lines that are more than one plain command get no prefix to offer either.
@@ -105,7 +106,7 @@ describe('session grants', () => {
     h.approvals.push('session');
     h.script({ toolCalls: [bash('b1', 'echo one > one.txt')] }, { text: 'Done.' });
     await h.send('write one');
-    expect(h.ofType('approval')[0].offer).toBeNull();
+    expect(nth(h.ofType('approval'), 0).offer).toBeNull();
     expect(h.read('one.txt')).toBe('one\n');
     expect(h.engine.grants(h.sessionId)).toEqual([]);
     expect(h.audit().some((e) => e.event === 'permission_grant')).toBe(false);

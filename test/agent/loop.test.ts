@@ -3,6 +3,7 @@
  * received, what the user was shown.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { nth } from '../support/elements';
 import { isSummaryRequest, lastMessage, makeAgentHarness, SUMMARY_TEXT, type AgentHarness } from './harness';
 
 let h: AgentHarness;
@@ -55,7 +56,7 @@ describe('a tool round-trip', () => {
       [3, 'tool'],
       [4, 'assistant'],
     ]);
-    expect([h.ofType('tool_start')[0].seq, h.ofType('tool_end')[0].seq]).toEqual([3, 3]);
+    expect([nth(h.ofType('tool_start'), 0).seq, nth(h.ofType('tool_end'), 0).seq]).toEqual([3, 3]);
     expect(h.audit().map((e) => e.event)).toEqual(
       expect.arrayContaining(['session_start', 'config', 'user_message', 'llm_request', 'llm_response', 'permission_decision', 'tool_result']),
     );
@@ -192,7 +193,7 @@ describe('ask_question', () => {
     h.answers.push('blue');
     h.script({ toolCalls: [{ name: 'ask_question', arguments: { question: 'Which colour?' } }] }, { text: 'Blue it is.' });
     await h.send('paint it');
-    expect(h.ofType('question')[0].question).toBe('Which colour?');
+    expect(nth(h.ofType('question'), 0).question).toBe('Which colour?');
     expect(lastMessage(h.bodies()[1]).content).toContain('blue');
   });
 });

@@ -8,6 +8,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { nth } from '../support/elements';
 import { makeAgentHarness, type AgentHarness } from './harness';
 import { processesWith, STDIO_SERVER, stdioServer, writeMcpConfig } from '../mcp/support';
 import type { McpServerEdit } from '../../src/shared/mcp';
@@ -44,7 +45,7 @@ describe('MCP tools in a session', () => {
     const approvals = h.ofType('approval');
     expect(approvals).toHaveLength(1);
     expect(approvals[0]).toMatchObject({ tool: 'mcp__files__write_file', effect: 'run-commands', offer: { kind: 'tool', tool: 'mcp__files__write_file' } });
-    expect(approvals[0].summary).toBe(`mcp__files__write_file ${JSON.stringify({ path: path.join(h.projectDir, 'note.txt'), text: 'from mcp' })}`);
+    expect(nth(approvals, 0).summary).toBe(`mcp__files__write_file ${JSON.stringify({ path: path.join(h.projectDir, 'note.txt'), text: 'from mcp' })}`);
     expect(h.read('note.txt')).toBe('from mcp');
 
     const offered = h.bodies()[0].tools.map((t: any) => t.function);

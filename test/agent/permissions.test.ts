@@ -3,6 +3,7 @@
  * asked and denied, denied by the hard policy, and --approve-plan.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { nth } from '../support/elements';
 import { lastMessage, makeAgentHarness, type AgentHarness } from './harness';
 
 let h: AgentHarness;
@@ -22,7 +23,7 @@ describe('permissions', () => {
     h.approvals.push(true);
     h.script({ toolCalls: [writeCall] }, { text: 'Done.' });
     await h.send('write it');
-    const [approval] = h.ofType('approval');
+    const approval = nth(h.ofType('approval'), 0);
     expect(approval).toMatchObject({ tool: 'write_file', summary: expect.stringContaining('out.txt') });
     expect(approval.label).toBeTruthy();
     expect(h.read('out.txt')).toBe('written\n');
@@ -138,7 +139,7 @@ describe('permissions', () => {
     h.approvals.push(false);
     h.script({ toolCalls: [{ name: 'write_file', arguments: { path: 'keep.txt', content: '' } }] }, { text: 'ok' });
     await h.send('empty it');
-    expect(h.ofType('approval')[0].label).toContain('always asked');
+    expect(nth(h.ofType('approval'), 0).label).toContain('always asked');
     expect(h.read('keep.txt')).toBe('precious\n');
   });
 });
@@ -156,7 +157,7 @@ describe('--approve-plan', () => {
     await h.send('plan then act');
     const approvals = h.ofType('approval');
     expect(approvals).toHaveLength(1);
-    expect(approvals[0].summary).toContain('Step 1: write out.txt');
+    expect(nth(approvals, 0).summary).toContain('Step 1: write out.txt');
     expect(h.read('out.txt')).toBe('written\n');
     expect(h.read('second.txt')).toBe('more');
     expect(h.store.getPlan(h.sessionId).scratchpad).toBe('Step 1: write out.txt');

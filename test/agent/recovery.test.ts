@@ -7,6 +7,7 @@ import { findDanglingCalls, INTERRUPTED_RESULT } from '../../src/core/agent/reco
 import { LoomEngine } from '../../src/core/engine';
 import { SessionStore } from '../../src/core/store/session-store';
 import type { ChatMessage } from '../../src/shared/types';
+import { nth } from '../support/elements';
 import { makeAgentHarness, type AgentHarness } from './harness';
 
 let h: AgentHarness;
@@ -50,8 +51,8 @@ describe('recovery on resume', () => {
     await h.engine.openSession(h.sessionId.slice(0, 8));
 
     expect(statusWhileAsking).toBe('interrupted');
-    expect(h.ofType('notice')[0].text).toContain('Interrupted tool call from the last run: read_file');
-    expect(h.ofType('approval')[0].summary).toContain('Run the interrupted call again');
+    expect(nth(h.ofType('notice'), 0).text).toContain('Interrupted tool call from the last run: read_file');
+    expect(nth(h.ofType('approval'), 0).summary).toContain('Run the interrupted call again');
     expect(h.context().at(-1)).toEqual({ role: 'tool', tool_call_id: 'lost', content: INTERRUPTED_RESULT });
     expect(h.store.getMeta(h.sessionId).status).toBe('active');
 

@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ChatMessage } from '../../src/shared/types';
+import { nth } from '../support/elements';
 import { makeAgentHarness, type AgentHarness } from './harness';
 
 let h: AgentHarness;
@@ -18,14 +19,14 @@ afterEach(async () => {
 /** Throws unless each assistant tool call is answered once, by the tool messages that follow it. */
 function expectValidToolPairing(messages: ChatMessage[]): void {
   for (let i = 0; i < messages.length; i++) {
-    const message = messages[i];
+    const message = nth(messages, i);
     if (message.role === 'tool') {
       const owner = messages.slice(0, i).findLast((m) => m.role !== 'tool');
       expect(owner?.role, `tool result ${message.tool_call_id} has no assistant call before it`).toBe('assistant');
     }
     if (message.role !== 'assistant' || !message.tool_calls?.length) continue;
     const answered: string[] = [];
-    for (let j = i + 1; j < messages.length && messages[j].role === 'tool'; j++) {
+    for (let j = i + 1; j < messages.length && nth(messages, j).role === 'tool'; j++) {
       answered.push((messages[j] as Extract<ChatMessage, { role: 'tool' }>).tool_call_id);
     }
     expect(answered).toEqual(message.tool_calls.map((c) => c.id));

@@ -10,6 +10,7 @@ import type { BridgeEvent } from '../../src/shared/contract';
 import type { SessionMeta } from '../../src/shared/types';
 import { SessionStore } from '../../src/core/store/session-store';
 import { dispatch } from '../../src/backend/dispatch';
+import { nth } from '../support/elements';
 import { useModelBackend } from './model-backend';
 
 const ctx = useModelBackend();
@@ -119,7 +120,7 @@ describe('closing a backend with work in flight', () => {
     const asked = nextEvent('approval');
     const turn = dispatch(ctx.backend.handlers, 'chat.send', { sessionId: session.id, text: 'wait a bit' });
     await asked;
-    const [pending] = ctx.backend.engine.pendingRequests(session.id);
+    const pending = nth(ctx.backend.engine.pendingRequests(session.id), 0);
     ctx.backend.engine.answerApproval(pending.requestId, 'once');
     await expect.poll(() => fs.existsSync(path.join(ctx.projectDir, 'started')), { timeout: 15_000 }).toBe(true);
     const complaints = await collectComplaints(async () => {
@@ -132,7 +133,7 @@ describe('closing a backend with work in flight', () => {
     try {
       const results = reopened.getTranscript(session.id).filter((m) => m.role === 'tool');
       expect(results).toHaveLength(1);
-      expect(results[0].content).toMatch(/stopped|interrupted|killed|exit/i);
+      expect(nth(results, 0).content).toMatch(/stopped|interrupted|killed|exit/i);
     } finally {
       reopened.close();
     }

@@ -10,6 +10,7 @@ import type { BridgeEvent } from '../../src/shared/contract';
 import { openBackend, type Backend } from '../../src/backend/backend';
 import { dispatch } from '../../src/backend/dispatch';
 import { JsonFileSettingsStore } from '../../src/backend/settings-store';
+import { nth } from '../support/elements';
 
 let root: string;
 let backend: Backend;
@@ -38,7 +39,7 @@ it('a throwing window does not starve the windows after it, and unsubscribing st
     const unsubscribe = backend.subscribe((event) => seen.push(event));
     const created = await dispatch(backend.handlers, 'chat.create', {});
     expect(created.ok).toBe(true);
-    const [made] = backend.store.list();
+    const made = nth(backend.store.list(), 0);
     expect(seen.some((event) => event.type === 'session_changed' && event.sessionId === made.id)).toBe(true);
     expect(reported.join('')).toContain('window gone');
 

@@ -8,6 +8,7 @@ import type { BranchPoint, SessionSearchHit } from '../../src/shared/contract';
 import type { SessionFamily } from '../../src/shared/types';
 import type { SessionMeta } from '../../src/shared/types';
 import { dispatch } from '../../src/backend/dispatch';
+import { nth } from '../support/elements';
 import { useModelBackend } from './model-backend';
 
 const ctx = useModelBackend();
@@ -47,7 +48,7 @@ describe('branch methods', () => {
     const points = await call<BranchPoint[]>('sessions.branches', { id: branch.id });
     expect(points).toHaveLength(1);
     expect(points[0]).toMatchObject({ at: 2, current: 1 });
-    expect(points[0].branches.map((b) => b.id)).toEqual([session.id, branch.id]);
+    expect(nth(points, 0).branches.map((b) => b.id)).toEqual([session.id, branch.id]);
     // A second reply to the same branch is refused: nothing waits for one.
     await expect(call('chat.reply', { sessionId: branch.id })).rejects.toThrow(/No message of yours is waiting/);
   });

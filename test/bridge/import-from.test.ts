@@ -13,6 +13,7 @@ import type { BridgeEvent, ImportReport, ImportSourceInfo } from '../../src/shar
 import type { SessionMeta } from '../../src/shared/types';
 import { dispatch } from '../../src/backend/dispatch';
 import { CLAUDE_SESSION, branchyPi, claudeBranch, claudeMain, claudeSidechain, codexRollout, jsonl, writeFile } from '../import/fixtures';
+import { nth } from '../support/elements';
 import { useModelBackend } from './model-backend';
 
 const ctx = useModelBackend();
@@ -204,7 +205,7 @@ describe('sessions.importFrom', () => {
     const folder = path.join(ctx.projectDir, '..', 'codex');
     const file = writeFile(path.join(folder, 'rollout-2025-12-01T09-00-00-x.jsonl'), jsonl(codexRollout()));
     await call<ImportReport>('sessions.importFrom', { importId: 'i', source: 'codex', path: folder });
-    const [imported] = ctx.backend.store.list();
+    const imported = nth(ctx.backend.store.list(), 0);
     await ctx.backend.engine.openSession(imported.id);
     const transcript = ctx.backend.store.getTranscript(imported.id);
 
@@ -217,7 +218,10 @@ describe('sessions.importFrom', () => {
     const report = await call<ImportReport>('sessions.importFrom', { importId: 'i', source: 'codex', path: folder });
     expect(report.summary).toContain('(0 new sessions, 0 grown, 1 new fork, 1 message added)');
     expect(ctx.backend.store.getTranscript(imported.id)).toEqual(transcript);
-    const [fork] = ctx.backend.store.list().filter((s: SessionMeta) => s.parent_id === imported.id);
+    const fork = nth(
+      ctx.backend.store.list().filter((s: SessionMeta) => s.parent_id === imported.id),
+      0,
+    );
     expect(ctx.backend.store.getTranscript(fork.id).at(-1)).toMatchObject({ role: 'assistant', content: 'Deployed.' });
   });
 });

@@ -13,6 +13,7 @@ import { dispatch } from '../../src/backend/dispatch';
 import { JsonFileSettingsStore } from '../../src/backend/settings-store';
 import { mcpProblems, type McpOverview } from '../../src/shared/mcp';
 import { stdioServer, writeMcpConfig } from '../mcp/support';
+import { nth } from '../support/elements';
 
 let backend: Backend | undefined;
 let root: string | undefined;
@@ -36,9 +37,9 @@ it('settings.mcpServers names the renamed and the dropped tool, one line per ser
   };
   await vi.waitFor(async () => expect((await overview()).servers.map((s) => s.state)).toEqual(['connected', 'connected']), { timeout: 30_000 });
   const { servers } = await overview();
-  const renamed = servers[1].tools[0].name;
+  const renamed = nth(nth(servers, 1).tools, 0).name;
   expect(renamed).toMatch(/^mcp__docs__search__files_[0-9a-f]{6}$/);
-  expect(servers[0].tools.map((t) => t.name)).toEqual(['mcp__docs__search__files']);
+  expect(nth(servers, 0).tools.map((t) => t.name)).toEqual(['mcp__docs__search__files']);
   expect(mcpProblems(await overview())).toEqual([
     'MCP server "docs": tool "search__files" is listed twice: the second is left out.',
     `MCP server "docs__search": tool "files" is offered as ${renamed} (mcp__docs__search__files is taken by "search__files" of "docs").`,

@@ -6,6 +6,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ConnectionReport, ModelList, SessionInfo, TranscriptPage } from '../../src/shared/contract';
 import type { SessionMeta } from '../../src/shared/types';
+import { nth } from '../support/elements';
 import { startScriptedServer, type ScriptedServer } from '../support/scripted-server';
 import { useModelBackend } from './model-backend';
 
@@ -22,15 +23,15 @@ describe('models.list and models.test', () => {
 
   it('lists the models of the server in use, sending its key', async () => {
     expect(await ctx.call<ModelList>('models.list', {})).toEqual({ models: ['gemma4', 'scripted-model'] });
-    expect(ctx.model.modelRequests[0].headers.authorization).toBe('Bearer sk-launch-key-for-a');
+    expect(nth(ctx.model.modelRequests, 0).headers.authorization).toBe('Bearer sk-launch-key-for-a');
   });
 
   it('never sends that key to another server typed in the dialog; a key typed for it goes there', async () => {
     other.models = { ids: ['other-model'] };
     expect(await ctx.call<ModelList>('models.list', { baseUrl: other.baseUrl })).toEqual({ models: ['other-model'] });
-    expect(other.modelRequests[0].headers.authorization).toBeUndefined();
+    expect(nth(other.modelRequests, 0).headers.authorization).toBeUndefined();
     await ctx.call<ModelList>('models.list', { baseUrl: other.baseUrl, apiKey: 'sk-typed-for-b' });
-    expect(other.modelRequests[1].headers.authorization).toBe('Bearer sk-typed-for-b');
+    expect(nth(other.modelRequests, 1).headers.authorization).toBe('Bearer sk-typed-for-b');
   });
 
   it('says in one line why the list cannot be had', async () => {

@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import type { BridgeEvent, PendingRequest } from '../../src/shared/contract';
 import type { SessionMeta } from '../../src/shared/types';
 import { dispatch } from '../../src/backend/dispatch';
+import { nth } from '../support/elements';
 import { useModelBackend } from './model-backend';
 
 const ctx = useModelBackend();
@@ -53,7 +54,7 @@ describe('chat.pending', () => {
     expect(approval).toMatchObject({ tool: 'write_file', effect: 'write-files', offer: { kind: 'tool', tool: 'write_file' } });
     expect(approval.summary).toContain('out.txt');
 
-    await call('chat.approve', { requestId: pending[0].requestId, answer: 'once' });
+    await call('chat.approve', { requestId: nth(pending, 0).requestId, answer: 'once' });
     expect(await turn).toEqual({ error: null });
     expect(fs.readFileSync(path.join(ctx.projectDir, 'out.txt'), 'utf8')).toBe('yes');
     expect(await call('chat.pending', { sessionId: session.id })).toEqual([]);
@@ -72,6 +73,6 @@ describe('chat.pending', () => {
 
     await call('chat.answer', { requestId: question.requestId, answer: 'teal' });
     await turn;
-    expect(ctx.model.requests[1].body.messages.at(-1).content).toContain('teal');
+    expect(nth(ctx.model.requests, 1).body.messages.at(-1).content).toContain('teal');
   });
 });

@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { nth } from '../support/elements';
 import { announcedId, inStore, runLoom, useLoomFixture } from './support';
 
 const ctx = useLoomFixture();
@@ -108,7 +109,7 @@ describe('permission rules and the hard policy, in acceptEdits', () => {
       ['write_file keep.txt (0 B)', 'n'],
       ['run_bash: echo shell ran > shell.txt', 'y'],
     ]);
-    expect(asked.slice(0, 3).every((m) => m[2].endsWith('(always asked)'))).toBe(true);
+    expect(asked.slice(0, 3).every((m) => nth(m, 2).endsWith('(always asked)'))).toBe(true);
 
     const results = toolResults(chatBodies()[1]);
     expect(results.write_in).toContain('Created in.txt');

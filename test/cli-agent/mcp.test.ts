@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { processesWith, stdioServer, writeMcpConfig } from '../mcp/support';
+import { nth } from '../support/elements';
 import { runLoom, useLoomFixture } from './support';
 
 const ctx = useLoomFixture();
@@ -38,7 +39,7 @@ describe('loom --mcp-config', () => {
     ctx.server.enqueue({ text: 'Both are here.' });
     const run = await runLoom(ctx.ws, ctx.server.baseUrl, ['--mcp-config', file, '-p', 'hello']);
     expect(run.code).toBe(0);
-    const offered: string[] = ctx.server.requests[0].body.tools.map((t: any) => t.function.name);
+    const offered: string[] = nth(ctx.server.requests, 0).body.tools.map((t: any) => t.function.name);
     expect(new Set(offered).size).toBe(offered.length);
     const mcpTools = offered.filter((name) => name.startsWith('mcp__'));
     expect(mcpTools).toEqual(['mcp__docs__search__files', expect.stringMatching(/^mcp__docs__search__files_[0-9a-f]{6}$/)]);
@@ -55,6 +56,6 @@ describe('loom --mcp-config', () => {
     expect(run.code).toBe(0);
     expect(run.stdout).toContain('Still here.');
     expect(run.stderr).toMatch(/^MCP servers not started: .*nope\.json could not be read \(ENOENT/m);
-    expect(ctx.server.requests[0].body.tools.map((t: any) => t.function.name)).toContain('read_file');
+    expect(nth(ctx.server.requests, 0).body.tools.map((t: any) => t.function.name)).toContain('read_file');
   });
 });

@@ -7,6 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { SUMMARY_SYSTEM_PROMPT } from '../../src/core/context/compactor';
 import type { ChatMessage } from '../../src/shared/types';
+import { nth } from '../support/elements';
 import { countRequestTokens, type ScriptedReply } from '../support/scripted-server';
 import { inStore, runLoom, useLoomFixture } from './support';
 
@@ -65,7 +66,7 @@ describe('a session several times the model window', () => {
 
     // One refusal: the first, unsized summariser request; it stated the limit.
     expect(ctx.server.refused).toHaveLength(1);
-    expect(isSummaryRequest(ctx.server.refused[0].body)).toBe(true);
+    expect(isSummaryRequest(nth(ctx.server.refused, 0).body)).toBe(true);
     const steps = summaryBodies();
     expect(steps.length).toBeGreaterThan(4);
     for (const body of ctx.server.requests.map((r) => r.body)) expect(countRequestTokens(body)).toBeLessThanOrEqual(window);

@@ -11,6 +11,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SUMMARY_SYSTEM_PROMPT } from '../../src/core/context/compactor';
 import { estimateTotal } from '../../src/core/model/tokens';
+import { nth } from '../support/elements';
 import type { ScriptedReply, ScriptedToolCall } from '../support/scripted-server';
 import { inStore, runLoom, useLoomFixture } from './support';
 
@@ -80,8 +81,8 @@ describe('ten lossy compactions', () => {
     const last = chats.at(-1)!;
     expect(last.messages.at(-1)!.content).toContain('Where do we stand?');
     const sent = last.messages.map((m) => m.content ?? '').join('\n');
-    for (const line of AGENTS_MD.split('\n').filter(Boolean)) expect(last.messages[0].content).toContain(line);
-    expect(last.messages[0].content).toContain(`AGENTS.md at the project root, ${Buffer.byteLength(AGENTS_MD)} bytes`);
+    for (const line of AGENTS_MD.split('\n').filter(Boolean)) expect(nth(last.messages, 0).content).toContain(line);
+    expect(nth(last.messages, 0).content).toContain(`AGENTS.md at the project root, ${Buffer.byteLength(AGENTS_MD)} bytes`);
     expect(sent).toContain('Decided: the parser is hand-written, no generator.');
     expect(sent).toContain('Never touch vendor/, it is generated.');
     expect(sent).toContain(`[in_progress] ${PLAN[0]}`);
@@ -95,9 +96,9 @@ describe('ten lossy compactions', () => {
     expect(sent).toContain('Nothing worth keeping happened.');
     expect(estimateTotal(last.messages as never)).toBeLessThanOrEqual(BUDGET);
     // Every request with AGENTS.md, before and after the compactions alike.
-    for (const body of chats) expect(body.messages[0].content).toContain('Never commit to main.');
+    for (const body of chats) expect(nth(body.messages, 0).content).toContain('Never commit to main.');
 
-    const id = inStore(ctx.ws, (store) => store.list()[0].id);
+    const id = inStore(ctx.ws, (store) => nth(store.list(), 0).id);
     inStore(ctx.ws, (store) => expect(store.getCompactions(id)).toHaveLength(COMPACTIONS));
   });
 
@@ -106,15 +107,15 @@ describe('ten lossy compactions', () => {
     ctx.server.enqueue({ text: 'Hello.' }, { text: 'A title' });
     const run = await runLoom(ctx.ws, ctx.server.baseUrl, ['--no-project-instructions', '-p', 'Hi']);
     expect(run.code).toBe(0);
-    expect(ctx.server.requests[0].body.messages[0].content).not.toContain('Never commit to main.');
+    expect(nth(ctx.server.requests, 0).body.messages[0].content).not.toContain('Never commit to main.');
   });
 
   it('CLAUDE.md is read when there is no AGENTS.md; a symlink out of the project or a FIFO is not read', async () => {
     fs.writeFileSync(path.join(ctx.ws.projectDir, 'CLAUDE.md'), 'Use pnpm, not npm.\n');
     ctx.server.enqueue({ text: 'Hello.' }, { text: 'A title' });
     expect((await runLoom(ctx.ws, ctx.server.baseUrl, ['-p', 'Hi'])).code).toBe(0);
-    expect(ctx.server.requests[0].body.messages[0].content).toContain('CLAUDE.md at the project root, 19 bytes');
-    expect(ctx.server.requests[0].body.messages[0].content).toContain('Use pnpm, not npm.');
+    expect(nth(ctx.server.requests, 0).body.messages[0].content).toContain('CLAUDE.md at the project root, 19 bytes');
+    expect(nth(ctx.server.requests, 0).body.messages[0].content).toContain('Use pnpm, not npm.');
 
     const outside = path.join(ctx.ws.root, 'secret.md');
     fs.writeFileSync(outside, 'TOP SECRET OUTSIDE THE PROJECT');
@@ -136,7 +137,7 @@ describe('ten lossy compactions', () => {
     fs.writeFileSync(path.join(ctx.ws.projectDir, 'AGENTS.md'), `FIRST LINE\n${'x'.repeat(40_000)}\nLAST LINE\n`);
     ctx.server.enqueue({ text: 'Hello.' }, { text: 'A title' });
     expect((await runLoom(ctx.ws, ctx.server.baseUrl, ['-p', 'Hi'])).code).toBe(0);
-    const prompt = ctx.server.requests[0].body.messages[0].content as string;
+    const prompt = nth(ctx.server.requests, 0).body.messages[0].content as string;
     expect(prompt).toContain('FIRST LINE');
     expect(prompt).not.toContain('LAST LINE');
     expect(prompt).toContain('[Cut at 32,768 of 40,022 bytes');

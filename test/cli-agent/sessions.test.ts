@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { INTERRUPTED_RESULT } from '../../src/core/agent/recovery';
+import { nth, take } from '../support/elements';
 import { PNG_URL } from '../support/images';
 import { startScriptedServer } from '../support/scripted-server';
 import { announcedId, inStore, runLoom, startLoom, useLoomFixture } from './support';
@@ -152,19 +153,19 @@ describe('REPL commands', () => {
     expect(run.stdout).toContain('Title set: My work');
     expect(run.stdout).toMatch(/Title:\s+My work/);
     expect(run.stdout).toMatch(/Compactions:\s+1/);
-    const [forkId, earlyId] = [...run.stdout.matchAll(/Forked as ([0-9a-f-]{36})\. You are still in session ([0-9a-f-]{36})/g)];
+    const [forkId, earlyId] = take([...run.stdout.matchAll(/Forked as ([0-9a-f-]{36})\. You are still in session ([0-9a-f-]{36})/g)], 2);
     expect(forkId[2]).toBe(id);
     expect(earlyId[2]).toBe(id);
     expect(run.stdout).toContain('Usage: \\fork [N]');
     expect(run.stdout.trimEnd().endsWith(`Session ${id} saved. Resume it with: loom --resume ${id}`)).toBe(true);
 
     const saved = inStore(ctx.ws, (store) => ({
-      fork: store.getMeta(forkId[1]),
-      forkContext: store.getContext(forkId[1]),
-      forkCompactions: store.getCompactions(forkId[1]),
+      fork: store.getMeta(nth(forkId, 1)),
+      forkContext: store.getContext(nth(forkId, 1)),
+      forkCompactions: store.getCompactions(nth(forkId, 1)),
       context: store.getContext(id),
       compactions: store.getCompactions(id),
-      early: store.get(earlyId[1]),
+      early: store.get(nth(earlyId, 1)),
       transcript: store.getTranscript(id),
     }));
     // \fork 2: the system message and the first user message, before the compaction.
@@ -174,7 +175,7 @@ describe('REPL commands', () => {
     expect(saved.fork.parent_id).toBe(id);
     expect(saved.fork.title).toBe('My work');
     // The fork inherits the compacted context and the compaction history.
-    expect((saved.context[1].content as string).startsWith('<session_context_data>\nEarlier conversation summary')).toBe(true);
+    expect((nth(saved.context, 1).content as string).startsWith('<session_context_data>\nEarlier conversation summary')).toBe(true);
     expect(saved.forkContext).toEqual(saved.context);
     expect(saved.forkCompactions).toEqual(saved.compactions);
     expect(saved.compactions).toEqual([
@@ -251,7 +252,7 @@ describe('failures the user must understand', () => {
 
   it('a second process on the same session is refused', async () => {
     const first = startLoom(ctx.ws, ctx.server.baseUrl, []);
-    const id = (await first.waitFor(/Session ([0-9a-f-]{36}) started/))[1];
+    const id = nth(await first.waitFor(/Session ([0-9a-f-]{36}) started/), 1);
     await first.waitFor(/You: /);
     const second = await runLoom(ctx.ws, ctx.server.baseUrl, ['--resume', id]);
     expect(second.code).toBe(1);

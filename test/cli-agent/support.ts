@@ -10,6 +10,7 @@ import path from 'node:path';
 import { afterEach, beforeAll, beforeEach } from 'vitest';
 import { SessionStore } from '../../src/core/store/session-store';
 import { BIN, buildLoom, type LoomRun } from '../cli/run-loom';
+import { nth } from '../support/elements';
 import { startScriptedServer, type ScriptedServer } from '../support/scripted-server';
 
 export interface Workspace {
@@ -131,7 +132,7 @@ export async function runLoom(ws: Workspace, baseUrl: string, args: string[], in
 export function announcedId(output: string): string {
   const match = output.match(/Session ([0-9a-f-]{36})/);
   if (!match) throw new Error(`no session id in:\n${output}`);
-  return match[1];
+  return nth(match, 1);
 }
 
 /** Opens the workspace's store for a look, closing it again. */

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { databasePath } from '../../src/core/store/db';
 import { fillStore, leafPages, listing, sha256, smashPage } from '../store/damage-helpers';
+import { nth } from '../support/elements';
 import { buildLoom, makeTempDir, removeDir, runLoom } from './run-loom';
 
 let root: string;
@@ -41,7 +42,7 @@ describe('loom --doctor', () => {
   it('salvages the readable sessions of a damaged database into a new file that Loom opens', async () => {
     const ids = fillStore(dataDir, 30);
     const pages = leafPages(file, 'messages');
-    smashPage(file, pages[Math.floor(pages.length / 2)]);
+    smashPage(file, nth(pages, Math.floor(pages.length / 2)));
     const hash = sha256(file);
 
     const run = await loom('--doctor');
@@ -54,7 +55,7 @@ describe('loom --doctor', () => {
     expect(lines).not.toContain('  sessions: database disk image is malformed');
     const salvaged = listing(dataDir).filter((name) => name.startsWith('loom.salvaged-'));
     expect(salvaged).toEqual([expect.stringMatching(/^loom\.salvaged-\d{8}T\d{6}Z\.db$/)]);
-    const copy = path.join(dataDir, salvaged[0]);
+    const copy = path.join(dataDir, nth(salvaged, 0));
     expect(run.stdout).toContain(`Salvaged what could be read into ${copy}:\n`);
     expect(run.stdout).toMatch(/\n {2}sessions +30 rows saved\n/);
     expect(run.stdout).toMatch(/\n {2}messages +\d+ rows saved; unreadable: rows between rowid \d+ and \d+\n/);

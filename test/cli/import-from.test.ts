@@ -31,6 +31,7 @@ import {
   piLinear,
   writeFile,
 } from '../import/fixtures';
+import { nth } from '../support/elements';
 import { buildLoom, expectOneErrorLine, makeTempDir, removeDir, runLoom } from './run-loom';
 
 let dir: string;
@@ -147,7 +148,7 @@ describe('loom --import-from', () => {
     expect(info).toMatch(/^Model: +gemini-2\.5-pro$/m);
     expect(info).toMatch(/^Created: +2026-02-01 /m);
     const exported = JSON.parse((await loom('--export', main?.id ?? '')).stdout) as { session: { transcript_facts: { at: string }[] } };
-    expect(exported.session.transcript_facts[0].at).toBe('2026-02-01T10:00:01.000Z');
+    expect(nth(exported.session.transcript_facts, 0).at).toBe('2026-02-01T10:00:01.000Z');
   });
 
   it('codex reads any *.jsonl that is a Codex session and counts the others in the summary line, not as refusals', async () => {
@@ -174,7 +175,7 @@ describe('loom --import-from', () => {
     const opencodeData = path.join(home, '.local/share/opencode');
     const opencode = opencodeDatabase(path.join(opencodeData, 'opencode.db'));
     const session = opencodeExport() as OpencodeExport;
-    session.messages[4].info.time = { created: 5 };
+    nth(session.messages, 4).info.time = { created: 5 };
     insertOpencodeSession(opencode, session);
     opencode.close();
     const goose = gooseDatabase(path.join(home, '.local/share/goose/sessions/sessions.db'));
@@ -196,7 +197,7 @@ describe('loom --import-from', () => {
     );
     expect(folderState(home)).toEqual(before);
 
-    const [otter] = JSON.parse((await loom('--search', 'otters', '--json')).stdout) as { id: string; title: string }[];
+    const otter = nth(JSON.parse((await loom('--search', 'otters', '--json')).stdout) as { id: string; title: string }[], 0);
     expect(otter.title).toBe('Otter census');
     const info = (await loom('--info', otter.id)).stdout;
     expect(info).toMatch(/^Folder: +\/home\/ada\/river$/m);

@@ -11,6 +11,7 @@ import { promisify } from 'node:util';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { compileCacheFolder } from '../../src/cli/compile-cache';
 import { SessionStore } from '../../src/core/store/session-store';
+import { nth } from '../support/elements';
 import { startScriptedServer } from '../support/scripted-server';
 import { BIN, buildLoom, makeTempDir, removeDir } from './run-loom';
 
@@ -204,7 +205,7 @@ describe('the compile cache', () => {
 async function sessionId(): Promise<string> {
   const store = SessionStore.open(dir);
   try {
-    return store.list()[0].id;
+    return nth(store.list(), 0).id;
   } finally {
     store.close();
   }

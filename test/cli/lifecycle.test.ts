@@ -8,6 +8,7 @@ import path from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { SessionStore } from '../../src/core/store/session-store';
 import type { SessionMeta } from '../../src/shared/types';
+import { nth } from '../support/elements';
 import { BIN, buildLoom, expectOneErrorLine, makeTempDir, removeDir, runLoom } from './run-loom';
 
 let dir: string;
@@ -222,12 +223,12 @@ describe('--info', () => {
       const made: string[] = [];
       for (let i = 0; i < 100; i++) {
         made.push(store.create().id);
-        const twin = made.find((id, j) => j < made.length - 1 && id[0] === made[made.length - 1][0]);
-        if (twin) return [twin, made[made.length - 1]];
+        const twin = made.find((id, j) => j < made.length - 1 && id[0] === nth(made, -1)[0]);
+        if (twin) return [twin, nth(made, -1)];
       }
       throw new Error('no two ids share a first character');
     });
-    const ambiguous = await loom('--info', ids[0][0]);
+    const ambiguous = await loom('--info', nth(ids, 0).charAt(0));
     expect(ambiguous.code).toBe(1);
     expectOneErrorLine(ambiguous);
     expect(ambiguous.stdout).toBe('');

@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { nth } from '../support/elements';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const BIN = path.join(ROOT, 'bin/loom.js');
@@ -91,8 +92,8 @@ export function removeDir(dir: string): void {
 /** The line a user sees: exactly one, prefixed `loom:`, and no trace of a stack. */
 export function expectOneErrorLine(run: LoomRun): string {
   const lines = run.stderr.split('\n').filter(Boolean);
-  if (lines.length !== 1 || !lines[0].startsWith('loom: ') || /\bat .+:\d+:\d+/.test(run.stderr)) {
+  if (lines.length !== 1 || !nth(lines, 0).startsWith('loom: ') || /\bat .+:\d+:\d+/.test(run.stderr)) {
     throw new Error(`expected one 'loom: ...' line on stderr, got:\n${run.stderr}`);
   }
-  return lines[0];
+  return nth(lines, 0);
 }

@@ -14,6 +14,7 @@ import { isLoomError } from '../../src/core/errors';
 import { ModelClient } from '../../src/core/model/client';
 import { SessionStore } from '../../src/core/store/session-store';
 import type { ChatMessage } from '../../src/shared/types';
+import { nth } from '../support/elements';
 import { startScriptedServer, type ScriptedServer } from '../support/scripted-server';
 import { SYSTEM, conversation, padTo, turn } from './fixtures';
 
@@ -53,7 +54,7 @@ function sessionWith(messages: ChatMessage[], maxTokens = MAX): CompactSessionOp
 async function nextRequest(messages: ChatMessage[]) {
   server.enqueue({ text: 'Carrying on.' });
   await client.chat({ messages });
-  return server.requests[server.requests.length - 1].body;
+  return nth(server.requests, -1).body;
 }
 
 async function thrown(promise: Promise<unknown>): Promise<Error> {
@@ -87,7 +88,7 @@ describe('ensureContextFits', () => {
 
     expect(outcome.status).toBe('compacted');
     expect(server.requests).toHaveLength(1);
-    expect(server.requests[0].body.max_tokens).toBe(1024);
+    expect(nth(server.requests, 0).body.max_tokens).toBe(1024);
     const body = await nextRequest(outcome.messages);
     expect(body.messages[0]).toEqual(SYSTEM);
     expect(body.messages[1]).toEqual({ role: 'user', content: BOUNDARY });
@@ -137,7 +138,7 @@ describe('ensureContextFits', () => {
     const outcome = await ensureContextFits(opts);
     expect(outcome.status).toBe('compacted');
     expect(server.requests).toHaveLength(2);
-    expect(server.requests[1].body.messages[0].content).toMatch(/^Summarize conversation data/);
+    expect(nth(server.requests, 1).body.messages[0].content).toMatch(/^Summarize conversation data/);
   });
 
   it('keeps the context when the summary does not shrink it, and still charges the call', async () => {
@@ -155,7 +156,7 @@ describe('ensureContextFits', () => {
     expect(store.getCompactions(opts.sessionId)).toEqual([]);
     expect(store.getUsage(opts.sessionId).by_kind.compaction).toMatchObject({ calls: 1, completion_tokens: 150 });
     expect(events.map((e) => e.phase)).toEqual(['start', 'failed']);
-    expect(events[1].error).toBe('Compaction did not reduce context; original context retained.');
+    expect(nth(events, 1).error).toBe('Compaction did not reduce context; original context retained.');
   });
 
   it('keeps the context when the summary is empty', async () => {
@@ -209,7 +210,7 @@ describe('ensureContextFits', () => {
 
     expect(err.message).toContain('--max-context-tokens 2000');
     expect(server.requests).toHaveLength(1);
-    expect(server.requests[0].body.messages[0].content).toMatch(/^Summarize conversation data/);
+    expect(nth(server.requests, 0).body.messages[0].content).toMatch(/^Summarize conversation data/);
     // The compaction itself was progress and is kept; the session stays resumable.
     expect(store.getCompactions(opts.sessionId)).toHaveLength(1);
     expect(store.getContext(opts.sessionId)[1]).toEqual({ role: 'user', content: BOUNDARY });

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ContextBudget, estimateTotal } from '../../src/core/context/budget';
 import { MESSAGE_OVERHEAD_TOKENS } from '../../src/core/model/tokens';
 import type { ChatMessage } from '../../src/shared/types';
+import { nth } from '../support/elements';
 
 /** A user message of exactly `tokens` tokens including the per-message overhead. */
 function userOfTokens(tokens: number): ChatMessage {
@@ -46,7 +47,7 @@ describe('ContextBudget', () => {
     const budget = new ContextBudget(24000);
     budget.reset(messages.slice(0, 1));
     for (let i = 1; i < messages.length; i++) {
-      budget.add(messages[i]);
+      budget.add(nth(messages, i));
       expect(budget.estimate()).toBe(estimateTotal(messages.slice(0, i + 1)));
     }
     expect(budget.messageCount).toBe(messages.length);

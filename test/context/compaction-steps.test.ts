@@ -15,6 +15,7 @@ import { ModelClient } from '../../src/core/model/client';
 import { estimateMessageTokens, estimateTotal } from '../../src/core/model/tokens';
 import { SessionStore } from '../../src/core/store/session-store';
 import type { ChatMessage } from '../../src/shared/types';
+import { nth } from '../support/elements';
 import { countRequestTokens, startScriptedServer, type ScriptedServer } from '../support/scripted-server';
 
 function agenticTurns(turns: number, resultChars: number): ChatMessage[] {
@@ -50,7 +51,7 @@ describe('slices', () => {
     }
     expect(slices.flat()).toEqual(older);
     for (const slice of slices) {
-      expect(slice[0].role).not.toBe('tool');
+      expect(nth(slice, 0).role).not.toBe('tool');
       const last = slice.at(-1)!;
       expect(last.role === 'assistant' && last.tool_calls?.length).toBeFalsy();
     }
@@ -61,7 +62,7 @@ describe('slices', () => {
     const slice = nextSlice(older, 1, 2_000);
     expect(slice.end).toBe(4);
     expect(slice.tokens).toBeLessThanOrEqual(2_000);
-    const result = slice.messages[1].content as string;
+    const result = nth(slice.messages, 1).content as string;
     expect(result).toMatch(/^g+\n\[… \d+ characters not shown to the summariser …\]\ng+$/);
     expect(shortenToFit(older.slice(0, 1), 100)).toEqual(older.slice(0, 1));
     expect(headAndTail('short', 10)).toBe('short');
@@ -124,13 +125,13 @@ describe('compactSession over a known window', () => {
       expect(body.messages[0]).toEqual({ role: 'system', content: SUMMARY_SYSTEM_PROMPT });
       expect(countRequestTokens(body)).toBeLessThanOrEqual(4_096);
       const data = JSON.parse(body.messages[1].content) as ChatMessage[];
-      if (i > 0) expect(data[0].content).toContain(`summary ${i}\n</session_context_data>`);
+      if (i > 0) expect(nth(data, 0).content).toContain(`summary ${i}\n</session_context_data>`);
     }
     // What every step read, in order, is the older part, each message once.
     const read = bodies.flatMap((b, i) => (JSON.parse(b.messages[1].content) as ChatMessage[]).slice(i > 0 ? 1 : 0));
     expect(read).toEqual(messages.slice(1, -1));
     expect(outcome.messages.at(-1)).toEqual({ role: 'user', content: 'The current turn.' });
-    expect(outcome.messages[1].content).toContain(`summary ${bodies.length}`);
+    expect(nth(outcome.messages, 1).content).toContain(`summary ${bodies.length}`);
     expect(store.getUsage(id).by_kind.compaction.calls).toBe(bodies.length);
     expect(store.getContext(id)).toEqual(outcome.messages);
   });
@@ -160,6 +161,6 @@ describe('compactSession over a known window', () => {
     expect(server.refused.length).toBeGreaterThan(0);
     expect(learned[0]).toBe(3_000);
     for (const r of server.requests) expect(countRequestTokens(r.body)).toBeLessThanOrEqual(3_000);
-    expect(estimateMessageTokens(outcome.messages[1])).toBeLessThan(100);
+    expect(estimateMessageTokens(nth(outcome.messages, 1))).toBeLessThan(100);
   });
 });

@@ -8,6 +8,7 @@ import { compactContext, findCut } from '../../src/core/context/compactor';
 import { isLoomError } from '../../src/core/errors';
 import { ModelClient } from '../../src/core/model/client';
 import type { ChatMessage } from '../../src/shared/types';
+import { nth } from '../support/elements';
 import { startScriptedServer, type ScriptedServer } from '../support/scripted-server';
 import { SYSTEM, conversation, turn } from './fixtures';
 
@@ -45,7 +46,7 @@ describe('compactContext', () => {
     await compactContext({ messages, client });
 
     expect(server.requests).toHaveLength(1);
-    const body = server.requests[0].body;
+    const body = nth(server.requests, 0).body;
     expect(body.model).toBe('gemma4');
     expect(body.temperature).toBe(0);
     expect(body.max_tokens).toBe(1024);
@@ -127,15 +128,15 @@ describe('compactContext', () => {
     server.enqueue({ text: echoed });
     const result = await compactContext({ messages, client });
 
-    const body = server.requests[0].body;
+    const body = nth(server.requests, 0).body;
     expect(body.messages[0].content).toBe(SUMMARY_PROMPT);
     expect(body.messages).toHaveLength(2);
     const data = JSON.parse(body.messages[1].content) as ChatMessage[];
     expect(Array.isArray(data)).toBe(true);
-    expect(data[0].content).toContain(injection);
-    expect(data[2].content).toContain(injection);
+    expect(nth(data, 0).content).toContain(injection);
+    expect(nth(data, 2).content).toContain(injection);
 
-    const boundary = result.messages[1].content as string;
+    const boundary = nth(result.messages, 1).content as string;
     expect(boundary.startsWith('<session_context_data>\n')).toBe(true);
     expect(boundary.endsWith('\n</session_context_data>')).toBe(true);
     // Only the real closing tag: the echoed one cannot end the data early.

@@ -11,6 +11,7 @@ import path from 'node:path';
 import type { Locator, Page } from '@playwright/test';
 import type { ChatMessage } from '../../src/shared/types';
 import { CLAUDE_SESSION, claudeBranch, claudeMain, jsonl, writeFile } from '../import/fixtures';
+import { nth } from '../support/elements';
 import { PNG_1X1, PNG_URL } from '../support/images';
 import { axeViolations } from './axe';
 import { SUMMARY, expect, newSession, openLoom, send, sessionAction, sidebarRow, test, transcript, type LoomHarness } from './fixtures';
@@ -181,7 +182,7 @@ const SCREENS: Screen[] = [
           { type: 'image_url', image_url: { url: PNG_URL } },
         ],
       };
-      loom.store.create({ title: 'Pictures', messages: [CONVERSATION[0], withFiles, { role: 'assistant', content: 'A dot.' }] });
+      loom.store.create({ title: 'Pictures', messages: [nth(CONVERSATION, 0), withFiles, { role: 'assistant', content: 'A dot.' }] });
       await openLoom(page, loom);
       await sidebarRow(page, 'Pictures')
         .getByRole('button', { name: /^Pictures/ })

@@ -11,6 +11,7 @@ import type { Page } from '@playwright/test';
 import { z } from 'zod';
 import { ALL_TOOLS } from '../../src/core/tools/index';
 import { defineTool } from '../../src/core/tools/tool';
+import { nth } from '../support/elements';
 import { expect, newSession, openLoom, send, SUMMARY, test, transcript } from './fixtures';
 
 const TWENTY_LINES = `${Array.from({ length: 20 }, (_, i) => `line ${i + 1}`).join('\n')}\n`;
@@ -136,7 +137,7 @@ test('Allow for this session runs the next edit without asking, shows in every w
   // A second window shows the session's info, with nothing granted yet.
   const other = await context.newPage();
   await openLoom(other, loom);
-  const [session] = loom.store.list();
+  const session = nth(loom.store.list(), 0);
   await other.getByRole('complementary', { name: 'Sessions' }).getByRole('listitem').first().click();
   await other.getByRole('button', { name: 'Info', exact: true }).click();
   const otherInfo = other.getByRole('dialog', { name: 'Session info' });

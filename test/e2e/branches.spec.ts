@@ -7,6 +7,7 @@
 import type { Page } from '@playwright/test';
 import { LISTING_SUMMARY_PROMPT } from '../../src/core/agent/listing-summary';
 import type { ChatMessage } from '../../src/shared/types';
+import { nth } from '../support/elements';
 import { SUMMARY, expect, newSession, openLoom, send, sidebarRow, test, transcript, type LoomHarness } from './fixtures';
 
 function article(page: Page, name: 'You' | 'Assistant', text: string) {
@@ -29,7 +30,7 @@ test('Regenerate makes a sibling reply, and the switcher shows each in place', a
   const first = article(page, 'Assistant', 'Herons stand still and strike.');
   await expect(first).toBeVisible();
   await expect(page.getByRole('button', { name: 'Send' })).toBeVisible();
-  const [original] = loom.store.list();
+  const original = nth(loom.store.list(), 0);
 
   await first.getByRole('button', { name: 'Regenerate' }).click();
   const second = article(page, 'Assistant', 'Herons wait, then spear a fish.');
@@ -140,7 +141,7 @@ test('Fork from here opens the history up to that message in a tab right after t
   const tabs = page.getByRole('tablist', { name: 'Open sessions' });
   await expect(tabs.getByRole('tab', { selected: true })).toHaveText(/^Session /);
   await expect(page.getByRole('textbox', { name: 'Message' })).toBeEnabled();
-  const [other] = loom.store.list();
+  const other = nth(loom.store.list(), 0);
   await tabs.getByRole('tab', { name: /Heron notes/ }).click();
 
   await article(page, 'Assistant', 'First answer').getByRole('button', { name: 'Fork from here' }).click();

@@ -4,6 +4,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { nth } from '../support/elements';
 import { SUMMARY, expect, newSession, openLoom, send, test, transcript } from './fixtures';
 
 test('a reply streams in and is shown as Markdown with highlighted code, its raw HTML as text', async ({ page, loom }) => {
@@ -55,7 +56,7 @@ test('markup, scripts, frames, script links and remote images in a reply are ine
   await send(page, 'Show me some HTML');
 
   const reply = transcript(page).getByRole('article', { name: 'Assistant' });
-  for (const shown of [attacks[0], attacks[1], attacks[2], '<svg onload="window.pwned=3"></svg>', '<a href="javascript:window.pwned=4">']) {
+  for (const shown of [...attacks.slice(0, 3), '<svg onload="window.pwned=3"></svg>', '<a href="javascript:window.pwned=4">']) {
     await expect(reply).toContainText(shown);
   }
   await expect(reply).toContainText('markdown link');
@@ -119,7 +120,7 @@ test('an approval still waiting when the page reloads is shown again, and Allow 
   await send(page, 'Please write kept.txt');
   await expect(page.getByRole('group', { name: 'Approval needed: write_file' })).toContainText('kept.txt');
   // The open tab is saved (debounced) before the reload, so the same tab comes back.
-  const [session] = loom.store.list();
+  const session = nth(loom.store.list(), 0);
   await expect.poll(async () => (await loom.mode.backend.handlers['settings.get']({})).activeTab).toBe(session.id);
 
   await page.reload();
@@ -159,7 +160,7 @@ test('ask_question is answered inline and the answer reaches the model', async (
   await question.getByRole('textbox', { name: 'Your answer' }).fill('teal');
   await question.getByRole('button', { name: 'Answer' }).click();
   await expect(transcript(page).getByText('Teal it is.')).toBeVisible();
-  const toolResult = loom.model.requests[1].body.messages.at(-1);
+  const toolResult = nth(loom.model.requests, 1).body.messages.at(-1);
   expect(toolResult.role).toBe('tool');
   expect(toolResult.content).toContain('The user answered: teal');
 });

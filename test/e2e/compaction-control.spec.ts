@@ -8,6 +8,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Page } from '@playwright/test';
+import { nth } from '../support/elements';
 import type { ReceivedRequest } from '../support/scripted-server';
 import { expectNoAxeViolations } from './axe';
 import { SUMMARY, expect, newSession, openLoom, send, test, transcript, type LoomHarness } from './fixtures';
@@ -37,7 +38,8 @@ const meterValue = async (page: Page) => Number(await page.getByRole('meter', { 
 
 /** A new session with a turn for each question, its replies long enough for a compaction to save tokens. */
 async function conversation(page: Page, loom: LoomHarness, turns: { ask: string; reply: string }[]): Promise<void> {
-  const [first, ...rest] = turns;
+  const first = nth(turns, 0);
+  const rest = turns.slice(1);
   loom.model.enqueue({ text: `${first.reply}${LONG}` }, SUMMARY('Fish and herons'), ...rest.map((t) => ({ text: `${t.reply}${LONG}` })));
   await openLoom(page, loom);
   await newSession(page);
@@ -68,7 +70,7 @@ test('Compact now with a focus line tells the summariser what to keep above all;
   await expect(transcript(page).getByRole('note', { name: 'Compaction 1' })).toBeVisible();
   // The focus went back to Compact now, and stays there while the compaction ran.
   await expect(page.getByRole('button', { name: 'Compact now' })).toBeFocused();
-  const [request] = summariserRequests(loom);
+  const request = nth(summariserRequests(loom), 0);
   expect(request.body.messages[0].content).toMatch(/ Above all, keep what concerns: the heron's diet$/);
 
   // Once undone, the same compaction without a focus sends the plain prompt.
@@ -78,7 +80,7 @@ test('Compact now with a focus line tells the summariser what to keep above all;
   await page.getByRole('button', { name: 'Compact now' }).click();
   await dialog.getByRole('button', { name: 'Compact', exact: true }).click();
   await expect(transcript(page).getByRole('note', { name: 'Compaction 2' })).toBeVisible();
-  expect(summariserRequests(loom)[1].body.messages[0].content).not.toContain('Above all');
+  expect(nth(summariserRequests(loom), 1).body.messages[0].content).not.toContain('Above all');
 });
 
 test('Compact up to here summarises only up to that message, and a message it cannot cut at gets one line', async ({ page, loom }) => {
@@ -94,11 +96,11 @@ test('Compact up to here summarises only up to that message, and a message it ca
   await message(page, 'Zebrafish are small and striped.').getByRole('button', { name: 'Compact up to here' }).click();
   const marker = transcript(page).getByRole('note', { name: 'Compaction 1' });
   await expect(marker).toBeVisible();
-  const [request] = summariserRequests(loom);
+  const request = nth(summariserRequests(loom), 0);
   const sent = summarised(request);
   expect(sent).toHaveLength(2);
-  expect(sent[0].content).toContain('Tell me about zebrafish');
-  expect(sent[1].content).toMatch(/^Zebrafish are small and striped\./);
+  expect(nth(sent, 0).content).toContain('Tell me about zebrafish');
+  expect(nth(sent, 1).content).toMatch(/^Zebrafish are small and striped\./);
 
   await marker.getByRole('button', { name: /What was kept and dropped/ }).click();
   const view = page.getByRole('dialog', { name: 'Compaction 1: what was kept and dropped' });
@@ -129,8 +131,8 @@ test('what a compaction kept and dropped, then Undo from its marker brings the e
   await expect(marker.getByRole('button', { name: 'Undo compaction 1' })).toBeVisible();
   await expectNoAxeViolations(page, transcript(page));
 
-  const [session] = loom.store.list();
-  const [record] = loom.store.getCompactionDetails(session.id);
+  const session = nth(loom.store.list(), 0);
+  const record = nth(loom.store.getCompactionDetails(session.id), 0);
   const figures = (n: number) => n.toLocaleString('en-US');
   await expect.poll(() => meterValue(page)).toBe(record.after_tokens);
   expect(record.after_tokens).toBeLessThan(record.before_tokens);
@@ -253,7 +255,7 @@ test("Info names the project's AGENTS.md with its size, and the model's window a
   await newSession(page);
   await send(page, 'Hi');
   await expect(message(page, 'Hello.')).toBeVisible();
-  expect(String(loom.model.requests[0].body.messages[0].content)).toContain('Run the tests before every commit.');
+  expect(String(nth(loom.model.requests, 0).body.messages[0].content)).toContain('Run the tests before every commit.');
 
   await page.getByRole('button', { name: 'Info' }).click();
   const info = page.getByRole('dialog', { name: 'Session info' });

@@ -5,6 +5,7 @@
  * that was compacted away; after a reload the marker is still where the compaction happened.
  */
 import type { Locator, Page } from '@playwright/test';
+import { nth } from '../support/elements';
 import { SUMMARY, expect, newSession, openLoom, send, sidebarRow, test, transcript } from './fixtures';
 
 const LONG = ' The heron waits in the shallows, perfectly still, until a fish swims close.'.repeat(12);
@@ -35,8 +36,8 @@ test('a forced compaction shows its marker, the info dialog its figures, and sea
   await expect(marker).toBeVisible();
   await expect(page.getByRole('status').filter({ hasText: 'Compacting the context' })).toBeHidden();
 
-  const [session] = loom.store.list();
-  const [recorded] = loom.store.getCompactions(session.id);
+  const session = nth(loom.store.list(), 0);
+  const recorded = nth(loom.store.getCompactions(session.id), 0);
   const figures = (n: number) => n.toLocaleString('en-US');
   await expect(marker).toContainText(`${figures(recorded.before_tokens)} → ${figures(recorded.after_tokens)} tokens`);
   expect(recorded.after_tokens).toBeLessThan(recorded.before_tokens);
@@ -91,7 +92,7 @@ async function expectMarkerBetween(page: Page, above: string, below: string): Pr
   await expect
     .poll(async () => {
       const order = await Promise.all([message(above), marker, message(below)].map(top));
-      return order[0] < order[1] && order[1] < order[2];
+      return nth(order, 0) < nth(order, 1) && nth(order, 1) < nth(order, 2);
     })
     .toBe(true);
   // Nothing else between them: the marker is the row right after the message above.

@@ -4,14 +4,16 @@
  * measured 2.3:1. WCAG AA asks 4.5:1 for text.
  */
 import type { Locator } from '@playwright/test';
+import { take } from '../support/elements';
 import { expect, openLoom, sessionAction, test } from './fixtures';
 
 /** WCAG relative luminance of an `rgb(r, g, b)` computed colour. */
 function luminance(rgb: string): number {
-  const [r, g, b] = (rgb.match(/\d+(\.\d+)?/g) ?? []).slice(0, 3).map((c) => {
+  const channels = (rgb.match(/\d+(\.\d+)?/g) ?? []).slice(0, 3).map((c) => {
     const v = Number(c) / 255;
     return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4;
   });
+  const [r, g, b] = take(channels, 3);
   return 0.2126 * r + 0.7152 * g + 0.0722 * b;
 }
 
@@ -20,7 +22,10 @@ async function contrast(button: Locator): Promise<number> {
     const style = el.ownerDocument.defaultView?.getComputedStyle(el);
     return { color: style?.color ?? '', background: style?.backgroundColor ?? '' };
   });
-  const [light, dark] = [luminance(color), luminance(background)].sort((a, b) => b - a);
+  const [light, dark] = take(
+    [luminance(color), luminance(background)].sort((a, b) => b - a),
+    2,
+  );
   return (light + 0.05) / (dark + 0.05);
 }
 

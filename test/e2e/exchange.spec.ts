@@ -8,6 +8,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import type { Download, Locator, Page } from '@playwright/test';
 import type { ChatMessage } from '../../src/shared/types';
+import { nth } from '../support/elements';
 import { PNG_1X1, PNG_URL } from '../support/images';
 import { SUMMARY, expect, newSession, openLoom, send, sessionAction, sidebarRow, test, transcript, type LoomHarness } from './fixtures';
 
@@ -217,7 +218,7 @@ test('a text file and an image attached with the paperclip reach the model as fe
   await expect(transcript(page).getByRole('article', { name: 'Assistant' })).toContainText('A red dot');
   await expect(chips).toBeHidden();
 
-  const sent = loom.model.requests[0].body.messages.at(-1);
+  const sent = nth(loom.model.requests, 0).body.messages.at(-1);
   expect(sent).toEqual({
     role: 'user',
     content: [
@@ -265,7 +266,7 @@ test('files dropped or pasted on the message box are attached, not imported; a b
   await expect(page.getByRole('button', { name: 'Send' })).toBeEnabled();
   await page.getByRole('button', { name: 'Send' }).click();
   await expect(transcript(page).getByRole('article', { name: 'Assistant' })).toContainText('Seen.');
-  expect(loom.model.requests[0].body.messages.at(-1).content).toEqual([
+  expect(nth(loom.model.requests, 0).body.messages.at(-1).content).toEqual([
     { type: 'text', text: '<attached_file name="log.txt">\nline one\n</attached_file>' },
     { type: 'image_url', image_url: { url: PNG_URL } },
   ]);

@@ -8,6 +8,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { nth } from '../support/elements';
 
 export default function globalSetup(): () => void {
   execFileSync(process.execPath, ['scripts/web.mjs', '--build-only'], { stdio: 'inherit' });
@@ -23,7 +24,7 @@ export default function globalSetup(): () => void {
 function assertComplete(dir: string): void {
   const page = path.join(dir, 'index.html');
   const html = fs.existsSync(page) ? fs.readFileSync(page, 'utf8') : '';
-  const linked = [...html.matchAll(/(?:src|href)="\.\/([^"]+)"/g)].map((m) => m[1]);
+  const linked = [...html.matchAll(/(?:src|href)="\.\/([^"]+)"/g)].map((m) => nth(m, 1));
   const missing = linked.filter((file) => !fs.existsSync(path.join(dir, file)));
   if (!html || linked.length === 0 || missing.length) {
     throw new Error(`out/renderer changed while it was copied (another build ran?); run the tests again. Missing: ${missing.join(', ') || 'index.html'}`);

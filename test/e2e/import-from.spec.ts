@@ -103,7 +103,7 @@ test('a bad path is one line and imports nothing; opencode and goose offer their
     for (const [source, location] of [
       ['opencode', '.local/share/opencode'],
       ['goose', '.local/share/goose/sessions'],
-    ]) {
+    ] as const) {
       await dialog.getByRole('combobox', { name: 'Source' }).selectOption(source);
       await expect(
         dialog.getByText(`Leave it empty to read ${path.join(os.homedir(), location)}. Files and databases are only read, never changed.`),

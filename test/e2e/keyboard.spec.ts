@@ -5,6 +5,7 @@
  */
 import type { Locator, Page } from '@playwright/test';
 import type { ChatMessage } from '../../src/shared/types';
+import { nth } from '../support/elements';
 import { SUMMARY, expect, openLoom, sessionAction, sidebarRow, test, transcript } from './fixtures';
 
 function conversation(count: number): ChatMessage[] {
@@ -96,7 +97,7 @@ test('keyboard only: new session, send, session menu, rename, Escape — focus v
   await expect(page.getByRole('heading', { level: 1, name: 'Heron field notes' })).toBeVisible();
   const renamedActions = sidebarRow(page, 'Heron field notes').getByRole('button', { name: 'Actions for Heron field notes' });
   await expect(renamedActions).toBeFocused();
-  expect(loom.store.list()[0].title).toBe('Heron field notes');
+  expect(nth(loom.store.list(), 0).title).toBe('Heron field notes');
 });
 
 test('Escape that closes a menu or a dialog gives the focus back to the control that opened it', async ({ page, loom }) => {

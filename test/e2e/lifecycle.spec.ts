@@ -7,6 +7,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import type { Page } from '@playwright/test';
 import type { ChatMessage } from '../../src/shared/types';
+import { nth } from '../support/elements';
 import { expect, openLoom, sessionAction, sidebarRow, test, transcript, type LoomHarness } from './fixtures';
 
 const CONVERSATION: ChatMessage[] = [
@@ -42,7 +43,7 @@ test('fork opens the fork in a new tab with the same transcript and keeps the or
   expect(forks).toHaveLength(1);
   await expect(transcript(page).getByRole('article', { name: 'You' })).toHaveText(/How do herons fish\?/);
   await expect(transcript(page).getByRole('article', { name: 'Assistant' }).locator('strong')).toHaveText('strike');
-  expect(loom.store.getTranscript(forks[0].id)).toEqual(loom.store.getTranscript(original.id));
+  expect(loom.store.getTranscript(nth(forks, 0).id)).toEqual(loom.store.getTranscript(original.id));
 
   // Opening a session that is already open focuses its tab instead of opening another.
   await tabs(page).nth(0).click();

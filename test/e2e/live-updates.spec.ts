@@ -9,6 +9,7 @@ import path from 'node:path';
 import type { Page } from '@playwright/test';
 import type { ChatMessage } from '../../src/shared/types';
 import { runLoom } from '../cli/run-loom';
+import { nth } from '../support/elements';
 import { SUMMARY, expect, newSession, openLoom, send, sidebarRow, test, transcript, type LoomHarness } from './fixtures';
 
 const CONVERSATION: ChatMessage[] = [
@@ -127,7 +128,7 @@ test('`loom` cannot rename, archive or delete the session the window is working 
   await newSession(page);
   await send(page, 'How do herons fish?');
   await expect(transcript(page).getByRole('article', { name: 'Assistant' })).toContainText('Herons stand still.');
-  const [session] = loom.store.list();
+  const session = nth(loom.store.list(), 0);
   const before = loom.store.getMeta(session.id);
 
   for (const args of [

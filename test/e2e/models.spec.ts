@@ -7,6 +7,7 @@
 import path from 'node:path';
 import { importFiles, runImport } from '../../src/core/import/run';
 import { CLAUDE_SESSION, claudeMain, jsonl, writeFile } from '../import/fixtures';
+import { nth } from '../support/elements';
 import { startScriptedServer } from '../support/scripted-server';
 import { SUMMARY, expect, newSession, openLoom, send, sidebarRow, test, transcript } from './fixtures';
 
@@ -103,7 +104,7 @@ test('each message shows its facts: time, and for a reply its model, tokens, cos
   await expect(facts).toContainText('gemma4 · 1,234 in · 56 out');
   await expect(facts).toContainText(/ · \d+\.\d\d s to first token · \d+(\.\d)? tok\/s$/);
   // Your message has its time.
-  const stored = loom.store.getTranscriptFacts(loom.store.list()[0].id);
+  const stored = loom.store.getTranscriptFacts(nth(loom.store.list(), 0).id);
   await expect(transcript(page).getByRole('article', { name: 'You' }).locator('.msg-facts')).toHaveText(new Date(stored[1]!.at).toLocaleString('en-US'));
 });
 
@@ -196,7 +197,7 @@ test("the session model dialog states the model's window: Info shows it and the 
   await page.getByRole('button', { name: 'Info' }).click();
   const info = page.getByRole('dialog', { name: 'Session info' });
   await expect(info).toContainText('Model window8,192 tokens, from the Model window setting');
-  const sessionId = (await loom.mode.backend.handlers['sessions.list']({ limit: 1 })).sessions[0].id;
+  const sessionId = nth((await loom.mode.backend.handlers['sessions.list']({ limit: 1 })).sessions, 0).id;
   expect(await loom.mode.backend.handlers['chat.context']({ sessionId })).toMatchObject({ maxContextTokens: 6_144 });
 });
 

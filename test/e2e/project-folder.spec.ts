@@ -4,6 +4,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { nth } from '../support/elements';
 import { SUMMARY, expect, openLoom, send, sidebarRow, test, transcript } from './fixtures';
 
 test('a session recorded in "/" works in the app\'s folder and the chat says so', async ({ page, loom }) => {
@@ -29,9 +30,9 @@ test('a session recorded in "/" works in the app\'s folder and the chat says so'
 
   await expect(page.getByText(`This session was recorded in /; working in ${loom.projectDir}.`)).toBeVisible();
   await expect(transcript(page).getByRole('article', { name: 'Assistant' }).last()).toContainText('Listed.');
-  const sent = loom.model.requests[0].body;
+  const sent = nth(loom.model.requests, 0).body;
   expect(sent.messages[0].content).not.toContain('You are root');
   expect(sent.messages[0].content).toContain(`The project folder is: ${loom.projectDir}`);
-  const listing = loom.model.requests[1].body.messages.at(-1).content;
+  const listing = nth(loom.model.requests, 1).body.messages.at(-1).content;
   expect(listing).toContain('only-here.txt');
 });

@@ -5,6 +5,7 @@
  */
 import type { Page, Request } from '@playwright/test';
 import type { ChatMessage } from '../../src/shared/types';
+import { nth } from '../support/elements';
 import { SUMMARY, expect, newSession, openLoom, send, sidebarRow, test, transcript, type LoomHarness } from './fixtures';
 
 const sidebar = (page: Page) => page.getByRole('complementary', { name: 'Sessions' });
@@ -52,12 +53,12 @@ test('the list loads a page at a time as it scrolls, and a changed session moves
   await scrollUntilVisible(sessionList(page), sessionList(page).getByText('Session 000', { exact: true }));
   // 250 sessions in pages of 100: two more pages, each after the last row loaded.
   expect(lists).toHaveLength(3);
-  expect(lists[1]).toMatchObject({ after: { id: sessions[150].id } });
+  expect(lists[1]).toMatchObject({ after: { id: nth(sessions, 150).id } });
   expect(await sessionList(page).getByRole('listitem').count()).toBeLessThan(60);
 
   // A session far down changes (here: renamed through the engine, as any window would).
   const before = lists.length;
-  loom.mode.backend.engine.rename(sessions[3].id, 'Renamed deep session');
+  loom.mode.backend.engine.rename(nth(sessions, 3).id, 'Renamed deep session');
   await sessionList(page).evaluate((el) => el.parentElement!.scrollTo({ top: 0 }));
   await expect(sessionList(page).getByRole('listitem').first()).toContainText('Renamed deep session');
   await expect(sessionList(page).getByText('Session 003', { exact: true })).toHaveCount(0);
@@ -68,7 +69,7 @@ test('the list loads a page at a time as it scrolls, and a changed session moves
     .getByRole('button', { name: /^Session 248/ })
     .click();
   await expect(sidebarRow(page, 'Session 248').getByRole('button', { name: /^Session 248/ })).toHaveAttribute('aria-current', 'page');
-  loom.mode.backend.engine.setArchived(sessions[249].id, true);
+  loom.mode.backend.engine.setArchived(nth(sessions, 249).id, true);
   await expect(sessionList(page).getByText('Session 249', { exact: true })).toHaveCount(0);
   await page.getByRole('switch', { name: 'Show archived' }).check();
   await expect(sidebarRow(page, 'Session 249')).toContainText('archived');

@@ -4,6 +4,7 @@
  * reload mid-reply, and a stopped reply that is kept and continued.
  */
 import type { Page } from '@playwright/test';
+import { nth } from '../support/elements';
 import { expect, newSession, openLoom, send, sessionAction, SUMMARY, test, transcript } from './fixtures';
 
 /** A 500 for the first try and each of the client's 3 retries, with no wait between them. */
@@ -41,7 +42,7 @@ test('a message sent again after the model server failed is shown and sent once,
   await expect(transcript(page).getByRole('article', { name: 'You' })).toHaveCount(1);
   await expect(page.getByText(/model server/)).toHaveCount(0);
   await expect(page.getByRole('alert').filter({ hasText: /exploded/ })).toHaveCount(0);
-  const retried = loom.model.requests[4].body.messages;
+  const retried = nth(loom.model.requests, 4).body.messages;
   expect(retried.filter((m: { role: string; content: string }) => m.role === 'user' && m.content.includes('Are you there?'))).toHaveLength(1);
 });
 
@@ -73,7 +74,10 @@ test('a fork opens right after its parent tab, scrolled into view', async ({ pag
     await page.getByRole('button', { name: 'New tab with a new session' }).click();
     await expect(tabStrip(page)).toHaveCount(n);
   }
-  const [first] = loom.store.list().sort((a, b) => a.created_at.localeCompare(b.created_at));
+  const first = nth(
+    loom.store.list().sort((a, b) => a.created_at.localeCompare(b.created_at)),
+    0,
+  );
   const second = await tabStrip(page).nth(1).textContent();
   // The strip shows its end, as after opening the newest tab.
   await page.getByRole('tablist', { name: 'Open sessions' }).evaluate((strip) => (strip.scrollLeft = strip.scrollWidth));
@@ -99,7 +103,7 @@ test('a window reloaded mid-reply shows the whole reply so far, then the rest', 
     const replying = page.getByRole('article', { name: 'Assistant (replying)' });
     await expect(replying).toContainText('Before the reload,');
     // The open tab is saved (debounced) before the reload, so the same tab comes back.
-    const [session] = loom.store.list();
+    const session = nth(loom.store.list(), 0);
     await expect.poll(async () => (await loom.mode.backend.handlers['settings.get']({})).activeTab).toBe(session.id);
 
     await page.reload();
@@ -129,7 +133,7 @@ test('Stop keeps what streamed, marked as stopped; Continue resumes from it and 
   await expect(transcript(page).getByText('there was a dragon.')).toBeVisible();
   await expect(stopNotice).toHaveCount(0);
   await expect(page.getByRole('button', { name: 'Continue' })).toHaveCount(0);
-  const continued = loom.model.requests[1].body.messages.slice(-2);
+  const continued = nth(loom.model.requests, 1).body.messages.slice(-2);
   expect(continued).toEqual([
     { role: 'assistant', content: 'Once upon a time, ' },
     { role: 'user', content: '<user_input>\nContinue from where you stopped.\n</user_input>' },

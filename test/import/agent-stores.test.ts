@@ -13,6 +13,7 @@ import type { SessionStore } from '../../src/core/store/session-store';
 import { toolText, userText } from '../../src/shared/fences';
 import type { ChatMessage } from '../../src/shared/types';
 import { openStore, tempDir } from '../store/helpers';
+import { nth } from '../support/elements';
 import {
   agentDatabase,
   folderState,
@@ -51,10 +52,10 @@ const BEAVER = [
 /** The export fixture, its first reply with the tokens and cost opencode counts per step. */
 function beaver(): OpencodeExport {
   const session = opencodeExport() as OpencodeExport;
-  session.messages[1].info.tokens = { input: 900, output: 40, reasoning: 10, cache: { read: 100, write: 0 } };
-  session.messages[1].info.cost = 0.25;
+  nth(session.messages, 1).info.tokens = { input: 900, output: 40, reasoning: 10, cache: { read: 100, write: 0 } };
+  nth(session.messages, 1).info.cost = 0.25;
   // opencode orders a session's rows by their creation time, which its ids follow.
-  session.messages[4].info.time = { created: 5 };
+  nth(session.messages, 4).info.time = { created: 5 };
   return session;
 }
 
@@ -88,7 +89,7 @@ describe('opencode.db', () => {
     expect(store.getUsage(main?.id ?? '')).toMatchObject({ prompt_tokens: 1000, completion_tokens: 50, cost_usd: 0.25 });
     // The reply keeps its model and the step's tokens in its facts, as the file importers' replies do.
     expect(store.getTranscriptFacts(main?.id ?? '')[1]).toMatchObject({ model: 'deepseek-v4-pro', prompt_tokens: 1000, completion_tokens: 50 });
-    expect(store.getCompactions(main?.id ?? '')[0].summary).toBe('Summary: beaver dam is 42 m3.');
+    expect(nth(store.getCompactions(main?.id ?? ''), 0).summary).toBe('Summary: beaver dam is 42 m3.');
     expectValidContexts(store);
   });
 
@@ -177,7 +178,7 @@ describe('goose', () => {
     running.close();
 
     expect(summary).toMatchObject({ usedDefault: true, databases: 1, databaseSessions: 1, refused: [] });
-    const [session] = store.list();
+    const session = nth(store.list(), 0);
     expect(session).toMatchObject({
       title: 'Otter census',
       cwd: '/home/ada/river',
@@ -213,7 +214,7 @@ describe('goose', () => {
     db.close();
     const grown = await importInto(store, { source: 'goose', path: folder, home: tempDir() });
     expect(grown).toMatchObject({ unchangedFiles: 2, counts: { grown: 1, messages: 1 } });
-    expect(contents(store.getTranscript(store.list()[0].id)).at(-1)).toBe('user:And beavers?');
+    expect(contents(store.getTranscript(nth(store.list(), 0).id)).at(-1)).toBe('user:And beavers?');
   });
 
   it('a compaction: history the agent stopped seeing, then the summary only it sees', async () => {
@@ -228,8 +229,8 @@ describe('goose', () => {
     const file = writeFile(path.join(tempDir(), 'otters.json'), gooseExport(otterSession(messages)));
     const store = openStore();
     await importInto(store, { source: 'goose', path: file, home: tempDir() });
-    const [session] = store.list();
-    expect(store.getCompactions(session.id)[0].summary).toBe('Otters were counted: 17.');
+    const session = nth(store.list(), 0);
+    expect(nth(store.getCompactions(session.id), 0).summary).toBe('Otters were counted: 17.');
     expect(contents(store.getContext(session.id)).slice(1)).toEqual(['user:Now the herons']);
     expect(store.getTranscript(session.id)).toHaveLength(5);
   });
@@ -249,7 +250,7 @@ describe('goose', () => {
     const store = openStore();
     const summary = await importInto(store, { source: 'goose', path: file, home: tempDir() });
     expect(summary.refused).toEqual([`${file}:4: not a goose message ({"role", "content": […]}), skipped`]);
-    expect(contents(store.getTranscript(store.list()[0].id))).toEqual(['user:list files', 'assistant:+c1', 'tool:a.txt']);
+    expect(contents(store.getTranscript(nth(store.list(), 0).id))).toEqual(['user:list files', 'assistant:+c1', 'tool:a.txt']);
   });
 
   it('refuses a database row whose content is not JSON, with the table and id; a session so refused whole is read again until it is fixed', async () => {
@@ -267,7 +268,7 @@ describe('goose', () => {
     db.close();
     const fixed = await importInto(store, { source: 'goose', path: file, home: tempDir() });
     expect(fixed).toMatchObject({ refused: [], counts: { created: 1 } });
-    expect(contents(store.getTranscript(store.list()[0].id))).toEqual(['user:fixed now']);
+    expect(contents(store.getTranscript(nth(store.list(), 0).id))).toEqual(['user:fixed now']);
   });
 
   it('a result too long for any context is cut there and kept whole in the transcript; a row nested too deeply is refused alone', async () => {
@@ -275,7 +276,7 @@ describe('goose', () => {
     const db = gooseDatabase(file);
     const long = 'otter '.repeat(10_000);
     const messages = gooseMessages().slice(0, 4);
-    messages[2] = { ...messages[2], content: [gooseResult('call_count', long)] };
+    messages[2] = { ...nth(messages, 2), content: [gooseResult('call_count', long)] };
     insertGooseSession(db, otterSession(messages));
     const deep = `[{"type": "text", "text": "x", "deep": ${'['.repeat(10_000)}${']'.repeat(10_000)}}]`;
     db.prepare("INSERT INTO messages (session_id, role, content_json, created_timestamp) VALUES ('20260203_1', 'user', ?, 1)").run(deep);
@@ -283,9 +284,9 @@ describe('goose', () => {
     const store = openStore();
     const summary = await importInto(store, { source: 'goose', path: file, home: tempDir() });
     expect(summary.refused).toEqual([`${file}: table messages, id 5: nested deeper than 256 levels, skipped`]);
-    const [session] = store.list();
-    expect(toolText(store.getTranscript(session.id)[2].content as string)).toBe(long);
-    expect(toolText(store.getContext(session.id)[2].content as string)).toMatch(
+    const session = nth(store.list(), 0);
+    expect(toolText(nth(store.getTranscript(session.id), 2).content as string)).toBe(long);
+    expect(toolText(nth(store.getContext(session.id), 2).content as string)).toMatch(
       /\[Cut on import: the first 32,768 of 60,000 characters; the transcript keeps the whole message\.\]$/,
     );
   });

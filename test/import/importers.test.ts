@@ -12,6 +12,7 @@ import type { SessionStore } from '../../src/core/store/session-store';
 import { toolText, userText } from '../../src/shared/fences';
 import type { ChatMessage } from '../../src/shared/types';
 import { openStore, tempDir } from '../store/helpers';
+import { nth } from '../support/elements';
 import {
   CLAUDE_SESSION,
   CODEX_THREAD,
@@ -65,7 +66,10 @@ describe('claude-code', () => {
     expect(summary.refused).toEqual([`${file}:8: not valid JSON, skipped`]);
     expect([...summary.notUnderstood]).toEqual([['claude-code entry type "future-entry-kind"', 1]]);
 
-    const [main] = byTitle(store, 'Lexer zebra fix').filter((s) => s.parent_id === null);
+    const main = nth(
+      byTitle(store, 'Lexer zebra fix').filter((s) => s.parent_id === null),
+      0,
+    );
     expect(main).toMatchObject({
       cwd: '/home/ada/lexer',
       model: 'claude-sonnet-4-5',
@@ -88,10 +92,13 @@ describe('claude-code', () => {
       expect.objectContaining({ summary: 'Summary: the lexer skipped quoted zebra tokens; fixed in lex().', before_tokens: 42000, transcript_index: 5 }),
     ]);
     const context = store.getContext(main.id);
-    expect(context[0].content).toContain('Summary: the lexer skipped quoted zebra tokens');
+    expect(nth(context, 0).content).toContain('Summary: the lexer skipped quoted zebra tokens');
     expect(contents(context.slice(1))).toEqual(['user:Now add a regression test', 'assistant:Added test/lexer.test.ts.']);
 
-    const [branch] = store.branchesAt(main.id, 5).filter((s) => s.id !== main.id);
+    const branch = nth(
+      store.branchesAt(main.id, 5).filter((s) => s.id !== main.id),
+      0,
+    );
     expect(branch.parent_id).toBe(main.id);
     expect(contents(store.getTranscript(branch.id).slice(5))).toEqual([
       'user:Actually, rename the function instead',
@@ -117,14 +124,14 @@ describe('claude-code', () => {
     const summary = await importInto(store, { source: 'claude-code', path: path.dirname(project) });
     expect(summary.counts.created).toBe(3);
 
-    const [main] = byTitle(store, 'Lexer zebra fix');
+    const main = nth(byTitle(store, 'Lexer zebra fix'), 0);
     expect(contents(store.getTranscript(main.id))).not.toContain('user:Explore the tokenizer tables');
     const subAgents = store.list().filter((s) => s.title?.startsWith('Sub-agent '));
     expect(subAgents.map((s) => [s.title, s.parent_id]).sort()).toEqual([
       ['Sub-agent a4ca7529859c158c2: Explore the tokenizer tables', main.id],
       ['Sub-agent c0ffee01: Explore the tokenizer tables', main.id],
     ]);
-    expect(contents(store.getTranscript(subAgents[0].id))).toEqual(['user:Explore the tokenizer tables', 'assistant:The tables live in tables.ts.']);
+    expect(contents(store.getTranscript(nth(subAgents, 0).id))).toEqual(['user:Explore the tokenizer tables', 'assistant:The tables live in tables.ts.']);
     expect(
       store
         .family(main.id)
@@ -151,7 +158,10 @@ describe('claude-code', () => {
     fs.appendFileSync(file, jsonl(claudeGrowth()));
     const grown = await importInto(store, { source: 'claude-code', path: root });
     expect(grown.counts).toMatchObject({ created: 0, grown: 1, forks: 0, messages: 2 });
-    const [main] = byTitle(store, 'Lexer zebra fix').filter((s) => s.parent_id === null);
+    const main = nth(
+      byTitle(store, 'Lexer zebra fix').filter((s) => s.parent_id === null),
+      0,
+    );
     expect(contents(store.getTranscript(main.id).slice(-2))).toEqual(['user:Run the whole suite once more', 'assistant:All 212 tests pass.']);
     expect(store.list()).toHaveLength(before.length);
   });
@@ -160,7 +170,10 @@ describe('claude-code', () => {
     const store = openStore();
     const { root, file } = claudeFolder();
     await importInto(store, { source: 'claude-code', path: root });
-    const [main] = byTitle(store, 'Lexer zebra fix').filter((s) => s.parent_id === null);
+    const main = nth(
+      byTitle(store, 'Lexer zebra fix').filter((s) => s.parent_id === null),
+      0,
+    );
     store.appendMessage(main.id, { role: 'user', content: 'my own follow-up in Loom' });
 
     fs.appendFileSync(file, jsonl(claudeGrowth()));
@@ -177,7 +190,7 @@ describe('a session another process works in', () => {
     const root = tempDir('loom-claude-');
     const file = writeFile(path.join(root, 'p', `${CLAUDE_SESSION}.jsonl`), jsonl(claudeMain()));
     await importInto(store, { source: 'claude-code', path: root });
-    const [main] = store.list();
+    const main = nth(store.list(), 0);
     const lease = other.acquireLease(main.id, 'another-window');
 
     fs.appendFileSync(file, jsonl(claudeGrowth()));
@@ -200,7 +213,7 @@ describe('codex', () => {
     const summary = await importInto(store, { source: 'codex', path: root });
     expect(summary).toMatchObject({ files: 2, notSessions: 1, refused: [] });
     expect([...summary.notUnderstood]).toEqual([['codex line type "a_future_line_type"', 1]]);
-    const [session] = store.list();
+    const session = nth(store.list(), 0);
     expect(session).toMatchObject({ title: 'Walrus 500s', cwd: '/home/ada/api', model: 'gpt-5.2-codex', created_at: '2025-12-01T09:00:00.000Z' });
     expect(contents(store.getTranscript(session.id))).toEqual([
       'user:Why does the walrus endpoint return 500?',
@@ -214,8 +227,8 @@ describe('codex', () => {
     expect(store.getCompactions(session.id)[0]).toMatchObject({ summary: 'Summary: the walrus handler throws on empty bodies.', transcript_index: 4 });
     expect(
       JSON.parse(
-        store.getTranscript(session.id)[1].role === 'assistant'
-          ? (store.getTranscript(session.id)[1] as { tool_calls: { function: { arguments: string } }[] }).tool_calls[1].function.arguments
+        nth(store.getTranscript(session.id), 1).role === 'assistant'
+          ? nth((store.getTranscript(session.id)[1] as { tool_calls: { function: { arguments: string } }[] }).tool_calls, 1).function.arguments
           : '{}',
       ),
     ).toEqual({ input: '*** Begin Patch' });
@@ -241,7 +254,7 @@ describe('codex', () => {
     const store = openStore();
     const file = writeFile(path.join(tempDir(), 'rollout-2025-04-01-0190aaaa-bbbb-7ccc-8ddd-000000000003.jsonl'), jsonl(codexLegacyRollout()));
     await importInto(store, { source: 'codex', path: file });
-    const [session] = store.list();
+    const session = nth(store.list(), 0);
     expect(session.created_at).toBe('2025-04-01T08:00:00.000Z');
     expect(contents(store.getTranscript(session.id))).toEqual(['user:List the pelican files', 'assistant:+call_ls', 'tool:pelican.txt']);
   });
@@ -266,7 +279,10 @@ describe('gemini-cli', () => {
     expect(summary).toMatchObject({ files: 3, refused: [`${recording}:13: not valid JSON, skipped`] });
     expect(summary.counts).toMatchObject({ created: 3, forks: 1, closedCalls: 1 });
 
-    const [main] = byTitle(store, 'Flaky heron test').filter((s) => s.parent_id === null);
+    const main = nth(
+      byTitle(store, 'Flaky heron test').filter((s) => s.parent_id === null),
+      0,
+    );
     expect(main).toMatchObject({ model: 'gemini-2.5-pro', cwd: null, created_at: '2026-02-01T10:00:00.000Z', updated_at: '2026-02-01T10:02:05.000Z' });
     expect(contents(store.getTranscript(main.id))).toEqual([
       'user:Why is the heron test flaky?',
@@ -285,10 +301,13 @@ describe('gemini-cli', () => {
     });
     expect(times(store, main.id).slice(2)).toEqual(['00:03', '00:02', '00:05', '02:00', '02:05'].map((t) => `2026-02-01T10:${t}.000Z`));
 
-    const [rewound] = store.branchesAt(main.id, 5).filter((s) => s.id !== main.id);
+    const rewound = nth(
+      store.branchesAt(main.id, 5).filter((s) => s.id !== main.id),
+      0,
+    );
     expect(contents(store.getTranscript(rewound.id).slice(5))).toEqual(['user:Fix it with fake timers', 'assistant:Done with fake timers.']);
 
-    const [scout] = byTitle(store, 'Sub-agent: Find every heron fixture');
+    const scout = nth(byTitle(store, 'Sub-agent: Find every heron fixture'), 0);
     expect(scout.parent_id).toBe(main.id);
     expect(contents(store.getTranscript(scout.id))).toEqual(['user:Find every heron fixture', 'assistant:Three fixtures.']);
     expectValidContexts(store);
@@ -300,7 +319,7 @@ describe('gemini-cli', () => {
     const modified = new Date('2026-02-02T08:30:00.000Z');
     fs.utimesSync(checkpoint, modified, modified);
     await importInto(store, { source: 'gemini-cli', path: checkpoint });
-    const [saved] = store.list();
+    const saved = nth(store.list(), 0);
     expect(saved).toMatchObject({ title: 'Saved chat heron files', created_at: modified.toISOString(), updated_at: modified.toISOString() });
     const transcript = store.getTranscript(saved.id);
     expect(contents(transcript).map((line) => line.replace(/\+.*/, '+calls'))).toEqual([
@@ -310,7 +329,8 @@ describe('gemini-cli', () => {
       'tool:heron.test.ts',
       'assistant:Two heron files.',
     ]);
-    const calls = transcript[1].role === 'assistant' ? (transcript[1].tool_calls ?? []) : [];
+    const call = nth(transcript, 1);
+    const calls = call.role === 'assistant' ? (call.tool_calls ?? []) : [];
     expect(calls.map((c) => JSON.parse(c.function.arguments))).toEqual([{ path: '.' }, { path: 'test' }]);
     expect(transcript.slice(2, 4).map((m) => (m.role === 'tool' ? m.tool_call_id : ''))).toEqual(calls.map((c) => c.id));
     expect(new Set(times(store, saved.id))).toEqual(new Set([modified.toISOString()]));
@@ -339,7 +359,7 @@ describe('gemini-cli', () => {
     };
     const file = writeFile(path.join(root, 'f3a1', 'chats', 'session-2025-09-01T09-00-old1.json'), JSON.stringify(older, null, 2));
     await importInto(store, { source: 'gemini-cli', path: file });
-    expect(contents(store.getTranscript(byTitle(store, 'Hello heron')[0].id))).toEqual(['user:Hello heron', 'assistant:Hello.']);
+    expect(contents(store.getTranscript(nth(byTitle(store, 'Hello heron'), 0).id))).toEqual(['user:Hello heron', 'assistant:Hello.']);
   });
 });
 
@@ -415,7 +435,7 @@ describe('opencode', () => {
       'assistant:The dam holds 42 m3.',
     ]);
     expect(times(store, main?.id ?? '')).toEqual([1, 2, 2, 2, 3].map((ms) => new Date(ms).toISOString()));
-    expect(store.getCompactions(main?.id ?? '')[0].summary).toBe('Summary: beaver dam is 42 m3.');
+    expect(nth(store.getCompactions(main?.id ?? ''), 0).summary).toBe('Summary: beaver dam is 42 m3.');
     const reverted = store.list().find((s) => s.parent_id === main?.id);
     expect(contents(store.getTranscript(reverted?.id ?? '').slice(5))).toEqual(['user:Convert it to gallons', 'assistant:About 11,095 gallons.']);
   });
@@ -508,7 +528,7 @@ describe('entries of shapes no version wrote', () => {
     };
     const file = writeFile(path.join(tempDir(), 'odd.json'), JSON.stringify(doc));
     await importInto(store, { source: 'opencode', path: file });
-    expect(contents(store.getTranscript(store.list()[0].id))).toEqual(['user:kept']);
+    expect(contents(store.getTranscript(nth(store.list(), 0).id))).toEqual(['user:kept']);
   });
 });
 
@@ -571,7 +591,7 @@ describe('a file with many branches', () => {
     await importInto(store, { source: 'pi', path: file });
     const base = store.list().find((s) => s.parent_id === null);
     store.delete(base?.id ?? '');
-    const [fork] = store.list();
+    const fork = nth(store.list(), 0);
 
     // The side line goes on and becomes the active one (the last entry).
     fs.appendFileSync(file, jsonl([piEntry('r2', 'ra1', 'user', 'side again')]));
@@ -588,9 +608,11 @@ describe('a file with many branches', () => {
     const rows = store.db.prepare('SELECT session_id, keys FROM import_branches ORDER BY rowid').all() as { session_id: string; keys: string }[];
     const full = new Map<string, string[]>();
     for (const row of rows) {
-      const [head, ...own] = row.keys.split('\n');
+      const lines = row.keys.split('\n');
+      const head = nth(lines, 0);
+      const own = lines.slice(1);
       const base = head.startsWith('\u0001') ? head.slice(1).split(' ') : undefined;
-      const keys = base ? [...(full.get(base[1]) ?? []).slice(0, Number(base[0])), ...own] : [head, ...own];
+      const keys = base ? [...(full.get(nth(base, 1)) ?? []).slice(0, Number(base[0])), ...own] : [head, ...own];
       full.set(row.session_id, keys);
       store.db.prepare('UPDATE import_branches SET keys = ? WHERE session_id = ?').run(keys.join('\n'), row.session_id);
     }

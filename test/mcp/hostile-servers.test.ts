@@ -12,6 +12,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { McpServers } from '../../src/core/mcp/mcp-servers';
 import { MAX_MESSAGE_BYTES } from '../../src/core/mcp/message-cap';
 import { ALL_TOOLS } from '../../src/core/tools/index';
+import { nth } from '../support/elements';
 import { startMcpHttpServer, type McpHttpServer } from '../support/mcp-http-server';
 import { callContext, configIn, stdioServer, writeMcpConfig } from './support';
 
@@ -74,12 +75,12 @@ describe('MCP tool names', () => {
     await start({ docs: listing(['search__files']), docs__search: listing(['files']) });
     expect(names()).toEqual(['mcp__docs__search__files', expect.stringMatching(/^mcp__docs__search__files_[0-9a-f]{6}$/)]);
     expectValidAndUnique();
-    const renamed = names()[1];
+    const renamed = nth(names(), 1);
     expect(servers!.problems()).toEqual([
       `MCP server "docs__search": tool "files" is offered as ${renamed} (mcp__docs__search__files is taken by "search__files" of "docs").`,
     ]);
     expect(servers!.overview().servers.map((s) => s.state)).toEqual(['connected', 'connected']);
-    expect(servers!.overview().servers[1].tools).toEqual([{ name: renamed, readOnly: false }]);
+    expect(nth(servers!.overview().servers, 1).tools).toEqual([{ name: renamed, readOnly: false }]);
     await expectEachCallsItsOwn({ mcp__docs__search__files: 'called search__files', [renamed]: 'called files' });
   });
 
@@ -113,12 +114,12 @@ describe('MCP tool names', () => {
     expect(servers!.problems()).toHaveLength(1);
     expect(line).toMatch(/^MCP server "my\.docs": tool "read\.file" is offered as mcp__my_docs__read_file_[0-9a-f]{6} \(a function name allows only/);
     expect(line).toMatch(/; and 4 more\.$/);
-    await expectEachCallsItsOwn({ [names()[3]]: 'called naïve', [names()[6]]: `called ${long}2` });
+    await expectEachCallsItsOwn({ [nth(names(), 3)]: 'called naïve', [nth(names(), 6)]: `called ${long}2` });
   });
 
   it('a crafted name that takes the name another tool would be renamed to still leaves each its own', async () => {
     await start({ a: listing(['b__c']), a__b: listing(['c']) });
-    const renamed = names()[1];
+    const renamed = nth(names(), 1);
     expect(renamed).toMatch(/^mcp__a__b__c_[0-9a-f]{6}$/);
     await servers!.close();
     // Now server "a" also lists a tool named so that it takes that name first.
@@ -126,7 +127,7 @@ describe('MCP tool names', () => {
     expect(names().slice(0, 2)).toEqual(['mcp__a__b__c', renamed]);
     expect(names()[2]).toMatch(/^mcp__a__b__c_[0-9a-f]{6}$/);
     expectValidAndUnique();
-    await expectEachCallsItsOwn({ [renamed]: `called ${renamed.slice('mcp__a__'.length)}`, [names()[2]]: 'called c' });
+    await expectEachCallsItsOwn({ [renamed]: `called ${renamed.slice('mcp__a__'.length)}`, [nth(names(), 2)]: 'called c' });
   });
 
   it("a tool cannot take the name of one of Loom's own tools", async () => {
@@ -180,12 +181,12 @@ describe('MCP answers too large to hold', () => {
     const tool = servers!.tools().find((t) => t.name === 'mcp__docs__chatty_sse')!;
     expect(await tool.run({}, callContext(projectDir, TOOL_TIMEOUT_MS))).toBe('after 24 MiB of chatter');
     expect(http.sent.bytes).toBeGreaterThan(24 * 1024 * 1024);
-    expect(servers!.overview().servers[0].state).toBe('connected');
+    expect(nth(servers!.overview().servers, 0).state).toBe('connected');
   });
 
   it('over stdio, a line without end: the call fails with one line and the server is stopped', async () => {
     await start({ flood: stdioServer('flood', { sandbox: false }) });
-    const tool = servers!.tools()[0];
+    const tool = nth(servers!.tools(), 0);
     await expect(tool.run({}, callContext(projectDir, TOOL_TIMEOUT_MS))).rejects.toThrow(`MCP server "flood" stopped: ${tooLarge}.`);
     expect(servers!.problems()).toEqual([`MCP server "flood" stopped: ${tooLarge}.`]);
   });

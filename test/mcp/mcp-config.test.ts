@@ -8,6 +8,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isReadOnly, loadMcpConfig, parseMcpConfig } from '../../src/core/mcp/mcp-config';
 import { mcpToolName } from '../../src/core/mcp/tool-names';
+import { nth } from '../support/elements';
 
 let dir: string;
 afterEach(() => {
@@ -31,7 +32,7 @@ describe('mcp.json', () => {
       ['local', 'stdio'],
     ]);
     expect(servers[0]).toMatchObject({ stdio: { command: 'npx', args: ['-y', 'some-server'], env: { TOKEN: 'x' } } });
-    expect([isReadOnly(servers[0], 'list'), isReadOnly(servers[0], 'delete'), isReadOnly(servers[1], 'anything')]).toEqual([true, false, true]);
+    expect([isReadOnly(nth(servers, 0), 'list'), isReadOnly(nth(servers, 0), 'delete'), isReadOnly(nth(servers, 1), 'anything')]).toEqual([true, false, true]);
   });
 
   it('a missing default file means no servers and no complaint; a missing named file is one line', () => {

@@ -13,6 +13,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { McpServers } from '../../src/core/mcp/mcp-servers';
 import { sandboxAvailable } from '../../src/core/security/sandbox';
 import { ALL_TOOLS } from '../../src/core/tools/index';
+import { nth, prop } from '../support/elements';
 import { startMcpHttpServer, type McpHttpServer } from '../support/mcp-http-server';
 import { callContext, configIn, processesWith, stdioServer, writeMcpConfig } from './support';
 
@@ -60,7 +61,7 @@ function tool(name: string) {
 describe('MCP servers', () => {
   it('lists a stdio server’s tools as mcp__server__tool, run-commands unless marked read-only, with the server’s schema', async () => {
     await start({ files: stdioServer('serve', { readOnlyTools: ['echo'] }) });
-    const [status] = servers!.overview().servers;
+    const status = nth(servers!.overview().servers, 0);
     expect(status).toMatchObject({ name: 'files', transport: 'stdio', state: 'connected', message: null });
     expect(status.tools).toContainEqual({ name: 'mcp__files__echo', readOnly: true });
     expect(status.tools).toContainEqual({ name: 'mcp__files__write_file', readOnly: false });
@@ -101,16 +102,16 @@ describe('MCP servers', () => {
     });
     expect(Date.now() - started).toBeLessThan(15_000);
     const byName = Object.fromEntries(servers!.overview().servers.map((s) => [s.name, s]));
-    expect(byName.good.state).toBe('connected');
+    expect(prop(byName, 'good').state).toBe('connected');
     for (const name of ['crash', 'hang', 'garbage', 'missing', 'down']) {
-      expect(byName[name].state).toBe('failed');
-      expect(byName[name].tools).toEqual([]);
-      expect(byName[name].message).toMatch(new RegExp(`^MCP server "${name}" could not be started: .+; Loom goes on without it\\.$`));
+      expect(prop(byName, name).state).toBe('failed');
+      expect(prop(byName, name).tools).toEqual([]);
+      expect(prop(byName, name).message).toMatch(new RegExp(`^MCP server "${name}" could not be started: .+; Loom goes on without it\\.$`));
     }
-    expect(byName.crash.message).toContain('it exited (exit code 1): mcp test server: cannot open its database');
-    expect(byName.hang.message).toContain('it did not answer within 1 s');
-    expect(byName.garbage.message).toContain('it wrote something that is not an MCP message on stdout');
-    expect(byName.missing.message).toContain('no-such-server');
+    expect(prop(byName, 'crash').message).toContain('it exited (exit code 1): mcp test server: cannot open its database');
+    expect(prop(byName, 'hang').message).toContain('it did not answer within 1 s');
+    expect(prop(byName, 'garbage').message).toContain('it wrote something that is not an MCP message on stdout');
+    expect(prop(byName, 'missing').message).toContain('no-such-server');
     expect(servers!.problems()).toHaveLength(5);
     expect(servers!.tools().every((t) => t.name.startsWith('mcp__good__'))).toBe(true);
     expect(await tool('mcp__good__echo').run({ text: 'still here' }, callContext(projectDir))).toBe('echo: still here');
@@ -126,7 +127,7 @@ describe('MCP servers', () => {
     await expect(tool('mcp__s__fail').run({}, ctx)).rejects.toThrow('MCP server "s" reported an error from fail: disk on fire');
     await expect(tool('mcp__s__slow').run({}, ctx)).rejects.toThrow('MCP server "s" did not answer within 1 s.');
     await expect(tool('mcp__s__exit').run({}, ctx)).rejects.toThrow(/^MCP server "s" stopped: it exited \(exit code 3\)/);
-    await vi.waitFor(() => expect(servers!.overview().servers[0].state).toBe('stopped'));
+    await vi.waitFor(() => expect(nth(servers!.overview().servers, 0).state).toBe('stopped'));
     expect(servers!.problems()).toEqual([expect.stringMatching(/^MCP server "s" stopped: it exited \(exit code 3\)/)]);
     // A session that started with the server still has the tool: its calls say the server is gone.
     await expect(echo.run({ text: 'x' }, ctx)).rejects.toThrow(/^MCP server "s" stopped: it exited \(exit code 3\)/);
@@ -143,7 +144,7 @@ describe('MCP servers', () => {
       expect(failure).toMatch(/^MCP server "odd" failed: .*content/);
       expect(failure).not.toContain('\n');
     }
-    expect(servers!.overview().servers[0].state).toBe('connected');
+    expect(nth(servers!.overview().servers, 0).state).toBe('connected');
   });
 
   it('closing ends each stdio server and everything it started, sandboxed or not', async () => {

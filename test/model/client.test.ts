@@ -3,6 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ModelClient, type ModelSettings, type RetryNotice, type ToolSpec } from '../../src/core/model/client';
 import { ModelError } from '../../src/core/model/model-error';
 import type { ChatMessage } from '../../src/shared/types';
+import { nth } from '../support/elements';
 import { startScriptedServer, type ScriptedServer } from '../support/scripted-server';
 
 const MESSAGES: ChatMessage[] = [
@@ -70,7 +71,7 @@ describe('ModelClient replies', () => {
     server.enqueue({ text: 'ok' });
     await client().chat({ messages: MESSAGES, tools: [GLOB_TOOL], temperature: 0, maxTokens: 1024 });
 
-    const [request] = server.requests;
+    const request = nth(server.requests, 0);
     expect(request.body).toMatchObject({
       model: 'gemma4',
       messages: MESSAGES,
@@ -91,7 +92,7 @@ describe('ModelClient replies', () => {
     } finally {
       delete process.env.OPENAI_ORG_ID;
     }
-    const [request] = server.requests;
+    const request = nth(server.requests, 0);
     expect(Object.keys(request.body)).not.toContain('tools');
     expect(Object.keys(request.body)).not.toContain('temperature');
     expect(Object.keys(request.body)).not.toContain('max_tokens');
@@ -160,7 +161,7 @@ describe('ModelClient replies', () => {
     const deltas: string[] = [];
     const result = await client().chat({ messages: MESSAGES, onText: (d) => deltas.push(d) });
     expect(deltas).toEqual(['Whole reply.']);
-    expect(result.message.tool_calls?.[0].function).toEqual({ name: 'todo_list', arguments: '{}' });
+    expect(nth(result.message.tool_calls ?? [], 0).function).toEqual({ name: 'todo_list', arguments: '{}' });
     expect(result.usage.estimated).toBe(false);
   });
 });
@@ -175,8 +176,8 @@ describe('ModelClient retries', () => {
     expect(server.requests).toHaveLength(2);
     // 1 s asked for, capped at retryMaxDelayMs (50); plain backoff would have been ~1 ms.
     expect(notices).toHaveLength(1);
-    expect(notices[0].delayMs).toBe(50);
-    expect(notices[0].error.status).toBe(429);
+    expect(nth(notices, 0).delayMs).toBe(50);
+    expect(nth(notices, 0).error.status).toBe(429);
   });
 
   it('reads retry-after-ms too', async () => {

@@ -4,6 +4,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { listModels, testConnection } from '../../src/core/model/model-list';
+import { nth } from '../support/elements';
 import { startScriptedServer, type ScriptedServer } from '../support/scripted-server';
 
 let server: ScriptedServer;
@@ -20,10 +21,10 @@ describe('listModels', () => {
   it("lists the server's models sorted, sending the key given and nothing else", async () => {
     server.models = { ids: ['zeta', 'alpha', 'mid'] };
     expect(await listModels({ baseUrl: server.baseUrl, apiKey: 'sk-test-key' })).toEqual(['alpha', 'mid', 'zeta']);
-    expect(server.modelRequests[0].headers.authorization).toBe('Bearer sk-test-key');
+    expect(nth(server.modelRequests, 0).headers.authorization).toBe('Bearer sk-test-key');
 
     await listModels({ baseUrl: server.baseUrl, apiKey: '' });
-    expect(server.modelRequests[1].headers.authorization).toBeUndefined();
+    expect(nth(server.modelRequests, 1).headers.authorization).toBeUndefined();
   });
 
   it('leaves out names that are not one clean line', async () => {

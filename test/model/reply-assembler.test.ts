@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ReplyAssembler } from '../../src/core/model/reply-assembler';
+import { take } from '../support/elements';
 
 const chunk = (delta: object, finish_reason: string | null = null) => ({ choices: [{ index: 0, delta, finish_reason }] });
 
@@ -21,7 +22,7 @@ describe('ReplyAssembler', () => {
     const reply = new ReplyAssembler();
     reply.add(chunk({ tool_calls: [{ index: 0, function: { name: 'todo_list', arguments: '' } }] }));
     reply.add(chunk({ tool_calls: [{ index: 1, id: '', function: { name: 'read_file', arguments: { path: 'a' } } }] }));
-    const [first, second] = reply.message().tool_calls ?? [];
+    const [first, second] = take(reply.message().tool_calls ?? [], 2);
     expect(first.id).toMatch(/^call_\w+/);
     expect(first.function.arguments).toBe('{}');
     expect(second.function.arguments).toBe('{"path":"a"}');

@@ -1,5 +1,6 @@
 import OpenAI from 'openai';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { nth } from '../support/elements';
 import { startScriptedServer, type ScriptedServer } from '../support/scripted-server';
 
 /** The scripted server speaks what the real openai client expects, streamed and not. */
@@ -38,16 +39,16 @@ describe('scripted server', () => {
     expect(JSON.parse(args)).toEqual({ pattern: 'x' });
     expect(argChunks).toBeGreaterThan(1);
     expect(usage).toMatchObject({ prompt_tokens: expect.any(Number) });
-    expect(server.requests[0].body.model).toBe('gemma4');
-    expect(server.requests[0].headers.authorization).toBe('Bearer k');
+    expect(nth(server.requests, 0).body.model).toBe('gemma4');
+    expect(nth(server.requests, 0).headers.authorization).toBe('Bearer k');
   });
 
   it('answers non-streamed requests with a full completion', async () => {
     server.enqueue({ content: null, toolCalls: [{ id: 'c9', name: 'todo_list', arguments: '{}' }], usage: null });
     const reply = await client.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'x' }] });
-    expect(reply.choices[0].message.content).toBeNull();
-    expect(reply.choices[0].message.tool_calls?.[0]).toMatchObject({ id: 'c9', function: { name: 'todo_list' } });
-    expect(reply.choices[0].finish_reason).toBe('tool_calls');
+    expect(nth(reply.choices, 0).message.content).toBeNull();
+    expect(nth(reply.choices, 0).message.tool_calls?.[0]).toMatchObject({ id: 'c9', function: { name: 'todo_list' } });
+    expect(nth(reply.choices, 0).finish_reason).toBe('tool_calls');
     expect(reply.usage).toBeUndefined();
   });
 
@@ -63,7 +64,7 @@ describe('scripted server', () => {
     expect(err.status).toBe(429);
     expect(err.headers.get('retry-after')).toBe('2');
     const reply = await client.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'ping' }] });
-    expect(reply.choices[0].message.content).toBe('echo ping');
+    expect(nth(reply.choices, 0).message.content).toBe('echo ping');
   });
 
   it('close() ends a hanging request', async () => {

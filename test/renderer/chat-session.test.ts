@@ -9,6 +9,7 @@ import type { SessionMeta } from '../../src/shared/types';
 import { ChatSession } from '../../src/renderer/state/chat-session';
 import { SessionMetaCache } from '../../src/renderer/state/session-meta-cache';
 import { useModelBackend, type ModelBackend } from '../bridge/model-backend';
+import { nth } from '../support/elements';
 
 const ctx = useModelBackend();
 
@@ -181,14 +182,14 @@ describe("a chat controller's compaction markers", () => {
     await chat.compact({ focus: '  ' });
     expect(ctx.model.requests.at(-1)!.body.messages[0].content).not.toContain('Above all');
     await expect.poll(() => chat.getSnapshot().markers[0]?.record?.undoable).toBe(true);
-    const [{ record }] = chat.getSnapshot().markers;
+    const { record } = nth(chat.getSnapshot().markers, 0);
     expect(record).toMatchObject({ summarised_from: 0, kept_from: 3, steps: 1, undone_at: null });
     expect(chat.getSnapshot().contextTokens).toBe(record!.after_tokens);
 
     await ctx.call('chat.uncompact', { sessionId: session.id });
     for (const view of [chat, other]) {
       await expect.poll(() => view.getSnapshot().markers[0]?.record?.undone_at).toEqual(expect.any(String));
-      expect(view.getSnapshot().markers[0].record?.undoable).toBe(false);
+      expect(nth(view.getSnapshot().markers, 0).record?.undoable).toBe(false);
       expect(view.getSnapshot().contextTokens).toBeGreaterThan(record!.after_tokens);
     }
   });

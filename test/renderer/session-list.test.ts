@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { appendPage, applyChange, applyToHits } from '../../src/renderer/state/session-list';
 import type { SessionMeta } from '../../src/shared/types';
+import { nth } from '../support/elements';
 
 const meta = (id: string, updated_at: string, extra: Partial<SessionMeta> = {}): SessionMeta => ({
   id,
@@ -31,7 +32,7 @@ describe('applyChange', () => {
   it('adds a new session and removes a deleted one', () => {
     const added = meta('d', '2026-01-02T12:00:00Z');
     expect(applyChange(list, { type: 'session_changed', sessionId: 'd', meta: added }, false).map((s) => s.id)).toEqual(['c', 'd', 'b', 'a']);
-    expect(applyChange(list, { type: 'session_deleted', sessionId: 'b', meta: list[1] }, false).map((s) => s.id)).toEqual(['c', 'a']);
+    expect(applyChange(list, { type: 'session_deleted', sessionId: 'b', meta: nth(list, 1) }, false).map((s) => s.id)).toEqual(['c', 'a']);
   });
 
   it('drops an archived session unless archived ones are shown', () => {
@@ -75,8 +76,11 @@ describe('search hits', () => {
       ['b', 'Renamed', 'hit 1', 1],
       ['a', 'a', 'hit 2', 2],
     ]);
-    expect(applyToHits(hits, { type: 'session_deleted', sessionId: 'a', meta: list[2] }, false).map((h) => h.id)).toEqual(['c', 'b']);
-    expect(applyToHits(hits, { type: 'session_changed', sessionId: 'c', meta: { ...list[0], archived: true } }, false).map((h) => h.id)).toEqual(['b', 'a']);
+    expect(applyToHits(hits, { type: 'session_deleted', sessionId: 'a', meta: nth(list, 2) }, false).map((h) => h.id)).toEqual(['c', 'b']);
+    expect(applyToHits(hits, { type: 'session_changed', sessionId: 'c', meta: { ...nth(list, 0), archived: true } }, false).map((h) => h.id)).toEqual([
+      'b',
+      'a',
+    ]);
     expect(applyToHits(hits, { type: 'session_changed', sessionId: 'q', meta: meta('q', '2026-06-01') }, false)).toBe(hits);
   });
 

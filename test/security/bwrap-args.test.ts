@@ -4,10 +4,11 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { bwrapArgs, HIDDEN_FOLDERS } from '../../src/core/security/bwrap-args';
 import { runShell, sandboxAvailable } from '../../src/core/security/sandbox';
+import { nth } from '../support/elements';
 
 /** The `--flag a b` triples of an argument list whose flag is `flag`, as [a, b]. */
 function pairs(args: string[], flag: string): string[] {
-  return args.flatMap((a, i) => (a === flag ? [args[i + 1]] : []));
+  return args.flatMap((a, i) => (a === flag ? [nth(args, i + 1)] : []));
 }
 
 describe('bwrapArgs', () => {

@@ -45,7 +45,7 @@ describe('noSetIdFilter', () => {
       [85, 1],
       [133, 1],
       [259, 2],
-    ]) {
+    ] as const) {
       const withMode = (mode: number) => Object.assign(new Array(4).fill(0), { [modeArg]: mode });
       expect(decide(x64, AUDIT.x64, nr, withMode(0o4755)), `nr ${nr}`).toBe(EPERM);
       expect(decide(x64, AUDIT.x64, nr, withMode(0o2755)), `nr ${nr}`).toBe(EPERM);

@@ -2,6 +2,7 @@ import { describe, expect, test } from 'vitest';
 import { checkShellCommand } from '../../src/core/security/policy';
 import { bashParser } from '../../src/core/security/shell-grammar';
 import { parseShell } from '../../src/core/security/shell-parse';
+import { nth } from '../support/elements';
 
 const verdict = async (cmd: string) => (await checkShellCommand(cmd)).verdict;
 
@@ -242,7 +243,7 @@ describe('parseShell', () => {
   test('here-documents are the input of their command, and the pipeline after them is joined back', async () => {
     const parsed = parseShell(await bashParser(), 'cat <<-EOF | sh > out.txt\n\tline one\n\tEOF\necho after');
     expect(parsed.pipelines.map((p) => p.map((c) => c.words))).toEqual([[['cat'], ['sh']], [['echo', 'after']]]);
-    expect(parsed.pipelines[0][0].input).toBe('line one\n');
+    expect(nth(nth(parsed.pipelines, 0), 0).input).toBe('line one\n');
   });
 
   test('expands what bash would before running: braces, ANSI-C quotes, assigned variables, ${IFS}', async () => {

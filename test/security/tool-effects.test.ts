@@ -13,6 +13,7 @@ import { decide } from '../../src/core/security/permissions';
 import { SessionGrants } from '../../src/core/security/session-grants';
 import type { EffectDeclaration } from '../../src/core/security/tool-effects';
 import { defineTool, type Tool } from '../../src/core/tools/tool';
+import { nth } from '../support/elements';
 
 let project: string;
 
@@ -52,7 +53,7 @@ describe('decide by the declared effect', () => {
       preview: { kind: 'file', path: 'notes.md', newFile: false },
     });
     const preview = (asked as { preview: { hunks: { lines: { kind: string; text: string }[] }[] } }).preview;
-    expect(preview.hunks[0].lines).toEqual([
+    expect(nth(preview.hunks, 0).lines).toEqual([
       expect.objectContaining({ kind: 'context', text: 'one' }),
       expect.objectContaining({ kind: 'added', text: 'two' }),
     ]);

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { boundaryMessage } from '../../src/core/context/compactor';
 import type { SessionStore } from '../../src/core/store/session-store';
 import type { ChatMessage } from '../../src/shared/types';
+import { nth } from '../support/elements';
 import { assistant, conversation, openStore, system, user } from './helpers';
 
 const rows = (store: SessionStore, table: string) => (store.db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
@@ -10,7 +11,7 @@ const rows = (store: SessionStore, table: string) => (store.db.prepare(`SELECT c
 function compact(store: SessionStore, id: string, summary: string): ChatMessage[] {
   const context = store.getContext(id);
   const cut = context.findLastIndex((m) => m.role === 'user');
-  const messages = [context[0], boundaryMessage(summary), ...context.slice(cut)];
+  const messages = [nth(context, 0), boundaryMessage(summary), ...context.slice(cut)];
   store.recordCompaction(id, { messages, compaction: { at: '2026-01-01T00:00:00.000Z', before_tokens: 9, after_tokens: 3, summary } });
   return messages;
 }
@@ -126,7 +127,7 @@ describe('fork at a message', () => {
     expect(found('walrus')).toEqual([id, fork, grandchild].sort());
     // The shared message is shown at its place in each transcript.
     const grandchildHit = store.search('walrus').find((h) => h.id === grandchild)!;
-    expect(store.getTranscript(grandchild)[grandchildHit.message_index!].content).toContain('walrus');
+    expect(nth(store.getTranscript(grandchild), grandchildHit.message_index!).content).toContain('walrus');
     store.setArchived(id, true);
     expect(found('walrus')).toEqual([fork, grandchild].sort());
     expect(found('walrus', true)).toEqual([id, fork, grandchild].sort());

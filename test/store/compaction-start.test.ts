@@ -12,6 +12,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { boundaryMessage, compactableCut } from '../../src/core/context/compactor';
 import { SessionStore } from '../../src/core/store/session-store';
 import type { ChatMessage } from '../../src/shared/types';
+import { nth } from '../support/elements';
 
 let dir: string;
 let store: SessionStore;
@@ -37,7 +38,7 @@ function turns(from: number, count: number): ChatMessage[] {
 function compactAndCheck(id: string, summary: string): ChatMessage[] {
   const context = store.getContext(id);
   const cut = compactableCut(context)!;
-  const compacted = [context[0], boundaryMessage(summary), ...context.slice(cut)];
+  const compacted = [nth(context, 0), boundaryMessage(summary), ...context.slice(cut)];
   store.recordCompaction(id, { messages: compacted, compaction: compaction(summary), cut });
   expect(store.getContext(id)).toEqual(compacted);
   // A second store (a new process) derives the same context from what was recorded.

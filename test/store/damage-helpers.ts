@@ -9,6 +9,7 @@ import path from 'node:path';
 import { databasePath } from '../../src/core/store/db';
 import { withReadOnlyView } from '../../src/core/store/read-only-view';
 import { SessionStore } from '../../src/core/store/session-store';
+import { nth } from '../support/elements';
 
 /**
  * `count` sessions with messages long enough that the messages table spans many pages;
@@ -84,7 +85,7 @@ export function rowidsByLeaf(file: string, table: string): Map<number, number[]>
 export function breakMessagesPage(dataDir: string, ids: string[], scratchDir: string): { id: string; index: number; word: string } {
   const file = databasePath(dataDir);
   const pages = leafPages(file, 'messages');
-  smashPage(file, pages[Math.floor(pages.length / 2)]);
+  smashPage(file, nth(pages, Math.floor(pages.length / 2)));
   const copyDir = path.join(scratchDir, 'copy-of-damaged');
   fs.mkdirSync(copyDir);
   fs.copyFileSync(file, databasePath(copyDir));
@@ -101,7 +102,7 @@ export function breakMessagesPage(dataDir: string, ids: string[], scratchDir: st
     const index = ids.findIndex((id) => fails(() => store.getTranscript(id)));
     const word = [`asked${index}`, `answered${index}`].find((w) => fails(() => store.search(w)));
     if (index < 0 || !word) throw new Error('no session reads the broken page');
-    return { id: ids[index], index, word };
+    return { id: nth(ids, index), index, word };
   } finally {
     store.close();
     fs.rmSync(copyDir, { recursive: true, force: true });

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { LoomError } from '../../src/core/errors';
 import { parseExport } from '../../src/core/store/export-schema';
 import type { SessionStore } from '../../src/core/store/session-store';
+import { nth } from '../support/elements';
 import { assistant, conversation, openStore, system, tool, user } from './helpers';
 
 const SECRET = 'sk-proj-abcdefghijklmnopqrstuvwxyz123456';
@@ -248,7 +249,7 @@ describe('Markdown and HTML exports', () => {
     const html = store.exportSession(id, 'html');
     expect(html.startsWith('<!DOCTYPE html>')).toBe(true);
     expect(html).toContain(`<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">`);
-    const tags = new Set([...html.matchAll(/<\/?([a-zA-Z!][a-zA-Z0-9]*)/g)].map((m) => m[1].toLowerCase()));
+    const tags = new Set([...html.matchAll(/<\/?([a-zA-Z!][a-zA-Z0-9]*)/g)].map((m) => nth(m, 1).toLowerCase()));
     const allowed = [
       '!doctype',
       'html',
@@ -295,7 +296,7 @@ describe('secret redaction', () => {
       expect(text).toContain('[REDACTED]');
     }
     expect(() => JSON.parse(store.exportSession(id))).not.toThrow();
-    expect(store.getTranscript(id)[0].content).toContain(SECRET); // the store itself is unchanged
+    expect(nth(store.getTranscript(id), 0).content).toContain(SECRET); // the store itself is unchanged
   });
 
   // Redaction skips strings without any pattern's literal part (most of a session): every

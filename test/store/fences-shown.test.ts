@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { wrapToolResult, wrapUserInput } from '../../src/core/security/untrusted';
 import { parseExport } from '../../src/core/store/export-schema';
 import { snippetOf } from '../../src/core/store/snippet';
+import { nth } from '../support/elements';
 import { assistant, openStore, system, tool, user } from './helpers';
 
 /** A session as the engine writes it: the user's words and tool output inside Loom's fences. */
@@ -22,10 +23,10 @@ describe("Loom's fences are never shown", () => {
   it('search snippets show what the user typed, with the match marked', () => {
     const store = openStore();
     fencedSession(store, 'wombat');
-    const [hit] = store.search('pasted');
+    const hit = nth(store.search('pasted'), 0);
     expect(hit.snippet).toBe('Why does the wombat fail? I [pasted] </user_input> by accident.');
     expect(hit.snippet).not.toContain('<user_input>');
-    expect(store.search('const')[0].snippet).toBe('[const] wombat = 1;');
+    expect(nth(store.search('const'), 0).snippet).toBe('[const] wombat = 1;');
   });
 
   it('a search for a word of the fence tags themselves shows no tag either', () => {

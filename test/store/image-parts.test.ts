@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { ChatMessage } from '../../src/shared/types';
+import { nth } from '../support/elements';
 import { GIF_URL, PNG_URL } from '../support/images';
 import { assistant, openStore, system } from './helpers';
 import { parseExport } from '../../src/core/store/export-schema';
@@ -88,7 +89,7 @@ describe('image parts in the store', () => {
       ],
     };
     const { id } = store.create({ title: 'Birds', messages: [system(), withFile, assistant('Noted.')] });
-    const [hit] = store.search('wade');
+    const hit = nth(store.search('wade'), 0);
     expect(hit.snippet).toContain('[wade]');
     expect(hit.snippet).not.toMatch(/attached_file|user_input/);
     const markdown = store.exportSession(id, 'markdown');

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { databasePath } from '../../src/core/store/db';
 import { MIGRATIONS, readSchemaVersion } from '../../src/core/store/migrations';
+import { nth } from '../support/elements';
 import { assistant, openStore, system, tempDir, user } from './helpers';
 import { parseExport } from '../../src/core/store/export-schema';
 
@@ -47,7 +48,7 @@ describe('message facts in the store', () => {
     fs.chmodSync(databasePath(dataDir), 0o600);
     const store = openStore(dataDir);
     expect(readSchemaVersion(store.db)).toBe(MIGRATIONS.at(-1)!.version);
-    const old = store.list({ includeArchived: true })[0];
+    const old = nth(store.list({ includeArchived: true }), 0);
     const before = store.getTranscriptFacts(old.id);
     expect(before.length).toBeGreaterThan(0);
     expect(before.every((f) => f === null)).toBe(true);

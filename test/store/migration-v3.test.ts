@@ -4,6 +4,7 @@ import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { backupPath, databasePath } from '../../src/core/store/db';
 import { MIGRATIONS, readSchemaVersion } from '../../src/core/store/migrations';
+import { prop } from '../support/elements';
 import { assistant, openStore, tempDir, user } from './helpers';
 
 /** Made by fixtures/make-v2-database.ts with the store code of schema version 2. */
@@ -66,7 +67,7 @@ describe('migration to version 3 (derived working context)', () => {
 
   it('keeps the compaction as the start: a compacted session goes on from its boundary message', () => {
     const store = openStore(fixtureDataDir());
-    const { id, request } = NEXT_REQUESTS.compacted;
+    const { id, request } = prop(NEXT_REQUESTS, 'compacted');
     store.appendMessage(id, user('question 7'));
     store.appendMessage(id, assistant('answer 7'));
     expect(store.getContext(id)).toEqual([...JSON.parse(request), user('question 7'), assistant('answer 7')]);
@@ -75,8 +76,9 @@ describe('migration to version 3 (derived working context)', () => {
 
   it('keeps a migrated fork working when its parent is deleted (old forks own copies of their rows)', () => {
     const store = openStore(fixtureDataDir());
-    store.delete(NEXT_REQUESTS.compacted.id);
-    expect(JSON.stringify(store.getContext(NEXT_REQUESTS.forkedLate.id))).toBe(NEXT_REQUESTS.forkedLate.request);
+    store.delete(prop(NEXT_REQUESTS, 'compacted').id);
+    const forkedLate = prop(NEXT_REQUESTS, 'forkedLate');
+    expect(JSON.stringify(store.getContext(forkedLate.id))).toBe(forkedLate.request);
   });
 
   it('from version 1: version 2 places the compactions where their boundary message shows it, NULL where it cannot; then version 3', () => {
@@ -85,7 +87,7 @@ describe('migration to version 3 (derived working context)', () => {
     expect(readSchemaVersion(store.db)).toBe(MIGRATIONS.at(-1)!.version);
     expect(fs.existsSync(backupPath(databasePath(dataDir), 1))).toBe(true);
     expect(fs.existsSync(backupPath(databasePath(dataDir), 2))).toBe(true);
-    const positions = (name: string) => store.getCompactions(NEXT_REQUESTS[name].id).map((c) => c.transcript_index);
+    const positions = (name: string) => store.getCompactions(prop(NEXT_REQUESTS, name).id).map((c) => c.transcript_index);
     // The second summary replaced the first one's boundary message: the first cannot be placed.
     expect(positions('compacted')).toEqual([undefined, 26]);
     expect(positions('forkedLate')).toEqual([undefined, 26]);

@@ -7,6 +7,7 @@ import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LoomError } from '../../src/core/errors';
 import { SessionStore } from '../../src/core/store/session-store';
+import { nth } from '../support/elements';
 import { onCleanup, openStore, user } from './helpers';
 
 // Child processes cannot import .ts: the store is bundled once into a temp folder whose
@@ -84,7 +85,7 @@ async function killHard(child: Child): Promise<void> {
 /** The state letter of a Linux process ('S', 'R', 'Z', …); the name before it may hold ')'. */
 function procState(pid: number): string {
   const stat = fs.readFileSync(`/proc/${pid}/stat`, 'latin1');
-  return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0];
+  return nth(stat.slice(stat.lastIndexOf(')') + 2).split(' '), 0);
 }
 
 /** Polls until `test` holds, failing after `timeoutMs` (no fixed sleep: a busy machine only waits longer). */
@@ -156,7 +157,7 @@ describe('two processes', () => {
     expect(reopened.db.pragma('integrity_check', { simple: true })).toBe('ok');
     const transcript = reopened.getTranscript(id);
     expect(transcript.length).toBeGreaterThanOrEqual(reported.length);
-    for (const n of reported) expect(transcript[n].content).toMatch(new RegExp(`^message ${n} `));
+    for (const n of reported) expect(nth(transcript, n).content).toMatch(new RegExp(`^message ${n} `));
     expect(reopened.getContext(id)).toEqual(transcript);
     expect(reopened.getMeta(id).message_count).toBe(transcript.length);
     // The dead writer's lease does not block the next writer.
@@ -180,6 +181,6 @@ describe('two processes', () => {
     expect(reopened.getTranscript(id).at(-1)).toEqual(user('The resplendent quetzal nests in the cloud forest.'));
     const hits = reopened.search('quetzal');
     expect(hits.map((h) => h.id)).toEqual([id]);
-    expect(hits[0].snippet).toContain('[quetzal]');
+    expect(nth(hits, 0).snippet).toContain('[quetzal]');
   });
 });

@@ -16,6 +16,7 @@ import { backupPath, databasePath, openDatabase, tableNames } from '../../src/co
 import { MIGRATIONS, latestVersion, readSchemaVersion, type Migration } from '../../src/core/store/migrations';
 import { SessionStore } from '../../src/core/store/session-store';
 import { BIN, buildLoom, type LoomRun } from '../cli/run-loom';
+import { nth, prop } from '../support/elements';
 import { startScriptedServer, type ScriptedServer } from '../support/scripted-server';
 
 const FIXTURES = path.join(import.meta.dirname, 'fixtures');
@@ -248,10 +249,10 @@ describe.each(RELEASES)('the loom.db made by %s', (release) => {
     const infos = await inPairs(ids.map((id) => () => loomJson(dataDir, ['--info', id, '--json'])));
     ids.forEach((id, i) => expect(infos[i], `--info ${id}`).toEqual(expected.info[id]));
     const exports = await inPairs(ids.map((id) => () => loomJson(dataDir, ['--export', id])));
-    ids.forEach((id, i) => expect(comparableExport(exports[i]), `--export ${id}`).toEqual(comparableExport(expected.export[id])));
+    ids.forEach((id, i) => expect(comparableExport(exports[i]), `--export ${id}`).toEqual(comparableExport(prop(expected.export, id))));
     const words = Object.keys(expected.search);
     const hits = await inPairs(words.map((word) => () => loomJson(dataDir, ['--search', word, '--json', '--include-archived'])));
-    words.forEach((word, i) => expectReleaseSearch(word, hits[i], expected.search[word]));
+    words.forEach((word, i) => expectReleaseSearch(word, hits[i], prop(expected.search, word)));
 
     // The rows behind the answers: no table of the release lost one.
     const now = dump(databasePath(dataDir), Object.keys(expected.rows));
@@ -269,15 +270,15 @@ describe.each(RELEASES)('the loom.db made by %s', (release) => {
 
   it('--resume goes on from the main session with its whole context: the compaction summary, pins, plan, new model', async () => {
     const dataDir = dataDirWithFixture();
-    const id = expected.sessions.main;
-    const exported = expected.export[id].session;
+    const id = prop(expected.sessions, 'main');
+    const exported = prop(expected.export, id).session;
     server.enqueue({ text: 'Carrying on with positions.' }, { text: 'Quokka lexer, resumed' });
     const run = await loom(dataDir, ['--resume', id], 'What is left to do?\n');
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
     expect(run.stdout).toContain('Assistant: Carrying on with positions.');
 
-    const body = server.requests[0].body;
+    const body = nth(server.requests, 0).body;
     expect(body.model).toBe(exported.model);
     // The system prompt is this code's, written afresh for the folder it runs in (a release
     // may reword it); after it, the working context the release saved, then the new prompt:
@@ -331,8 +332,9 @@ describe.each(RELEASES)('the loom.db made by %s', (release) => {
 
     const store = SessionStore.open(dataDir);
     try {
-      store.rename(expected.sessions.main, 'Renamed after the migration');
-      expect(store.db.prepare('SELECT session_id, kind FROM session_changes').all()).toEqual([{ session_id: expected.sessions.main, kind: 'changed' }]);
+      const main = prop(expected.sessions, 'main');
+      store.rename(main, 'Renamed after the migration');
+      expect(store.db.prepare('SELECT session_id, kind FROM session_changes').all()).toEqual([{ session_id: main, kind: 'changed' }]);
     } finally {
       store.close();
     }

@@ -12,6 +12,7 @@ import { examineDatabase } from '../../src/core/store/doctor';
 import { withReadOnlyView } from '../../src/core/store/read-only-view';
 import { salvageDatabase } from '../../src/core/store/salvage';
 import { SessionStore } from '../../src/core/store/session-store';
+import { nth } from '../support/elements';
 import { fillStore, leafPages, listing, rowidsByLeaf, sha256, smashPage } from './damage-helpers';
 import { openStore, tempDir, user } from './helpers';
 
@@ -37,7 +38,7 @@ describe('salvaging a damaged loom.db', () => {
     const file = databasePath(dataDir);
     const original = messageRows(file);
     const leaves = [...rowidsByLeaf(file, 'messages')];
-    const broken = [leaves[0], leaves[Math.floor(leaves.length / 2)], leaves.at(-1)!];
+    const broken = [nth(leaves, 0), nth(leaves, Math.floor(leaves.length / 2)), nth(leaves, -1)];
     for (const [page] of broken) smashPage(file, page);
     const hash = sha256(file);
 
@@ -58,7 +59,7 @@ describe('salvaging a damaged loom.db', () => {
     const ids = fillStore(dataDir, 20);
     const file = databasePath(dataDir);
     const leaves = [...rowidsByLeaf(file, 'messages')];
-    smashPage(file, leaves[Math.floor(leaves.length / 2)][0]);
+    smashPage(file, nth(leaves, Math.floor(leaves.length / 2))[0]);
 
     const result = salvageDatabase(file);
     const transcript = result.tables.find((t) => t.table === 'transcript')!;
@@ -83,16 +84,16 @@ describe('salvaging a damaged loom.db', () => {
     const dataDir = path.join(tempDir(), 'data');
     const ids = fillStore(dataDir, 40);
     const store = SessionStore.open(dataDir);
-    const fork = store.fork(ids[0], 2).id;
+    const fork = store.fork(nth(ids, 0), 2).id;
     store.appendMessage(fork, user('only in the fork'));
     store.close();
     const file = databasePath(dataDir);
-    const [firstLeaf, lastLeaf] = [leafPages(file, 'sessions')[0], leafPages(file, 'sessions').at(-1)!];
+    const [firstLeaf, lastLeaf] = [nth(leafPages(file, 'sessions'), 0), nth(leafPages(file, 'sessions'), -1)];
     expect(firstLeaf).not.toBe(lastLeaf);
     smashPage(file, firstLeaf);
 
     const copy = openCopy(salvageDatabase(file).file!);
-    expect(() => copy.getMeta(ids[0])).toThrow();
+    expect(() => copy.getMeta(nth(ids, 0))).toThrow();
     expect(copy.getTranscript(fork).map((m) => (m.content ?? '').slice(0, 10))).toEqual(['You are Lo', 'Question 0', 'only in th']);
     expect(copy.getContext(fork)).toEqual(copy.getTranscript(fork));
     expect(copy.db.pragma('foreign_key_check')).toEqual([]);
@@ -107,7 +108,7 @@ describe('salvaging a damaged loom.db', () => {
     const file = databasePath(dataDir);
     const leaves = leafPages(file, 'transcript');
     expect(leaves.length).toBeGreaterThan(4);
-    smashPage(file, leaves[Math.floor(leaves.length / 2)]);
+    smashPage(file, nth(leaves, Math.floor(leaves.length / 2)));
 
     const result = salvageDatabase(file);
     expect(result.tables.find((t) => t.table === 'transcript')!.unreadable).toEqual([expect.stringMatching(/^rows between session_pk \d+ and \d+$/)]);

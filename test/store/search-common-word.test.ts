@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { SessionStore } from '../../src/core/store/session-store';
+import { nth } from '../support/elements';
 import { assistant, openStore, system, user } from './helpers';
 
 /** Every session's best score over all its matching messages and its title/summary (×2), best first. */
@@ -39,7 +40,7 @@ function seed(store: SessionStore): { strong: string[]; titled: string; archived
     store.create({ messages: [system(), user(`A note on ${filler} and some code, session ${i}.`), assistant('Noted.')] });
   }
   const titled = store.create({ title: 'Code', messages: [system(), user('Nothing about it here.')] }).id;
-  const archived = strong[2];
+  const archived = nth(strong, 2);
   store.setArchived(archived, true);
   return { strong, titled, archived };
 }

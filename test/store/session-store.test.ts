@@ -4,6 +4,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { LoomError } from '../../src/core/errors';
 import { SessionStore } from '../../src/core/store/session-store';
 import type { Compaction, PlanState } from '../../src/shared/types';
+import { nth } from '../support/elements';
 import { assistant, conversation, openStore, system, user } from './helpers';
 
 const compaction = (summary = 'Earlier: fixed the parser.'): Compaction => ({
@@ -104,7 +105,7 @@ describe('resolving ids', () => {
   it('accepts a full id or a unique prefix, refuses unknown and ambiguous ones', () => {
     const store = openStore();
     const ids = Array.from({ length: 40 }, () => store.create().id);
-    const [first] = ids;
+    const first = nth(ids, 0);
     expect(store.resolveId(first)).toBe(first);
     expect(store.resolveId(first.slice(0, 13))).toBe(first);
     expect(() => store.resolveId('zzz')).toThrow('No session matches "zzz".');
@@ -219,9 +220,9 @@ describe('listing', () => {
 
     const first = store.listPage({ limit: 3 });
     expect(first.sessions.map((s) => s.id)).toEqual(expected.slice(0, 3));
-    expect(first.next).toEqual({ updated_at: first.sessions[2].updated_at, id: first.sessions[2].id });
+    expect(first.next).toEqual({ updated_at: nth(first.sessions, 2).updated_at, id: nth(first.sessions, 2).id });
     // A session already listed moves to the top: the next pages neither repeat nor skip one.
-    store.appendMessage(expected[0], user('bump'));
+    store.appendMessage(nth(expected, 0), user('bump'));
     const second = store.listPage({ limit: 3, after: first.next! });
     const third = store.listPage({ limit: 3, after: second.next! });
     expect([...second.sessions, ...third.sessions].map((s) => s.id)).toEqual(expected.slice(3));
@@ -265,8 +266,8 @@ describe('search', () => {
     store.create({ messages: [system(), user('Nothing relevant here.')] });
     const hits = store.search('tokenizer');
     expect(hits.map((h) => h.id)).toEqual([strong.id, weak.id]);
-    expect(hits[0].snippet).toContain('[tokenizer]');
-    expect(hits[0].message_count).toBe(3);
+    expect(nth(hits, 0).snippet).toContain('[tokenizer]');
+    expect(nth(hits, 0).message_count).toBe(3);
   });
 
   it("shows each session's own matching text as its snippet", () => {
@@ -320,7 +321,7 @@ describe('search', () => {
   it('hides archived sessions unless asked and honours the limit', () => {
     const store = openStore();
     const ids = Array.from({ length: 5 }, (_, i) => store.create({ messages: [user(`gizmo number ${i}`)] }).id);
-    store.setArchived(ids[0], true);
+    store.setArchived(nth(ids, 0), true);
     expect(store.search('gizmo').map((h) => h.id)).not.toContain(ids[0]);
     expect(store.search('gizmo', { includeArchived: true }).map((h) => h.id)).toContain(ids[0]);
     expect(store.search('gizmo', { limit: 2 })).toHaveLength(2);

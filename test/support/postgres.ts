@@ -17,6 +17,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
+import { nth } from './elements';
 
 const run = promisify(execFile);
 
@@ -70,7 +71,7 @@ export function postgresBinDir(): string {
       'PostgreSQL is not installed: the hub tests need initdb and pg_ctl from /usr/lib/postgresql/<version>/bin. Install it: apt-get install postgresql',
     );
   }
-  return path.join(base, versions[0], 'bin');
+  return path.join(base, nth(versions, 0), 'bin');
 }
 
 const isRoot = () => process.getuid?.() === 0;

@@ -16,6 +16,7 @@
  */
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { nth } from './elements';
 
 export interface ScriptedToolCall {
   /** Defaults to call_<n>. */
@@ -236,7 +237,7 @@ export async function startScriptedServer(): Promise<ScriptedServer> {
       streamed.bytes += Buffer.byteLength(data);
     };
     if (reply.trickleEveryMs !== undefined) {
-      await send(events[0]);
+      await send(nth(events, 0));
       for (let i = 0; !res.destroyed; i++) {
         await sleep(reply.trickleEveryMs);
         await send(textChunk(received.body, `drip ${i} `));

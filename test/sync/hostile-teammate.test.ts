@@ -12,6 +12,7 @@ import { initHub } from '../../src/core/sync/hub-init';
 import { SessionStore } from '../../src/core/store/session-store';
 import { buildLoom, expectOneErrorLine, makeTempDir, removeDir, runLoom } from '../cli/run-loom';
 import { assistant, user } from '../store/helpers';
+import { nth } from '../support/elements';
 import { describeWithHub } from '../support/hub-suite';
 import { startTestCluster, type TestCluster } from '../support/postgres';
 import { strictChatViolations } from '../support/strict-chat-rules';
@@ -97,9 +98,11 @@ describeWithHub('a hostile teammate', () => {
     async function asBob(write: (client: pg.Client, at: { seq: number; device: string; position: number }) => Promise<unknown>): Promise<void> {
       const client = await bobInTransaction();
       try {
-        const seq = Number((await client.query<{ seq: string }>('UPDATE loom.clock SET seq = seq + 1 WHERE id = 1 RETURNING seq')).rows[0].seq);
-        const device = (await client.query<{ device_id: string }>('SELECT device_id FROM loom.devices LIMIT 1')).rows[0].device_id;
-        const position = Number((await client.query<{ n: number }>(`SELECT max(seq) + 1 AS n FROM loom.entries WHERE session_id = $1`, [bobs.id])).rows[0].n);
+        const seq = Number(nth((await client.query<{ seq: string }>('UPDATE loom.clock SET seq = seq + 1 WHERE id = 1 RETURNING seq')).rows, 0).seq);
+        const device = nth((await client.query<{ device_id: string }>('SELECT device_id FROM loom.devices LIMIT 1')).rows, 0).device_id;
+        const position = Number(
+          nth((await client.query<{ n: number }>(`SELECT max(seq) + 1 AS n FROM loom.entries WHERE session_id = $1`, [bobs.id])).rows, 0).n,
+        );
         await write(client, { seq, device, position });
         // The rest of the same pull: bob renames his other shared session.
         await client.query(`UPDATE loom.sessions SET title = $2, title_hlc = title_hlc + 1000000000, hub_seq = $3 WHERE id = $1`, [

@@ -9,6 +9,7 @@ import { checkHubSchema, connectHub, parseHubUrl } from '../../src/core/sync/hub
 import { initHub } from '../../src/core/sync/hub-init';
 import { HUB_MIGRATIONS, HUB_SCHEMA_VERSION } from '../../src/core/sync/hub-schema';
 import { buildLoom, expectOneErrorLine, makeTempDir, removeDir, runLoom } from '../cli/run-loom';
+import { nth } from '../support/elements';
 import { describeWithHub } from '../support/hub-suite';
 import { HUB_OWNER, startTestCluster, SUPERUSER_PASSWORD, type TestCluster } from '../support/postgres';
 
@@ -148,7 +149,7 @@ describeWithHub('loom --hub-init and connecting to a hub', () => {
 
   it('--hub-init upgrades a version-1 hub: team search then counts only readable messages and finds forks, and users may still call it', async () => {
     await initHub(parseHubUrl(cluster.ownerUrl));
-    const v1 = HUB_MIGRATIONS[0].statements.find((sql) => sql.startsWith('CREATE FUNCTION loom.team_search('));
+    const v1 = nth(HUB_MIGRATIONS, 0).statements.find((sql) => sql.startsWith('CREATE FUNCTION loom.team_search('));
     await cluster.admin(
       `${(v1 ?? '').replace('CREATE FUNCTION', 'CREATE OR REPLACE FUNCTION')}; DROP INDEX loom.sessions_fork_parent;
        UPDATE loom.hub_meta SET value = '1' WHERE key = 'schema_version'`,

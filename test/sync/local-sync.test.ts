@@ -5,6 +5,7 @@ import { confirmPushed, readBatch } from '../../src/core/sync/outbox';
 import { ensureSyncOn, queuedChanges, readSyncState } from '../../src/core/sync/sync-state';
 import type { SessionStore } from '../../src/core/store/session-store';
 import { assistant, openStore, user } from '../store/helpers';
+import { nth, take } from '../support/elements';
 
 /**
  * The device side of sync on real SQLite files (docs/DESIGN.md#sync-through-a-hub): what
@@ -87,9 +88,10 @@ describe('sync on the device', () => {
     store.setSummary(s.id, `uses ${SECRET}`);
     const batch = readBatch(store.db, 0, 100);
     expect(JSON.stringify(batch)).not.toContain(SECRET);
-    expect(batch?.entries[0].body.content).toBe('my token is [REDACTED]');
-    expect(batch?.entries[0].body_hash).toBe(bodyHash(batch!.entries[0].body));
-    expect(store.getTranscript(s.id)[0].content).toBe(`my token is ${SECRET}`);
+    const entry = nth(batch?.entries ?? [], 0);
+    expect(entry.body.content).toBe('my token is [REDACTED]');
+    expect(entry.body_hash).toBe(bodyHash(entry.body));
+    expect(nth(store.getTranscript(s.id), 0).content).toBe(`my token is ${SECRET}`);
   });
 
   it('another device gets the same sessions, transcripts, forks and titles; later changes move both ways', () => {
@@ -169,7 +171,7 @@ describe('sync on the device', () => {
     const counts = apply(b, handOver(a), onB);
     expect(counts.branches).toBe(1);
     expect(texts(b, s.id)).toEqual(['one', 'two', 'three on a']);
-    const [, branch] = b.branchesAt(s.id, 2);
+    const [, branch] = take(b.branchesAt(s.id, 2), 2);
     expect(texts(b, branch.id)).toEqual(['one', 'two', 'three on b', 'four on b']);
     const note = b.db.prepare('SELECT note FROM sessions WHERE id = ?').get(branch.id) as { note: string };
     expect(note.note).toBe('Diverged: written on desktop while the other device added to the same session; kept as a branch.');

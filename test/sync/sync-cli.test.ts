@@ -13,6 +13,7 @@ import { PUSH_BATCH } from '../../src/core/sync/push';
 import { SessionStore } from '../../src/core/store/session-store';
 import { BIN, ROOT, buildLoom, expectOneErrorLine, makeTempDir, removeDir, runLoom } from '../cli/run-loom';
 import { assistant, user } from '../store/helpers';
+import { nth } from '../support/elements';
 import { describeWithHub } from '../support/hub-suite';
 import { startTestCluster, type TestCluster } from '../support/postgres';
 
@@ -70,7 +71,7 @@ describeWithHub('loom --sync and --share', () => {
 
   it('prints what moved in one line; a share without a hub waits for the next sync', async () => {
     const dir = dataFolder('one-line', 2, 3);
-    const [first] = Object.keys(transcripts(dir));
+    const first = nth(Object.keys(transcripts(dir)), 0);
     const share = await runLoom(['--data-dir', dir, '--share', first.slice(0, 8), 'core']);
     expect(share.stderr).toBe('');
     expect(share.stdout).toBe(`Queued: session ${first} will be shared with team core at the next sync.\n`);
@@ -85,7 +86,7 @@ describeWithHub('loom --sync and --share', () => {
 
   it('--share for a team the user is not in on the hub: one line, exit 1, nothing shared', async () => {
     const dir = dataFolder('not-a-member', 1, 1);
-    const [id] = Object.keys(transcripts(dir));
+    const id = nth(Object.keys(transcripts(dir)), 0);
     const run = await runLoom(['--data-dir', dir, '--share', id, 'strangers', '--hub', url]);
     expect(run.code).toBe(1);
     expect(expectOneErrorLine(run)).toBe(`loom: You are not a member of team strangers on the hub 127.0.0.1:${cluster.port}/loom: not shared.`);

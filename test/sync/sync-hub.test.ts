@@ -12,6 +12,7 @@ import { PUSH_BATCH } from '../../src/core/sync/push';
 import { describeSyncReport, queuedChanges, syncOnce, type SyncReport } from '../../src/core/sync/sync';
 import type { SessionStore } from '../../src/core/store/session-store';
 import { assistant, openStore, user } from '../store/helpers';
+import { nth } from '../support/elements';
 import { describeWithHub } from '../support/hub-suite';
 import { startTestCluster, type TestCluster } from '../support/postgres';
 
@@ -137,7 +138,7 @@ describeWithHub('sync through a PostgreSQL hub', () => {
       expect(texts(desktop, s.id)).toEqual(['one', 'two', 'three on the laptop']);
       const branches = desktop.branchesAt(s.id, 2);
       expect(branches).toHaveLength(2);
-      expect(texts(desktop, branches[1].id)).toEqual(['one', 'two', 'three on the desktop', 'four on the desktop']);
+      expect(texts(desktop, nth(branches, 1).id)).toEqual(['one', 'two', 'three on the desktop', 'four on the desktop']);
       const note = 'Diverged: written on desktop while laptop added to the same session; kept as a branch.';
       expect(tree(desktop).filter((row) => (row as { note: string | null }).note === note)).toHaveLength(1);
       expect(tree(laptop)).toEqual(tree(desktop));
@@ -197,7 +198,7 @@ describeWithHub('sync through a PostgreSQL hub', () => {
       expect(queuedChanges(syncer)).toBe(0);
       await sync(laptop, alice, 'laptop');
       expect(texts(laptop, s.id)).toEqual(['one', 'two on the laptop']);
-      const branch = laptop.branchesAt(s.id, 1)[1];
+      const branch = nth(laptop.branchesAt(s.id, 1), 1);
       expect(texts(laptop, branch.id)).toEqual(['one', 'two in the desktop app']);
       expect(laptop.db.prepare('SELECT note FROM sessions WHERE id = ?').get(branch.id)).toEqual({
         note: 'Diverged: written on desktop while laptop added to the same session; kept as a branch.',
@@ -228,9 +229,12 @@ describeWithHub('sync through a PostgreSQL hub', () => {
       `data:image/ ${SECRET}`,
       `${png}\n${SECRET}`,
     ];
-    const s = laptop.create({ title: disguised[2], messages: [user(disguised[0]), assistant(disguised[1]), assistant(disguised[3]), user(png)] });
-    laptop.setSummary(s.id, disguised[1]);
-    laptop.rename(s.id, disguised[0]);
+    const s = laptop.create({
+      title: nth(disguised, 2),
+      messages: [user(nth(disguised, 0)), assistant(nth(disguised, 1)), assistant(nth(disguised, 3)), user(png)],
+    });
+    laptop.setSummary(s.id, nth(disguised, 1));
+    laptop.rename(s.id, nth(disguised, 0));
     await sync(laptop, alice, 'laptop');
     expect(await hubCount(`SELECT count(*) AS n FROM loom.entries WHERE session_id = '${s.id}'`)).toBe(4);
     for (const table of ['bodies', 'sessions', 'records', 'entries', 'conflicts']) {
@@ -288,8 +292,8 @@ describeWithHub('sync through a PostgreSQL hub', () => {
       expect((failure as HubError).message.split('\n')).toHaveLength(1);
       // Turning sync on queued 30 sessions and 3,000 messages; the first batch of 2,000 reached the hub before it stopped.
       expect(queuedChanges(laptop)).toBe(3_030 - PUSH_BATCH);
-      expect(texts(laptop, ids[0])).toHaveLength(100);
-      expect(texts(laptop, ids[29])).toHaveLength(100);
+      expect(texts(laptop, nth(ids, 0))).toHaveLength(100);
+      expect(texts(laptop, nth(ids, 29))).toHaveLength(100);
     } finally {
       await cluster.start();
     }

@@ -5,6 +5,7 @@ import { MemoryStore, ftsQuery } from '../../src/core/memory/memory-store';
 import { SessionStore } from '../../src/core/store/session-store';
 import { parseToolArguments } from '../../src/core/tools/arguments';
 import { memoryForgetTool, memorySaveTool, memorySearchTool } from '../../src/core/tools/memory-tools';
+import { nth } from '../support/elements';
 import { call, makeHarness, tempDir, type Harness } from './support';
 
 let h: Harness;
@@ -53,7 +54,7 @@ describe('MemoryStore', () => {
     fs.symlinkSync(h.projectDir, link);
     mem.save('project', link, 'saved through a symlink');
     expect(mem.search('symlink', h.projectDir)).toHaveLength(1);
-    expect(mem.list(h.projectDir)[0].project).toBe(h.projectDir);
+    expect(nth(mem.list(h.projectDir), 0).project).toBe(h.projectDir);
   });
 
   it('survives FTS syntax in queries', () => {

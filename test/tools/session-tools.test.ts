@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ChatMessage } from '../../src/shared/types';
 import { parseToolArguments } from '../../src/core/tools/arguments';
 import { readSessionTool, searchSessionsTool } from '../../src/core/tools/session-tools';
+import { nth } from '../support/elements';
 import { call, makeHarness, type Harness } from './support';
 
 let h: Harness;
@@ -55,7 +56,7 @@ describe('search_sessions', () => {
   it('finds turns that compaction removed from the working context', async () => {
     const id = sessionWith(conversation);
     h.store.recordCompaction(id, {
-      messages: [conversation[0], { role: 'user', content: '<session_context_data>summary</session_context_data>' }, conversation[5]],
+      messages: [nth(conversation, 0), { role: 'user', content: '<session_context_data>summary</session_context_data>' }, nth(conversation, 5)],
       compaction: { at: new Date().toISOString(), before_tokens: 100, after_tokens: 30, summary: 'summary' },
     });
     expect(await call(searchSessionsTool, { query: 'flamingo' }, h.ctx)).toContain(id);
@@ -86,7 +87,7 @@ describe('read_session', () => {
   it('reads the full transcript, compacted turns included, with tool calls and results', async () => {
     const id = sessionWith(conversation, 'Flamingo work');
     h.store.recordCompaction(id, {
-      messages: [conversation[0], { role: 'user', content: '<session_context_data>s</session_context_data>' }, conversation[5]],
+      messages: [nth(conversation, 0), { role: 'user', content: '<session_context_data>s</session_context_data>' }, nth(conversation, 5)],
       compaction: { at: new Date().toISOString(), before_tokens: 100, after_tokens: 30, summary: 's' },
     });
     const out = await call(readSessionTool, { id: id.slice(0, 8) }, h.ctx);

@@ -10,6 +10,7 @@ import fs from 'node:fs';
 import { expect, test } from '@playwright/test';
 import { SessionStore } from '../../../src/core/store/session-store';
 import type { ChatMessage } from '../../../src/shared/types';
+import { nth } from '../../support/elements';
 import { sessionAction, sidebarRow } from '../fixtures';
 import { closeDesktop, launchDesktop, root, skipWithoutElectron, type Desktop } from './launch';
 
@@ -90,7 +91,7 @@ test('the info dialog shows the compaction count and the cumulative usage', asyn
       const { id } = store.create({ title: 'Long talk', messages: CONVERSATION, model: 'gemma4', cwd: dataDir });
       store.recordUsage(id, 'chat', { prompt_tokens: 1200, completion_tokens: 300, cost_usd: 0 });
       store.recordCompaction(id, {
-        messages: [CONVERSATION[0], { role: 'user', content: 'Summary: herons fish by standing still.' }],
+        messages: [nth(CONVERSATION, 0), { role: 'user', content: 'Summary: herons fish by standing still.' }],
         compaction: { at: new Date().toISOString(), before_tokens: 5000, after_tokens: 800, summary: 'herons fish by standing still' },
         usage: { prompt_tokens: 321, completion_tokens: 45, cost_usd: 0 },
       });
@@ -133,8 +134,8 @@ test('drag-export hands the OS a file equal to loom --export', async () => {
     row.dispatchEvent(new dom.DragEvent('dragstart', { dataTransfer: new dom.DataTransfer(), bubbles: true }));
   });
   await expect.poll(() => app.evaluate(() => (globalThis as { __dragged?: string[] }).__dragged?.length ?? 0)).toBe(1);
-  const file = await app.evaluate(() => (globalThis as { __dragged?: string[] }).__dragged![0]);
-  const [meta] = JSON.parse(loom(desktop.dataDir, '--list-sessions', '--json')) as { id: string }[];
+  const file = nth(await app.evaluate(() => (globalThis as { __dragged?: string[] }).__dragged ?? []), 0);
+  const meta = nth(JSON.parse(loom(desktop.dataDir, '--list-sessions', '--json')) as { id: string }[], 0);
   const withoutTimestamp = (text: string) => text.replace(/"exported_at": "[^"]+"/, '');
   expect(fs.existsSync(file)).toBe(true);
   expect(withoutTimestamp(fs.readFileSync(file, 'utf8'))).toBe(withoutTimestamp(loom(desktop.dataDir, '--export', meta.id)));
