@@ -199,13 +199,18 @@ function measure({ store, baseline, longId, withForks }: Stores): { results: Res
     baseline: sample(() => baseline.fork(longId), 10),
   });
   // Sessions deleted beforehand (docs/DESIGN.md#trash), one per run: only the restore is timed.
-  const trashed = store.list({ limit: RESTORE_RUNS + 3 }).filter((meta) => meta.id !== longId);
-  for (const { id } of trashed) store.trash(id);
+  const trashed = store
+    .list({ limit: RESTORE_RUNS + 3 })
+    .filter((meta) => meta.id !== longId)
+    .map((meta) => meta.id);
+  for (const id of trashed) store.trash(id);
+  // sample's warm-up run gets a negative index; each run restores a session of its own.
+  const toRestore = (i: number): string => trashed[i < 0 ? -1 - i : i + 1] ?? '';
   run({
     label: 'restore from Trash',
     stat: 'p50',
     target: TARGETS.restore,
-    loom: sample((i) => store.restore(trashed[i < 0 ? -1 - i : i + 1].id), Math.min(RESTORE_RUNS, trashed.length - 1)),
+    loom: sample((i) => store.restore(toRestore(i)), Math.min(RESTORE_RUNS, trashed.length - 1)),
   });
   let exportBytes = 0;
   run({

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { SessionLifecycle } from '../../src/core/session-lifecycle';
 import { ChangeWatcher } from '../../src/core/store/change-watcher';
 import { SessionStore } from '../../src/core/store/session-store';
+import { nth } from '../support/elements';
 import { assistant, openStore, system, user } from './helpers';
 
 const DAY = 24 * 60 * 60 * 1000;
@@ -29,7 +30,7 @@ describe('the Trash', () => {
     expect(() => store.getMeta(id)).toThrow(`No session with id "${id}".`);
     expect(() => store.resolveId(id.slice(0, 8))).toThrow(`No session matches "${id.slice(0, 8)}".`);
     expect(store.db.prepare('SELECT count(*) AS n FROM transcript t JOIN sessions s ON s.pk = t.session_pk WHERE s.id = ?').get(id)).toEqual({ n: 3 });
-    const [trashed] = lifecycle.listTrash();
+    const trashed = nth(lifecycle.listTrash(), 0);
     expect(trashed).toMatchObject({ id, title: 'about zebras', archived: true });
     expect(Date.parse(trashed.purge_at) - Date.parse(trashed.deleted_at)).toBe(30 * DAY);
 

@@ -21,8 +21,9 @@ export async function saveMcpServer(file: string, name: string, edit: McpServerE
     if (previous !== undefined && !(previous in servers)) throw new LoomError(`There is no MCP server "${previous}" in ${file}.`, 'not_found');
     if (name !== replaced && name in servers) throw new LoomError(`An MCP server named "${name}" is already configured.`, 'bad_input');
     const entry = entryFor(edit, servers[replaced]);
-    const order = replaced in servers ? Object.keys(servers) : [...Object.keys(servers), replaced];
-    return Object.fromEntries(order.map((key) => (key === replaced ? [name, entry] : [key, servers[key]])));
+    const entries = Object.entries(servers);
+    if (!(replaced in servers)) return Object.fromEntries([...entries, [name, entry]]);
+    return Object.fromEntries(entries.map(([key, value]) => (key === replaced ? [name, entry] : [key, value])));
   });
 }
 

@@ -31,9 +31,10 @@ export function resolveId(db: Database.Database, idOrPrefix: string): string {
   const rows = prepared(db, `SELECT id FROM sessions s WHERE s.id >= ? AND s.id < ? AND ${LIVE} ORDER BY s.id LIMIT 2`).all(prefix, `${prefix}\uffff`) as {
     id: string;
   }[];
-  if (rows.length === 0) throw new LoomError(`No session matches "${prefix}".`, 'unknown_session');
+  const [only] = rows;
+  if (only === undefined) throw new LoomError(`No session matches "${prefix}".`, 'unknown_session');
   if (rows.length > 1) throw new LoomError(`Session id "${prefix}" is ambiguous; give more characters.`, 'ambiguous_session');
-  return rows[0].id;
+  return only.id;
 }
 
 export function readMeta(db: Database.Database, id: string): SessionMeta {

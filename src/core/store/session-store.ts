@@ -327,9 +327,10 @@ export class SessionStore {
   resolveTrashedId(idOrPrefix: string): string {
     const prefix = idOrPrefix.trim();
     const ids = prefix ? matchTrashed(this.db, prefix) : [];
-    if (ids.length === 0) throw new LoomError(`No session in the Trash matches "${prefix}".`, 'unknown_session');
+    const [only] = ids;
+    if (only === undefined) throw new LoomError(`No session in the Trash matches "${prefix}".`, 'unknown_session');
     if (ids.length > 1) throw new LoomError(`Session id "${prefix}" is ambiguous in the Trash; give more characters.`, 'ambiguous_session');
-    return ids[0];
+    return only;
   }
 
   isTrashed(id: string): boolean {

@@ -138,7 +138,7 @@ export function Sidebar(props: SidebarProps) {
         <div ref={scroller} className="session-scroller">
           <ul className="session-list" aria-label={searching ? 'Search results' : 'Session list'} style={{ height: virtualizer.getTotalSize() }}>
             {rows.map((row) => {
-              const item = list.items[row.index] as SidebarItem | undefined;
+              const item = list.items[row.index];
               if (!item) {
                 return (
                   <li
