@@ -2,8 +2,8 @@
 // binary (npm install skips its download). Where the desktop app cannot run — no display,
 // no binary, or Electron dies at once — it says why in one line and serves the browser mode
 // instead, printing the URL to open. `--browser` goes straight to the browser mode,
-// `--no-build` starts what was built last; other arguments are passed to the browser mode
-// (--port, --data-dir, --project, ...).
+// `--no-build` starts what was built last; other arguments are passed to the desktop app
+// (it reads --data-dir and --project) and to the browser mode (--port, --data-dir, --project, ...).
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { electronBinary, fetchElectron, lastLine, root } from './electron-setup.mjs';
@@ -22,7 +22,7 @@ async function main() {
   }
   const reason = process.argv.includes('--browser') ? 'you asked for the browser mode' : prepareDesktop();
   if (reason) return serveBrowserMode(reason, args);
-  const failure = await runDesktop();
+  const failure = await runDesktop(args);
   if (failure) return serveBrowserMode(failure, args);
 }
 
@@ -35,10 +35,10 @@ function prepareDesktop() {
 }
 
 /** Runs the desktop app until it quits; returns why it could not run, or null. */
-function runDesktop() {
+function runDesktop(args) {
   return new Promise((resolve) => {
     const started = Date.now();
-    const child = spawn(electronBinary(), [root], { stdio: ['inherit', 'inherit', 'pipe'] });
+    const child = spawn(electronBinary(), [root, ...args], { stdio: ['inherit', 'inherit', 'pipe'] });
     let stderr = '';
     child.stderr.on('data', (chunk) => {
       stderr += chunk;

@@ -10,6 +10,7 @@ import { DEFAULTS, type LoomConfig } from '../core/config';
 import { isLoomError } from '../core/errors';
 import { LoomEngine } from '../core/engine';
 import { ensurePrivateDir } from '../core/paths';
+import { projectFolder } from '../core/security/project-folder';
 import { SessionStore } from '../core/store/session-store';
 import { appVersion } from './app-version';
 import { CallsInFlight } from './calls-in-flight';
@@ -25,12 +26,16 @@ export interface BackendOptions {
   settingsStore: SettingsStore;
   shell: 'desktop' | 'browser';
   electronVersion?: string | null;
-  /** The folder every session works in, new or resumed (default: the current directory). */
+  /**
+   * The folder `--project` named: new sessions' first choice, and where a session with no
+   * folder chosen (an import) works. Without it the window asks; never the current directory.
+   */
   projectDir?: string;
   env?: NodeJS.ProcessEnv;
   /** Values that win over saved settings for this run (command-line flags, tests). */
   overrides?: Partial<EngineSettings>;
   startDrag?: HandlerDeps['startDrag'];
+  pickFolder?: HandlerDeps['pickFolder'];
   /** Opens the store (the desktop app passes the Electron build of better-sqlite3). */
   openStore?: (dataDir: string) => SessionStore;
   /** Shorter pauses for the background sync (tests). */
@@ -61,9 +66,11 @@ const CLOSE_WAIT_MS = 10_000;
 export function openBackend(options: BackendOptions): Backend {
   ensurePrivateDir(options.dataDir);
   const settings = new SettingsService(options.settingsStore, options.env ?? process.env, options.overrides);
+  // Checked before anything opens: a --project that is no folder is one line at start.
+  const projectDir = options.projectDir === undefined ? undefined : projectFolder(options.projectDir);
+  if (projectDir !== undefined) settings.rememberProject(projectDir);
   const openStore = options.openStore ?? ((dataDir: string) => SessionStore.open(dataDir));
   const store = openStore(options.dataDir);
-  const projectDir = options.projectDir ?? process.cwd();
   const engine = new LoomEngine({ config: engineConfig(options.dataDir, settings.engine()), store, projectDir, owner: `loom-${options.shell}` });
   // Windows hear of what the `loom` command and other windows' processes change, within a second.
   const stopWatching = engine.watchOtherProcesses();
@@ -87,8 +94,8 @@ export function openBackend(options: BackendOptions): Backend {
     engine,
     settings,
     sync,
-    projectDir,
     startDrag: options.startDrag,
+    pickFolder: options.pickFolder,
     downloadTickets: downloadTickets ?? undefined,
     appInfo: {
       name: 'Loom',
@@ -96,7 +103,7 @@ export function openBackend(options: BackendOptions): Backend {
       shell: options.shell,
       electronVersion: options.electronVersion ?? null,
       dataDir: options.dataDir,
-      projectDir,
+      startProject: projectDir ?? null,
       platform: process.platform,
     },
   });

@@ -7,12 +7,14 @@
 import os from 'node:os';
 import path from 'node:path';
 import type { AppInfo, ExportFile, ExportFormat, Handlers } from '../shared/contract';
+import type { SessionMeta } from '../shared/types';
 import { exportFileName } from '../shared/export-name';
 import type { LoomEngine } from '../core/engine';
 import { LoomError } from '../core/errors';
 import { importSourceList } from '../core/import/sources';
 import { importReport } from '../core/import/summary';
 import { listModels, testConnection } from '../core/model/model-list';
+import { folderExists, projectFolder } from '../core/security/project-folder';
 import type { SessionStore } from '../core/store/session-store';
 import type { DownloadTickets } from './download-tickets';
 import type { SettingsService } from './settings-service';
@@ -25,10 +27,10 @@ export interface HandlerDeps {
   sync: SyncService;
   /** Fixed for the run; the secret-variable names are read from the engine on each call. */
   appInfo: Omit<AppInfo, 'secretEnvNames'>;
-  /** The folder every session works in (the engine's). */
-  projectDir: string;
   /** Desktop only: drags this export out of the window as a file. */
   startDrag?: (file: ExportFile) => void;
+  /** Desktop only: the operating system's folder picker (null: cancelled). */
+  pickFolder?: () => Promise<string | null>;
   /** Bound on listing a server's models (default model-list.ts's); tests make it short. */
   modelListTimeoutMs?: number;
   /** Browser mode only: the single-use links its server redeems. */
@@ -38,7 +40,21 @@ export interface HandlerDeps {
 export function createHandlers(deps: HandlerDeps): Handlers {
   const { store, engine, settings, sync } = deps;
   const id = (raw: string) => store.resolveId(raw);
-  const projectDirOf = (sessionId: string) => store.getMeta(sessionId).cwd ?? deps.projectDir;
+  const projectDirOf = (sessionId: string) => {
+    const meta = store.getMeta(sessionId);
+    return meta.project_dir ?? meta.cwd ?? path.sep;
+  };
+  /** A folder chosen in the window becomes the first of the recent ones. */
+  const chosen = (meta: SessionMeta): SessionMeta => {
+    if (meta.project_dir !== null) settings.rememberProject(meta.project_dir);
+    return meta;
+  };
+  /** What "New session" uses when no folder is named: the most recent one still there. */
+  const lastFolder = (): string => {
+    const dir = settings.recentProjects().find(folderExists);
+    if (dir === undefined) throw new LoomError('Choose a project folder for the new session first.', 'no_project');
+    return dir;
+  };
   const exportFile = (raw: string, format: ExportFormat = 'json'): ExportFile => {
     const sessionId = id(raw);
     const text = store.exportSession(sessionId, format);
@@ -54,13 +70,16 @@ export function createHandlers(deps: HandlerDeps): Handlers {
     'app.info': () => ({ ...deps.appInfo, secretEnvNames: engine.secretEnvNames() }),
 
     'sessions.list': (input) => store.listPage(input),
+    'sessions.projects': () => store.projects(),
+    'sessions.project': (input) => engine.sessionProject(input.id),
+    'sessions.setProject': async (input) => chosen(await engine.setProject(input.id, typedFolder(input.projectDir))),
     'sessions.search': (input) =>
       input.scope === 'team'
         ? // A session of mine in the Trash is still on the hub until it is purged (docs/DESIGN.md#trash): not a hit here.
           sync
             .searchTeam(input.query, { limit: input.limit ?? TEAM_SEARCH_PAGE, offset: input.offset ?? 0, includeArchived: input.includeArchived })
             .then((hits) => hits.filter((hit) => !store.isTrashed(hit.id)))
-        : store.search(input.query, { includeArchived: input.includeArchived, limit: input.limit, offset: input.offset }),
+        : store.search(input.query, { includeArchived: input.includeArchived, limit: input.limit, offset: input.offset, project: input.project }),
     'sessions.info': (input) => {
       const sessionId = id(input.id);
       return {
@@ -105,7 +124,7 @@ export function createHandlers(deps: HandlerDeps): Handlers {
       return { path: `/download/${ticket}`, filename: exportFileName(store.getMeta(sessionId), format), mimeType: MIME_TYPES[format] };
     },
 
-    'chat.create': () => engine.createSession(),
+    'chat.create': async (input) => chosen(await engine.createSession(input.projectDir === undefined ? lastFolder() : typedFolder(input.projectDir))),
     'chat.send': (input) => engine.send(id(input.sessionId), input.text, input.attachments),
     'chat.edit': (input) => engine.edit(input.sessionId, input.index, input.text),
     'chat.regenerate': (input) => engine.regenerate(input.sessionId, input.index),
@@ -149,6 +168,12 @@ export function createHandlers(deps: HandlerDeps): Handlers {
     'models.list': async (input) => ({ models: await listModels({ ...settings.serverFor(input), timeoutMs: deps.modelListTimeoutMs }) }),
     'models.test': (input) => testConnection({ ...settings.serverFor(input), timeoutMs: deps.modelListTimeoutMs }, input.model),
 
+    'projects.recent': () => settings.recentProjects().map((dir) => ({ path: dir, exists: folderExists(dir) })),
+    'projects.pick': async () => {
+      if (!deps.pickFolder) throw new LoomError("The folder picker is the desktop app's; here, type the folder's path.", 'unsupported');
+      return { path: await deps.pickFolder() };
+    },
+
     'sync.status': () => sync.status(),
     'sync.now': () => sync.syncNow(),
 
@@ -165,6 +190,11 @@ export function createHandlers(deps: HandlerDeps): Handlers {
       return view;
     },
   };
+}
+
+/** A folder as typed (`~/` is the home folder), checked and by its real path (one line when it is missing or no folder). */
+function typedFolder(typed: string): string {
+  return projectFolder(typed === '~' || typed.startsWith('~/') ? path.join(os.homedir(), typed.slice(1)) : typed);
 }
 
 /** Paths as the user knows them: relative to the session's project folder. */

@@ -5,7 +5,7 @@
  */
 import type { Settings } from '../shared/contract';
 import { DEFAULTS, type LoomConfig } from '../core/config';
-import { DEFAULT_TRASH_DAYS } from '../core/store/trash';
+import { DEFAULT_TRASH_DAYS } from '../shared/settings';
 import { keyFor, scopeSavedKey } from './api-key-scope';
 import { maskPassword } from '../core/sync/hub-url';
 import { unmaskHubUrl } from './hub-url';
@@ -13,6 +13,9 @@ import type { SettingsStore, StoredSettings } from './settings-store';
 
 export type EngineSettings = Pick<LoomConfig, 'baseUrl' | 'model' | 'apiKey' | 'maxContextTokens' | 'modelWindow' | 'mode' | 'passEnv'> & { trashDays: number };
 export type SettingsPatch = Partial<Omit<Settings, 'hasApiKey'>> & { apiKey?: string };
+
+/** How many recent project folders are remembered. */
+const MAX_RECENT_PROJECTS = 10;
 
 export class SettingsService {
   private saved: StoredSettings;
@@ -98,6 +101,19 @@ export class SettingsService {
     // A value the user sets now wins over this run's override of it.
     for (const key of given) delete (this.overrides as Record<string, unknown>)[key];
     return this.view();
+  }
+
+  /** The project folders chosen, most recent first. */
+  recentProjects(): string[] {
+    return this.saved.recentProjects ?? [];
+  }
+
+  /** Puts `dir` first among the recent folders (once), keeping the newest MAX_RECENT_PROJECTS. */
+  rememberProject(dir: string): void {
+    const recent = [dir, ...this.recentProjects().filter((known) => known !== dir)].slice(0, MAX_RECENT_PROJECTS);
+    const next = { ...this.saved, recentProjects: recent };
+    this.store.save(next);
+    this.saved = next;
   }
 
   private keyFor(baseUrl: string): string {

@@ -26,6 +26,8 @@ export const storedSettingsSchema = z.object({
   trashDays: z.int().positive().optional(),
   /** The sync hub's URL, password included (the desktop app encrypts it then). */
   hubUrl: z.string().optional(),
+  /** Project folders chosen, most recent first (settings-service.ts bounds the list). */
+  recentProjects: z.array(z.string()).optional(),
 });
 export type StoredSettings = z.infer<typeof storedSettingsSchema>;
 

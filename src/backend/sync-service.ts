@@ -314,5 +314,6 @@ function notSyncedMeta(hit: HubHit): SessionMeta {
     message_count: 0,
     model: null,
     cwd: null,
+    project_dir: null,
   };
 }

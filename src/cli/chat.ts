@@ -22,6 +22,8 @@ export interface ChatOptions {
   continueLast?: boolean;
   /** --model: a resumed session changes to it (a new one starts with it anyway). */
   model?: string;
+  /** --project: a new session's folder, or another for a resumed one (engine.setProject says when that may be). */
+  project?: string;
 }
 
 /** Exit code when -p was stopped with Ctrl-C (the shell convention for SIGINT). */
@@ -34,8 +36,8 @@ export async function runChat(config: LoomConfig, opts: ChatOptions): Promise<nu
   // -p reads no prompt, but a person at a terminal can still answer an approval.
   const input = interactive || process.stdin.isTTY ? new LineInput() : undefined;
   try {
-    // The project is the folder loom runs in, for a resumed session too.
-    engine = new LoomEngine({ config, store, projectDir: process.cwd() });
+    // A new session works in --project, else the folder loom runs in; a resumed one in its own (docs/DESIGN.md#the-project-folder).
+    engine = new LoomEngine({ config, store, projectDir: opts.project ?? process.cwd() });
     const status = (text: string) => void (interactive ? process.stdout : process.stderr).write(text);
     const view = new TerminalView((text) => void process.stdout.write(text), status, interactive ? 'Assistant: ' : '');
     engine.on(view.handle);
@@ -73,8 +75,8 @@ async function openChatSession(
   if (opts.resume !== undefined || opts.continueLast) {
     const id = store.resolveId(opts.resume ?? mostRecentId(store));
     view.line(`Resuming session ${id}.`);
-    const opened = await engine.openSession(id).catch((err) => {
-      throw withInUseAdvice(err, id);
+    const opened = await openInFolder(engine, id, opts.project).catch((err) => {
+      throw withAdvice(err, id);
     });
     const unchosen = opts.model === undefined ? engine.unchosenModel(id) : null;
     if (unchosen) {
@@ -86,7 +88,7 @@ async function openChatSession(
     const meta = opts.model === undefined || opts.model === opened.model ? opened : engine.setSessionModel(id, opts.model);
     const name = meta.title ?? meta.summary;
     const model = meta === opened ? `model ${meta.model ?? '-'}` : `model changed from ${opened.model ?? '-'} to ${meta.model ?? '-'}`;
-    view.line(`Session ${meta.id}${name ? ` (${name})` : ''}: ${messageCountText(meta)} so far, ${model}.${hint}`);
+    view.line(`Session ${meta.id}${name ? ` (${name})` : ''}: ${messageCountText(meta)} so far, ${model}, in ${meta.project_dir ?? '-'}.${hint}`);
     return meta.id;
   }
   const meta = await engine.createSession();
@@ -94,10 +96,22 @@ async function openChatSession(
   return meta.id;
 }
 
-/** "In use by pid N" says what is wrong; at the command line, also say what to do. */
-function withInUseAdvice(err: unknown, id: string): unknown {
-  if (!isLoomError(err) || err.code !== 'session_in_use') return err;
-  return new LoomError(`${err.message} Wait until that loom ends, or work on a copy: \`loom --fork ${id}\`, then resume the copy.`, err.code);
+/** With --project, the folder is chosen first (refused for a session begun in a folder still there), then the session opens in it. */
+async function openInFolder(engine: LoomEngine, id: string, project: string | undefined) {
+  if (project !== undefined) await engine.setProject(id, project);
+  return engine.openSession(id);
+}
+
+/** "In use by pid N", "its folder is gone": the engine says what is wrong; at the command line, also say what to do. */
+function withAdvice(err: unknown, id: string): unknown {
+  if (!isLoomError(err)) return err;
+  if (err.code === 'session_in_use') {
+    return new LoomError(`${err.message} Wait until that loom ends, or work on a copy: \`loom --fork ${id}\`, then resume the copy.`, err.code);
+  }
+  if (err.code === 'project_missing') {
+    return new LoomError(`${err.message} Choose one with: loom --resume ${id} --project DIR`, err.code);
+  }
+  return err;
 }
 
 function mostRecentId(store: SessionStore): string {

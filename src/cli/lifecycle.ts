@@ -39,7 +39,7 @@ export async function runLifecycle(action: LifecycleAction, config: LoomConfig):
   let text: string;
   try {
     if (isReading(action)) text = read(store, action);
-    else if (isImporting(action)) text = await importInto(new Engine!({ config, store, projectDir: process.cwd() }), action, importText, importing);
+    else if (isImporting(action)) text = await importInto(new Engine!({ config, store }), action, importText, importing);
     else text = change(new SessionLifecycle({ store, trashDays: config.trashDays }), action);
   } finally {
     store.close();

@@ -6,7 +6,7 @@
 import path from 'node:path';
 import { DEFAULTS, PERMISSION_MODES, type LoomConfig, type PermissionMode } from '../core/config';
 import { resolveDataDir } from '../core/paths';
-import { DEFAULT_TRASH_DAYS } from '../core/store/trash';
+import { DEFAULT_TRASH_DAYS } from '../shared/settings';
 import { HubUrlError, parseHubUrl, type HubConfig } from '../core/sync/hub-url';
 import { IMPORT_SOURCES, type ImportSourceName } from '../shared/import-sources';
 import { EXPORT_FORMATS, type ExportFormat } from '../shared/export-name';
@@ -40,6 +40,8 @@ export interface ChatAction {
   continueLast?: boolean;
   /** --model given on the command line: a resumed session takes it as its own model (recorded). */
   model?: string;
+  /** --project: a new session's folder (default: the current one), or another for a resumed session whose folder is gone. */
+  project?: string;
 }
 
 /** `--doctor`: check loom.db and salvage a damaged one; it must not open the store. */
@@ -90,6 +92,7 @@ interface RawOptions {
   prompt?: string;
   resume?: string;
   continue?: boolean;
+  project?: string;
   listSessions?: boolean;
   includeArchived?: boolean;
   json?: boolean;
@@ -163,6 +166,11 @@ const OPTION_GROUPS: readonly OptionGroup[] = [
       { flags: '-p, --prompt <text>', description: 'run one non-interactive turn, print the answer, save the session' },
       { flags: '--resume <id>', description: 'resume a session' },
       { flags: '--continue', description: 'resume the most recently updated unarchived session' },
+      {
+        flags: '--project <dir>',
+        description:
+          'the project folder of a new session (default: the current folder); with --resume/--continue, another one for a session whose folder is gone',
+      },
     ],
   },
   {
@@ -277,6 +285,7 @@ const CHAT_FLAGS: Array<[keyof RawOptions, string]> = [
   ['prompt', '-p/--prompt'],
   ['resume', '--resume'],
   ['continue', '--continue'],
+  ['project', '--project'],
 ];
 
 function given(raw: RawOptions, flags: Array<[keyof RawOptions, string]>): string[] {
@@ -414,6 +423,7 @@ function toChatAction(raw: RawOptions): ChatAction {
   if (raw.resume !== undefined) action.resume = sessionId(raw.resume, '--resume');
   if (raw.continue) action.continueLast = true;
   if (raw.model !== undefined) action.model = nonEmpty(raw.model, '--model', 'a model name');
+  if (raw.project !== undefined) action.project = path.resolve(nonEmpty(raw.project, '--project', 'a folder'));
   return action;
 }
 

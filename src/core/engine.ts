@@ -5,13 +5,12 @@
  * stops, compacts, forks and closes. No session logic lives in any UI: it is all here.
  */
 import { randomUUID } from 'node:crypto';
-import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { ApprovalAnswer, SessionGrant } from '../shared/approvals';
 import type { Attachment } from '../shared/attachments';
 import type { EngineEvent, PendingRequest, TurnResult } from '../shared/engine-events';
-import type { ContextState } from '../shared/contract';
+import type { ContextState, SessionProject } from '../shared/contract';
 import { IMPORT_SOURCES, IMPORT_SOURCE_LABELS, type ImportSourceName } from '../shared/import-sources';
 import { mcpProblems, type McpOverview, type McpServerEdit } from '../shared/mcp';
 import type { BranchPoint, CompactionDetail, Pin, SessionFamily, SessionMeta } from '../shared/types';
@@ -36,14 +35,22 @@ import { ModelWindows } from './model/window-store';
 import { MemoryStore } from './memory/memory-store';
 import { ModelClient } from './model/client';
 import { loadPriceTable, PRICES_FILE, type PriceTable } from './model/pricing';
+import { folderExists, projectFolder } from './security/project-folder';
 import { withheldSecretEnvNames } from './security/tool-env';
 import type { RevertReport } from './security/snapshots';
 import { SessionLifecycle, type ListenerErrorReporter } from './session-lifecycle';
+import { ensurePrivateDir } from './paths';
 import { ChangeWatcher } from './store/change-watcher';
 import { ImportRecords } from './store/repositories/import-records';
 import type { ImportedSession, Lease, SessionStore } from './store/session-store';
 import { parseExport } from './store/export-schema';
 import { ALL_TOOLS, type Tool } from './tools/index';
+
+/**
+ * A session's folder may be changed while its transcript holds only system prompts (one per
+ * folder tried); past this many messages it is taken to have begun, without reading them.
+ */
+const MAX_PROMPTS_BEFORE_START = 16;
 
 /** How often windows hear of other processes' changes: well within a second, one pragma per poll when nothing changed. */
 const WATCH_INTERVAL_MS = 300;
@@ -92,13 +99,15 @@ export class LoomEngine extends SessionLifecycle {
   private readonly sessions = new Map<string, OpenSession>();
   private readonly pending = new Map<string, PendingAnswer>();
   /**
-   * The folder the user chose (the command's working directory, the app's project folder):
-   * every session this engine opens works in it, a resumed or imported one included. The
-   * folder a session recorded is information only, so an edited export cannot pick one.
+   * Each session works in the project folder chosen for it (docs/DESIGN.md#the-project-folder).
+   * This one, the folder the user named for this run (`loom`'s --project or working folder,
+   * the app's --project), is for a session that has none chosen: new, or imported (the folder
+   * an import records is information only, so an edited export cannot pick one). Without it,
+   * such a session waits for the user to choose (setProject).
    */
-  private readonly projectDir: string;
+  private readonly projectDir: string | undefined;
 
-  constructor(opts: { config: LoomConfig; store: SessionStore; projectDir: string; owner?: string; onListenerError?: ListenerErrorReporter }) {
+  constructor(opts: { config: LoomConfig; store: SessionStore; projectDir?: string; owner?: string; onListenerError?: ListenerErrorReporter }) {
     super({ store: opts.store, trashDays: opts.config.trashDays, onListenerError: opts.onListenerError });
     this.projectDir = opts.projectDir;
     this.config = opts.config;
@@ -137,11 +146,11 @@ export class LoomEngine extends SessionLifecycle {
     return () => clearInterval(timer);
   }
 
-  /** A new session in the project folder, opened for work. */
-  async createSession(): Promise<SessionMeta> {
-    const projectDir = realDir(this.projectDir);
+  /** A new session in `folder` (default: the run's), opened for work; a folder that is missing or no folder is refused. */
+  async createSession(folder?: string): Promise<SessionMeta> {
+    const projectDir = projectFolder(folder ?? this.runFolder());
     const instructions = await this.projectInstructions(projectDir);
-    const meta = this.store.create({ model: this.config.model, cwd: projectDir });
+    const meta = this.store.create({ model: this.config.model, projectDir });
     this.attach(meta.id, projectDir, false, instructions);
     return this.changed(meta.id);
   }
@@ -184,9 +193,10 @@ export class LoomEngine extends SessionLifecycle {
   }
 
   /**
-   * Opens an existing session (any unique id prefix) for work in the project folder: takes
-   * its lease, says so when the session was recorded in another folder, and recovers tool
-   * calls a killed process left without a result (asking through events).
+   * Opens an existing session (any unique id prefix) for work in its project folder: takes
+   * its lease, and recovers tool calls a killed process left without a result (asking
+   * through events). A session with no folder chosen works in the run's, saying so when it
+   * was recorded in another; one whose folder is gone is refused (sessionFolder).
    */
   async openSession(idOrPrefix: string): Promise<SessionMeta> {
     const id = this.store.resolveId(idOrPrefix);
@@ -195,7 +205,7 @@ export class LoomEngine extends SessionLifecycle {
     if (meta.archived) {
       throw new LoomError(`Session ${id} is archived; unarchive it with \`loom --unarchive ${id}\` to resume.`, 'archived');
     }
-    const projectDir = realDir(this.projectDir);
+    const projectDir = this.sessionFolder(meta);
     const instructions = await this.projectInstructions(projectDir);
     if (this.sessions.has(id)) return this.store.getMeta(id);
     const agent = this.attach(id, projectDir, true, instructions);
@@ -204,6 +214,76 @@ export class LoomEngine extends SessionLifecycle {
     }
     await recoverInterruptedCalls(agent);
     return this.changed(id);
+  }
+
+  /** Where a session's tools may work: the folder chosen for it while it exists, else the run's; else a LoomError that says what to do. */
+  private sessionFolder(meta: SessionMeta): string {
+    if (meta.project_dir !== null) {
+      if (folderExists(meta.project_dir)) return meta.project_dir;
+      throw new LoomError(
+        `This session's project folder ${meta.project_dir} is gone (deleted or moved); no tool runs until another is chosen.`,
+        'project_missing',
+      );
+    }
+    if (this.projectDir === undefined) {
+      const recorded = meta.cwd === null ? '' : ` (it was recorded in ${meta.cwd})`;
+      throw new LoomError(`Choose a project folder for this session first${recorded}.`, 'no_project');
+    }
+    return projectFolder(this.projectDir);
+  }
+
+  private runFolder(): string {
+    if (this.projectDir === undefined) throw new LoomError('Choose a project folder for the new session first.', 'no_project');
+    return this.projectDir;
+  }
+
+  /**
+   * The session's project folder as the chat header shows it: the folder chosen (or, with
+   * none, the one the run would use), whether it is there, and whether it may still be
+   * changed — until the first message, or while it is missing or not chosen.
+   */
+  sessionProject(idOrPrefix: string): SessionProject {
+    const meta = this.store.getMeta(this.store.resolveId(idOrPrefix));
+    const dir = meta.project_dir ?? this.sessions.get(meta.id)?.agent.projectDir ?? null;
+    const state = dir === null ? 'none' : folderExists(dir) ? 'ready' : 'missing';
+    return { dir, recorded: meta.cwd, state, changeable: state !== 'ready' || meta.project_dir === null || !this.hasBegun(meta) };
+  }
+
+  /**
+   * Makes `folder` the session's project folder (refused, changing nothing, for a folder that
+   * is missing or no folder, and for a session that has begun in a folder still there: its
+   * messages were about that one; a fork inherits it). The session, open or not, works there
+   * from now on, with Loom's system prompt built for it.
+   */
+  async setProject(idOrPrefix: string, folder: string): Promise<SessionMeta> {
+    const id = this.store.resolveId(idOrPrefix);
+    const projectDir = projectFolder(folder);
+    const meta = this.store.getMeta(id);
+    if (meta.project_dir === projectDir) return meta;
+    if (!this.sessionProject(id).changeable) {
+      throw new LoomError(
+        `This session's project folder is ${meta.project_dir}, fixed since its first message; start a new session for another folder.`,
+        'project_fixed',
+      );
+    }
+    if (this.sessions.get(id)?.agent.busy) throw new LoomError('This session is busy; change its folder once the current turn has ended.', 'busy');
+    const instructions = await this.projectInstructions(projectDir);
+    const reopen = this.sessions.has(id);
+    this.store.whileFree(id, () =>
+      this.store.setProject(id, { cwd: projectDir, systemPrompt: buildSystemPrompt({ projectDir, tools: this.tools, instructions }) }),
+    );
+    // An open session's tools hold their folder: it is opened again in the new one.
+    if (reopen) {
+      this.close(id);
+      await this.openSession(id);
+    }
+    return this.changed(id);
+  }
+
+  /** True once the session's transcript holds more than system prompts. */
+  private hasBegun(meta: SessionMeta): boolean {
+    if (meta.message_count > MAX_PROMPTS_BEFORE_START) return true;
+    return this.store.getTranscript(meta.id, 0, meta.message_count).some((m) => m.role !== 'system');
   }
 
   isOpen(sessionId: string): boolean {
@@ -559,7 +639,7 @@ export class LoomEngine extends SessionLifecycle {
     const mcp = await McpServers.start({
       configFile,
       config,
-      projectDir: this.projectDir,
+      projectDir: this.mcpFolder(),
       passEnv: this.config.passEnv,
       clientVersion: this.mcpClientVersion,
       builtInToolNames: this.ownTools.map((t) => t.name),
@@ -592,6 +672,16 @@ export class LoomEngine extends SessionLifecycle {
   /** The MCP servers and how they are doing; none until startMcpServers has started them. */
   mcpOverview(): McpOverview {
     return this.mcp?.overview() ?? { configFile: this.mcpConfigFile(), problem: this.mcpConfigProblem, servers: [] };
+  }
+
+  /**
+   * The folder MCP stdio servers start in, once per engine: the run's project folder, else
+   * an empty one of Loom's own in the data folder (the app without --project), never the
+   * folder the app happens to run in.
+   */
+  private mcpFolder(): string {
+    if (this.projectDir !== undefined) return this.projectDir;
+    return ensurePrivateDir(path.join(this.config.dataDir, 'mcp-folder'));
   }
 
   private mcpConfigFile(): string {
@@ -712,9 +802,14 @@ export class LoomEngine extends SessionLifecycle {
     return clientFor({ ...this.config, model }, this.prices);
   }
 
+  /**
+   * The open session's agent, opened first when it is not; a session whose folder has gone
+   * since it was opened is closed and refused (sessionFolder), so no tool runs elsewhere.
+   */
   private async agentFor(sessionId: string): Promise<AgentSession> {
     const open = this.sessions.get(sessionId);
-    if (open) return open.agent;
+    if (open && !open.agent.busy && !folderExists(open.agent.projectDir)) this.close(sessionId);
+    else if (open) return open.agent;
     const meta = await this.openSession(sessionId);
     return this.sessions.get(meta.id)!.agent;
   }
@@ -809,12 +904,4 @@ export function selectTools(names: string[] | undefined): Tool[] {
     throw new LoomError(`Unknown tool${unknown.length > 1 ? 's' : ''} in --tools: ${unknown.join(', ')}. Available: ${[...known].join(', ')}.`, 'usage');
   }
   return ALL_TOOLS.filter((t) => names.includes(t.name));
-}
-
-function realDir(dir: string): string {
-  try {
-    return fs.realpathSync(path.resolve(dir));
-  } catch {
-    throw new LoomError(`The project folder ${dir} does not exist.`);
-  }
 }

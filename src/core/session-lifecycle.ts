@@ -10,7 +10,7 @@ import type { EngineEvent } from '../shared/engine-events';
 import type { SessionMeta, TrashedSession } from '../shared/types';
 import { errorMessage } from './errors';
 import type { SessionStore } from './store/session-store';
-import { DEFAULT_TRASH_DAYS } from './store/trash';
+import { DEFAULT_TRASH_DAYS } from '../shared/settings';
 
 export type EngineListener = (event: EngineEvent) => void;
 /** Told when a listener threw (once per listener); the default writes one line to stderr. */

@@ -15,6 +15,7 @@ import { resolveDataDir } from '../core/paths';
 import { SessionStore } from '../core/store/session-store';
 import { openBackend, type Backend } from '../backend/backend';
 import { DragFiles, DRAG_ICON_DATA_URL } from './adapters/drag-export';
+import { launchOptions } from './adapters/launch-options';
 import { readSessionFile, sessionFilesIn } from './adapters/session-files';
 import { DesktopSettingsStore, type KeyValueFile } from './adapters/settings-store';
 import { appUrlMatcher, hardenContents, hardenSession } from './adapters/window-security';
@@ -83,7 +84,8 @@ function start(): void {
 }
 
 function openDesktopBackend(): Backend {
-  const dataDir = resolveDataDir();
+  const launch = launchOptions(process.argv.slice(1));
+  const dataDir = resolveDataDir(launch.dataDir);
   const file = new Store({ cwd: dataDir, name: 'desktop-settings', configFileMode: 0o600 }) as unknown as KeyValueFile;
   return openBackend({
     dataDir,
@@ -91,6 +93,14 @@ function openDesktopBackend(): Backend {
     shell: 'desktop',
     electronVersion: process.versions.electron,
     openStore: (dir) => SessionStore.open(dir),
+    projectDir: launch.project,
+    // Not run in CI (Electron cannot start there): the backend checks the folder picked as it checks one typed.
+    pickFolder: async () => {
+      const window = BrowserWindow.getFocusedWindow() ?? BrowserWindow.getAllWindows()[0];
+      const options: Electron.OpenDialogOptions = { title: 'Project folder', properties: ['openDirectory', 'createDirectory'] };
+      const picked = await (window ? dialog.showOpenDialog(window, options) : dialog.showOpenDialog(options));
+      return picked.canceled ? null : (picked.filePaths[0] ?? null);
+    },
     startDrag: (exported) => {
       // The window the drag began in; under a bare X server (CI) no window reports focus.
       const contents = (BrowserWindow.getFocusedWindow() ?? BrowserWindow.getAllWindows()[0])?.webContents;

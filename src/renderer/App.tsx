@@ -13,6 +13,7 @@ import { ChangesDialog } from './components/ChangesDialog';
 import { ChatView } from './components/ChatView';
 import { DeleteDialog } from './components/DeleteDialog';
 import { ImportFromDialog } from './components/ImportFromDialog';
+import { ProjectFolderDialog } from './components/ProjectFolderDialog';
 import { InfoDialog } from './components/InfoDialog';
 import { NotificationOffer } from './components/NotificationOffer';
 import { RenameDialog } from './components/RenameDialog';
@@ -24,6 +25,7 @@ import { TabBar } from './components/TabBar';
 import { TrashDialog } from './components/TrashDialog';
 import { UndoNotice, type UndoOffer } from './components/UndoNotice';
 import { isDesktop } from './bridge';
+import { BridgeError } from './bridge/bridge-error';
 import { useBridge } from './bridge/context';
 import { sessionLabel } from './lib/format';
 import { useShortcuts } from './lib/shortcuts';
@@ -45,6 +47,8 @@ type DialogState =
   | { kind: 'settings' }
   | { kind: 'import-from' }
   | { kind: 'trash' }
+  /** No recent folder is there (the first start): the new session's folder is asked first. */
+  | { kind: 'new-session-folder' }
   /** `closing`: asked because the user closes the session's tab; Keep or Revert closes it, Cancel keeps it open. */
   | { kind: 'changes'; id: string; files: string[]; closing: boolean }
   | null;
@@ -163,11 +167,30 @@ export function App({ initialSettings, appInfo }: { initialSettings: Settings; a
   const dismissUndo = useCallback(() => setUndoOffer(null), []);
   const sessionActions = useSessionActions({ bridge, chats, tabs, attempt, showDialog, offerUndo });
 
+  /** In the most recent folder still there; with none (the first start), the folder is asked for first. */
   const newSession = useCallback(async () => {
     const askedFrom = tabs.active;
-    const meta = await attempt(() => bridge.invoke('chat.create', {}));
-    if (meta) tabs.openMade(meta.id, askedFrom);
-  }, [attempt, bridge, tabs]);
+    try {
+      const meta = await bridge.invoke('chat.create', {});
+      tabs.openMade(meta.id, askedFrom);
+    } catch (err) {
+      if (err instanceof BridgeError && err.code === 'no_project') setDialog({ kind: 'new-session-folder' });
+      else banners.show(errorMessage(err));
+    }
+  }, [banners, bridge, tabs]);
+  const newSessionIn = useCallback(
+    async (projectDir: string) => {
+      const askedFrom = tabs.active;
+      try {
+        const meta = await bridge.invoke('chat.create', { projectDir });
+        tabs.openMade(meta.id, askedFrom);
+        return null;
+      } catch (err) {
+        return errorMessage(err);
+      }
+    },
+    [bridge, tabs],
+  );
 
   /** Imports each file and opens it; each one refused gets its own banner naming it. */
   const importFiles = useCallback(
@@ -322,6 +345,14 @@ export function App({ initialSettings, appInfo }: { initialSettings: Settings; a
         />
       )}
       {dialog?.kind === 'import-from' && <ImportFromDialog onClose={() => setDialog(null)} />}
+      {dialog?.kind === 'new-session-folder' && (
+        <ProjectFolderDialog
+          title="Choose a project folder"
+          intro="Loom works in the folder you choose: it reads, writes and runs commands there only. Pick the folder of your project."
+          onChoose={newSessionIn}
+          onClose={() => setDialog(null)}
+        />
+      )}
       {dialog?.kind === 'settings' && (
         <SettingsDialog
           settings={settings}
@@ -344,7 +375,7 @@ function EmptyState({ onNew, appInfo }: { onNew: () => void; appInfo: AppInfo })
       </button>
       <p className="hint">Alt+N new session · Alt+W close tab · Alt+] / Alt+[ next / previous tab · Ctrl+K search · Enter send</p>
       <p className="hint">
-        {isDesktop() ? 'Desktop' : 'Browser mode'} · project {appInfo.projectDir} · data {appInfo.dataDir}
+        {isDesktop() ? 'Desktop' : 'Browser mode'} · data {appInfo.dataDir}
       </p>
     </section>
   );

@@ -59,7 +59,8 @@ export interface AppInfo {
   shell: 'desktop' | 'browser';
   electronVersion: string | null;
   dataDir: string;
-  projectDir: string;
+  /** The folder `--project` named at start (new sessions' first choice), or null: the window asks. */
+  startProject: string | null;
   platform: string;
   /**
    * Names (never values) of secret-looking environment variables of the engine's process
@@ -100,6 +101,30 @@ export interface ContextState {
   instructions: { file: string; bytes: number; truncated: boolean } | null;
   /** The model's context window, when known, and where it was learnt. */
   modelWindow: { tokens: number; source: 'server' | 'setting' | 'refusal' } | null;
+}
+
+/** A session's project folder as the chat header shows it (docs/DESIGN.md#the-project-folder). */
+export interface SessionProject {
+  /** The folder chosen for it; null while none is. */
+  dir: string | null;
+  /** The folder it was recorded in (an import's), shown when none is chosen. */
+  recorded: string | null;
+  /** 'missing': the folder was deleted or moved; no tool runs until another is chosen. */
+  state: 'ready' | 'missing' | 'none';
+  /** Until the first message (or while missing or not chosen) another folder may be chosen. */
+  changeable: boolean;
+}
+
+/** A folder the user chose before, most recent first; `exists` false when it is gone. */
+export interface RecentFolder {
+  path: string;
+  exists: boolean;
+}
+
+/** A project folder of the sessions and how many sessions it has (the sidebar's filter). */
+export interface ProjectCount {
+  path: string;
+  sessions: number;
 }
 
 /** Files a session's tools wrote or edited, relative to its project folder, sorted. */
@@ -223,6 +248,14 @@ const importPath = z
   .min(1, 'Give a path, or leave the field empty for the default location.')
   .max(MAX_IMPORT_PATH, `A path can have at most ${MAX_IMPORT_PATH} characters.`)
   .refine((typed) => !/[\u0000-\u001f\u007f]/.test(typed), 'A path cannot contain control characters.');
+/** A folder's path as the user typed or picked it: absolute (or under ~/), no control characters; the backend checks the folder. */
+const projectPath = z
+  .string()
+  .trim()
+  .min(1, "Type the project folder's path.")
+  .max(MAX_IMPORT_PATH, `A path can have at most ${MAX_IMPORT_PATH} characters.`)
+  .refine((typed) => !/[\u0000-\u001f\u007f]/.test(typed), 'A path cannot contain control characters.')
+  .refine((typed) => /^(\/|~\/|~$|[A-Za-z]:[\\/]|\\\\)/.test(typed), "Give the folder's full path (or one starting with ~/).");
 const messageText = z
   .string()
   .max(200_000, 'The message is too long.')
@@ -237,6 +270,8 @@ export const contract = {
       includeArchived,
       limit: z.int().min(1).max(MAX_LIST_PAGE).default(DEFAULT_LIST_PAGE),
       after: z.strictObject({ updated_at: z.string().min(1).max(64), id: sessionId }).optional(),
+      /** Only the sessions of this project folder (the sidebar's filter). */
+      project: projectPath.optional(),
     }),
   ),
   /** Ranked hits from `offset` on: a page shorter than `limit` is the last. Scope 'team': the hub's full-text search (sessions shared with my teams, and mine). */
@@ -247,8 +282,15 @@ export const contract = {
       includeArchived,
       limit: z.int().min(1).max(MAX_LIST_PAGE).optional(),
       offset: z.int().min(0).max(10_000_000).optional(),
+      project: projectPath.optional(),
     }),
   ),
+  /** The project folders of the sessions, with their counts: what the sidebar's filter lists. */
+  'sessions.projects': method<ProjectCount[]>()(none),
+  /** The session's project folder, whether it is there and whether it may still change (the chat header). */
+  'sessions.project': method<SessionProject>()(bySession),
+  /** Another project folder for the session: before its first message, or when its folder is gone or was never chosen. */
+  'sessions.setProject': method<SessionMeta>()(z.strictObject({ id: sessionId, projectDir: projectPath })),
   'sessions.info': method<SessionInfo>()(bySession),
   'sessions.transcript': method<TranscriptPage>()(
     z.strictObject({
@@ -306,7 +348,8 @@ export const contract = {
   /** Browser mode only: a single-use, short-lived link to the export, for a DownloadURL drag. */
   'sessions.downloadTicket': method<DownloadTicket>()(z.strictObject({ id: sessionId, format: z.enum(EXPORT_FORMATS).optional() })),
 
-  'chat.create': method<SessionMeta>()(none),
+  /** A new session in `projectDir`, else in the most recent folder still there; with none, the error `no_project` (the window asks). */
+  'chat.create': method<SessionMeta>()(z.strictObject({ projectDir: projectPath.optional() })),
   /** Runs one user turn; answers when the turn has ended (events stream meanwhile). Attachments: docs/DESIGN.md#attachments. */
   'chat.send': method<TurnResult>()(
     z
@@ -368,6 +411,11 @@ export const contract = {
   'models.list': method<ModelList>()(z.strictObject(modelServer)),
   /** The connection test: lists the models and checks the model is among them; a failure is an answer, not an error. */
   'models.test': method<ConnectionReport>()(z.strictObject({ ...modelServer, model: modelName })),
+
+  /** The folders chosen before, most recent first, each marked when it is gone. */
+  'projects.recent': method<RecentFolder[]>()(none),
+  /** Desktop only: the operating system's folder picker; null when the user cancelled it. */
+  'projects.pick': method<{ path: string | null }>()(none),
 
   /** The background sync's status line (also pushed as sync_status events). */
   'sync.status': method<SyncStatus>()(none),

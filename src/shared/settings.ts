@@ -39,3 +39,6 @@ export const BASE_TOOL_ENV = ['PATH', 'HOME', 'LANG', 'LC_*', 'TERM', 'TZ', 'USE
 
 /** What `--pass-env` and the setting accept as a variable name. */
 export const ENV_VAR_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** How long a session stays in the Trash unless set otherwise (settings, --trash-days). */
+export const DEFAULT_TRASH_DAYS = 30;

@@ -159,7 +159,13 @@ export interface SessionMeta {
   /** Number of messages in the transcript. */
   message_count: number;
   model: string | null;
+  /** The folder the session was recorded in (an import's or another agent's say; information only). */
   cwd: string | null;
+  /**
+   * The project folder the user chose for the session on this device, where its tools work
+   * (docs/DESIGN.md#the-project-folder); null until one is chosen (an import, a pulled session).
+   */
+  project_dir: string | null;
 }
 
 /** A session in the Trash (docs/DESIGN.md#trash): when it was deleted and when it will be purged. */

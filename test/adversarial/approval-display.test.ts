@@ -51,7 +51,7 @@ describe('guarantee 6: the user sees what they approve (terminal)', () => {
     expect(out).toContain(prompted(`run_bash: ${long}`));
     expect(out).toContain(prompted(`run_bash: ${padded}`));
     expect(out).toContain(prompted(`run_bash:\n${multiLine}`));
-    expect(out).toContain(prompted(`write_file postinstall.js (6.2 kB)\n${body}`, 'write_file'));
+    expect(out).toContain(prompted(`write_file postinstall.js (5.5 kB)\n${body}`, 'write_file'));
     const editDiff = 'Diff against config.txt as it is now:\n@@ line 1 → 1 @@\n1   - safe = true\n  1 + safe = false';
     expect(out).toContain(
       prompted(`edit_file config.txt (replace 1 line with 1 line)\n--- replace:\nsafe = true\n+++ with:\nsafe = false\n${editDiff}`, 'edit_file'),

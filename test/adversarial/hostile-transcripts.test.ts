@@ -214,8 +214,9 @@ describe('imported prompts and tool results reach the model fenced as data', () 
       const id = inStore(ctx.ws, (store) => nth(store.list(), 0).id);
 
       ctx.server.enqueue({ text: 'Resumed.' });
-      const resumed = await runLoom(ctx.ws, ctx.server.baseUrl, ['--resume', id], 'Go on.\n');
-      expect(resumed.code).toBe(0);
+      // --model: a session recorded with another vendor's model is never sent on under that name unasked.
+      const resumed = await runLoom(ctx.ws, ctx.server.baseUrl, ['--resume', id, '--model', 'gemma4'], 'Go on.\n');
+      expect(resumed.code, resumed.stderr).toBe(0);
       const sent = nth(ctx.server.requests, 0).body as { messages: SentMessage[] };
       expect(strictChatViolations(sent)).toEqual([]);
       const [prompt, , result] = take(sent.messages.slice(1), 3);

@@ -82,6 +82,7 @@ const LOCAL: SessionMeta = {
   message_count: 4,
   model: null,
   cwd: null,
+  project_dir: null,
 };
 
 async function started() {

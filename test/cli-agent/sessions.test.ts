@@ -65,7 +65,7 @@ describe('--resume and --continue', () => {
     ctx.server.enqueue({ text: 'Second answer.' });
     const run = await runLoom(ctx.ws, ctx.server.baseUrl, ['--resume', id.slice(0, 8)], 'second question\n');
     expect(run.code).toBe(0);
-    expect(run.stdout).toContain(`Session ${id} (Test session): 2 messages so far, model gemma4.`);
+    expect(run.stdout).toContain(`Session ${id} (Test session): 2 messages so far, model gemma4, in ${ctx.ws.projectDir}.`);
     expect(run.stdout).toContain('Assistant: Second answer.');
     const sent = chatBodies()[1].messages;
     expect(sent.map((m: any) => m.role)).toEqual(['system', 'user', 'assistant', 'user']);
@@ -79,7 +79,7 @@ describe('--resume and --continue', () => {
     ctx.server.enqueue({ text: 'Second answer.' });
     const run = await runLoom(ctx.ws, ctx.server.baseUrl, ['--resume', id, '--model', 'scripted-model'], 'second question\n');
     expect(run.code).toBe(0);
-    expect(run.stdout).toContain(`Session ${id} (Test session): 2 messages so far, model changed from gemma4 to scripted-model.`);
+    expect(run.stdout).toContain(`Session ${id} (Test session): 2 messages so far, model changed from gemma4 to scripted-model, in ${ctx.ws.projectDir}.`);
     expect(chatBodies().map((b) => b.model)).toEqual(['gemma4', 'scripted-model']);
     const recorded = inStore(ctx.ws, (store) => ({ model: store.getMeta(id).model, changes: store.getModelChanges(id) }));
     expect(recorded.model).toBe('scripted-model');

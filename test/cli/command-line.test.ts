@@ -62,7 +62,7 @@ describe('bad command lines', () => {
     [['--mode', 'yolo'], "argument 'yolo' is invalid"],
     [['--export', 'abc', '--format', 'xml'], "argument 'xml' is invalid"],
     [['--info', 'a', '--fork', 'b'], 'cannot be used together'],
-    [['--yes'], '--yes only applies to --delete.'],
+    [['--yes'], '--yes only applies to --delete or --purge.'],
     [['--list-sessions', 'extra'], 'too many arguments'],
     [['--tools', 'no_such_tool', '-p', 'hi'], 'no_such_tool'],
   ])('%j: one line, exit 2, nothing created', async (args, expected) => {

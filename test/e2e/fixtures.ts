@@ -1,6 +1,6 @@
 /**
  * The browser-mode harness for every end-to-end test: a throw-away data folder and
- * project folder, the scripted model server, and Loom's browser mode serving the built
+ * project folder (given as --project unless a spec says otherwise), the scripted model server, and Loom's browser mode serving the built
  * UI — all real, all started by the test and removed after it.
  */
 import { test as base, expect, type Page } from '@playwright/test';
@@ -23,9 +23,14 @@ export interface LoomHarness {
 /** The run's private copy of the built UI (global-setup.ts). */
 export const STATIC_DIR = process.env.LOOM_E2E_STATIC ?? path.resolve('out/renderer');
 
-export const test = base.extend<{ loom: LoomHarness; pageErrors: void; mcpServers: Record<string, unknown> | null }>({
+export const test = base.extend<{ loom: LoomHarness; pageErrors: void; mcpServers: Record<string, unknown> | null; preselectProject: boolean }>({
   /** The `mcpServers` of the data folder's mcp.json, written before Loom starts (test.use({ mcpServers })); null: no file. */
   mcpServers: [null, { option: true }],
+  /**
+   * Loom starts with `--project <projectDir>` (new sessions go there, as every spec but the
+   * project folder's expects); false: as on a first start without it, the window asks for a folder.
+   */
+  preselectProject: [true, { option: true }],
   /** Fails any test whose page threw, or broke the CSP (a sign of inline code or styles). */
   pageErrors: [
     async ({ page }, use) => {
@@ -46,7 +51,7 @@ export const test = base.extend<{ loom: LoomHarness; pageErrors: void; mcpServer
    * runs even if one before it failed, and closing is idempotent (mode.close stops
    * serving, lets the calls in flight end, then closes the store).
    */
-  loom: async ({ mcpServers }, use) => {
+  loom: async ({ mcpServers, preselectProject }, use) => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'loom-e2e-data-'));
     if (mcpServers) fs.writeFileSync(path.join(dataDir, 'mcp.json'), JSON.stringify({ mcpServers }));
     const projectDir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'loom-e2e-project-')));
@@ -56,7 +61,7 @@ export const test = base.extend<{ loom: LoomHarness; pageErrors: void; mcpServer
       model = await startScriptedServer();
       mode = await startBrowserMode({
         dataDir,
-        projectDir,
+        projectDir: preselectProject ? projectDir : undefined,
         staticDir: STATIC_DIR,
         overrides: { baseUrl: model.baseUrl, model: 'gemma4', apiKey: '' },
         env: {},

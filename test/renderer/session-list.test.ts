@@ -16,6 +16,7 @@ const meta = (id: string, updated_at: string, extra: Partial<SessionMeta> = {}):
   message_count: 0,
   model: null,
   cwd: null,
+  project_dir: null,
   ...extra,
 });
 

@@ -52,8 +52,10 @@ describe('JSON export', () => {
       'transcript_facts',
       'model_changes',
     ]);
-    const { message_count, ...record } = store.get(id);
+    // The project folder is chosen on this device and is never exported (docs/DESIGN.md#the-project-folder).
+    const { message_count, project_dir, ...record } = store.get(id);
     expect(message_count).toBe(5);
+    expect(project_dir).toBeNull();
     const { fork, context_start, ...v1 } = doc.session;
     expect(v1).toEqual(record);
     expect(fork).toBeNull();

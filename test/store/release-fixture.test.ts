@@ -329,6 +329,13 @@ describe.each(RELEASES)('the loom.db made by %s', (release) => {
     expect(changes).toEqual([]);
     expect(sequence).toEqual(fixtureSequence);
     expect(rows).toEqual(fixtureRows);
+    // The columns added since start empty: no session of the release is in the Trash or had a folder chosen, only recorded.
+    const added = new Database(file, { readonly: true });
+    try {
+      expect(added.prepare('SELECT count(*) AS n FROM sessions WHERE deleted_at IS NOT NULL OR project_dir IS NOT NULL').get()).toEqual({ n: 0 });
+    } finally {
+      added.close();
+    }
 
     const store = SessionStore.open(dataDir);
     try {

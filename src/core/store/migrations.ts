@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import { deriveContexts } from './migration-v3';
-import { SESSION_CHANGES } from './session-changes';
+import { SESSION_CHANGES, SESSION_CHANGES_V13 } from './session-changes';
 import { SYNC_TABLES } from './sync-tables';
 import { TRASH } from './trash';
 
@@ -375,6 +375,20 @@ export const MIGRATIONS: readonly Migration[] = [
     description: 'the Trash: sessions.deleted_at, when a session was moved there (null: live), logged as a change for the watchers',
     up(db) {
       db.exec(TRASH);
+    },
+  },
+  {
+    version: 13,
+    description:
+      'sessions.project_dir: the project folder the user chose for a session (docs/DESIGN.md#the-project-folder), ' +
+      'with an index for the sidebar listing one project a page at a time; the change log hears of it',
+    up(db) {
+      // Left NULL for the sessions already there: which folder their tools may use was never chosen, only recorded (cwd).
+      db.exec(`
+        ALTER TABLE sessions ADD COLUMN project_dir TEXT;
+        CREATE INDEX sessions_page_project ON sessions (project_dir, archived, updated_at, id);
+        ${SESSION_CHANGES_V13}
+      `);
     },
   },
 ];

@@ -1,7 +1,8 @@
 import type { SessionMeta, SessionStatus } from '../../shared/types';
 
 /** The sessions columns a SessionMeta is read from (table aliased `s`). */
-export const META_COLUMNS = 's.id, s.parent_id, s.title, s.summary, s.status, s.archived, s.created_at, s.updated_at, s.message_count, s.model, s.cwd';
+export const META_COLUMNS =
+  's.id, s.parent_id, s.title, s.summary, s.status, s.archived, s.created_at, s.updated_at, s.message_count, s.model, s.cwd, s.project_dir';
 
 export interface MetaRow {
   id: string;
@@ -15,6 +16,7 @@ export interface MetaRow {
   message_count: number;
   model: string | null;
   cwd: string | null;
+  project_dir: string | null;
 }
 
 export function metaFromRow(row: MetaRow): SessionMeta {
@@ -30,5 +32,6 @@ export function metaFromRow(row: MetaRow): SessionMeta {
     message_count: row.message_count,
     model: row.model,
     cwd: row.cwd,
+    project_dir: row.project_dir,
   };
 }

@@ -40,6 +40,8 @@ interface Ranked {
 interface SearchParams {
   match: string;
   all: number;
+  /** Only the sessions of this project folder (the sidebar's filter); null: every one. */
+  project: string | null;
   /** How many sessions from the top: the page asked for and those before it. */
   wanted: number;
 }
@@ -73,12 +75,16 @@ export function updateSearchIndex(db: Database.Database): number {
  * best-ranked messages are read, enough of them to name the sessions asked for
  * (docs/DESIGN.md#search).
  */
-export function searchSessions(db: Database.Database, query: string, opts: { includeArchived?: boolean; limit?: number; offset?: number } = {}): SearchHit[] {
+export function searchSessions(
+  db: Database.Database,
+  query: string,
+  opts: { includeArchived?: boolean; limit?: number; offset?: number; project?: string } = {},
+): SearchHit[] {
   const match = toMatchQuery(query);
   if (!match) return [];
   updateSearchIndex(db);
   const offset = opts.offset ?? 0;
-  const params = { match, all: opts.includeArchived ? 1 : 0, wanted: offset + (opts.limit ?? 20) };
+  const params = { match, all: opts.includeArchived ? 1 : 0, project: opts.project ?? null, wanted: offset + (opts.limit ?? 20) };
   // One read transaction: every statement below sees the same sessions.
   return db.transaction(() => {
     const page = topSessions([...bestMessagePerSession(db, params), ...metaHits(db, params)]).slice(offset, params.wanted);
@@ -124,12 +130,16 @@ function bestMessagePerSession(db: Database.Database, params: SearchParams): Ran
   // CROSS JOIN keeps the holders outermost: SQLite would otherwise be free to scan every session.
   const sessionsOf = prepared(
     db,
-    `${HOLDERS_OF_MESSAGES} SELECT h.rid, h.seq, s.pk FROM holder h CROSS JOIN sessions s ON s.pk = h.pk WHERE ${LIVE} AND (@all OR s.archived = 0)`,
+    `${HOLDERS_OF_MESSAGES} SELECT h.rid, h.seq, s.pk FROM holder h CROSS JOIN sessions s ON s.pk = h.pk WHERE ${LIVE} AND (@all OR s.archived = 0) AND (@project IS NULL OR s.project_dir = @project)`,
   );
   for (let candidates = params.wanted * FIRST_CANDIDATES_PER_HIT; ; candidates *= MORE_CANDIDATES) {
     const messages = candidatesOf.all({ match: params.match, candidates }) as Array<{ rid: number; score: number }>;
     const score = new Map(messages.map((message) => [message.rid, message.score]));
-    const rows = sessionsOf.all({ rids: JSON.stringify([...score.keys()]), all: params.all }) as Array<{ rid: number; seq: number; pk: number }>;
+    const rows = sessionsOf.all({ rids: JSON.stringify([...score.keys()]), all: params.all, project: params.project }) as Array<{
+      rid: number;
+      seq: number;
+      pk: number;
+    }>;
     const sessions = topSessions(rows.map((row) => ({ pk: row.pk, score: score.get(row.rid)!, rid: row.rid, seq: row.seq })));
     if (sessions.length >= params.wanted || messages.length < candidates) return sessions;
   }
@@ -141,7 +151,7 @@ function metaHits(db: Database.Database, params: SearchParams): Ranked[] {
     db,
     `SELECT s.pk, bm25(sessions_fts) * ${META_WEIGHT} AS score, NULL AS rid, NULL AS seq
        FROM sessions_fts JOIN sessions s ON s.pk = sessions_fts.rowid
-      WHERE sessions_fts MATCH @match AND ${LIVE} AND (@all OR s.archived = 0)
+      WHERE sessions_fts MATCH @match AND ${LIVE} AND (@all OR s.archived = 0) AND (@project IS NULL OR s.project_dir = @project)
       ORDER BY score, s.pk LIMIT @wanted`,
   ).all(params) as Ranked[];
 }

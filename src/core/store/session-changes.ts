@@ -18,7 +18,18 @@ const TRIM_EVERY = 1_000;
  * sync note; the store's own writes move updated_at too) is no change a window shows.
  */
 const META_COLUMNS_V11 = ['id', 'parent_id', 'title', 'summary', 'status', 'archived', 'created_at', 'updated_at', 'message_count', 'model', 'cwd'];
-const META_DIFFERS = META_COLUMNS_V11.map((c) => `old.${c} IS NOT new.${c}`).join(' OR ');
+const metaDiffers = (columns: readonly string[]) => columns.map((c) => `old.${c} IS NOT new.${c}`).join(' OR ');
+const META_DIFFERS = metaDiffers(META_COLUMNS_V11);
+
+/** The trigger that logs a changed session, dropped so that a later version may add its columns. */
+const changedTrigger = (differs: string) => `
+  CREATE TRIGGER session_changes_changed AFTER UPDATE ON sessions WHEN ${differs} BEGIN
+    INSERT INTO session_changes (session_id, kind) SELECT old.id, 'deleted' WHERE old.id IS NOT new.id;
+    INSERT INTO session_changes (session_id, kind) VALUES (new.id, 'changed');
+  END;`;
+
+/** Version 12 adds the project folder the user chose to a SessionMeta: choosing one is a change windows show. */
+export const SESSION_CHANGES_V13 = `DROP TRIGGER session_changes_changed; ${changedTrigger(metaDiffers([...META_COLUMNS_V11, 'project_dir']))}`;
 
 export const SESSION_CHANGES = `
   CREATE TABLE session_changes (
@@ -29,11 +40,7 @@ export const SESSION_CHANGES = `
   CREATE TRIGGER session_changes_created AFTER INSERT ON sessions BEGIN
     INSERT INTO session_changes (session_id, kind) VALUES (new.id, 'created');
   END;
-  -- A session whose id changed is gone under its old one.
-  CREATE TRIGGER session_changes_changed AFTER UPDATE ON sessions WHEN ${META_DIFFERS} BEGIN
-    INSERT INTO session_changes (session_id, kind) SELECT old.id, 'deleted' WHERE old.id IS NOT new.id;
-    INSERT INTO session_changes (session_id, kind) VALUES (new.id, 'changed');
-  END;
+  -- A session whose id changed is gone under its old one.${changedTrigger(META_DIFFERS)}
   CREATE TRIGGER session_changes_deleted AFTER DELETE ON sessions BEGIN
     INSERT INTO session_changes (session_id, kind) VALUES (old.id, 'deleted');
   END;

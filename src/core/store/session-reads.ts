@@ -68,6 +68,8 @@ export interface ListOptions {
   includeArchived?: boolean;
   limit?: number;
   after?: SessionCursor;
+  /** Only the sessions of this project folder (the sidebar's filter). */
+  project?: string;
 }
 
 /**
@@ -75,9 +77,15 @@ export interface ListOptions {
  * asked for; `after`: only the sessions listed after that place (keyset paging).
  */
 export function listSessions(db: Database.Database, opts: ListOptions): SessionMeta[] {
-  const conditions = [LIVE, ...(opts.includeArchived ? [] : ['s.archived = 0']), ...(opts.after ? ['(s.updated_at, s.id) < (@updated_at, @id)'] : [])];
+  const conditions = [
+    LIVE,
+    ...(opts.project === undefined ? [] : ['s.project_dir = @project']),
+    ...(opts.includeArchived ? [] : ['s.archived = 0']),
+    ...(opts.after ? ['(s.updated_at, s.id) < (@updated_at, @id)'] : []),
+  ];
   const rows = prepared(db, `SELECT ${META_COLUMNS} FROM sessions s WHERE ${conditions.join(' AND ')} ORDER BY s.updated_at DESC, s.id DESC LIMIT @limit`).all({
     limit: opts.limit ?? -1,
+    ...(opts.project !== undefined && { project: opts.project }),
     ...(opts.after && { updated_at: opts.after.updated_at, id: opts.after.id }),
   }) as MetaRow[];
   return rows.map(metaFromRow);
@@ -110,4 +118,12 @@ export function treeFields(db: Database.Database, pk: number): TreeFields {
     TreeFields['fork'] | undefined;
   const start = currentStart(db, pk);
   return { fork: fork ?? null, context_start: { kept_from: start.keptFrom, with_system: start.withSystem, head: start.head } };
+}
+
+/** The project folders live sessions were chosen for, each with how many sessions it has (archived ones too), by path. */
+export function listProjects(db: Database.Database): { path: string; sessions: number }[] {
+  return prepared(
+    db,
+    `SELECT s.project_dir AS path, COUNT(*) AS sessions FROM sessions s WHERE s.project_dir IS NOT NULL AND ${LIVE} GROUP BY s.project_dir ORDER BY s.project_dir`,
+  ).all() as { path: string; sessions: number }[];
 }

@@ -34,10 +34,23 @@ import { addUsage, listCompactions, listModelChanges, readUsage } from './reposi
 import { nextUpdateTime, setSessionColumns, type SessionColumns } from './repositories/sessions';
 import { searchSessions, updateSearchIndex } from './search';
 import { newSessionId } from './session-id';
-import { contextIndexOf, listPage, listSessions, pkOf, readMeta, readPlan, readRecord, resolveId, treeFields, type ListOptions } from './session-reads';
+import {
+  contextIndexOf,
+  listPage,
+  listProjects,
+  listSessions,
+  pkOf,
+  readMeta,
+  readPlan,
+  readRecord,
+  resolveId,
+  treeFields,
+  type ListOptions,
+} from './session-reads';
 import { branchesAt, branchPoints, familyOf, forkSession } from './session-tree';
 import * as steps from './session-writes';
-import { DEFAULT_TRASH_DAYS, expiredPks, listTrashed, matchTrashed, trashedPk } from './trash';
+import { DEFAULT_TRASH_DAYS } from '../../shared/settings';
+import { expiredPks, listTrashed, matchTrashed, trashedPk } from './trash';
 import { readContext, readTranscript, readTranscriptFacts } from './transcript-chain';
 
 export type { Lease } from './leases';
@@ -88,7 +101,7 @@ export class SessionStore {
 
   // ---- creating and writing ----
 
-  /** `parentId`: a session this one came from without sharing its messages (an imported sub-agent's). */
+  /** `parentId`: a session this one came from without sharing its messages (an imported sub-agent's); `projectDir`: the folder the user chose for it. */
   create(init: steps.NewSession = {}): SessionMeta {
     const id = newSessionId();
     this.write(() => steps.insertNew(this.db, id, init));
@@ -147,7 +160,7 @@ export class SessionStore {
     this.update(id, { plan: JSON.stringify(plan) }, true);
   }
 
-  /** The folder a session is opened in (its cwd) and the system prompt built for it; bookkeeping: the session keeps its place. */
+  /** The folder a session is opened in (its cwd and project folder) and the system prompt built for it; bookkeeping: the session keeps its place. */
   setProject(id: string, project: { cwd: string; systemPrompt: string }): void {
     this.write(() => steps.writeProject(this.db, this.pkOf(id), project));
   }
@@ -249,7 +262,7 @@ export class SessionStore {
   }
 
   /** One page of the list (`limit` sessions after `after`) and the cursor of the next one. */
-  listPage(opts: { includeArchived?: boolean; limit: number; after?: SessionCursor }): SessionPage {
+  listPage(opts: { includeArchived?: boolean; limit: number; after?: SessionCursor; project?: string }): SessionPage {
     return listPage(this.db, opts);
   }
 
@@ -259,8 +272,13 @@ export class SessionStore {
   }
 
   /** Full-text search over titles, summaries and transcripts; one ranked hit per session. */
-  search(query: string, opts: { includeArchived?: boolean; limit?: number; offset?: number } = {}): SearchHit[] {
+  search(query: string, opts: { includeArchived?: boolean; limit?: number; offset?: number; project?: string } = {}): SearchHit[] {
     return searchSessions(this.db, query, opts);
+  }
+
+  /** The project folders sessions were chosen for, each with how many sessions it has (archived ones too), by path. */
+  projects(): { path: string; sessions: number }[] {
+    return listProjects(this.db);
   }
 
   // ---- the session tree (docs/DESIGN.md#branches) ----

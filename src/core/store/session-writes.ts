@@ -21,6 +21,8 @@ const EMPTY_PLAN: PlanState = { todos: [], scratchpad: '' };
 export interface NewSession {
   model?: string | null;
   cwd?: string | null;
+  /** The folder the user chose for it (recorded as its cwd too). */
+  projectDir?: string;
   title?: string | null;
   messages?: ChatMessage[];
   /** A session this one came from without sharing its messages (an imported sub-agent's). */
@@ -41,7 +43,8 @@ export function insertNew(db: Database.Database, id: string, init: NewSession): 
     updated_at: at,
     message_count: 0,
     model: init.model ?? null,
-    cwd: init.cwd ?? null,
+    cwd: init.cwd ?? init.projectDir ?? null,
+    project_dir: init.projectDir ?? null,
     plan: JSON.stringify(EMPTY_PLAN),
   });
   for (const message of init.messages ?? []) appendTo(db, pk, message, at);
@@ -132,6 +135,8 @@ export function insertImported(db: Database.Database, id: string, s: ExportedSes
     message_count: 0,
     model: s.model,
     cwd: s.cwd,
+    // The folder an export records is its say, never where its tools work: the user chooses that.
+    project_dir: null,
     plan: JSON.stringify(s.plan),
   });
   s.transcript.forEach((message, seq) => insertMessage(db, pk, seq, message, s.transcript_facts?.[seq] ?? null));
@@ -198,7 +203,8 @@ export function changeModel(db: Database.Database, pk: number, model: string): b
  * until now) and takes its place in the working context, or leads it.
  */
 export function writeProject(db: Database.Database, pk: number, project: { cwd: string; systemPrompt: string }): void {
-  setSessionColumns(db, pk, { cwd: project.cwd });
+  // The folder is recorded as the session's cwd and becomes its project folder.
+  setSessionColumns(db, pk, { cwd: project.cwd, project_dir: project.cwd });
   const context = readContext(db, pk);
   if (context[0]?.role === 'system' && context[0].content === project.systemPrompt) return;
   const prompt: ChatMessage = { role: 'system', content: project.systemPrompt };

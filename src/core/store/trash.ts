@@ -14,9 +14,6 @@ import { prepared } from './statements';
 /** The condition a session alias `s` meets when it is not in the Trash. */
 export const LIVE = 's.deleted_at IS NULL';
 
-/** How long a session stays in the Trash unless set otherwise (settings, --trash-days). */
-export const DEFAULT_TRASH_DAYS = 30;
-
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 export const TRASH = `

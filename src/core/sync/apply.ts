@@ -342,6 +342,8 @@ function createLocally(db: Database.Database, remote: RemoteSession): void {
     message_count: inherited,
     model: null,
     cwd: null,
+    // A folder is chosen on each device: the hub never names one to work in.
+    project_dir: null,
     plan: s.plan,
   });
   writeState(db, pk, s);

@@ -1,5 +1,5 @@
 /**
- * One open session: header (title, model, context meter, changed files, Compact now, Fork, Info, Export;
+ * One open session: header (title, model, project folder, context meter, changed files, Compact now, Fork, Info, Export;
  * in a narrow window those last under More),
  * the transcript, the turn's error banner and notices, and the message box; the dialogs
  * of its compactions (Compact now's focus line, what a compaction kept and dropped).
@@ -23,6 +23,7 @@ import { Composer } from './Composer';
 import { ContextMeter } from './ContextMeter';
 import { BranchActionsContext, ContextActionsContext, type BranchActions, type ContextActions } from './MessageActions';
 import { SessionModelButton } from './SessionModel';
+import { ProjectBanner, ProjectButton, SessionProjectDialog, useSessionProject } from './SessionProject';
 import type { SessionAction } from './Sidebar';
 
 /**
@@ -82,6 +83,7 @@ export function ChatView({ chat, onAction, onShowChanges, onOpenSettings, branch
   const { meta } = useSessionMeta(chat.id);
   const label = meta ? sessionLabel(meta) : 'Session';
   const archived = meta?.archived ?? false;
+  const folder = useSessionProject(meta);
   const [askingFocus, setAskingFocus] = useState(false);
   const [shownCompaction, setShownCompaction] = useState<{ record: CompactionDetail; n: number } | null>(null);
   const pins = usePins(chat.id);
@@ -127,6 +129,7 @@ export function ChatView({ chat, onAction, onShowChanges, onOpenSettings, branch
           {label}
         </h1>
         {meta && <SessionModelButton meta={meta} asking={snap.modelToChoose} onAskSettled={() => chat.modelChoiceSettled()} />}
+        {folder.project && <ProjectButton project={folder.project} onChoose={() => folder.choose(true)} />}
         <ContextMeter tokens={snap.contextTokens} max={snap.maxContextTokens} compactions={counts} />
         {/* A narrow window folds these into More (styles.css, the chat's container query), so the title keeps its room. */}
         <div className="chat-actions">
@@ -179,6 +182,7 @@ export function ChatView({ chat, onAction, onShowChanges, onOpenSettings, branch
           <ErrorBanner key={notice.id} level={notice.level} text={notice.text} onDismiss={() => chat.dismissNotice(notice.id)} />
         ))}
         <TurnProblemBanner error={snap.error} failure={snap.failure} retry={snap.retry} onDismiss={() => chat.setError(null)} onOpenSettings={onOpenSettings} />
+        {folder.project && <ProjectBanner project={folder.project} onChoose={() => folder.choose(true)} />}
         {canContinue && (
           <div className="continue-row">
             <button type="button" onClick={() => void chat.continueReply()} title="Ask Loom to go on from where its stopped reply ends">
@@ -188,6 +192,7 @@ export function ChatView({ chat, onAction, onShowChanges, onOpenSettings, branch
         )}
         <Composer chat={chat} busy={busy} disabled={archived || !snap.loaded} />
       </div>
+      {folder.choosing && meta && folder.project && <SessionProjectDialog meta={meta} project={folder.project} onClose={() => folder.choose(false)} />}
       {askingFocus && <CompactDialog onClose={() => setAskingFocus(false)} onCompact={(focus) => void chat.compact({ focus })} />}
       {shownCompaction && (
         <Suspense fallback={null}>

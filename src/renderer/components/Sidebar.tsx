@@ -1,7 +1,7 @@
 /**
  * The session sidebar: newest first with title (or listing summary) and time, a
  * full-text search with snippets (on this device, or the team's on the sync hub), a switch
- * for archived sessions, per-session actions, drag-export, and the sync's status line. Virtualised and paged: 100,000 sessions render as the few rows on
+ * for archived sessions, a filter by project folder, per-session actions, drag-export, and the sync's status line. Virtualised and paged: 100,000 sessions render as the few rows on
  * screen, fetched a page at a time as the user scrolls. Collapsible to a narrow rail.
  */
 import { useVirtualizer } from '@tanstack/react-virtual';
@@ -15,6 +15,7 @@ import type { AttentionMarker } from '../state/attention';
 import { useDragExport } from '../state/drag-export';
 import { useSessionList, type SidebarItem } from '../state/session-list';
 import { AttentionBadge } from './AttentionBadge';
+import { ProjectFilter } from './ProjectFilter';
 import { SessionMenu } from './SessionMenu';
 import { Snippet } from './Snippet';
 import { SyncStatusLine } from './SyncStatusLine';
@@ -59,7 +60,8 @@ export function Sidebar(props: SidebarProps) {
   const syncing = props.syncStatus !== null && props.syncStatus.state !== 'off';
   const [chosenScope, setScope] = useState<SearchScope>('local');
   const scope = syncing ? chosenScope : 'local';
-  const list = useSessionList(bridge, query, showArchived, scope);
+  const [project, setProject] = useState<string | null>(null);
+  const list = useSessionList(bridge, query, showArchived, scope, project);
   const scroller = useRef<HTMLDivElement>(null);
   const importInput = useRef<HTMLInputElement>(null);
   /** Whether the rows shown are search hits (a new search's rows replace the old ones when they arrive). */
@@ -129,6 +131,7 @@ export function Sidebar(props: SidebarProps) {
           <input type="checkbox" role="switch" checked={showArchived} onChange={(e) => setShowArchived(e.target.checked)} />
           <span>Show archived</span>
         </label>
+        <ProjectFilter value={project} onChange={setProject} />
         {list.error && (
           <p className="sidebar-note" role="alert">
             {list.error}

@@ -4,7 +4,8 @@
  * hits with their snippets, fetched by offset. A session's change event (from this
  * window, another one, or the `loom` command) carries the session as it is now and is
  * applied to the rows loaded so far; no list is fetched again, except the first page
- * after the event stream was down (events may have been missed).
+ * after the event stream was down (events may have been missed). With a project chosen in
+ * the filter, only that project's sessions are fetched, and events keep to them.
  */
 import { useCallback, useEffect, useRef, useState } from 'react';
 import type { BridgeEvent, LoomBridge, SearchScope, SessionSearchHit } from '../../shared/contract';
@@ -39,8 +40,11 @@ function isSessionEvent(event: BridgeEvent): event is SessionEvent {
   return event.type === 'session_changed' || event.type === 'session_deleted';
 }
 
-/** `scope`: where a search looks ('team': the sync hub); the list itself is always this device's. */
-export function useSessionList(bridge: LoomBridge, query: string, includeArchived: boolean, scope: SearchScope = 'local') {
+/**
+ * `scope`: where a search looks ('team': the sync hub); the list itself is always this device's.
+ * `project`: only the sessions of that project folder (null: all); the hub's search knows no folders.
+ */
+export function useSessionList(bridge: LoomBridge, query: string, includeArchived: boolean, scope: SearchScope = 'local', project: string | null = null) {
   const [state, setState] = useState<ListState>(EMPTY);
   const text = query.trim();
   /** Bumped whenever what is listed changes: answers to older requests are dropped. */
@@ -60,9 +64,8 @@ export function useSessionList(bridge: LoomBridge, query: string, includeArchive
       loading.current = true;
       if (first) heard.current = [];
       try {
-        const page = await (first
-          ? firstPage(bridge, text, includeArchived, scope)
-          : nextPage(bridge, text, includeArchived, scope, latest.current.items, hitsFetched.current));
+        const filter = { includeArchived, scope, project };
+        const page = await (first ? firstPage(bridge, text, filter) : nextPage(bridge, text, filter, latest.current.items, hitsFetched.current));
         if (mine !== generation.current) return;
         hitsFetched.current = (first ? 0 : hitsFetched.current) + page.items.length;
         const missed = (first && heard.current) || [];
@@ -71,7 +74,7 @@ export function useSessionList(bridge: LoomBridge, query: string, includeArchive
           const items = first ? page.items : appendPage(now.items, page.items);
           return {
             query: text,
-            items: missed.reduce((list, event) => applyEvent(list, event, text, includeArchived, !page.more), items),
+            items: missed.reduce((list, event) => applyEvent(list, event, text, includeArchived, !page.more, project), items),
             more: page.more,
             loaded: true,
             error: null,
@@ -84,7 +87,7 @@ export function useSessionList(bridge: LoomBridge, query: string, includeArchive
         if (mine === generation.current) loading.current = false;
       }
     },
-    [bridge, text, includeArchived, scope],
+    [bridge, text, includeArchived, scope, project],
   );
 
   useEffect(() => {
@@ -97,14 +100,14 @@ export function useSessionList(bridge: LoomBridge, query: string, includeArchive
     const off = bridge.onEvent((event) => {
       if (!isSessionEvent(event)) return;
       heard.current?.push(event);
-      setState((now) => ({ ...now, items: applyEvent(now.items, event, now.query, includeArchived, !now.more) }));
+      setState((now) => ({ ...now, items: applyEvent(now.items, event, now.query, includeArchived, !now.more, project) }));
     });
     const offReconnect = bridge.onReconnect(() => void fetchPage(true));
     return () => {
       off();
       offReconnect();
     };
-  }, [bridge, fetchPage, text, includeArchived]);
+  }, [bridge, fetchPage, text, includeArchived, project]);
 
   const loadMore = useCallback(() => {
     if (latest.current.more && !loading.current) void fetchPage(false);
@@ -113,31 +116,50 @@ export function useSessionList(bridge: LoomBridge, query: string, includeArchive
   return { ...state, loadMore };
 }
 
-function firstPage(bridge: LoomBridge, text: string, includeArchived: boolean, scope: SearchScope): Promise<Page> {
-  if (text) return searchPage(bridge, text, includeArchived, scope, 0);
-  return listPage(bridge, includeArchived, undefined);
+/** What a page asks for besides its place. */
+interface Filter {
+  includeArchived: boolean;
+  scope: SearchScope;
+  project: string | null;
 }
 
-function nextPage(bridge: LoomBridge, text: string, includeArchived: boolean, scope: SearchScope, items: SidebarItem[], hitsFetched: number): Promise<Page> {
-  return text ? searchPage(bridge, text, includeArchived, scope, hitsFetched) : listPage(bridge, includeArchived, items.at(-1));
+function firstPage(bridge: LoomBridge, text: string, filter: Filter): Promise<Page> {
+  if (text) return searchPage(bridge, text, filter, 0);
+  return listPage(bridge, filter, undefined);
 }
 
-async function listPage(bridge: LoomBridge, includeArchived: boolean, last: SessionMeta | undefined): Promise<Page> {
+function nextPage(bridge: LoomBridge, text: string, filter: Filter, items: SidebarItem[], hitsFetched: number): Promise<Page> {
+  return text ? searchPage(bridge, text, filter, hitsFetched) : listPage(bridge, filter, items.at(-1));
+}
+
+async function listPage(bridge: LoomBridge, { includeArchived, project }: Filter, last: SessionMeta | undefined): Promise<Page> {
   const page = await bridge.invoke('sessions.list', {
     includeArchived,
     limit: LIST_PAGE,
+    ...(project !== null && { project }),
     ...(last && { after: { updated_at: last.updated_at, id: last.id } }),
   });
   return { items: page.sessions, more: page.next !== null };
 }
 
-async function searchPage(bridge: LoomBridge, query: string, includeArchived: boolean, scope: SearchScope, offset: number): Promise<Page> {
-  const hits = await bridge.invoke('sessions.search', { query, includeArchived, scope, limit: SEARCH_PAGE, offset });
+async function searchPage(bridge: LoomBridge, query: string, { includeArchived, scope, project }: Filter, offset: number): Promise<Page> {
+  const inProject = project !== null && scope === 'local' ? { project } : {};
+  const hits = await bridge.invoke('sessions.search', { query, includeArchived, scope, limit: SEARCH_PAGE, offset, ...inProject });
   return { items: hits, more: hits.length === SEARCH_PAGE };
 }
 
-function applyEvent(items: SidebarItem[], event: SessionEvent, text: string, includeArchived: boolean, complete: boolean): SidebarItem[] {
-  return text ? applyToHits(items, event, includeArchived) : applyChange(items, event, includeArchived, complete);
+function applyEvent(
+  items: SidebarItem[],
+  event: SessionEvent,
+  text: string,
+  includeArchived: boolean,
+  complete: boolean,
+  project: string | null,
+): SidebarItem[] {
+  // A session moved out of the project shown (its folder chosen again) is no longer listed.
+  const shown = project === null || event.type === 'session_deleted' || event.meta.project_dir === project;
+  const change: SessionEvent = shown ? event : { type: 'session_deleted', sessionId: event.sessionId, meta: event.meta };
+  return text ? applyToHits(items, change, includeArchived) : applyChange(items, change, includeArchived, complete);
 }
 
 /** True when `a` lists before `b`: newer first, then the greater id (the store's order). */
