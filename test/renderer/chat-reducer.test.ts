@@ -37,12 +37,24 @@ const context = (patch: Partial<ContextState> = {}): ContextState => ({
   modelWindow: null,
   ...patch,
 });
-const loaded = (messageCount: number, patch: Partial<ContextState> = {}): ChatEvent => ({
+const loaded = (messageCount: number, patch: Partial<ContextState> = {}, turnEventsAsked = 0): ChatEvent => ({
   type: 'loaded',
   messageCount,
   context: context(patch),
   pending: [],
   compactions: null,
+  turnEventsAsked,
+});
+const approval = (requestId: string): ChatEvent => ({
+  type: 'approval',
+  sessionId,
+  requestId,
+  tool: 'write_file',
+  effect: 'write-files',
+  summary: 'write_file notes.md',
+  label: 'Writes a file',
+  preview: null,
+  offer: null,
 });
 
 const run = (events: ChatEvent[], from: ChatState = INITIAL_CHAT_STATE) => events.reduce(chatReducer, from);
@@ -76,8 +88,21 @@ describe('chatReducer', () => {
     { name: 'a load never lowers the count', events: [user(4), loaded(3)], expected: { total: 5, loaded: true } },
     {
       name: 'a load with no turn running clears the live state',
-      events: [turn('start'), text(0, 'x'), question('q1'), loaded(2)],
+      events: [turn('start'), text(0, 'x'), question('q1'), loaded(2, {}, 1)],
       expected: { streaming: '', questions: [], phase: 'idle' },
+    },
+    {
+      name: 'a load asked before the turn started keeps that turn’s approval',
+      events: [turn('start'), toolStart(1), approval('a1'), loaded(1, {}, 0)],
+      expected: {
+        phase: 'running',
+        inTurn: true,
+        total: 1,
+        runningTools: [{ callId: 'c1', name: 'read_file' }],
+        approvals: [
+          { requestId: 'a1', tool: 'write_file', effect: 'write-files', summary: 'write_file notes.md', label: 'Writes a file', preview: null, offer: null },
+        ],
+      },
     },
     { name: 'a failed page says so', events: [{ type: 'load_failed', error: 'Gone.' }], expected: { loaded: true, loadError: 'Gone.' } },
     {

@@ -69,6 +69,8 @@ export interface ChatState {
   phase: ChatPhase;
   /** A turn is under way (a compaction within it ends back in 'running'). */
   inTurn: boolean;
+  /** Turns seen starting or ending: a load asked before the latest one knows nothing of that turn. */
+  turnEvents: number;
   runningTools: RunningTool[];
   approvals: Approval[];
   questions: Question[];
@@ -98,6 +100,7 @@ export const INITIAL_CHAT_STATE: ChatState = {
   piecesAhead: [],
   phase: 'idle',
   inTurn: false,
+  turnEvents: 0,
   runningTools: [],
   approvals: [],
   questions: [],
@@ -119,7 +122,15 @@ export type SessionEvent = Extract<BridgeEvent, { sessionId: string }>;
 /** What the controller learnt or was asked: bridge answers and the user's actions. */
 export type ChatAction =
   /** The first load (or one after a reconnect or a change elsewhere); `compactions` null when a newer read is on its way. */
-  | { type: 'loaded'; messageCount: number; context: ContextState; pending: PendingRequest[]; compactions: CompactionDetail[] | null }
+  | {
+      type: 'loaded';
+      messageCount: number;
+      context: ContextState;
+      pending: PendingRequest[];
+      compactions: CompactionDetail[] | null;
+      /** The view's `turnEvents` when the load was asked for. */
+      turnEventsAsked: number;
+    }
   | { type: 'load_failed'; error: string }
   | { type: 'page_fetched'; total: number }
   | { type: 'markers_fetched'; compactions: CompactionDetail[] }
@@ -251,8 +262,11 @@ function afterCompaction(state: ChatState): ChatPhase {
  */
 function withTurn(state: ChatState, event: Extract<SessionEvent, { type: 'turn' }>): ChatState {
   const { notices } = state;
+  // A replayed start or end changes nothing, so it is not counted.
+  const turnEvents = state.turnEvents + (state.inTurn === (event.phase === 'start') ? 0 : 1);
   if (event.phase === 'start') {
     return patch(state, {
+      turnEvents,
       inTurn: true,
       phase: 'running',
       error: null,
@@ -264,6 +278,7 @@ function withTurn(state: ChatState, event: Extract<SessionEvent, { type: 'turn' 
     });
   }
   return patch(state, {
+    turnEvents,
     inTurn: false,
     phase: 'idle',
     streaming: '',
@@ -282,11 +297,13 @@ function withTurn(state: ChatState, event: Extract<SessionEvent, { type: 'turn' 
  * A load's answers: the size (never fewer than this view has seen appended meanwhile), the
  * markers, the meter and what the engine waits on — a prompt announced before the load (or
  * while the stream was cut off) is shown again. No turn running: whatever live state this
- * view still shows ended while it was away. Pieces that came ahead of the reply are added last.
+ * view still shows ended while it was away. A load asked for before a turn started or ended
+ * that this view has seen since is stale about that turn, whose events keep its live state.
+ * Pieces that came ahead of the reply are added last.
  */
 function withLoad(state: ChatState, event: Extract<ChatAction, { type: 'loaded' }>): ChatState {
   const { context } = event;
-  const loaded: ChatState = {
+  const counted: ChatState = {
     ...state,
     loaded: true,
     loadError: null,
@@ -294,6 +311,10 @@ function withLoad(state: ChatState, event: Extract<ChatAction, { type: 'loaded' 
     markers: event.compactions ? markersFrom(event.compactions, event.messageCount) : state.markers,
     contextTokens: context.contextTokens,
     maxContextTokens: context.maxContextTokens,
+  };
+  if (event.turnEventsAsked !== state.turnEvents) return counted;
+  const loaded: ChatState = {
+    ...counted,
     inTurn: context.busy,
     phase: state.phase === 'compacting' ? 'compacting' : context.busy ? 'running' : 'idle',
     piecesAhead: [],

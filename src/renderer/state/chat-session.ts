@@ -78,6 +78,7 @@ export class ChatSession {
   async load(): Promise<void> {
     try {
       const request = ++this.markerRequests;
+      const turnEventsAsked = this.snapshot.turnEvents;
       const [info, context, pending, compactions] = await Promise.all([
         this.sessions.info(this.id, { fresh: true }),
         this.bridge.invoke('chat.context', { sessionId: this.id }),
@@ -92,6 +93,7 @@ export class ChatSession {
         context,
         pending,
         compactions: request === this.markerRequests ? compactions : null,
+        turnEventsAsked,
       });
     } catch (err) {
       this.apply({ type: 'load_failed', error: errorMessage(err) });
