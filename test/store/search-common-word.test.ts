@@ -69,3 +69,38 @@ describe('search for a word in most sessions', () => {
     expect(all.find((hit) => hit.id === titled)?.snippet).toBe('[Code]');
   });
 });
+
+describe('search for a word in at least 5,000 messages', () => {
+  /** 60 older sessions of 100 strong matches each, then 30 newer ones with one weak match. */
+  function seedCommon(store: SessionStore): { older: string[]; newer: string[] } {
+    const create = (messages: ReturnType<typeof user>[]) => store.create({ messages: [system(), ...messages] }).id;
+    const older = store.db.transaction(() =>
+      Array.from({ length: 60 }, (_, i) => create(Array.from({ length: 100 }, (_, n) => user(`code code ${i} ${n}`)))),
+    )();
+    const filler = Array.from({ length: 40 }, (_, n) => `word${n}`).join(' ');
+    const newer = store.db.transaction(() => Array.from({ length: 30 }, (_, i) => create([user(`${filler} and some code, session ${i}.`)])))();
+    return { older, newer };
+  }
+
+  it('ranks its newest 2,000 matches first: the sessions of older ones come after them', () => {
+    const store = openStore();
+    const { older, newer } = seedCommon(store);
+    const oldest = older.slice(0, 40);
+    expect(
+      rankEveryMatch(store, 'code', false)
+        .slice(0, 20)
+        .every((id) => oldest.includes(id)),
+    ).toBe(true);
+    const hits = store.search('code', { limit: 50 }).map((hit) => hit.id);
+    // The newest 2,000 matches: the 30 newer sessions and the last 20 older ones, strong matches first.
+    expect(new Set(hits.slice(0, 20))).toEqual(new Set(older.slice(40)));
+    expect(new Set(hits.slice(20, 50))).toEqual(new Set(newer));
+  });
+
+  it('pages without repeating a session', () => {
+    const store = openStore();
+    seedCommon(store);
+    const pages = [0, 20, 40].map((offset) => store.search('code', { limit: 20, offset }).map((hit) => hit.id));
+    expect(new Set(pages.flat()).size).toBe(60);
+  });
+});

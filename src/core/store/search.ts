@@ -28,9 +28,18 @@ interface BestHit extends MetaRow {
 /** Best-ranked messages fetched first; more (×4 each time) only when they name too few sessions. */
 const FIRST_CANDIDATES_PER_HIT = 10;
 const MORE_CANDIDATES = 4;
+/**
+ * A query matching at least this many messages is common: ranking every match by bm25 costs
+ * ~2.5 µs a match (200 ms for a word in 80,000 messages), so it is ranked in windows of its
+ * newest matches instead, the first COMMON_CANDIDATES long (docs/DESIGN.md#search).
+ */
+const COMMON_MATCHES = 5_000;
+const COMMON_CANDIDATES = 2_000;
 
 interface Ranked {
   pk: number;
+  /** Which window of a common query's newest matches named it (0 for every other hit): ranked first. */
+  tier: number;
   score: number;
   /** The best-matching message (its id and transcript index), null when only the title or summary matched. */
   rid: number | null;
@@ -87,7 +96,8 @@ export function searchSessions(
   const params = { match, all: opts.includeArchived ? 1 : 0, project: opts.project ?? null, wanted: offset + (opts.limit ?? 20) };
   // One read transaction: every statement below sees the same sessions.
   return db.transaction(() => {
-    const page = topSessions([...bestMessagePerSession(db, params), ...metaHits(db, params)]).slice(offset, params.wanted);
+    const messageHits = isCommon(db, match) ? newestMessagePerSession(db, params) : bestMessagePerSession(db, params);
+    const page = topSessions([...messageHits, ...metaHits(db, params)]).slice(offset, params.wanted);
     const rows = prepared(db, `SELECT ${META_COLUMNS}, s.pk FROM sessions s WHERE s.pk IN (SELECT value FROM json_each(?))`).all(
       JSON.stringify(page.map((hit) => hit.pk)),
     ) as BestHit[];
@@ -100,10 +110,10 @@ export function searchSessions(
   })();
 }
 
-/** Each session once, at its best score (lower is better; the older session first on a tie), best first. */
+/** Each session once, at its best tier and score (lower is better; the older session first on a tie), best first. */
 function topSessions(hits: Ranked[]): Ranked[] {
   const best = new Map<number, Ranked>();
-  for (const hit of [...hits].sort((a, b) => a.score - b.score || a.pk - b.pk)) if (!best.has(hit.pk)) best.set(hit.pk, hit);
+  for (const hit of [...hits].sort((a, b) => a.tier - b.tier || a.score - b.score || a.pk - b.pk)) if (!best.has(hit.pk)) best.set(hit.pk, hit);
   return [...best.values()];
 }
 
@@ -120,6 +130,20 @@ const HOLDERS_OF_MESSAGES = `WITH RECURSIVE holder (rid, seq, pk) AS (
     SELECT h.rid, h.seq, f.pk FROM holder h JOIN sessions f ON f.fork_parent_pk = h.pk AND f.fork_at > h.seq
   )`;
 
+/** The sessions holding the messages matched (their bm25 scores by message id), best first. */
+function sessionsHolding(db: Database.Database, params: SearchParams, score: Map<number, number>, tier: number): Ranked[] {
+  // CROSS JOIN keeps the holders outermost: SQLite would otherwise be free to scan every session.
+  const rows = prepared(
+    db,
+    `${HOLDERS_OF_MESSAGES} SELECT h.rid, h.seq, s.pk FROM holder h CROSS JOIN sessions s ON s.pk = h.pk WHERE ${LIVE} AND (@all OR s.archived = 0) AND (@project IS NULL OR s.project_dir = @project)`,
+  ).all({ rids: JSON.stringify([...score.keys()]), all: params.all, project: params.project }) as Array<{ rid: number; seq: number; pk: number }>;
+  return topSessions(rows.map((row) => ({ pk: row.pk, tier, score: score.get(row.rid)!, rid: row.rid, seq: row.seq })));
+}
+
+function isCommon(db: Database.Database, match: string): boolean {
+  return prepared(db, 'SELECT 1 FROM messages_fts WHERE messages_fts MATCH @match LIMIT 1 OFFSET @skip').get({ match, skip: COMMON_MATCHES - 1 }) !== undefined;
+}
+
 /**
  * Each session's best message among the best-ranked ones, in rank order. A session whose
  * best message is not among them ranks below every session listed, so once `wanted`
@@ -127,21 +151,28 @@ const HOLDERS_OF_MESSAGES = `WITH RECURSIVE holder (rid, seq, pk) AS (
  */
 function bestMessagePerSession(db: Database.Database, params: SearchParams): Ranked[] {
   const candidatesOf = prepared(db, 'SELECT rowid AS rid, rank AS score FROM messages_fts WHERE messages_fts MATCH @match ORDER BY rank LIMIT @candidates');
-  // CROSS JOIN keeps the holders outermost: SQLite would otherwise be free to scan every session.
-  const sessionsOf = prepared(
-    db,
-    `${HOLDERS_OF_MESSAGES} SELECT h.rid, h.seq, s.pk FROM holder h CROSS JOIN sessions s ON s.pk = h.pk WHERE ${LIVE} AND (@all OR s.archived = 0) AND (@project IS NULL OR s.project_dir = @project)`,
-  );
   for (let candidates = params.wanted * FIRST_CANDIDATES_PER_HIT; ; candidates *= MORE_CANDIDATES) {
     const messages = candidatesOf.all({ match: params.match, candidates }) as Array<{ rid: number; score: number }>;
-    const score = new Map(messages.map((message) => [message.rid, message.score]));
-    const rows = sessionsOf.all({ rids: JSON.stringify([...score.keys()]), all: params.all, project: params.project }) as Array<{
-      rid: number;
-      seq: number;
-      pk: number;
-    }>;
-    const sessions = topSessions(rows.map((row) => ({ pk: row.pk, score: score.get(row.rid)!, rid: row.rid, seq: row.seq })));
+    const sessions = sessionsHolding(db, params, new Map(messages.map((m) => [m.rid, m.score])), 0);
     if (sessions.length >= params.wanted || messages.length < candidates) return sessions;
+  }
+}
+
+/**
+ * A common query's sessions, window by window of its newest matches (each 4× the last), by
+ * bm25 within a window: recent work first, and a page never reorders the pages before it.
+ * bm25 (the rank column) is computed only for the rows read, as they are not ordered by it.
+ */
+function newestMessagePerSession(db: Database.Database, params: SearchParams): Ranked[] {
+  const windowOf = prepared(
+    db,
+    'SELECT rowid AS rid, rank AS score FROM messages_fts WHERE messages_fts MATCH @match ORDER BY rowid DESC LIMIT @size OFFSET @start',
+  );
+  const listed = new Map<number, Ranked>();
+  for (let tier = 0, start = 0, size = COMMON_CANDIDATES; ; tier++, start += size, size *= MORE_CANDIDATES) {
+    const messages = windowOf.all({ match: params.match, size, start }) as Array<{ rid: number; score: number }>;
+    for (const hit of sessionsHolding(db, params, new Map(messages.map((m) => [m.rid, m.score])), tier)) if (!listed.has(hit.pk)) listed.set(hit.pk, hit);
+    if (listed.size >= params.wanted || messages.length < size) return [...listed.values()];
   }
 }
 
@@ -149,7 +180,7 @@ function bestMessagePerSession(db: Database.Database, params: SearchParams): Ran
 function metaHits(db: Database.Database, params: SearchParams): Ranked[] {
   return prepared(
     db,
-    `SELECT s.pk, bm25(sessions_fts) * ${META_WEIGHT} AS score, NULL AS rid, NULL AS seq
+    `SELECT s.pk, 0 AS tier, bm25(sessions_fts) * ${META_WEIGHT} AS score, NULL AS rid, NULL AS seq
        FROM sessions_fts JOIN sessions s ON s.pk = sessions_fts.rowid
       WHERE sessions_fts MATCH @match AND ${LIVE} AND (@all OR s.archived = 0) AND (@project IS NULL OR s.project_dir = @project)
       ORDER BY score, s.pk LIMIT @wanted`,
