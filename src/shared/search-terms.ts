@@ -19,3 +19,20 @@ export function searchTerms(query: string): string[] {
   }
   return terms;
 }
+
+/**
+ * Find in session's test of one message's text: every term occurs in it, case-insensitive
+ * (a phrase as written, whitespace and all). The backend counts matches with it and the
+ * transcript highlights with the same patterns (termPatterns), so both agree.
+ */
+export function matchesAll(text: string, patterns: RegExp[]): boolean {
+  return patterns.every((pattern) => {
+    pattern.lastIndex = 0;
+    return pattern.test(text);
+  });
+}
+
+/** One global, case-insensitive pattern per term, any regular expression syntax in it taken literally. */
+export function termPatterns(terms: string[]): RegExp[] {
+  return terms.map((term) => new RegExp(term.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/ /g, '\\s+'), 'giu'));
+}

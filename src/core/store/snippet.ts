@@ -19,7 +19,7 @@ const MAX_CHARS = 160;
  * marked [like this]. A match inside a fence tag only (a search for "input") is dropped.
  */
 export function snippetOf(highlighted: string, words: number): string {
-  const text = restoreTags(withoutFence(highlighted));
+  const text = shownText(highlighted);
   const all = text.split(/\s+/).filter(Boolean);
   const first = Math.max(
     0,
@@ -44,6 +44,11 @@ function leadStart(chars: string[]): number {
   const earliest = match - LEAD_CHARS;
   const space = chars.indexOf(' ', earliest);
   return space >= 0 && space < match ? space + 1 : earliest;
+}
+
+/** A message's text as the transcript shows it: Loom's fence tag lines gone, the tags inside them as the user typed them. */
+export function shownText(text: string): string {
+  return restoreTags(withoutFence(text));
 }
 
 /**
