@@ -9,6 +9,7 @@ import type { BenchSection } from './harness';
 import { branchesSection } from './branches';
 import { cliSection } from './cli';
 import { cliTurnSection } from './cli-turn';
+import { findSection } from './find';
 import { contextSection } from './context';
 import { importSection } from './import';
 import { importBranchesSection } from './import-branches';
@@ -24,6 +25,7 @@ const sections: BenchSection[] = [
   storeSection, // the session store vs one-JSON-file-per-session baseline
   branchesSection, // forks at a message, the derived context, migration to schema 3
   contextSection, // context budget per request and compaction without the model call
+  findSection, // find in session: the backend's answer in a 5,000-message fork
   liveSection, // other processes' changes reaching a backend's windows (PRAGMA data_version)
   redactionSection, // redacting every string of a 10 MB session, as an export does
   importSection, // loom --import-from: 1,000 Claude Code sessions, then again unchanged

@@ -80,6 +80,7 @@ export function createHandlers(deps: HandlerDeps): Handlers {
             .searchTeam(input.query, { limit: input.limit ?? TEAM_SEARCH_PAGE, offset: input.offset ?? 0, includeArchived: input.includeArchived })
             .then((hits) => hits.filter((hit) => !store.isTrashed(hit.id)))
         : store.search(input.query, { includeArchived: input.includeArchived, limit: input.limit, offset: input.offset, project: input.project }),
+    'sessions.find': (input) => ({ matches: store.find(input.id, input.query) }),
     'sessions.info': (input) => {
       const sessionId = id(input.id);
       return {

@@ -209,6 +209,8 @@ export function App({ initialSettings, appInfo }: { initialSettings: Settings; a
   );
   const importDrop = useImportDrop((files) => void importFiles(files));
 
+  /** Counts the times Ctrl+F was pressed: the open chat shows its find bar when the count moves. */
+  const [findAsked, setFindAsked] = useState(0);
   const shortcuts = useMemo(
     () => ({
       newSession: () => void newSession(),
@@ -220,6 +222,7 @@ export function App({ initialSettings, appInfo }: { initialSettings: Settings; a
         flushSync(sidebar.expand);
         searchBox.current?.focus();
       },
+      findInSession: () => setFindAsked((n) => n + 1),
       toggleSidebar: sidebar.toggle,
     }),
     [newSession, closeTab, tabs, sidebar.toggle, sidebar.expand],
@@ -271,6 +274,7 @@ export function App({ initialSettings, appInfo }: { initialSettings: Settings; a
             branching={sessionActions.branching}
             scrollToMessage={shownHit?.index ?? sessionActions.scrollTargetFor(tabs.active)}
             highlightMessage={shownHit?.index}
+            findAsked={findAsked}
             onOpenSettings={() => setDialog({ kind: 'settings' })}
             onShowChanges={() => {
               const id = tabs.active!;

@@ -10,7 +10,7 @@
 import { z } from 'zod';
 import { APPROVAL_ANSWERS, type SessionGrant } from './approvals';
 import { IMAGE_TYPE_NAMES, IMAGE_TYPES, MAX_ATTACHMENT_NAME, MAX_ATTACHMENTS, MAX_IMAGE_DATA_URL_CHARS, MAX_TEXT_FILE_CHARS } from './attachments';
-import type { EngineEvent, PendingRequest, TurnResult } from './engine-events';
+import type { EngineEvent, PendingRequest, TranscriptSeq, TurnResult } from './engine-events';
 import { EXPORT_FORMATS } from './export-name';
 import { IMPORT_SOURCES, MAX_IMPORT_PATH, type ImportReport, type ImportSourceInfo } from './import-sources';
 import type { McpOverview } from './mcp';
@@ -83,6 +83,11 @@ export interface TranscriptPage {
   messages: ChatMessage[];
   /** Aligned with `messages`: each one's facts, null where none were recorded. */
   facts: (MessageFacts | null)[];
+}
+
+export interface FindResult {
+  /** Transcript positions of the matching messages, first to last. */
+  matches: TranscriptSeq[];
 }
 
 /** The model server's models, sorted by name. */
@@ -284,6 +289,10 @@ export const contract = {
       offset: z.int().min(0).max(10_000_000).optional(),
       project: projectPath.optional(),
     }),
+  ),
+  /** Find in session: the transcript positions of the messages holding every term (a "quoted phrase" as one), in order. */
+  'sessions.find': method<FindResult>()(
+    z.strictObject({ id: sessionId, query: z.string().trim().min(1, 'Type something to find.').max(500, 'The search is too long.') }),
   ),
   /** The project folders of the sessions, with their counts: what the sidebar's filter lists. */
   'sessions.projects': method<ProjectCount[]>()(none),

@@ -143,6 +143,19 @@ const SCREENS: Screen[] = [
       await expect(transcript(page).locator('.row.search-found')).toBeInViewport();
     },
   },
+  ...[
+    { width: 1280, height: 800 },
+    { width: 800, height: 600 },
+  ].map((size) => ({
+    name: `find in session with its matches highlighted, at ${size.width}×${size.height}`,
+    open: async (page: Page, loom: LoomHarness) => {
+      await page.setViewportSize(size);
+      await openNotes(page, loom);
+      await page.keyboard.press('Control+f');
+      await page.getByRole('searchbox', { name: 'Find in session' }).fill('loop');
+      await expect(page.getByRole('search', { name: 'Find in session' }).getByRole('status')).toHaveText(/^1 of \d+$/);
+    },
+  })),
   {
     name: 'sidebar folded to a rail at 800×600',
     open: async (page, loom) => {

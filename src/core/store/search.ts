@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { searchTerms } from '../../shared/search-terms';
 import type { SearchHit } from '../../shared/types';
 import { META_COLUMNS, metaFromRow, type MetaRow } from './rows';
 import { MATCH_CLOSE, MATCH_OPEN, snippetOf } from './snippet';
@@ -7,14 +8,15 @@ import { prepared } from './statements';
 import { LIVE } from './trash';
 
 /**
- * Turns what a user typed into an FTS5 query that can never be a syntax error: every
- * whitespace-separated word becomes a quoted phrase ("foo-bar" stays one phrase), all
- * of them required. Words without a letter or digit are dropped. Null: nothing to search.
+ * Turns what a user typed into an FTS5 query that can never be a syntax error: every term
+ * (shared/search-terms.ts: a word, or a "quoted phrase") becomes an FTS5 string, so a
+ * phrase matches its words in order ("foo-bar" stays one phrase too) and nothing in it is
+ * an operator; all of them required. Null: nothing to search.
  */
 function toMatchQuery(text: string): string | null {
-  const words = text.split(/\s+/).filter((w) => /[\p{L}\p{N}]/u.test(w));
-  if (words.length === 0) return null;
-  return words.map((w) => `"${w.replaceAll('"', '""')}"`).join(' ');
+  const terms = searchTerms(text);
+  if (terms.length === 0) return null;
+  return terms.map((term) => `"${term}"`).join(' ');
 }
 
 /** A title or summary match counts double: naming a session is the strongest signal. */

@@ -20,6 +20,7 @@ import type {
   SessionUsage,
   TrashedSession,
 } from '../../shared/types';
+import type { TranscriptSeq } from '../../shared/engine-events';
 import { EXPORT_FORMATS, type ExportFormat } from '../../shared/export-name';
 import { LoomError } from '../errors';
 import { openDatabase } from './db';
@@ -32,6 +33,7 @@ import { deleteSession } from './repositories/forks';
 import { addPin, listPins, removePin } from './repositories/pins';
 import { addUsage, listCompactions, listModelChanges, readUsage } from './repositories/records';
 import { nextUpdateTime, setSessionColumns, type SessionColumns } from './repositories/sessions';
+import { findInSession } from './find';
 import { searchSessions, updateSearchIndex } from './search';
 import { newSessionId } from './session-id';
 import {
@@ -274,6 +276,11 @@ export class SessionStore {
   /** Full-text search over titles, summaries and transcripts; one ranked hit per session. */
   search(query: string, opts: { includeArchived?: boolean; limit?: number; offset?: number; project?: string } = {}): SearchHit[] {
     return searchSessions(this.db, query, opts);
+  }
+
+  /** The transcript positions of the messages holding every term of `query`, in order (find in session). */
+  find(id: string, query: string): TranscriptSeq[] {
+    return findInSession(this.db, this.pkOf(id), query);
   }
 
   /** The project folders sessions were chosen for, each with how many sessions it has (archived ones too), by path. */

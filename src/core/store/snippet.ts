@@ -6,6 +6,12 @@ export const MATCH_CLOSE = '\u0003';
 const MARKS = /[\u0002\u0003]/g;
 /** Words shown before the first match, so it reads in context. */
 const LEAD_WORDS = 4;
+/**
+ * At most this many characters before the first match, and in all: long words (a path, a
+ * URL, a line of code) would otherwise push the match past what the sidebar's two lines show.
+ */
+const LEAD_CHARS = 40;
+const MAX_CHARS = 160;
 
 /**
  * A snippet of about `words` words around the first match of a highlighted message, with
@@ -13,7 +19,7 @@ const LEAD_WORDS = 4;
  * marked [like this]. A match inside a fence tag only (a search for "input") is dropped.
  */
 export function snippetOf(highlighted: string, words: number): string {
-  const text = restoreTags(withoutFence(highlighted));
+  const text = shownText(highlighted);
   const all = text.split(/\s+/).filter(Boolean);
   const first = Math.max(
     0,
@@ -22,8 +28,27 @@ export function snippetOf(highlighted: string, words: number): string {
   // Near the end, the window takes more words before the match rather than show fewer.
   const from = Math.max(0, Math.min(first - LEAD_WORDS, all.length - words));
   const to = Math.min(all.length, from + words);
-  const window = balanceMarks(all.slice(from, to).join(' '));
-  return `${from > 0 ? '…' : ''}${window}${to < all.length ? '…' : ''}`.replaceAll(MATCH_OPEN, '[').replaceAll(MATCH_CLOSE, ']');
+  const chars = Array.from(all.slice(from, to).join(' '));
+  const start = leadStart(chars);
+  const end = Math.min(chars.length, start + MAX_CHARS);
+  const window = balanceMarks(chars.slice(start, end).join(''));
+  const before = from > 0 || start > 0;
+  const after = to < all.length || end < chars.length;
+  return `${before ? '…' : ''}${window}${after ? '…' : ''}`.replaceAll(MATCH_OPEN, '[').replaceAll(MATCH_CLOSE, ']');
+}
+
+/** Where the window starts so that at most LEAD_CHARS come before the first match: at a word when one starts in time. */
+function leadStart(chars: string[]): number {
+  const match = chars.indexOf(MATCH_OPEN);
+  if (match <= LEAD_CHARS) return 0;
+  const earliest = match - LEAD_CHARS;
+  const space = chars.indexOf(' ', earliest);
+  return space >= 0 && space < match ? space + 1 : earliest;
+}
+
+/** A message's text as the transcript shows it: Loom's fence tag lines gone, the tags inside them as the user typed them. */
+export function shownText(text: string): string {
+  return restoreTags(withoutFence(text));
 }
 
 /**

@@ -53,6 +53,11 @@ export function readTranscriptFacts(db: Database.Database, pk: number, offset = 
   return readAlongChain(db, pk, offset, limit, 'm.facts', (row: { facts: string | null }) => parseFacts(row.facts));
 }
 
+/** What find in session reads of each transcript message from seq 0: no images, no facts. */
+export function readTranscriptText(db: Database.Database, pk: number): Pick<MessageColumns, 'role' | 'content' | 'tool_text'>[] {
+  return readAlongChain(db, pk, 0, -1, 'm.role, m.content, m.tool_text', (row: Pick<MessageColumns, 'role' | 'content' | 'tool_text'>) => row);
+}
+
 /** Rows of the transcript's messages in seq order, walking the chain's segments. */
 function readAlongChain<Row, T>(db: Database.Database, pk: number, offset: number, limit: number, columns: string, map: (row: Row) => T): T[] {
   const read = prepared(

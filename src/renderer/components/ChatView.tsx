@@ -4,7 +4,7 @@
  * the transcript, the turn's error banner and notices, and the message box; the dialogs
  * of its compactions (Compact now's focus line, what a compaction kept and dropped).
  */
-import { Suspense, lazy, useMemo, useState, useSyncExternalStore } from 'react';
+import { Suspense, lazy, useEffect, useMemo, useRef, useState, useSyncExternalStore } from 'react';
 import { EXPORT_FORMATS } from '../../shared/contract';
 import type { CompactionDetail, SessionMeta } from '../../shared/types';
 import { compactionCounts } from '../lib/compactions';
@@ -18,6 +18,7 @@ import { ErrorBanner, TurnProblemBanner } from './Banners';
 import { CompactDialog } from './CompactDialog';
 import type { MarkerActions } from './CompactionMarkerRow';
 import { EXPORT_LABELS, ExportMenu } from './ExportMenu';
+import { FindBar, type FindTarget } from './FindBar';
 import { MenuButton, type MenuItem } from './MenuButton';
 import { Composer } from './Composer';
 import { ContextMeter } from './ContextMeter';
@@ -47,6 +48,8 @@ interface ChatViewProps {
   scrollToMessage?: number;
   /** The message a search hit opened the session at, shown highlighted. */
   highlightMessage?: number;
+  /** Counts the times Ctrl+F was pressed (App.tsx): a change opens the find bar, or focuses it again. */
+  findAsked?: number;
 }
 
 /** What the branch actions of a session's messages do, by session id and transcript index. */
@@ -57,13 +60,14 @@ export interface BranchHandlers {
   switchTo(sessionId: string, siblingId: string, index: number): void;
 }
 
-export function ChatView({ chat, onAction, onShowChanges, onOpenSettings, branching, scrollToMessage, highlightMessage }: ChatViewProps) {
+export function ChatView({ chat, onAction, onShowChanges, onOpenSettings, branching, scrollToMessage, highlightMessage, findAsked = 0 }: ChatViewProps) {
   const snap = useSyncExternalStore(chat.subscribe, chat.getSnapshot);
   const busy = isBusy(snap.phase);
   // Read once: the tab opens there, later renders leave the scrolling to the user.
   const [openAt] = useState(scrollToMessage);
   const [highlightAt] = useState(highlightMessage);
   const points = useBranchPoints(chat.id);
+  const finding = useFind(findAsked);
   const branchActions = useMemo<BranchActions | null>(
     () =>
       branching
@@ -165,10 +169,11 @@ export function ChatView({ chat, onAction, onShowChanges, onOpenSettings, branch
         </div>
       )}
       {snap.loadError && <ErrorBanner text={snap.loadError} onDismiss={() => void chat.load()} />}
+      {finding.open && <FindBar chat={chat} focusAsked={findAsked} onFind={finding.setTarget} onClose={finding.close} />}
       <BranchActionsContext.Provider value={branchActions}>
         <ContextActionsContext.Provider value={contextActions}>
           <Suspense fallback={<div className="transcript" role="log" aria-label="Transcript" aria-busy="true" />}>
-            <Transcript chat={chat} snap={snap} scrollToMessage={openAt} highlightMessage={highlightAt} markerActions={markerActions} />
+            <Transcript chat={chat} snap={snap} scrollToMessage={openAt} highlightMessage={highlightAt} find={finding.target} markerActions={markerActions} />
           </Suspense>
         </ContextActionsContext.Provider>
       </BranchActionsContext.Provider>
@@ -207,4 +212,28 @@ export function ChatView({ chat, onAction, onShowChanges, onOpenSettings, branch
       )}
     </section>
   );
+}
+
+/**
+ * The find bar's state: opened when `findAsked` moves (not by the count a view mounts with,
+ * which was for another tab), closed with the focus back where it was when it opened.
+ */
+function useFind(findAsked: number) {
+  const [open, setOpen] = useState(false);
+  const [target, setTarget] = useState<FindTarget | null>(null);
+  const seen = useRef(findAsked);
+  const returnFocus = useRef<HTMLElement | null>(null);
+  useEffect(() => {
+    if (findAsked === seen.current) return;
+    seen.current = findAsked;
+    if (!open) returnFocus.current = document.activeElement instanceof HTMLElement ? document.activeElement : null;
+    setOpen(true);
+  }, [findAsked, open]);
+  const close = () => {
+    setOpen(false);
+    setTarget(null);
+    const back = returnFocus.current?.isConnected ? returnFocus.current : document.querySelector<HTMLElement>('.chat .transcript');
+    back?.focus();
+  };
+  return { open, target, setTarget, close };
 }

@@ -11,6 +11,8 @@ import { useEffect, useLayoutEffect, useMemo, useRef, useState, type KeyboardEve
 import { waitingText } from '../state/attention';
 import type { CompactionMarker } from '../state/chat-reducer';
 import type { ChatSession, ChatSnapshot } from '../state/chat-session';
+import { paintMatches } from '../lib/find-highlights';
+import type { FindTarget } from './FindBar';
 import { LiveRow } from './LiveRow';
 import { MessageActions } from './MessageActions';
 import { CompactionMarkerRow, type MarkerActions } from './CompactionMarkerRow';
@@ -44,11 +46,13 @@ interface TranscriptProps {
   scrollToMessage?: number;
   /** Shown highlighted: the message a search hit matched. */
   highlightMessage?: number;
+  /** The find bar's matches, highlighted; its current one is scrolled to each time it is gone to. */
+  find?: FindTarget | null;
   /** What the compaction markers offer (their kept-and-dropped view, Undo). */
   markerActions: MarkerActions;
 }
 
-export function Transcript({ chat, snap, scrollToMessage, highlightMessage, markerActions }: TranscriptProps) {
+export function Transcript({ chat, snap, scrollToMessage, highlightMessage, find, markerActions }: TranscriptProps) {
   const scroller = useRef<HTMLDivElement>(null);
   const atBottom = useRef(scrollToMessage === undefined);
   // Rendered from, unlike atBottom: whether to point the user down to a prompt waiting there.
@@ -76,19 +80,30 @@ export function Transcript({ chat, snap, scrollToMessage, highlightMessage, mark
     if (indices.length) chat.ensureRange(Math.min(...indices), Math.max(...indices));
   }, [items, model, chat]);
 
-  // Open at the message asked for, once loaded (markers before it shift its row), and keep
-  // it there while the rows around it load and are measured, until the user scrolls.
-  const scrolledTo = useRef(false);
+  // Open at the message asked for (a search hit, a find match), and keep it there while the
+  // rows around it load and are measured, until the user scrolls. It is scrolled to until its
+  // page is in, then once more, then again whenever the rows' measured heights change; while
+  // pinned, the list neither follows the bottom nor takes its own scrolling for the user's.
+  const target = useRef<number | null>(scrollToMessage ?? null);
   const pinned = useRef<{ row: number; align: 'start' | 'center' } | null>(null);
   const pin = (row: number, align: 'start' | 'center') => {
     pinned.current = { row, align };
     virtualizer.scrollToIndex(row, { align });
   };
+  const findAt = find?.current;
+  const findGoing = find?.n;
   useLayoutEffect(() => {
-    if (scrollToMessage === undefined || scrolledTo.current || !snap.loaded) return;
-    scrolledTo.current = true;
-    const markersBefore = snap.markers.filter((m) => m.index <= scrollToMessage).length;
-    pin(Math.min(scrollToMessage, snap.total - 1) + markersBefore, 'center');
+    if (findAt === undefined) return;
+    target.current = findAt;
+    atBottom.current = false;
+  }, [findAt, findGoing]);
+  useLayoutEffect(() => {
+    const index = target.current;
+    if (index === null || !snap.loaded) return;
+    const markersBefore = snap.markers.filter((m) => m.index <= index).length;
+    pin(Math.min(index, snap.total - 1) + markersBefore, 'center');
+    if (chat.transcript.message(index)) target.current = null;
+    else chat.ensureRange(index, index);
   });
   const unpin = () => (pinned.current = null);
   // Home and End go to the very first and last message: the browser's own would scroll by the
@@ -109,7 +124,7 @@ export function Transcript({ chat, snap, scrollToMessage, highlightMessage, mark
   };
   // Follow new content while at the bottom (and open at the bottom)…
   useLayoutEffect(() => {
-    if (snap.loaded && atBottom.current) virtualizer.scrollToIndex(model.count - 1, { align: 'end' });
+    if (snap.loaded && atBottom.current && !pinned.current) virtualizer.scrollToIndex(model.count - 1, { align: 'end' });
   }, [snap.loaded, snap.version, model.count, virtualizer]);
   // …also when rows grow after they are measured (rendered Markdown, an opened card).
   const totalSize = virtualizer.getTotalSize();
@@ -118,6 +133,9 @@ export function Transcript({ chat, snap, scrollToMessage, highlightMessage, mark
     if (pinned.current) virtualizer.scrollToIndex(pinned.current.row, { align: pinned.current.align });
     else if (el && snap.loaded && atBottom.current) el.scrollTop = el.scrollHeight;
   }, [totalSize, snap.loaded, virtualizer]);
+  // Every render: the rows on screen change as the list scrolls and pages arrive.
+  useEffect(() => paintMatches(scroller.current, find ?? null));
+  useEffect(() => () => paintMatches(null, null), []);
   useEffect(() => {
     const prompt = focusPrompt.current && scroller.current?.querySelector<HTMLElement>('.live .card');
     if (!prompt) return;
@@ -146,8 +164,10 @@ export function Transcript({ chat, snap, scrollToMessage, highlightMessage, mark
         onKeyDown={onKeyDown}
         onScroll={(event) => {
           const el = event.currentTarget;
-          atBottom.current = el.scrollHeight - el.scrollTop - el.clientHeight < BOTTOM_SLACK_PX;
-          setScrolledUp(!atBottom.current);
+          const nearBottom = el.scrollHeight - el.scrollTop - el.clientHeight < BOTTOM_SLACK_PX;
+          // Pinned, the scrolling is the list's own (to the message asked for), not the user's.
+          if (!pinned.current) atBottom.current = nearBottom;
+          setScrolledUp(!nearBottom);
         }}
       >
         <div className="transcript-inner" style={{ height: totalSize }}>
@@ -158,6 +178,7 @@ export function Transcript({ chat, snap, scrollToMessage, highlightMessage, mark
               <div
                 key={item.key}
                 data-index={item.index}
+                data-message={row.kind === 'message' ? row.index : undefined}
                 ref={virtualizer.measureElement}
                 className={found ? 'row search-found' : 'row'}
                 aria-current={found ? 'true' : undefined}

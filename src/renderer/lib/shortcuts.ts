@@ -2,7 +2,7 @@
  * Window-wide keyboard shortcuts. Alt-based, because a browser keeps Ctrl+N/T/W and
  * Ctrl+Tab for itself; the same keys work in the desktop app.
  *   Alt+N new session · Alt+W close tab · Alt+] / Alt+[ next / previous tab · Alt+B show/hide the sidebar
- *   Ctrl+K (Cmd+K) focus the session search · Enter sends (in the message box)
+ *   Ctrl+K (Cmd+K) focus the session search · Ctrl+F (Cmd+F) find in the open session · Enter sends (in the message box)
  */
 import { useEffect } from 'react';
 
@@ -12,6 +12,7 @@ export interface ShortcutActions {
   nextTab(): void;
   previousTab(): void;
   focusSearch(): void;
+  findInSession(): void;
   toggleSidebar(): void;
 }
 
@@ -25,6 +26,8 @@ function shortcutFor(event: KeyboardEvent): keyof ShortcutActions | null {
     if (event.code === 'KeyB') return 'toggleSidebar';
   }
   if (mod && !event.altKey && event.code === 'KeyK') return 'focusSearch';
+  // The browser's own find sees only the rows of the virtualised transcript that exist.
+  if (mod && !event.altKey && !event.shiftKey && event.code === 'KeyF') return 'findInSession';
   if (event.ctrlKey && !event.altKey && event.code === 'PageDown') return 'nextTab';
   if (event.ctrlKey && !event.altKey && event.code === 'PageUp') return 'previousTab';
   return null;

@@ -118,6 +118,11 @@ export class ChatSession {
     }
   }
 
+  /** Find in session: the transcript positions of the messages holding every term of `query`, in order. */
+  async find(query: string): Promise<number[]> {
+    return (await this.bridge.invoke('sessions.find', { id: this.id, query })).matches;
+  }
+
   /** Routes one engine event for this session into the cache and the state, then does what it asks for. */
   handle(event: BridgeEvent): void {
     if (!('sessionId' in event) || event.sessionId !== this.id) return;
