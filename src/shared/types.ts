@@ -166,6 +166,8 @@ export interface SessionMeta {
    * (docs/DESIGN.md#the-project-folder); null until one is chosen (an import, a pulled session).
    */
   project_dir: string | null;
+  /** Kept on top of the sidebar (docs/DESIGN.md#the-sidebar); this device's, never synced. */
+  pinned: boolean;
 }
 
 /** A session in the Trash (docs/DESIGN.md#trash): when it was deleted and when it will be purged. */

@@ -4,6 +4,7 @@
  * opens the session at the matching message, the fold at 800×600, and message counts.
  */
 import type { Page, Request } from '@playwright/test';
+import { SessionStore } from '../../src/core/store/session-store';
 import type { ChatMessage } from '../../src/shared/types';
 import { nth } from '../support/elements';
 import { SUMMARY, expect, newSession, openLoom, send, sidebarRow, test, transcript, type LoomHarness } from './fixtures';
@@ -56,12 +57,18 @@ test('the list loads a page at a time as it scrolls, and a changed session moves
   expect(lists[1]).toMatchObject({ after: { id: nth(sessions, 150).id } });
   expect(await sessionList(page).getByRole('listitem').count()).toBeLessThan(60);
 
-  // A session far down changes (here: renamed through the engine, as any window would).
+  // A session far down gets a message (here from another connection, as `loom` in a terminal would): it moves to the top.
   const before = lists.length;
-  loom.mode.backend.engine.rename(nth(sessions, 3).id, 'Renamed deep session');
+  const other = SessionStore.open(loom.dataDir);
+  other.appendMessage(nth(sessions, 3).id, { role: 'user', content: 'one more thing' });
+  other.close();
   await sessionList(page).evaluate((el) => el.parentElement!.scrollTo({ top: 0 }));
+  await expect(sessionList(page).getByRole('listitem').first()).toContainText('Session 003');
+  // A rename changes the row in place: only new messages move a session (docs/DESIGN.md#the-sidebar).
+  loom.mode.backend.engine.rename(nth(sessions, 3).id, 'Renamed deep session');
   await expect(sessionList(page).getByRole('listitem').first()).toContainText('Renamed deep session');
-  await expect(sessionList(page).getByText('Session 003', { exact: true })).toHaveCount(0);
+  loom.mode.backend.engine.rename(nth(sessions, 247).id, 'Renamed fourth session');
+  await expect(sessionList(page).getByRole('listitem').nth(3)).toContainText('Renamed fourth session');
   expect(lists).toHaveLength(before);
 
   // The archived view pages too, and the active session stays marked.

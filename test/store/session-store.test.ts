@@ -195,6 +195,18 @@ describe('working context, compactions, usage, plan', () => {
 });
 
 describe('listing', () => {
+  it('moves a session up for a new message only: renaming, status and the plan keep its place', () => {
+    const store = openStore();
+    const [older, newer] = [store.create({ title: 'older', messages: conversation() }), store.create({ title: 'newer' })];
+    store.rename(older.id, 'older, renamed');
+    store.setStatus(older.id, 'saved');
+    store.setArchived(older.id, false);
+    expect(store.list().map((s) => s.id)).toEqual([newer.id, older.id]);
+    expect(store.getMeta(older.id).updated_at).toBe(older.updated_at);
+    store.appendMessage(older.id, user('and now?'));
+    expect(store.list().map((s) => s.id)).toEqual([older.id, newer.id]);
+  });
+
   it('lists newest updated first, pages, and shows archived only on request', () => {
     const store = openStore();
     const [a, b, c] = [store.create({ title: 'a' }), store.create({ title: 'b' }), store.create({ title: 'c' })];
@@ -382,7 +394,7 @@ describe('fork', () => {
     const original = store.get(id);
     const fork = store.fork(id);
     expect(fork.id).not.toBe(id);
-    expect(fork).toMatchObject({ parent_id: id, status: 'saved', archived: false, title: 'Original', model: 'm', cwd: '/p', message_count: 5 });
+    expect(fork).toMatchObject({ parent_id: id, status: 'saved', archived: false, title: 'Original · fork at 5', model: 'm', cwd: '/p', message_count: 5 });
     expect(fork.created_at >= original.created_at).toBe(true);
     const copy = store.get(fork.id);
     for (const key of ['messages', 'transcript', 'compactions', 'plan', 'usage'] as const) expect(copy[key]).toEqual(original[key]);

@@ -5,6 +5,7 @@
 import type Database from 'better-sqlite3';
 import type { BranchPoint, SessionFamily, SessionMeta } from '../../shared/types';
 import { LoomError } from '../errors';
+import { branchTitle, type BranchKind } from './branch-title';
 import { forkRows, inheritRecords } from './repositories/forks';
 import { nextUpdateTime } from './repositories/sessions';
 import { META_COLUMNS, metaFromRow, type MetaRow } from './rows';
@@ -15,17 +16,20 @@ import { forkTarget, segmentsOf } from './transcript-chain';
 
 /**
  * Fork `id` of session `source` (named `sourceId` in errors) sharing its first `at`
- * messages (all when undefined; a given point counts from 1), with the records it inherits.
+ * messages (all when undefined; a given point counts from 1), with the records it inherits,
+ * titled as the `branch` it is (branch-title.ts). Returns its pk.
  */
-export function forkSession(db: Database.Database, source: number, sourceId: string, id: string, at: number | undefined): void {
+export function forkSession(db: Database.Database, source: number, sourceId: string, id: string, at: number | undefined, branch: BranchKind): number {
   const length = messageCount(db, source);
   const point = at ?? length;
   if (!Number.isInteger(point) || point < (at === undefined ? 0 : 1) || point > length) {
     throw new LoomError(`Cannot fork at message ${point}: session ${sourceId} has ${length} transcript messages (count from 1).`, 'bad_fork_point');
   }
   const now = nextUpdateTime(db);
-  const fork = forkRows(db, source, point, { id, created_at: now, updated_at: now, message_count: point, note: null });
+  const title = branchTitle(db, source, point, branch, branchesAt(db, source, point).length + 1);
+  const fork = forkRows(db, source, point, { id, created_at: now, updated_at: now, message_count: point, note: null, title });
   inheritRecords(db, fork, source, point, length);
+  return fork;
 }
 
 /**
