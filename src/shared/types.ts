@@ -223,4 +223,10 @@ export interface SessionFamily {
   parent: SessionMeta | null;
   siblings: SessionMeta[];
   children: SessionMeta[];
+  /**
+   * The whole family from its root (the oldest live ancestor by parent_id), oldest first:
+   * every live descendant of it, and it, this session included; a tree by parent_id. Whose
+   * parent is not among them is a root (several when the root's parent was deleted).
+   */
+  members: SessionMeta[];
 }

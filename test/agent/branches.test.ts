@@ -189,6 +189,8 @@ describe('branches', () => {
     expect(family.children.map((s) => s.id)).toEqual([child.id]);
     expect(h.engine.family(h.sessionId)).toMatchObject({ parent: null, siblings: [] });
     expect(h.engine.family(h.sessionId).children.map((s) => s.id)).toEqual([a.id, b.id]);
+    // The whole family, from its root, whichever member asks.
+    for (const id of [h.sessionId, a.id, child.id]) expect(h.engine.family(id).members.map((s) => s.id)).toEqual([h.sessionId, a.id, b.id, child.id]);
   });
 
   it('names each branch for what it is: a fork, an edit, a retry; the edited words for a session the user never titled', async () => {

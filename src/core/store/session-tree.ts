@@ -99,5 +99,31 @@ export function familyOf(db: Database.Database, meta: SessionMeta, limit: number
     parent: parentRow ? metaFromRow(parentRow) : null,
     siblings: meta.parent_id === null ? [] : byParent(meta.parent_id),
     children: byParent(meta.id),
+    members: familyMembers(db, meta.id, limit),
   };
+}
+
+/**
+ * Session `id`'s family from its root: up the parent_id chain while the parent is live, then
+ * every live session below that root, oldest first, at most `limit` of them besides the root.
+ * When the root's own parent is gone (deleted, or in the Trash), its other forks are roots
+ * of the family too: the family is what the user forked from one session.
+ */
+function familyMembers(db: Database.Database, id: string, limit: number): SessionMeta[] {
+  const rows = prepared(
+    db,
+    `WITH RECURSIVE up(id, parent_id, depth) AS (
+       SELECT s.id, s.parent_id, 0 FROM sessions s WHERE s.id = @id
+       UNION ALL
+       SELECT s.id, s.parent_id, up.depth + 1 FROM sessions s JOIN up ON s.id = up.parent_id WHERE ${LIVE}
+     ),
+     root AS (SELECT id, parent_id FROM up ORDER BY depth DESC LIMIT 1),
+     down(id) AS (
+       SELECT s.id FROM sessions s, root WHERE s.id = root.id OR (s.parent_id = root.parent_id AND ${LIVE})
+       UNION
+       SELECT s.id FROM sessions s JOIN down ON s.parent_id = down.id WHERE ${LIVE}
+     )
+     SELECT ${META_COLUMNS} FROM sessions s WHERE s.id IN (SELECT id FROM down) ORDER BY s.pk LIMIT @limit`,
+  ).all({ id, limit: limit + 1 }) as MetaRow[];
+  return rows.map(metaFromRow);
 }
