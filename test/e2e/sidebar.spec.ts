@@ -7,7 +7,7 @@ import type { Page, Request } from '@playwright/test';
 import { SessionStore } from '../../src/core/store/session-store';
 import type { ChatMessage } from '../../src/shared/types';
 import { nth } from '../support/elements';
-import { SUMMARY, expect, newSession, openLoom, send, sidebarRow, test, transcript, type LoomHarness } from './fixtures';
+import { SUMMARY, expect, newSession, openLoom, send, sessionAction, sidebarRow, test, transcript, type LoomHarness } from './fixtures';
 
 const sidebar = (page: Page) => page.getByRole('complementary', { name: 'Sessions' });
 const sessionList = (page: Page) => page.getByRole('list', { name: 'Session list' });
@@ -206,12 +206,63 @@ test('message counts leave out the system prompt and say "1 message"', async ({ 
   await expect(sidebarRow(page, 'One question')).not.toContainText('1 messages');
 
   await newSession(page);
-  const fresh = sidebar(page).getByRole('listitem').first();
-  await expect(fresh).toContainText('No messages');
+  // A new session is listed from its first message on.
+  await expect(sidebar(page).getByRole('listitem')).toHaveCount(1);
   await send(page, 'Hello');
   await expect(transcript(page).getByRole('article', { name: 'Assistant' })).toContainText('Hello back.');
   await expect(sidebarRow(page, 'A greeting')).toContainText('2 messages');
 
   await page.getByRole('button', { name: 'Info' }).click();
   await expect(page.getByRole('dialog', { name: 'Session info' })).toContainText('Messages2');
+});
+
+test('Alt+N saves no empty session: closing its tab or reloading leaves none in the sidebar or the store', async ({ page, loom }) => {
+  loom.store.create({ title: 'Kept', cwd: loom.projectDir, messages: conversation(3) });
+  await openLoom(page, loom);
+  const tabs = page.getByRole('tablist', { name: 'Open sessions' }).getByRole('tab');
+  await page.keyboard.press('Alt+KeyN');
+  await expect(tabs).toHaveCount(1);
+  await expect(page.getByRole('textbox', { name: 'Message' })).toBeEnabled();
+  expect(loom.store.list()).toHaveLength(2); // its tab works in it until it is left
+  await expect(sidebar(page).getByRole('listitem')).toHaveCount(1);
+  await page.keyboard.press('Alt+KeyW');
+  await expect(tabs).toHaveCount(0);
+  await expect.poll(() => loom.store.list().map((s) => s.title)).toEqual(['Kept']);
+
+  // One left open in a tab, switched away from, then the page reloaded.
+  await page.keyboard.press('Alt+KeyN');
+  await expect(tabs).toHaveCount(1);
+  await sidebarRow(page, 'Kept').getByRole('button', { name: /^Kept/ }).click();
+  await expect(tabs).toHaveCount(2);
+  await expect.poll(() => loom.store.list()).toHaveLength(2);
+  await page.reload();
+  await expect(tabs).toHaveCount(1);
+  await expect(tabs.first()).toHaveText('Kept');
+  await expect.poll(() => loom.store.list({ includeArchived: true }).map((s) => s.title)).toEqual(['Kept']);
+  await expect(sidebar(page).getByRole('listitem')).toHaveCount(1);
+  expect(loom.store.listTrash()).toEqual([]);
+});
+
+test('opening or renaming a session keeps its place in the list; a new message moves it up', async ({ page, loom }) => {
+  const older = loom.store.create({ title: 'Older talk', cwd: loom.projectDir, messages: conversation(3) });
+  loom.store.create({ title: 'Newer talk', cwd: loom.projectDir, messages: conversation(3) });
+  loom.model.enqueue({ text: 'Noted.' }, SUMMARY('unused'));
+  await openLoom(page, loom);
+  const rows = sessionList(page).getByRole('listitem');
+  await expect(rows.first()).toContainText('Newer talk');
+  await sidebarRow(page, 'Older talk')
+    .getByRole('button', { name: /^Older talk/ })
+    .click();
+  await expect(transcript(page)).toContainText('Message number 2 about rivers');
+  await sessionAction(page, 'Older talk', 'Rename…');
+  const dialog = page.getByRole('dialog', { name: 'Rename session' });
+  await dialog.getByRole('textbox', { name: 'Title' }).fill('Older talk, renamed');
+  await dialog.getByRole('button', { name: 'Rename' }).click();
+  await expect(rows.nth(1)).toContainText('Older talk, renamed');
+  await expect(rows.first()).toContainText('Newer talk');
+  expect(loom.store.getMeta(older.id).updated_at).toBe(older.updated_at);
+
+  await send(page, 'One more question');
+  await expect(transcript(page).getByRole('article', { name: 'Assistant' }).last()).toContainText('Noted.');
+  await expect(rows.first()).toContainText('Older talk, renamed');
 });

@@ -479,6 +479,22 @@ describe('leases within one machine', () => {
     expect(() => store.getMeta(id)).toThrow(LoomError);
   });
 
+  it('deletes an unstarted session for good, but not one with a message, a title, or another holder', () => {
+    const store = openStore();
+    const other = openStore(store.dataDir);
+    const [empty, prompted, spoken, titled, held] = [
+      store.create(),
+      store.create({ messages: [system()] }),
+      store.create({ messages: [system(), user('hi')] }),
+      store.create({ title: 'Mine' }),
+      store.create({ messages: [system()] }),
+    ];
+    other.acquireLease(held.id, 'other-window');
+    expect([empty, prompted, spoken, titled, held].map((s) => store.deleteUnstarted(s.id))).toEqual([true, true, false, false, false]);
+    expect(store.list().map((s) => s.id)).toEqual([held.id, titled.id, spoken.id]);
+    expect(store.listTrash()).toEqual([]);
+  });
+
   it('reclaims a lease whose heartbeat is stale', () => {
     const store = openStore();
     const { id } = store.create();

@@ -21,6 +21,7 @@ import type {
   TrashedSession,
 } from '../../shared/types';
 import { EXPORT_FORMATS, type ExportFormat } from '../../shared/export-name';
+import { isUnstarted } from '../../shared/message-count';
 import { LoomError } from '../errors';
 import { openDatabase } from './db';
 import { renderExport } from './export';
@@ -328,6 +329,17 @@ export class SessionStore {
       const pk = this.pkOf(id);
       deleteSession(this.db, pk);
       this.leases.forget(pk);
+    });
+  }
+
+  /** Deletes the session for good if it is still unstarted (isUnstarted) and no other process holds it; false otherwise. */
+  deleteUnstarted(id: string): boolean {
+    return this.write(() => {
+      const pk = this.pkOf(id);
+      if (!isUnstarted(readMeta(this.db, id)) || this.leases.foreignHolder(pk)) return false;
+      deleteSession(this.db, pk);
+      this.leases.forget(pk);
+      return true;
     });
   }
 
