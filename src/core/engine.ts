@@ -426,7 +426,7 @@ export class LoomEngine extends SessionLifecycle {
     }
     const asked = this.userMessageBefore(id, index);
     if (asked === null) throw new LoomError(`No message of yours comes before reply ${index + 1}; there is nothing to answer again.`, 'bad_branch_point');
-    const branch = this.store.fork(id, asked + 1);
+    const branch = this.store.fork(id, asked + 1, 'retry');
     if (this.store.getContext(branch.id).at(-1)?.role !== 'user') {
       this.store.delete(branch.id);
       throw new LoomError(`The context before reply ${index + 1} does not end with your message; it cannot be regenerated.`, 'bad_branch_point');

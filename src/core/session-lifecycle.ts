@@ -7,6 +7,7 @@
  * (docs/DESIGN.md#command-line).
  */
 import type { EngineEvent } from '../shared/engine-events';
+import { isUnstarted } from '../shared/message-count';
 import type { SessionMeta, TrashedSession } from '../shared/types';
 import { errorMessage } from './errors';
 import type { SessionStore } from './store/session-store';
@@ -74,6 +75,21 @@ export class SessionLifecycle {
     this.store.trash(id); // checks the lease again, in its own transaction
     this.emit({ type: 'session_deleted', sessionId: id, meta });
     return id;
+  }
+
+  /**
+   * Deletes a session nothing was said in yet (isUnstarted: a new session's tab closed, or
+   * left behind by a reload), for good: there is nothing in it to keep in the Trash. False,
+   * changing nothing, once it has a message or a title, or while another process works in it.
+   */
+  discardUnstarted(idOrPrefix: string): boolean {
+    const id = this.store.resolveId(idOrPrefix);
+    const meta = this.store.getMeta(id);
+    if (!isUnstarted(meta)) return false;
+    this.endOwnWork(id);
+    if (!this.store.deleteUnstarted(id)) return false;
+    this.emit({ type: 'session_deleted', sessionId: id, meta });
+    return true;
   }
 
   /** The Trash, most recently deleted first, with when each is purged. */

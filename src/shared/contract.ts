@@ -336,6 +336,8 @@ export const contract = {
   'sessions.importFrom': method<ImportReport>()(z.strictObject({ importId, source: z.enum(IMPORT_SOURCES), path: importPath.optional() })),
   /** Moves the session to the Trash (docs/DESIGN.md#trash); `sessions.restore` brings it back. */
   'sessions.delete': method<{ deleted: string }>()(bySession),
+  /** Deletes a session nothing was said in yet (its tab closed, or left by a reload); false once it has a message or a title. */
+  'sessions.discard': method<{ discarded: boolean }>()(bySession),
   /** The Trash, most recently deleted first, with when each session is purged. */
   'sessions.trash': method<TrashedSession[]>()(none),
   'sessions.restore': method<SessionMeta>()(bySession),

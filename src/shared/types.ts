@@ -166,6 +166,8 @@ export interface SessionMeta {
    * (docs/DESIGN.md#the-project-folder); null until one is chosen (an import, a pulled session).
    */
   project_dir: string | null;
+  /** Kept on top of the sidebar (docs/DESIGN.md#the-sidebar); this device's, never synced. */
+  pinned: boolean;
 }
 
 /** A session in the Trash (docs/DESIGN.md#trash): when it was deleted and when it will be purged. */
@@ -221,4 +223,10 @@ export interface SessionFamily {
   parent: SessionMeta | null;
   siblings: SessionMeta[];
   children: SessionMeta[];
+  /**
+   * The whole family from its root (the oldest live ancestor by parent_id), oldest first:
+   * every live descendant of it, and it, this session included; a tree by parent_id. Whose
+   * parent is not among them is a root (several when the root's parent was deleted).
+   */
+  members: SessionMeta[];
 }

@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { nth } from '../support/elements';
-import { isSummaryRequest, lastMessage, makeAgentHarness, type AgentHarness } from './harness';
+import { SUMMARY_TEXT, isSummaryRequest, lastMessage, makeAgentHarness, type AgentHarness } from './harness';
 
 let h: AgentHarness;
 afterEach(async () => {
@@ -189,5 +189,43 @@ describe('branches', () => {
     expect(family.children.map((s) => s.id)).toEqual([child.id]);
     expect(h.engine.family(h.sessionId)).toMatchObject({ parent: null, siblings: [] });
     expect(h.engine.family(h.sessionId).children.map((s) => s.id)).toEqual([a.id, b.id]);
+    // The whole family, from its root, whichever member asks.
+    for (const id of [h.sessionId, a.id, child.id]) expect(h.engine.family(id).members.map((s) => s.id)).toEqual([h.sessionId, a.id, b.id, child.id]);
+  });
+
+  it('names each branch for what it is: a fork, an edit, a retry; the edited words for a session the user never titled', async () => {
+    h = await makeAgentHarness();
+    h.script({ text: 'A1' });
+    await h.send('first');
+    h.script({ text: 'A2' });
+    await h.send('second');
+    const title = (id: string) => h.store.getMeta(id).title;
+    expect(title(h.sessionId)).toBeNull(); // the list shows the model's summary
+    const roles = h.store.getTranscript(h.sessionId).map((m) => m.role);
+    const [asked, reply] = [roles.lastIndexOf('user'), roles.lastIndexOf('assistant')];
+
+    expect(title(h.engine.fork(h.sessionId, 3).id)).toBe(`${SUMMARY_TEXT} · fork at 3`);
+    const retry = h.engine.regenerate(h.sessionId, reply);
+    expect(title(retry.id)).toBe(`${SUMMARY_TEXT} · retry 2`);
+    h.server.enqueue({ text: 'A2 again' });
+    await h.engine.reply(retry.id);
+    // A retry of a retry is the third version of that reply, under the family's name, not "· retry 2 · retry 3".
+    expect(title(h.engine.regenerate(retry.id, reply).id)).toBe(`${SUMMARY_TEXT} · retry 3`);
+    expect(title((await h.engine.edit(h.sessionId, asked, 'second,\n  edited')).id)).toBe('second, edited');
+    expect(title(h.sessionId)).toBeNull();
+  });
+
+  it("a titled session's branches carry its title and a suffix; the user's titles on either side stay theirs", async () => {
+    h = await makeAgentHarness();
+    h.script({ text: 'A1' });
+    await h.send('first');
+    h.engine.rename(h.sessionId, 'Parser work');
+    const asked = h.store.getTranscript(h.sessionId).findIndex((m) => m.role === 'user');
+    const edit = await h.engine.edit(h.sessionId, asked, 'first, edited');
+    expect(edit.title).toBe('Parser work · edit 2');
+    expect(h.store.getMeta(h.sessionId).title).toBe('Parser work');
+    h.engine.rename(edit.id, 'Parser, the other way');
+    expect(h.engine.fork(edit.id).title).toBe(`Parser, the other way · fork at ${asked + 1}`);
+    expect(h.store.getMeta(edit.id).title).toBe('Parser, the other way');
   });
 });

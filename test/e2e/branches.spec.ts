@@ -49,6 +49,10 @@ test('Regenerate makes a sibling reply, and the switcher shows each in place', a
   const branch = loom.store.list().find((s) => s.id !== original.id)!;
   expect(branch.parent_id).toBe(original.id);
   await expect.poll(() => openTabs(loom)).toEqual([branch.id]);
+  // The tab and the sidebar tell the two apart (docs/DESIGN.md#branch-titles).
+  await expect(tabs.first()).toContainText('How herons fish · retry 2');
+  await expect(sidebarRow(page, 'How herons fish · retry 2')).toHaveCount(1);
+  await expect(sidebarRow(page, 'How herons fish')).toHaveCount(2);
 
   await second.getByRole('button', { name: 'Previous version' }).click();
   await expect(first).toBeVisible();
@@ -186,6 +190,30 @@ test('the info dialog links the parent by title and shows the family, each openi
   await expect(dialog.getByRole('region', { name: 'Family' })).toContainText('Heron notes (this session)');
   await dialog.getByRole('region', { name: 'Family' }).getByRole('button', { name: 'Heron notes, copy' }).click();
   await expect(page.getByRole('heading', { level: 1, name: 'Heron notes, copy' })).toBeVisible();
+});
+
+test("the family tree starts at the root, whichever branch's info shows it", async ({ page, loom }) => {
+  const root = loom.store.create({ title: 'Heron notes', messages: HERONS });
+  const fork = loom.store.fork(root.id, 3);
+  const sibling = loom.store.fork(root.id);
+  const grandchild = loom.store.fork(fork.id);
+  expect([fork.title, sibling.title, grandchild.title]).toEqual(['Heron notes · fork at 3', 'Heron notes · fork at 5', 'Heron notes · fork at 3']);
+  loom.store.rename(grandchild.id, 'Heron notes, deep');
+  await openLoom(page, loom);
+  await sidebarRow(page, 'Heron notes, deep')
+    .getByRole('button', { name: /^Heron notes, deep/ })
+    .first()
+    .click();
+  await page.getByRole('button', { name: 'Info' }).click();
+  const family = page.getByRole('dialog', { name: 'Session info' }).getByRole('region', { name: 'Family' });
+  await expect(family).toContainText('Heron notes, deep (this session)');
+  // The root heads the tree; its two forks are under it, the grandchild under its own parent.
+  const top = family.locator('.family-tree > li');
+  await expect(top).toHaveCount(1);
+  await expect(top.getByRole('button').first()).toHaveText('Heron notes');
+  await expect(top.locator(':scope > ul > li')).toHaveCount(2);
+  await expect(top.getByRole('button', { name: 'Heron notes · fork at 5' })).toBeVisible();
+  await expect(top.locator(':scope > ul > li').first().locator('[aria-current]')).toHaveText('Heron notes, deep (this session)');
 });
 
 test('switching versions in a long conversation opens the sibling at that message, not at its end', async ({ page, loom }) => {

@@ -4,9 +4,10 @@
  * opens the session at the matching message, the fold at 800×600, and message counts.
  */
 import type { Page, Request } from '@playwright/test';
+import { SessionStore } from '../../src/core/store/session-store';
 import type { ChatMessage } from '../../src/shared/types';
 import { nth } from '../support/elements';
-import { SUMMARY, expect, newSession, openLoom, send, sidebarRow, test, transcript, type LoomHarness } from './fixtures';
+import { SUMMARY, expect, newSession, openLoom, send, sessionAction, sidebarRow, test, transcript, type LoomHarness } from './fixtures';
 
 const sidebar = (page: Page) => page.getByRole('complementary', { name: 'Sessions' });
 const sessionList = (page: Page) => page.getByRole('list', { name: 'Session list' });
@@ -56,12 +57,18 @@ test('the list loads a page at a time as it scrolls, and a changed session moves
   expect(lists[1]).toMatchObject({ after: { id: nth(sessions, 150).id } });
   expect(await sessionList(page).getByRole('listitem').count()).toBeLessThan(60);
 
-  // A session far down changes (here: renamed through the engine, as any window would).
+  // A session far down gets a message (here from another connection, as `loom` in a terminal would): it moves to the top.
   const before = lists.length;
-  loom.mode.backend.engine.rename(nth(sessions, 3).id, 'Renamed deep session');
+  const other = SessionStore.open(loom.dataDir);
+  other.appendMessage(nth(sessions, 3).id, { role: 'user', content: 'one more thing' });
+  other.close();
   await sessionList(page).evaluate((el) => el.parentElement!.scrollTo({ top: 0 }));
+  await expect(sessionList(page).getByRole('listitem').first()).toContainText('Session 003');
+  // A rename changes the row in place: only new messages move a session (docs/DESIGN.md#the-sidebar).
+  loom.mode.backend.engine.rename(nth(sessions, 3).id, 'Renamed deep session');
   await expect(sessionList(page).getByRole('listitem').first()).toContainText('Renamed deep session');
-  await expect(sessionList(page).getByText('Session 003', { exact: true })).toHaveCount(0);
+  loom.mode.backend.engine.rename(nth(sessions, 247).id, 'Renamed fourth session');
+  await expect(sessionList(page).getByRole('listitem').nth(3)).toContainText('Renamed fourth session');
   expect(lists).toHaveLength(before);
 
   // The archived view pages too, and the active session stays marked.
@@ -199,12 +206,63 @@ test('message counts leave out the system prompt and say "1 message"', async ({ 
   await expect(sidebarRow(page, 'One question')).not.toContainText('1 messages');
 
   await newSession(page);
-  const fresh = sidebar(page).getByRole('listitem').first();
-  await expect(fresh).toContainText('No messages');
+  // A new session is listed from its first message on.
+  await expect(sidebar(page).getByRole('listitem')).toHaveCount(1);
   await send(page, 'Hello');
   await expect(transcript(page).getByRole('article', { name: 'Assistant' })).toContainText('Hello back.');
   await expect(sidebarRow(page, 'A greeting')).toContainText('2 messages');
 
   await page.getByRole('button', { name: 'Info' }).click();
   await expect(page.getByRole('dialog', { name: 'Session info' })).toContainText('Messages2');
+});
+
+test('Alt+N saves no empty session: closing its tab or reloading leaves none in the sidebar or the store', async ({ page, loom }) => {
+  loom.store.create({ title: 'Kept', cwd: loom.projectDir, messages: conversation(3) });
+  await openLoom(page, loom);
+  const tabs = page.getByRole('tablist', { name: 'Open sessions' }).getByRole('tab');
+  await page.keyboard.press('Alt+KeyN');
+  await expect(tabs).toHaveCount(1);
+  await expect(page.getByRole('textbox', { name: 'Message' })).toBeEnabled();
+  expect(loom.store.list()).toHaveLength(2); // its tab works in it until it is left
+  await expect(sidebar(page).getByRole('listitem')).toHaveCount(1);
+  await page.keyboard.press('Alt+KeyW');
+  await expect(tabs).toHaveCount(0);
+  await expect.poll(() => loom.store.list().map((s) => s.title)).toEqual(['Kept']);
+
+  // One left open in a tab, switched away from, then the page reloaded.
+  await page.keyboard.press('Alt+KeyN');
+  await expect(tabs).toHaveCount(1);
+  await sidebarRow(page, 'Kept').getByRole('button', { name: /^Kept/ }).click();
+  await expect(tabs).toHaveCount(2);
+  await expect.poll(() => loom.store.list()).toHaveLength(2);
+  await page.reload();
+  await expect(tabs).toHaveCount(1);
+  await expect(tabs.first()).toHaveText('Kept');
+  await expect.poll(() => loom.store.list({ includeArchived: true }).map((s) => s.title)).toEqual(['Kept']);
+  await expect(sidebar(page).getByRole('listitem')).toHaveCount(1);
+  expect(loom.store.listTrash()).toEqual([]);
+});
+
+test('opening or renaming a session keeps its place in the list; a new message moves it up', async ({ page, loom }) => {
+  const older = loom.store.create({ title: 'Older talk', cwd: loom.projectDir, messages: conversation(3) });
+  loom.store.create({ title: 'Newer talk', cwd: loom.projectDir, messages: conversation(3) });
+  loom.model.enqueue({ text: 'Noted.' }, SUMMARY('unused'));
+  await openLoom(page, loom);
+  const rows = sessionList(page).getByRole('listitem');
+  await expect(rows.first()).toContainText('Newer talk');
+  await sidebarRow(page, 'Older talk')
+    .getByRole('button', { name: /^Older talk/ })
+    .click();
+  await expect(transcript(page)).toContainText('Message number 2 about rivers');
+  await sessionAction(page, 'Older talk', 'Rename…');
+  const dialog = page.getByRole('dialog', { name: 'Rename session' });
+  await dialog.getByRole('textbox', { name: 'Title' }).fill('Older talk, renamed');
+  await dialog.getByRole('button', { name: 'Rename' }).click();
+  await expect(rows.nth(1)).toContainText('Older talk, renamed');
+  await expect(rows.first()).toContainText('Newer talk');
+  expect(loom.store.getMeta(older.id).updated_at).toBe(older.updated_at);
+
+  await send(page, 'One more question');
+  await expect(transcript(page).getByRole('article', { name: 'Assistant' }).last()).toContainText('Noted.');
+  await expect(rows.first()).toContainText('Older talk, renamed');
 });

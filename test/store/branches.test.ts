@@ -32,7 +32,7 @@ describe('fork at a message', () => {
     const id = longer(store);
     const [transcriptRows, bodies] = [rows(store, 'transcript'), rows(store, 'messages')];
     const fork = store.fork(id, 7);
-    expect(fork).toMatchObject({ parent_id: id, message_count: 7, title: 'Original', status: 'saved' });
+    expect(fork).toMatchObject({ parent_id: id, message_count: 7, title: 'Original · fork at 7', status: 'saved' });
     expect(rows(store, 'transcript')).toBe(transcriptRows);
     expect(rows(store, 'messages')).toBe(bodies);
     expect(store.db.prepare('SELECT fork_at FROM sessions WHERE id = ?').get(fork.id)).toEqual({ fork_at: 7 });

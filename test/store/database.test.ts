@@ -159,10 +159,10 @@ describe('files that are not a Loom database', () => {
 });
 
 describe('migrations', () => {
-  const addPinned: Migration = {
+  const addStarred: Migration = {
     version: MIGRATIONS.at(-1)!.version + 1,
-    description: 'test: a pinned flag',
-    up: (db) => db.exec('ALTER TABLE sessions ADD COLUMN pinned INTEGER NOT NULL DEFAULT 0'),
+    description: 'test: a starred flag',
+    up: (db) => db.exec('ALTER TABLE sessions ADD COLUMN starred INTEGER NOT NULL DEFAULT 0'),
   };
 
   it('backs up an existing database before migrating it', () => {
@@ -171,10 +171,10 @@ describe('migrations', () => {
     store.close();
     const current = MIGRATIONS.at(-1)!.version;
 
-    const db = openDatabase(store.dataDir, { migrations: [...MIGRATIONS, addPinned] });
+    const db = openDatabase(store.dataDir, { migrations: [...MIGRATIONS, addStarred] });
     try {
-      expect(readSchemaVersion(db)).toBe(addPinned.version);
-      expect(db.prepare('SELECT pinned FROM sessions WHERE id = ?').get(id)).toEqual({ pinned: 0 });
+      expect(readSchemaVersion(db)).toBe(addStarred.version);
+      expect(db.prepare('SELECT starred FROM sessions WHERE id = ?').get(id)).toEqual({ starred: 0 });
     } finally {
       db.close();
     }
@@ -196,10 +196,10 @@ describe('migrations', () => {
     const { id } = store.create({ messages: conversation('the parser') });
     const before = store.getTranscript(id);
     // As version 3 wrote it (without the later stopped, images and facts columns and model changes, nor version 9's sync tables,
-    // nor version 10's model windows, pins and compaction details, nor version 11's change log, nor version 12's Trash, nor version 13's project folder).
+    // nor version 10's model windows, pins and compaction details, nor version 11's change log, nor version 12's Trash, nor version 13's project folder, nor version 14's pinned and title_by_loom).
     store.db.exec(
       'DROP TRIGGER session_changes_created; DROP TRIGGER session_changes_changed; DROP TRIGGER session_changes_deleted; DROP TRIGGER session_changes_trashed; ' +
-        'DROP TABLE session_changes; DROP INDEX sessions_page_project; ALTER TABLE sessions DROP COLUMN project_dir; ' +
+        'DROP TABLE session_changes; ALTER TABLE sessions DROP COLUMN pinned; ALTER TABLE sessions DROP COLUMN title_by_loom; DROP INDEX sessions_page_project; ALTER TABLE sessions DROP COLUMN project_dir; ' +
         'DROP INDEX sessions_trashed; ALTER TABLE sessions DROP COLUMN deleted_at; ' +
         'DROP TABLE model_windows; DROP TABLE pins; ' +
         ['summarised_from', 'kept_from', 'steps', 'carried', 'start_id', 'undone_at'].map((c) => `ALTER TABLE compactions DROP COLUMN ${c};`).join(' '),
@@ -229,7 +229,7 @@ describe('migrations', () => {
     const store = openStore();
     const { id } = store.create();
     store.close();
-    const broken: Migration = { version: addPinned.version, description: 'test: fails', up: (db) => db.exec('ALTER TABLE nowhere ADD COLUMN x') };
+    const broken: Migration = { version: addStarred.version, description: 'test: fails', up: (db) => db.exec('ALTER TABLE nowhere ADD COLUMN x') };
     expect(() => openDatabase(store.dataDir, { migrations: [...MIGRATIONS, broken] })).toThrow(LoomError);
     const reopened = openStore(store.dataDir);
     expect(readSchemaVersion(reopened.db)).toBe(MIGRATIONS.at(-1)!.version);

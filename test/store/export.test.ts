@@ -52,10 +52,11 @@ describe('JSON export', () => {
       'transcript_facts',
       'model_changes',
     ]);
-    // The project folder is chosen on this device and is never exported (docs/DESIGN.md#the-project-folder).
-    const { message_count, project_dir, ...record } = store.get(id);
+    // The project folder is chosen on this device and is never exported (docs/DESIGN.md#the-project-folder), nor is a pin on its sidebar.
+    const { message_count, project_dir, pinned, ...record } = store.get(id);
     expect(message_count).toBe(5);
     expect(project_dir).toBeNull();
+    expect(pinned).toBe(false);
     const { fork, context_start, ...v1 } = doc.session;
     expect(v1).toEqual(record);
     expect(fork).toBeNull();
@@ -86,7 +87,7 @@ describe('JSON export', () => {
     expect(imported).toMatchObject({
       status: 'saved',
       parent_id: id,
-      title: 'Parser work',
+      title: 'Parser work · fork at 5',
       summary: 'Fixed the parser',
       archived: false,
       created_at: original.created_at,

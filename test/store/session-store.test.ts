@@ -195,6 +195,18 @@ describe('working context, compactions, usage, plan', () => {
 });
 
 describe('listing', () => {
+  it('moves a session up for a new message only: renaming, status and the plan keep its place', () => {
+    const store = openStore();
+    const [older, newer] = [store.create({ title: 'older', messages: conversation() }), store.create({ title: 'newer' })];
+    store.rename(older.id, 'older, renamed');
+    store.setStatus(older.id, 'saved');
+    store.setArchived(older.id, false);
+    expect(store.list().map((s) => s.id)).toEqual([newer.id, older.id]);
+    expect(store.getMeta(older.id).updated_at).toBe(older.updated_at);
+    store.appendMessage(older.id, user('and now?'));
+    expect(store.list().map((s) => s.id)).toEqual([older.id, newer.id]);
+  });
+
   it('lists newest updated first, pages, and shows archived only on request', () => {
     const store = openStore();
     const [a, b, c] = [store.create({ title: 'a' }), store.create({ title: 'b' }), store.create({ title: 'c' })];
@@ -382,7 +394,7 @@ describe('fork', () => {
     const original = store.get(id);
     const fork = store.fork(id);
     expect(fork.id).not.toBe(id);
-    expect(fork).toMatchObject({ parent_id: id, status: 'saved', archived: false, title: 'Original', model: 'm', cwd: '/p', message_count: 5 });
+    expect(fork).toMatchObject({ parent_id: id, status: 'saved', archived: false, title: 'Original · fork at 5', model: 'm', cwd: '/p', message_count: 5 });
     expect(fork.created_at >= original.created_at).toBe(true);
     const copy = store.get(fork.id);
     for (const key of ['messages', 'transcript', 'compactions', 'plan', 'usage'] as const) expect(copy[key]).toEqual(original[key]);
@@ -465,6 +477,22 @@ describe('leases within one machine', () => {
     expect(store.getMeta(id).id).toBe(id);
     other.delete(id);
     expect(() => store.getMeta(id)).toThrow(LoomError);
+  });
+
+  it('deletes an unstarted session for good, but not one with a message, a title, or another holder', () => {
+    const store = openStore();
+    const other = openStore(store.dataDir);
+    const [empty, prompted, spoken, titled, held] = [
+      store.create(),
+      store.create({ messages: [system()] }),
+      store.create({ messages: [system(), user('hi')] }),
+      store.create({ title: 'Mine' }),
+      store.create({ messages: [system()] }),
+    ];
+    other.acquireLease(held.id, 'other-window');
+    expect([empty, prompted, spoken, titled, held].map((s) => store.deleteUnstarted(s.id))).toEqual([true, true, false, false, false]);
+    expect(store.list().map((s) => s.id)).toEqual([held.id, titled.id, spoken.id]);
+    expect(store.listTrash()).toEqual([]);
   });
 
   it('reclaims a lease whose heartbeat is stale', () => {

@@ -67,7 +67,8 @@ describe('search_sessions', () => {
     const fork = h.store.fork(parent, 2).id;
     h.store.setArchived(parent, true);
     const out = await call(searchSessionsTool, { query: 'flamingo' }, h.ctx);
-    expect(out).toContain(`${fork}  (untitled)`);
+    // Named after the first words of the untitled session it forked (docs/DESIGN.md#branch-titles).
+    expect(out).toContain(`${fork}  Please migrate the flamingo database. · fork at 2`);
     expect(out).toContain('[flamingo] database');
     expect(out).not.toContain(parent);
     // Only the first two messages are shared: the parent's later ones are not the fork's.

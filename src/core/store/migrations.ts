@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import { deriveContexts } from './migration-v3';
-import { SESSION_CHANGES, SESSION_CHANGES_V13 } from './session-changes';
+import { SESSION_CHANGES, SESSION_CHANGES_V13, SESSION_CHANGES_V14 } from './session-changes';
 import { SYNC_TABLES } from './sync-tables';
 import { TRASH } from './trash';
 
@@ -388,6 +388,19 @@ export const MIGRATIONS: readonly Migration[] = [
         ALTER TABLE sessions ADD COLUMN project_dir TEXT;
         CREATE INDEX sessions_page_project ON sessions (project_dir, archived, updated_at, id);
         ${SESSION_CHANGES_V13}
+      `);
+    },
+  },
+  {
+    version: 14,
+    description:
+      'sessions.pinned: a session the user keeps on top of the sidebar (docs/DESIGN.md#the-sidebar), logged as a change; ' +
+      "sessions.title_by_loom: 1 for a title Loom gave a branch (docs/DESIGN.md#branch-titles), 0 for the user's or an import's",
+    up(db) {
+      db.exec(`
+        ALTER TABLE sessions ADD COLUMN pinned INTEGER NOT NULL DEFAULT 0 CHECK (pinned IN (0, 1));
+        ALTER TABLE sessions ADD COLUMN title_by_loom INTEGER NOT NULL DEFAULT 0 CHECK (title_by_loom IN (0, 1));
+        ${SESSION_CHANGES_V14}
       `);
     },
   },

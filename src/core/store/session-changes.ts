@@ -28,8 +28,11 @@ const changedTrigger = (differs: string) => `
     INSERT INTO session_changes (session_id, kind) VALUES (new.id, 'changed');
   END;`;
 
-/** Version 12 adds the project folder the user chose to a SessionMeta: choosing one is a change windows show. */
+/** Version 13 adds the project folder the user chose to a SessionMeta: choosing one is a change windows show. */
 export const SESSION_CHANGES_V13 = `DROP TRIGGER session_changes_changed; ${changedTrigger(metaDiffers([...META_COLUMNS_V11, 'project_dir']))}`;
+
+/** Version 14 adds the pin that keeps a session on top of the sidebar: pinning is a change windows show. */
+export const SESSION_CHANGES_V14 = `DROP TRIGGER session_changes_changed; ${changedTrigger(metaDiffers([...META_COLUMNS_V11, 'project_dir', 'pinned']))}`;
 
 export const SESSION_CHANGES = `
   CREATE TABLE session_changes (

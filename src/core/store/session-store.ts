@@ -22,6 +22,7 @@ import type {
 } from '../../shared/types';
 import type { TranscriptSeq } from '../../shared/engine-events';
 import { EXPORT_FORMATS, type ExportFormat } from '../../shared/export-name';
+import { isUnstarted } from '../../shared/message-count';
 import { LoomError } from '../errors';
 import { openDatabase } from './db';
 import { renderExport } from './export';
@@ -172,9 +173,9 @@ export class SessionStore {
     this.update(id, { status }, false);
   }
 
-  /** The user title; blank clears it (lists then show the summary). */
+  /** The user title; blank clears it (lists then show the summary). Bookkeeping: only new messages move a session up the list. */
   rename(id: string, title: string): void {
-    this.update(id, { title: title.trim() || null }, true);
+    this.update(id, { title: title.trim() || null, title_by_loom: 0 }, false);
   }
 
   /** The model-written listing summary. */
@@ -293,22 +294,23 @@ export class SessionStore {
   /**
    * A new session sharing the first `at` transcript messages (default: all) with this one,
    * read from their owner, so no message row is copied. It inherits the records made by
-   * then; usage only when it forks the whole session. Status saved, not archived.
+   * then; usage only when it forks the whole session. Status saved, not archived; titled as
+   * the branch it is (`kind`: a regenerated reply's branch is a 'retry', branch-title.ts).
    */
-  fork(id: string, at?: number): SessionMeta {
+  fork(id: string, at?: number, kind: 'fork' | 'retry' = 'fork'): SessionMeta {
     const newId = newSessionId();
-    this.write(() => forkSession(this.db, this.pkOf(id), id, newId, at));
+    this.write(() => forkSession(this.db, this.pkOf(id), id, newId, at, { kind }));
     return this.getMeta(newId);
   }
 
-  /** A fork at message `at` with `message` appended, in one transaction (edit-and-resend, regenerate). */
+  /** A fork at message `at` with the edited `message` appended, in one transaction (edit-and-resend), titled as an edit. */
   appendBranch(id: string, at: number, message: ChatMessage): SessionMeta {
-    const branch = this.write(() => {
-      const meta = this.fork(id, at);
-      this.appendMessage(meta.id, message);
-      return meta.id;
+    const newId = newSessionId();
+    this.write(() => {
+      const pk = forkSession(this.db, this.pkOf(id), id, newId, at, { kind: 'edit', message });
+      steps.appendTo(this.db, pk, message, nextUpdateTime(this.db));
     });
-    return this.getMeta(branch);
+    return this.getMeta(newId);
   }
 
   /** The branches sharing the first `at` messages and going their own way after them, oldest first (a "2 / 3" switcher's list). */
@@ -334,6 +336,17 @@ export class SessionStore {
       const pk = this.pkOf(id);
       deleteSession(this.db, pk);
       this.leases.forget(pk);
+    });
+  }
+
+  /** Deletes the session for good if it is still unstarted (isUnstarted) and no other process holds it; false otherwise. */
+  deleteUnstarted(id: string): boolean {
+    return this.write(() => {
+      const pk = this.pkOf(id);
+      if (!isUnstarted(readMeta(this.db, id)) || this.leases.foreignHolder(pk)) return false;
+      deleteSession(this.db, pk);
+      this.leases.forget(pk);
+      return true;
     });
   }
 

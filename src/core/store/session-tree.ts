@@ -5,6 +5,7 @@
 import type Database from 'better-sqlite3';
 import type { BranchPoint, SessionFamily, SessionMeta } from '../../shared/types';
 import { LoomError } from '../errors';
+import { branchTitle, type BranchKind } from './branch-title';
 import { forkRows, inheritRecords } from './repositories/forks';
 import { nextUpdateTime } from './repositories/sessions';
 import { META_COLUMNS, metaFromRow, type MetaRow } from './rows';
@@ -15,17 +16,20 @@ import { forkTarget, segmentsOf } from './transcript-chain';
 
 /**
  * Fork `id` of session `source` (named `sourceId` in errors) sharing its first `at`
- * messages (all when undefined; a given point counts from 1), with the records it inherits.
+ * messages (all when undefined; a given point counts from 1), with the records it inherits,
+ * titled as the `branch` it is (branch-title.ts). Returns its pk.
  */
-export function forkSession(db: Database.Database, source: number, sourceId: string, id: string, at: number | undefined): void {
+export function forkSession(db: Database.Database, source: number, sourceId: string, id: string, at: number | undefined, branch: BranchKind): number {
   const length = messageCount(db, source);
   const point = at ?? length;
   if (!Number.isInteger(point) || point < (at === undefined ? 0 : 1) || point > length) {
     throw new LoomError(`Cannot fork at message ${point}: session ${sourceId} has ${length} transcript messages (count from 1).`, 'bad_fork_point');
   }
   const now = nextUpdateTime(db);
-  const fork = forkRows(db, source, point, { id, created_at: now, updated_at: now, message_count: point, note: null });
+  const title = branchTitle(db, source, point, branch, branchesAt(db, source, point).length + 1);
+  const fork = forkRows(db, source, point, { id, created_at: now, updated_at: now, message_count: point, note: null, title });
   inheritRecords(db, fork, source, point, length);
+  return fork;
 }
 
 /**
@@ -95,5 +99,31 @@ export function familyOf(db: Database.Database, meta: SessionMeta, limit: number
     parent: parentRow ? metaFromRow(parentRow) : null,
     siblings: meta.parent_id === null ? [] : byParent(meta.parent_id),
     children: byParent(meta.id),
+    members: familyMembers(db, meta.id, limit),
   };
+}
+
+/**
+ * Session `id`'s family from its root: up the parent_id chain while the parent is live, then
+ * every live session below that root, oldest first, at most `limit` of them besides the root.
+ * When the root's own parent is gone (deleted, or in the Trash), its other forks are roots
+ * of the family too: the family is what the user forked from one session.
+ */
+function familyMembers(db: Database.Database, id: string, limit: number): SessionMeta[] {
+  const rows = prepared(
+    db,
+    `WITH RECURSIVE up(id, parent_id, depth) AS (
+       SELECT s.id, s.parent_id, 0 FROM sessions s WHERE s.id = @id
+       UNION ALL
+       SELECT s.id, s.parent_id, up.depth + 1 FROM sessions s JOIN up ON s.id = up.parent_id WHERE ${LIVE}
+     ),
+     root AS (SELECT id, parent_id FROM up ORDER BY depth DESC LIMIT 1),
+     down(id) AS (
+       SELECT s.id FROM sessions s, root WHERE s.id = root.id OR (s.parent_id = root.parent_id AND ${LIVE})
+       UNION
+       SELECT s.id FROM sessions s JOIN down ON s.parent_id = down.id WHERE ${LIVE}
+     )
+     SELECT ${META_COLUMNS} FROM sessions s WHERE s.id IN (SELECT id FROM down) ORDER BY s.pk LIMIT @limit`,
+  ).all({ id, limit: limit + 1 }) as MetaRow[];
+  return rows.map(metaFromRow);
 }

@@ -45,6 +45,7 @@ export function insertNew(db: Database.Database, id: string, init: NewSession): 
     model: init.model ?? null,
     cwd: init.cwd ?? init.projectDir ?? null,
     project_dir: init.projectDir ?? null,
+    pinned: 0,
     plan: JSON.stringify(EMPTY_PLAN),
   });
   for (const message of init.messages ?? []) appendTo(db, pk, message, at);
@@ -137,6 +138,7 @@ export function insertImported(db: Database.Database, id: string, s: ExportedSes
     cwd: s.cwd,
     // The folder an export records is its say, never where its tools work: the user chooses that.
     project_dir: null,
+    pinned: 0,
     plan: JSON.stringify(s.plan),
   });
   s.transcript.forEach((message, seq) => insertMessage(db, pk, seq, message, s.transcript_facts?.[seq] ?? null));

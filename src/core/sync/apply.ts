@@ -342,8 +342,9 @@ function createLocally(db: Database.Database, remote: RemoteSession): void {
     message_count: inherited,
     model: null,
     cwd: null,
-    // A folder is chosen on each device: the hub never names one to work in.
+    // A folder is chosen on each device: the hub never names one to work in; so is a pin on its sidebar.
     project_dir: null,
+    pinned: 0,
     plan: s.plan,
   });
   writeState(db, pk, s);

@@ -15,7 +15,7 @@ import { forkRows, inheritRecords, moveTail } from '../store/repositories/forks'
 export function branchOffDivergence(db: Database.Database, pk: number, at: number, note: string): string {
   const id = randomUUID();
   const source = prepared(db, 'SELECT updated_at, message_count FROM sessions WHERE pk = ?').get(pk) as { updated_at: string; message_count: number };
-  const branch = forkRows(db, pk, at, { id, created_at: new Date().toISOString(), ...source, note });
+  const branch = forkRows(db, pk, at, { id, created_at: new Date().toISOString(), ...source, note, title: null });
   inheritRecords(db, branch, pk, at, source.message_count);
   // Rows and records written here after `at` belong to the branch now; so do their queued pushes.
   moveTail(db, pk, branch, at);

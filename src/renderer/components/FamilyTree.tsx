@@ -1,7 +1,7 @@
 /**
  * A session's lineage in the info dialog: the parent named by its title (a link that
- * opens it), and the family as a small tree — parent, then its forks (this session and
- * its siblings), then this session's own forks — each opening in a tab.
+ * opens it), and the whole family as a small tree from its root, each branch under the
+ * session it was made from and each opening in a tab; this session is marked.
  */
 import type { ReactNode } from 'react';
 import type { SessionInfo } from '../../shared/contract';
@@ -19,42 +19,36 @@ export function ParentLink({ parentId, parent, onOpen }: { parentId: string; par
 }
 
 export function FamilyTree({ info, family, onOpen }: { info: SessionInfo; family: SessionFamily; onOpen: (id: string) => void }) {
-  if (!family.parent && family.siblings.length === 0 && family.children.length === 0) return null;
-  const generation = [...family.siblings, info].sort((a, b) => a.created_at.localeCompare(b.created_at));
-  const withChildren = (
-    <ul>
-      {generation.map((meta) =>
-        meta.id === info.id ? (
-          <li key={meta.id}>
-            <span className="family-self" aria-current="true">
-              {sessionLabel(meta)} (this session)
-            </span>
-            {family.children.length > 0 && (
-              <ul>
-                {family.children.map((child) => (
-                  <FamilyMember key={child.id} meta={child} onOpen={onOpen} />
-                ))}
-              </ul>
-            )}
-          </li>
-        ) : (
-          <FamilyMember key={meta.id} meta={meta} onOpen={onOpen} />
-        ),
-      )}
-    </ul>
-  );
+  if (family.members.length < 2) return null;
+  const ids = new Set(family.members.map((meta) => meta.id));
+  const roots = family.members.filter((meta) => meta.parent_id === null || !ids.has(meta.parent_id));
+  const below = new Map<string, SessionMeta[]>();
+  for (const meta of family.members) {
+    if (meta.parent_id !== null && ids.has(meta.parent_id)) below.set(meta.parent_id, [...(below.get(meta.parent_id) ?? []), meta]);
+  }
+  const branch = (meta: SessionMeta): ReactNode => {
+    const children = below.get(meta.id) ?? [];
+    const nested = children.length > 0 && <ul>{children.map(branch)}</ul>;
+    if (meta.id !== info.id) return <FamilyMember key={meta.id} meta={meta} onOpen={onOpen} nested={nested} />;
+    return (
+      <li key={meta.id}>
+        <span className="family-self" aria-current="true">
+          {sessionLabel(meta)} (this session)
+        </span>
+        {nested}
+      </li>
+    );
+  };
   return (
     <section className="family" aria-label="Family">
       <h3>Family</h3>
       <ul className="family-tree">
-        {family.parent ? (
-          <FamilyMember meta={family.parent} onOpen={onOpen} nested={withChildren} />
-        ) : (
+        {roots.some((meta) => meta.parent_id !== null) && (
           <li>
-            {info.parent_id !== null && <span className="family-meta">Parent deleted</span>}
-            {withChildren}
+            <span className="family-meta">Parent deleted</span>
           </li>
         )}
+        {roots.map(branch)}
       </ul>
     </section>
   );

@@ -7,7 +7,8 @@
  * after the event stream was down (events may have been missed). With a project chosen in
  * the filter, only that project's sessions are fetched, and events keep to them.
  */
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { isUnstarted } from '../../shared/message-count';
 import type { BridgeEvent, LoomBridge, SearchScope, SessionSearchHit } from '../../shared/contract';
 import type { SessionMeta } from '../../shared/types';
 import { errorMessage } from '../lib/errors';
@@ -113,7 +114,9 @@ export function useSessionList(bridge: LoomBridge, query: string, includeArchive
     if (latest.current.more && !loading.current) void fetchPage(false);
   }, [fetchPage]);
 
-  return { ...state, loadMore };
+  // A new session is listed from its first message on (docs/DESIGN.md#the-sidebar).
+  const items = useMemo(() => state.items.filter((item) => !isUnstarted(item)), [state.items]);
+  return { ...state, items, loadMore };
 }
 
 /** What a page asks for besides its place. */

@@ -4,7 +4,8 @@
  * tabs come back after a restart or a reload.
  */
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
-import type { Settings } from '../../shared/contract';
+import type { LoomBridge, Settings } from '../../shared/contract';
+import { isUnstarted } from '../../shared/message-count';
 import { useBridge } from '../bridge/context';
 import { useSessionMetaCache } from './session-meta';
 
@@ -24,14 +25,20 @@ export function useTabs(initial: Settings, onClosed: (id: string) => void) {
   }));
   const first = useRef(true);
 
-  // Tabs saved for sessions deleted since (from the terminal, another window) are dropped.
+  // Tabs saved for sessions deleted since (from the terminal, another window) are dropped; so
+  // are new sessions nothing was said in before the reload: they are not kept (isUnstarted).
   useEffect(() => {
     for (const id of initial.openTabs) {
-      sessions.info(id).catch((err: { code?: string }) => {
-        if (err.code === 'unknown_session') setState((s) => dropTab(s, id));
-      });
+      sessions.info(id).then(
+        async (meta) => {
+          if (isUnstarted(meta) && (await discard(bridge, id))) setState((s) => dropTab(s, id));
+        },
+        (err: { code?: string }) => {
+          if (err.code === 'unknown_session') setState((s) => dropTab(s, id));
+        },
+      );
     }
-  }, [sessions, initial.openTabs]);
+  }, [bridge, sessions, initial.openTabs]);
 
   useEffect(() => {
     if (first.current) {
@@ -54,12 +61,14 @@ export function useTabs(initial: Settings, onClosed: (id: string) => void) {
   /** A session just made (New session): its tab goes at the end, in front unless the user moved to another tab meanwhile. */
   const openMade = useCallback((id: string, activeWhenAsked: string | null) => setState((s) => withMadeTab(s, id, activeWhenAsked)), []);
 
+  /** Closes the tab; a new session nothing was said in goes with it (the backend checks). */
   const close = useCallback(
     (id: string) => {
       setState((s) => dropTab(s, id));
       onClosed(id);
+      void discard(bridge, id);
     },
-    [onClosed],
+    [bridge, onClosed],
   );
 
   const focus = useCallback((id: string) => setState((s) => ({ ...s, active: id })), []);
@@ -125,4 +134,12 @@ const CUT_SLACK_PX = 4;
  */
 export function tabsOutOfView(strip: { left: number; right: number }, tabs: readonly TabSpan[]): string[] {
   return tabs.filter((tab) => tab.left < strip.left - CUT_SLACK_PX || tab.right > strip.right + CUT_SLACK_PX).map((tab) => tab.id);
+}
+
+/** Deletes session `id` if nothing was said in it yet; false when it was kept (or is gone, or in use elsewhere). */
+function discard(bridge: LoomBridge, id: string): Promise<boolean> {
+  return bridge.invoke('sessions.discard', { id }).then(
+    ({ discarded }) => discarded,
+    () => false,
+  );
 }

@@ -10,9 +10,11 @@ import { RECORD_TABLES, insertStart } from './records';
 import { setSessionColumns } from './sessions';
 import { copyRowsBelow, moveRowsFrom } from './transcript';
 
-/** What a new fork sets itself; the rest (title, summary, model, cwd, project folder, plan) it copies from its source. */
+/** What a new fork sets itself; the rest (summary, model, cwd, project folder, plan) it copies from its source. */
 export interface ForkRow {
   id: string;
+  /** The title Loom gave it (branch-title.ts); null: its source's, as its source had it (a divergence). */
+  title: string | null;
   created_at: string;
   updated_at: string;
   message_count: number;
@@ -28,8 +30,9 @@ export interface ForkRow {
 export function forkRows(db: Database.Database, source: number, point: number, row: ForkRow): number {
   const { lastInsertRowid } = prepared(
     db,
-    `INSERT INTO sessions (id, parent_id, title, summary, status, archived, created_at, updated_at, message_count, model, cwd, project_dir, plan, fork_parent_pk, fork_at, note)
-     SELECT @id, id, title, summary, 'saved', 0, @created_at, @updated_at, @message_count, model, cwd, project_dir, plan, @fork_parent_pk, @fork_at, @note
+    `INSERT INTO sessions (id, parent_id, title, summary, status, archived, created_at, updated_at, message_count, model, cwd, project_dir, plan, fork_parent_pk, fork_at, note, title_by_loom)
+     SELECT @id, id, COALESCE(@title, title), summary, 'saved', 0, @created_at, @updated_at, @message_count, model, cwd, project_dir, plan, @fork_parent_pk, @fork_at, @note,
+            CASE WHEN @title IS NULL THEN title_by_loom ELSE 1 END
        FROM sessions WHERE pk = @source`,
   ).run({ ...row, fork_parent_pk: point === 0 ? null : forkTarget(db, source, point), fork_at: point, source });
   return Number(lastInsertRowid);

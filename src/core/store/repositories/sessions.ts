@@ -17,13 +17,15 @@ export interface SessionColumns extends Omit<SessionRow, 'id'> {
   note: string | null;
   /** When the session went to the Trash; null while it is live (trash.ts). */
   deleted_at: string | null;
+  /** 1 when Loom made the title (a branch's, branch-title.ts); the user's rename makes it theirs. */
+  title_by_loom: number;
 }
 
 export function insertSession(db: Database.Database, row: SessionRow): number {
   const { lastInsertRowid } = prepared(
     db,
-    `INSERT INTO sessions (id, parent_id, title, summary, status, archived, created_at, updated_at, message_count, model, cwd, project_dir, plan)
-     VALUES (@id, @parent_id, @title, @summary, @status, @archived, @created_at, @updated_at, @message_count, @model, @cwd, @project_dir, @plan)`,
+    `INSERT INTO sessions (id, parent_id, title, summary, status, archived, created_at, updated_at, message_count, model, cwd, project_dir, pinned, plan)
+     VALUES (@id, @parent_id, @title, @summary, @status, @archived, @created_at, @updated_at, @message_count, @model, @cwd, @project_dir, @pinned, @plan)`,
   ).run(row);
   return Number(lastInsertRowid);
 }
