@@ -44,6 +44,7 @@ import {
   readPlan,
   readRecord,
   resolveId,
+  isLive,
   treeFields,
   type ListOptions,
 } from './session-reads';
@@ -349,6 +350,11 @@ export class SessionStore {
     if (only === undefined) throw new LoomError(`No session in the Trash matches "${prefix}".`, 'unknown_session');
     if (ids.length > 1) throw new LoomError(`Session id "${prefix}" is ambiguous in the Trash; give more characters.`, 'ambiguous_session');
     return only;
+  }
+
+  /** Whether the session is there (another process may have deleted it since it was opened here). */
+  has(id: string): boolean {
+    return isLive(this.db, id);
   }
 
   isTrashed(id: string): boolean {
