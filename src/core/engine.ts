@@ -37,7 +37,7 @@ import { ModelClient } from './model/client';
 import { loadPriceTable, PRICES_FILE, type PriceTable } from './model/pricing';
 import { folderExists, projectFolder } from './security/project-folder';
 import { withheldSecretEnvNames } from './security/tool-env';
-import type { RevertReport } from './security/snapshots';
+import { FileSnapshots, type RevertReport } from './security/snapshots';
 import { SessionLifecycle, type ListenerErrorReporter } from './session-lifecycle';
 import { ensurePrivateDir } from './paths';
 import { ChangeWatcher } from './store/change-watcher';
@@ -524,17 +524,29 @@ export class LoomEngine extends SessionLifecycle {
     };
   }
 
-  /** Files the session's tools changed since it was opened (absolute paths). */
+  /** Files the session's tools changed (absolute paths), whether or not it is open here: the store keeps what they were. */
   async changedFiles(sessionId: string): Promise<string[]> {
-    return (await this.sessions.get(sessionId)?.agent.snapshots.changedFiles()) ?? [];
+    return this.snapshotsOf(sessionId).changedFiles();
   }
 
-  /** Puts the changed files back as they were (security/snapshots.ts says when one is left alone); refused during a turn. */
+  /**
+   * Puts the changed files back as they were (security/snapshots.ts says when one is left
+   * alone); refused during a turn, this process's or another's (the revert holds the lease).
+   */
   async revertChanges(sessionId: string): Promise<RevertReport> {
     if (this.sessions.get(sessionId)?.agent.busy) {
       throw new LoomError('This session is still working; stop it or wait for the turn to end before reverting its changes.', 'busy');
     }
-    return (await this.sessions.get(sessionId)?.agent.snapshots.revert()) ?? { reverted: [], leftAlone: [] };
+    const lease = this.store.acquireLease(this.store.resolveId(sessionId), this.owner);
+    try {
+      return await this.snapshotsOf(sessionId).revert();
+    } finally {
+      lease.release();
+    }
+  }
+
+  private snapshotsOf(sessionId: string): FileSnapshots {
+    return this.sessions.get(sessionId)?.agent.snapshots ?? new FileSnapshots(this.store.fileOriginals(this.store.resolveId(sessionId)));
   }
 
   /** Names of secret-looking environment variables that tools do not get (not passed by the user). */

@@ -59,7 +59,8 @@ export class AgentSession {
   window: ModelWindow | null = null;
   /** The server and model whose window this session last made sure of (context-guard.ts). */
   windowAskedFor: string | null = null;
-  readonly snapshots = new FileSnapshots();
+  /** Kept in the store: a restart still lists and reverts what the session changed. */
+  readonly snapshots: FileSnapshots;
   /** "Allow for this session": kept while the session is open here, never stored. */
   readonly grants = new SessionGrants();
   budget: ContextBudget;
@@ -106,6 +107,7 @@ export class AgentSession {
     this.instructions = opts.instructions;
     this.budget = budgetFor(opts.config.maxContextTokens, this.messages);
     this.owner = opts.owner;
+    this.snapshots = new FileSnapshots(opts.store.fileOriginals(opts.sessionId));
     this.seen = this.freshness();
     this.refreshWindow();
   }
