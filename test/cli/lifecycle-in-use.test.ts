@@ -6,7 +6,7 @@
  * info) still works. Between turns the same commands succeed with the tab still open, and
  * the window's next turn goes on from what `loom` wrote.
  */
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { dispatch } from '../../src/backend/dispatch';
 import { LISTING_SUMMARY_PROMPT } from '../../src/core/agent/listing-summary';
 import type { ReceivedRequest, ScriptedReply } from '../support/scripted-server';
@@ -109,6 +109,8 @@ describe('a session a window works in', () => {
     expect(ctx.backend.store.getMeta(session.id)).toMatchObject({ title: 'Free now', archived: true });
     expect(await loom('--delete', session.id, '--yes')).toMatchObject({ code: 0, stderr: '' });
     expect(ctx.backend.store.list({ includeArchived: true })).toEqual([]);
+    // The window's engine hears of it and ends its work there: nothing of it is written again.
+    await vi.waitFor(() => expect(ctx.backend.engine.isOpen(session.id)).toBe(false), { timeout: 5_000 });
   });
 
   it('gives the window the same refusal, word for word, when the terminal holds the session', async () => {
