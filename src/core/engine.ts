@@ -1,6 +1,6 @@
 /**
  * LoomEngine: the one face the front ends (REPL, Electron main, browser server) see. It
- * opens sessions (each under its lease), runs user turns through the agent loop, turns
+ * opens sessions, runs user turns (each under the session's lease) through the agent loop, turns
  * the agent's questions into events answered later (answerApproval / answerQuestion), and
  * stops, compacts, forks and closes. No session logic lives in any UI: it is all here.
  */
@@ -37,12 +37,12 @@ import { ModelClient } from './model/client';
 import { loadPriceTable, PRICES_FILE, type PriceTable } from './model/pricing';
 import { folderExists, projectFolder } from './security/project-folder';
 import { withheldSecretEnvNames } from './security/tool-env';
-import type { RevertReport } from './security/snapshots';
+import { FileSnapshots, type RevertReport } from './security/snapshots';
 import { SessionLifecycle, type ListenerErrorReporter } from './session-lifecycle';
 import { ensurePrivateDir } from './paths';
 import { ChangeWatcher } from './store/change-watcher';
 import { ImportRecords } from './store/repositories/import-records';
-import type { ImportedSession, Lease, SessionStore } from './store/session-store';
+import type { ImportedSession, SessionStore } from './store/session-store';
 import { parseExport } from './store/export-schema';
 import { ALL_TOOLS, type Tool } from './tools/index';
 
@@ -57,7 +57,6 @@ const WATCH_INTERVAL_MS = 300;
 
 interface OpenSession {
   agent: AgentSession;
-  lease: Lease;
 }
 
 /** An approval resolves to an ApprovalAnswer ('once', 'session', 'deny'), a question to its answer text (null: none). */
@@ -139,11 +138,17 @@ export class LoomEngine extends SessionLifecycle {
         const agent = this.sessions.get(change.id)?.agent;
         if (change.meta && agent && !agent.busy) agent.reload();
         if (change.meta) this.emit({ type: 'session_changed', sessionId: change.id, meta: change.meta });
-        else if (change.before) this.emit({ type: 'session_deleted', sessionId: change.id, meta: change.before });
+        else if (change.before) this.forgetDeleted(change.id, change.before);
       }
     }, intervalMs);
     timer.unref();
     return () => clearInterval(timer);
+  }
+
+  /** A session another process deleted: this engine's work in it ends (it was between turns: the deletion needed the lease free), and the windows hear it is gone. */
+  private forgetDeleted(id: string, before: SessionMeta): void {
+    this.close(id);
+    this.emit({ type: 'session_deleted', sessionId: id, meta: before });
   }
 
   /** A new session in `folder` (default: the run's), opened for work; a folder that is missing or no folder is refused. */
@@ -193,8 +198,8 @@ export class LoomEngine extends SessionLifecycle {
   }
 
   /**
-   * Opens an existing session (any unique id prefix) for work in its project folder: takes
-   * its lease, and recovers tool calls a killed process left without a result (asking
+   * Opens an existing session (any unique id prefix) for work in its project folder (refused
+   * while another process works in it), and recovers tool calls a killed process left without a result (asking
    * through events). A session with no folder chosen works in the run's, saying so when it
    * was recorded in another; one whose folder is gone is refused (sessionFolder).
    */
@@ -329,9 +334,10 @@ export class LoomEngine extends SessionLifecycle {
     const agent = await this.agentFor(sessionId);
     if (agent.busy) throw new LoomError('This session is busy; compact it once the current turn has ended.', 'busy');
     this.refuseUnchosenModel(agent.id);
-    const upTo = opts.upTo === undefined ? undefined : this.upToCut(agent, opts.upTo);
     const signal = agent.beginTurn();
     try {
+      // After beginTurn: the context another process changed was read again.
+      const upTo = opts.upTo === undefined ? undefined : this.upToCut(agent, opts.upTo);
       const outcome = await compactNow(agent, signal, { focus: opts.focus, upTo });
       if (outcome.status === 'compacted') return { before_tokens: outcome.compaction.before_tokens, after_tokens: outcome.compaction.after_tokens };
       if (outcome.status === 'failed') throw new LoomError(outcome.error, 'compaction_failed');
@@ -360,7 +366,7 @@ export class LoomEngine extends SessionLifecycle {
   async uncompact(sessionId: string): Promise<{ contextTokens: number }> {
     const agent = await this.agentFor(sessionId);
     if (agent.busy) throw new LoomError('This session is busy; undo the compaction once the current turn has ended.', 'busy');
-    const context = this.store.undoCompaction(agent.id);
+    const context = this.store.whileFree(agent.id, () => this.store.undoCompaction(agent.id));
     agent.adoptContext(context);
     agent.budget.reset(context);
     agent.audit.write('context_uncompacted', { context_tokens: agent.budget.estimate() });
@@ -518,17 +524,29 @@ export class LoomEngine extends SessionLifecycle {
     };
   }
 
-  /** Files the session's tools changed since it was opened (absolute paths). */
+  /** Files the session's tools changed (absolute paths), whether or not it is open here: the store keeps what they were. */
   async changedFiles(sessionId: string): Promise<string[]> {
-    return (await this.sessions.get(sessionId)?.agent.snapshots.changedFiles()) ?? [];
+    return this.snapshotsOf(sessionId).changedFiles();
   }
 
-  /** Puts the changed files back as they were (security/snapshots.ts says when one is left alone); refused during a turn. */
+  /**
+   * Puts the changed files back as they were (security/snapshots.ts says when one is left
+   * alone); refused during a turn, this process's or another's (the revert holds the lease).
+   */
   async revertChanges(sessionId: string): Promise<RevertReport> {
     if (this.sessions.get(sessionId)?.agent.busy) {
       throw new LoomError('This session is still working; stop it or wait for the turn to end before reverting its changes.', 'busy');
     }
-    return (await this.sessions.get(sessionId)?.agent.snapshots.revert()) ?? { reverted: [], leftAlone: [] };
+    const lease = this.store.acquireLease(this.store.resolveId(sessionId), this.owner);
+    try {
+      return await this.snapshotsOf(sessionId).revert();
+    } finally {
+      lease.release();
+    }
+  }
+
+  private snapshotsOf(sessionId: string): FileSnapshots {
+    return this.sessions.get(sessionId)?.agent.snapshots ?? new FileSnapshots(this.store.fileOriginals(this.store.resolveId(sessionId)));
   }
 
   /** Names of secret-looking environment variables that tools do not get (not passed by the user). */
@@ -689,7 +707,7 @@ export class LoomEngine extends SessionLifecycle {
   }
 
   /**
-   * Ends work on one session (or all): stops it, marks it saved, releases its lease. Closing
+   * Ends work on one session (or all): stops it (its turn lets the lease go), marks it saved. Closing
    * all of them also stops the MCP servers (their whole process groups): the engine is done.
    */
   close(sessionId?: string): void {
@@ -704,8 +722,8 @@ export class LoomEngine extends SessionLifecycle {
       this.stop(id);
       this.sessions.delete(id);
       open.agent.audit.write('session_end', { status: 'saved', tool_calls: open.agent.toolCalls, user_turns: open.agent.userTurns });
-      this.store.setStatus(id, 'saved');
-      open.lease.release();
+      // Deleted by another process between turns: nothing is left to mark.
+      if (this.store.has(id)) this.store.setStatus(id, 'saved');
       // Its grants end with it: windows still listing them hear so.
       if (open.agent.grants.list().length) this.emit({ type: 'grants', sessionId: id, grants: [] });
       this.changedIfThere(id);
@@ -713,34 +731,32 @@ export class LoomEngine extends SessionLifecycle {
   }
 
   /**
-   * Takes the lease, then puts the folder and Loom's own system prompt for it in force: the
-   * prompt is built afresh for every open, so one that came with an import, or one for
-   * another folder or tool set, is never sent again (it stays in the transcript).
+   * Puts the folder and Loom's own system prompt for it in force, refused while another
+   * process works in the session (it holds the lease for its turn): the prompt is built
+   * afresh for every open, so one that came with an import, or one for another folder or
+   * tool set, is never sent again (it stays in the transcript). No lease is kept: each turn
+   * takes it (AgentSession.beginTurn).
    */
   private attach(id: string, projectDir: string, resumed: boolean, instructions: ProjectInstructions | null): AgentSession {
-    const lease = this.store.acquireLease(id, this.owner);
-    let agent: AgentSession;
-    try {
+    this.store.whileFree(id, () => {
       this.store.setProject(id, { cwd: projectDir, systemPrompt: buildSystemPrompt({ projectDir, tools: this.tools, instructions }) });
-      agent = new AgentSession({
-        sessionId: id,
-        projectDir,
-        config: this.config,
-        store: this.store,
-        client: this.clientFor(id),
-        memory: this.memory,
-        windows: this.windows,
-        instructions,
-        host: this.hostFor(id),
-        tools: this.tools,
-        auditDir: auditDir(this.config.dataDir, this.config.logDir),
-      });
       this.store.setStatus(id, 'active');
-    } catch (err) {
-      lease.release();
-      throw err;
-    }
-    this.sessions.set(id, { agent, lease });
+    });
+    const agent = new AgentSession({
+      sessionId: id,
+      projectDir,
+      config: this.config,
+      store: this.store,
+      client: this.clientFor(id),
+      memory: this.memory,
+      windows: this.windows,
+      instructions,
+      host: this.hostFor(id),
+      tools: this.tools,
+      auditDir: auditDir(this.config.dataDir, this.config.logDir),
+      owner: this.owner,
+    });
+    this.sessions.set(id, { agent });
     this.auditStart(agent, resumed);
     return agent;
   }

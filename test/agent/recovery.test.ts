@@ -93,17 +93,21 @@ describe('opening sessions', () => {
     );
   });
 
-  it('refuses a session another engine holds, and saves it on close', async () => {
+  it('opens a session another engine has open between turns, and refuses it while that one works in it', async () => {
     h = await makeAgentHarness();
     const other = SessionStore.open(h.dataDir);
     const second = new LoomEngine({ config: h.config, store: other, projectDir: h.projectDir, owner: 'another window' });
     try {
+      // The first engine's turn holds the lease (as AgentSession.beginTurn takes it).
+      const turn = h.store.acquireLease(h.sessionId, 'the first engine, mid-turn');
       await expect(second.openSession(h.sessionId)).rejects.toThrow(`Session ${h.sessionId} is in use by pid ${process.pid}.`);
-      expect(h.store.getMeta(h.sessionId).status).toBe('active');
-      h.engine.close(h.sessionId);
-      expect(h.store.getMeta(h.sessionId).status).toBe('saved');
+      expect(second.isOpen(h.sessionId)).toBe(false);
+      turn.release();
       await second.openSession(h.sessionId);
       expect(second.isOpen(h.sessionId)).toBe(true);
+      expect(h.engine.isOpen(h.sessionId)).toBe(true);
+      second.close(h.sessionId);
+      expect(h.store.getMeta(h.sessionId).status).toBe('saved');
     } finally {
       second.close();
       other.close();

@@ -250,15 +250,22 @@ describe('failures the user must understand', () => {
     expect(saved.meta.status).toBe('saved');
   });
 
-  it('a second process on the same session is refused', async () => {
+  it('a second process on the same session is refused while a turn of the first runs, and resumes it between turns', async () => {
+    ctx.server.enqueue({ text: 'This reply stalls for a while', stallAfterChunks: 3, hangMs: 30_000 });
     const first = startLoom(ctx.ws, ctx.server.baseUrl, []);
     const id = nth(await first.waitFor(/Session ([0-9a-f-]{36}) started/), 1);
     await first.waitFor(/You: /);
+    first.write('talk\n');
+    await first.waitFor(/Assistant: This/);
     const second = await runLoom(ctx.ws, ctx.server.baseUrl, ['--resume', id]);
     expect(second.code).toBe(1);
     expect(second.stderr).toBe(
       `loom: Session ${id} is in use by pid ${first.child.pid}. Wait until that loom ends, or work on a copy: \`loom --fork ${id}\`, then resume the copy.\n`,
     );
+    first.child.kill('SIGINT');
+    await first.waitFor(/Stopped: the turn was stopped by the user\.[\s\S]*You: $/);
+    // Between the first one's turns the session is free: a second `loom` resumes it.
+    expect(await runLoom(ctx.ws, ctx.server.baseUrl, ['--resume', id])).toMatchObject({ code: 0 });
     first.end();
     expect((await first.exited).code).toBe(0);
   });

@@ -6,7 +6,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Page } from '@playwright/test';
-import { SUMMARY, expect, newSession, openLoom, send, test, transcript } from './fixtures';
+import { startBrowserMode } from '../../src/server/browser-mode';
+import { STATIC_DIR, SUMMARY, expect, newSession, openLoom, send, sidebarRow, test, transcript } from './fixtures';
 
 /** Allows the approval the turn waits on, after checking it is about `file`. */
 async function allow(page: Page, tool: string, file: string): Promise<void> {
@@ -108,6 +109,53 @@ test('closing a tab whose session changed files offers the revert; Cancel and Es
   await dialog.getByRole('button', { name: 'Keep' }).click();
   await expect(tab).toHaveCount(0);
   expect(fs.readFileSync(kept, 'utf8')).toBe('keep me');
+});
+
+test('after a server restart the session still lists its changed files, and Revert all puts them back', async ({ page, loom }) => {
+  const notes = path.join(loom.projectDir, 'notes.txt');
+  const created = path.join(loom.projectDir, 'created.txt');
+  fs.writeFileSync(notes, 'the old text\n');
+  loom.model.enqueue(
+    { toolCalls: [{ name: 'write_file', arguments: { path: 'created.txt', content: 'brand new' } }] },
+    { toolCalls: [{ name: 'edit_file', arguments: { path: 'notes.txt', old_string: 'old', new_string: 'new' } }] },
+    { text: 'Done both.' },
+    SUMMARY('Changing two files'),
+  );
+  await openLoom(page, loom);
+  await newSession(page);
+  await send(page, 'Create created.txt and edit notes.txt');
+  await allow(page, 'write_file', 'created.txt');
+  await allow(page, 'edit_file', 'notes.txt');
+  await expect(transcript(page).getByText('Done both.')).toBeVisible();
+  await expect(changedFilesButton(page)).toHaveText('Changed files (2)');
+
+  await loom.mode.close();
+  const restarted = await startBrowserMode({
+    dataDir: loom.dataDir,
+    projectDir: loom.projectDir,
+    staticDir: STATIC_DIR,
+    overrides: { baseUrl: loom.model.baseUrl, model: 'gemma4', apiKey: '' },
+    env: {},
+  });
+  try {
+    await page.goto(restarted.url);
+    await sidebarRow(page, 'Changing two files')
+      .getByRole('button', { name: /Changing two files/ })
+      .first()
+      .click();
+    await expect(changedFilesButton(page)).toHaveText('Changed files (2)');
+    await changedFilesButton(page).click();
+    const dialog = page.getByRole('dialog', { name: 'Changed files' });
+    await expect(dialog.getByRole('list', { name: 'Changed files' }).getByRole('listitem')).toHaveText(['created.txt', 'notes.txt']);
+    await dialog.getByRole('button', { name: 'Revert all' }).click();
+    await dialog.getByRole('button', { name: 'Yes, revert all' }).click();
+    await expect(page.getByRole('status').filter({ hasText: 'Reverted 2 files' })).toBeVisible();
+    await expect(changedFilesButton(page)).toBeHidden();
+    expect(fs.existsSync(created)).toBe(false);
+    expect(fs.readFileSync(notes, 'utf8')).toBe('the old text\n');
+  } finally {
+    await restarted.close();
+  }
 });
 
 test('a tab whose session changed nothing closes without asking', async ({ page, loom }) => {

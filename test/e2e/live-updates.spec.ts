@@ -2,7 +2,7 @@
  * Live everywhere (docs/DESIGN.md#who-may-change-a-session, #live-everywhere): the `loom` command run in the same data folder
  * as an open window. What it renames, archives, imports or deletes shows in the page
  * within a second, without a reload; a tab whose session it deletes closes, saying so;
- * and it cannot change a session the window is working in.
+ * and it cannot change a session while a turn of the window runs in it (between turns it can).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -122,26 +122,55 @@ test('a tab whose session is deleted by `loom` closes and says so', async ({ pag
   await expect(sidebarRow(page, 'Herons')).toHaveCount(0);
 });
 
-test('`loom` cannot rename, archive or delete the session the window is working in', async ({ page, loom }) => {
+test('`loom` cannot rename, archive or delete the session while a turn of the window runs in it', async ({ page, loom }) => {
+  let release = () => {};
+  const resume = new Promise((resolve) => (release = () => resolve(undefined)));
+  loom.model.enqueue({ text: 'Herons stand still and strike fast.', pauseAfterChunks: 2, resume }, SUMMARY('Heron fishing'));
+  await openLoom(page, loom);
+  await newSession(page);
+  await send(page, 'How do herons fish?');
+  await expect(transcript(page).getByRole('article', { name: 'Assistant' })).toContainText('Herons');
+  const session = nth(loom.store.list(), 0);
+  const before = loom.store.getMeta(session.id);
+
+  try {
+    for (const args of [
+      ['--rename', session.id, 'Stolen'],
+      ['--archive', session.id],
+      ['--delete', session.id, '--yes'],
+    ]) {
+      const run = await terminal(loom, ...args);
+      expect(run.code).toBe(1);
+      expect(run.stderr).toBe(`loom: Session ${session.id} is in use by pid ${process.pid}.\n`);
+    }
+  } finally {
+    release();
+  }
+  await expect(transcript(page).getByRole('article', { name: 'Assistant' })).toContainText('strike fast.');
+  expect(loom.store.getMeta(session.id)).toMatchObject({ id: before.id, title: before.title, archived: false });
+  await expect(tabs(page)).toHaveCount(1);
+  await expect(page.getByRole('alert')).toHaveCount(0);
+});
+
+test('between turns of the window `loom` renames and deletes its session: the open tab shows the new title, then says it was deleted', async ({
+  page,
+  loom,
+}) => {
   loom.model.enqueue({ text: 'Herons stand still.' }, SUMMARY('Heron fishing'));
   await openLoom(page, loom);
   await newSession(page);
   await send(page, 'How do herons fish?');
   await expect(transcript(page).getByRole('article', { name: 'Assistant' })).toContainText('Herons stand still.');
   const session = nth(loom.store.list(), 0);
-  const before = loom.store.getMeta(session.id);
 
-  for (const args of [
-    ['--rename', session.id, 'Stolen'],
-    ['--archive', session.id],
-    ['--delete', session.id, '--yes'],
-  ]) {
-    const run = await terminal(loom, ...args);
-    expect(run.code).toBe(1);
-    expect(run.stderr).toBe(`loom: Session ${session.id} is in use by pid ${process.pid}.\n`);
-  }
-  // Still there, neither renamed nor archived (its listing summary may have landed meanwhile).
-  expect(loom.store.getMeta(session.id)).toMatchObject({ id: before.id, title: before.title, archived: false });
-  await expect(tabs(page)).toHaveCount(1);
-  await expect(page.getByRole('alert')).toHaveCount(0);
+  expect(await terminal(loom, '--rename', session.id, 'Heron field notes')).toMatchObject({ code: 0, stderr: '' });
+  await expect(page.getByRole('heading', { level: 1, name: 'Heron field notes' })).toBeVisible(SHOWS_WITHIN);
+  await expect(tabs(page).filter({ hasText: 'Heron field notes' })).toHaveCount(1);
+
+  expect(await terminal(loom, '--delete', session.id, '--yes')).toMatchObject({ code: 0, stderr: '' });
+  await expect(page.getByRole('alert').filter({ hasText: 'The session "Heron field notes" was deleted elsewhere; its tab was closed.' })).toBeVisible(
+    SHOWS_WITHIN,
+  );
+  await expect(tabs(page).filter({ hasText: 'Heron field notes' })).toHaveCount(0);
+  await expect(sidebarRow(page, 'Heron field notes')).toHaveCount(0);
 });

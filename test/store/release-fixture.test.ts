@@ -322,11 +322,18 @@ describe.each(RELEASES)('the loom.db made by %s', (release) => {
     if (later.length) expectSameAsFixture(backupPath(file, fixtureVersion));
     // What the migrations add starts empty; every row the release wrote is as it was.
     // A column a later migration added (sessions.deleted_at) is compared by what the release had.
-    const { schema_version: version, session_changes: changes, sqlite_sequence: sequence, ...rows } = dump(file, undefined, columnsIn(fixture));
+    const {
+      schema_version: version,
+      session_changes: changes,
+      sqlite_sequence: sequence,
+      file_snapshots: snapshots,
+      ...rows
+    } = dump(file, undefined, columnsIn(fixture));
     const { schema_version: fixtureVersionRow, sqlite_sequence: fixtureSequence, ...fixtureRows } = dump(fixture);
     expect(fixtureVersionRow).toEqual([JSON.stringify({ version: fixtureVersion })]);
     expect(version).toEqual([JSON.stringify({ version: latestVersion(MIGRATIONS) })]);
     expect(changes).toEqual([]);
+    expect(snapshots).toEqual([]);
     expect(sequence).toEqual(fixtureSequence);
     expect(rows).toEqual(fixtureRows);
     // The columns added since start empty: no session of the release is in the Trash or had a folder chosen, only recorded.

@@ -15,7 +15,7 @@ import { effectiveBudget, resolveWindow, type ModelWindow } from '../model/conte
 import type { ModelWindows } from '../model/window-store';
 import { SessionGrants } from '../security/session-grants';
 import { FileSnapshots } from '../security/snapshots';
-import type { AppendFacts, SessionStore } from '../store/session-store';
+import type { AppendFacts, Lease, SessionStore } from '../store/session-store';
 import { toolSpecs } from '../tools/index';
 import type { Tool } from '../tools/tool';
 import type { AgentHost } from './host';
@@ -36,6 +36,8 @@ export interface AgentSessionOptions {
   windows: ModelWindows;
   /** The project's instructions file the system prompt carries, if any. */
   instructions: ProjectInstructions | null;
+  /** Who holds the session's lease during this agent's units of work (engine.ts's owner). */
+  owner: string;
 }
 
 export class AgentSession {
@@ -57,7 +59,8 @@ export class AgentSession {
   window: ModelWindow | null = null;
   /** The server and model whose window this session last made sure of (context-guard.ts). */
   windowAskedFor: string | null = null;
-  readonly snapshots = new FileSnapshots();
+  /** Kept in the store: a restart still lists and reverts what the session changed. */
+  readonly snapshots: FileSnapshots;
   /** "Allow for this session": kept while the session is open here, never stored. */
   readonly grants = new SessionGrants();
   budget: ContextBudget;
@@ -74,6 +77,14 @@ export class AgentSession {
   /** --approve-plan: set once the user approved the plan. */
   planApproved = false;
   private turn: AbortController | null = null;
+  /**
+   * The session's lease, held for one unit of work only (docs/DESIGN.md#who-may-change-a-session):
+   * between turns another process may work in the session or change it.
+   */
+  private lease: Lease | null = null;
+  private readonly owner: string;
+  /** The session as this agent last read or wrote it (freshness()): another process's work since changes it. */
+  private seen: string;
   /** Settings given during a turn: they take effect when it ends (the next turn's requests use them). */
   private nextSettings: { config: LoomConfig; client: ModelClient } | null = null;
   /** Work after a turn (the listing summary): never busy, cancelled by the next unit of work. */
@@ -95,6 +106,9 @@ export class AgentSession {
     this.windows = opts.windows;
     this.instructions = opts.instructions;
     this.budget = budgetFor(opts.config.maxContextTokens, this.messages);
+    this.owner = opts.owner;
+    this.snapshots = new FileSnapshots(opts.store.fileOriginals(opts.sessionId));
+    this.seen = this.freshness();
     this.refreshWindow();
   }
 
@@ -153,10 +167,21 @@ export class AgentSession {
    * changed them (a sync applied another device's messages to this open session).
    */
   reload(): void {
+    this.seen = this.freshness();
     this.adoptContext(this.store.getContext(this.id));
     this.ledgerState = null;
     this.budget.reset(this.messages);
     this.plan = this.store.getPlan(this.id);
+  }
+
+  /** What every write to the session moves: its length and its last update (a turn, a compaction, a plan). */
+  private freshness(): string {
+    try {
+      const meta = this.store.getMeta(this.id);
+      return `${meta.message_count} ${meta.updated_at}`;
+    } catch {
+      return ''; // Gone (deleted during the turn, or the store closed): no turn follows to read it.
+    }
   }
 
   /**
@@ -214,9 +239,14 @@ export class AgentSession {
   /**
    * Starts a unit of work that stop() can cut short; returns its signal. Background work
    * still running is cancelled first, so its request never interleaves with the turn's.
+   * Takes the session's lease (a LoomError "in use" while another process works in it) and
+   * reads the session again when another process changed it since: the turn goes on from
+   * what that one wrote.
    */
   beginTurn(): AbortSignal {
     this.cancelBackground();
+    this.lease = this.store.acquireLease(this.id, this.owner);
+    if (this.freshness() !== this.seen) this.reload();
     this.turn = new AbortController();
     return this.turn.signal;
   }
@@ -243,6 +273,9 @@ export class AgentSession {
 
   endTurn(): void {
     this.turn = null;
+    this.seen = this.freshness();
+    this.lease?.release();
+    this.lease = null;
     const next = this.nextSettings;
     this.nextSettings = null;
     if (next) this.reconfigure(next.config, next.client);

@@ -25,7 +25,7 @@ import path from 'node:path';
 import { errorMessage, LoomError } from '../errors';
 import { HeldFolder, isRegularOrMissing, kindOf, OPEN_CREATE_OR_TRUNCATE, OPEN_READ, openProjectFolder, openRegularFile, partsOf } from './project-fs';
 
-interface Original {
+export interface Original {
   /** The project folder's real path, and the file's folders and name below it. */
   root: string;
   folders: string[];
@@ -57,8 +57,15 @@ type FileState =
 
 const errCode = (err: unknown) => (err as NodeJS.ErrnoException)?.code;
 
+/** Where the originals are kept, by absolute path: a Map, or the store's (store/repositories/file-snapshots.ts), which a restart keeps. */
+export interface OriginalsKeeper {
+  has(absPath: string): boolean;
+  set(absPath: string, original: Original): void;
+  entries(): Iterable<[string, Original]>;
+}
+
 export class FileSnapshots {
-  private readonly originals = new Map<string, Original>();
+  constructor(private readonly originals: OriginalsKeeper = new Map<string, Original>()) {}
 
   /** Records `absPath` (resolved inside `projectDir`) as it is now, unless it was recorded already. */
   async snapshot(projectDir: string, absPath: string): Promise<void> {
@@ -83,18 +90,13 @@ export class FileSnapshots {
 
   /** Files whose state differs now from their snapshot (absolute paths, sorted). */
   async changedFiles(): Promise<string[]> {
-    const changed: string[] = [];
-    for (const [abs, original] of this.originals) {
-      if (!sameAsNow(original, await stateOf(original.root, original.folders, original.name))) changed.push(abs);
-    }
-    return changed.sort();
+    return (await this.changed()).map(([abs]) => abs);
   }
 
   /** Puts every changed file back by the rule above; what could not be is reported, not forced. */
   async revert(): Promise<RevertReport> {
     const report: RevertReport = { reverted: [], leftAlone: [] };
-    for (const abs of await this.changedFiles()) {
-      const original = this.originals.get(abs)!;
+    for (const [abs, original] of await this.changed()) {
       try {
         await (original.content === null ? removeCreated(original) : restore(original, original.content));
         report.reverted.push(abs);
@@ -103,6 +105,15 @@ export class FileSnapshots {
       }
     }
     return report;
+  }
+
+  /** The originals whose file differs now, by path. */
+  private async changed(): Promise<[string, Original][]> {
+    const changed: [string, Original][] = [];
+    for (const [abs, original] of [...this.originals.entries()]) {
+      if (!sameAsNow(original, await stateOf(original.root, original.folders, original.name))) changed.push([abs, original]);
+    }
+    return changed.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   }
 }
 

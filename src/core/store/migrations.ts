@@ -404,6 +404,26 @@ export const MIGRATIONS: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 15,
+    description:
+      "file_snapshots: each file a session's tools changed, as it was before (security/snapshots.ts), so the Changed files list and Revert outlive the process",
+    up(db) {
+      db.exec(`
+        CREATE TABLE file_snapshots (
+          session_pk INTEGER NOT NULL REFERENCES sessions (pk) ON DELETE CASCADE,
+          path TEXT NOT NULL,
+          root TEXT NOT NULL,
+          folders TEXT NOT NULL,
+          name TEXT NOT NULL,
+          content BLOB,
+          mode INTEGER NOT NULL,
+          folders_existed INTEGER NOT NULL,
+          PRIMARY KEY (session_pk, path)
+        );
+      `);
+    },
+  },
 ];
 
 export const SCHEMA_VERSION_TABLE = 'schema_version';

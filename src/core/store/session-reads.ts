@@ -23,11 +23,16 @@ export function pkOf(db: Database.Database, id: string): number {
   return row.pk;
 }
 
+/** Whether the session is there: neither in the Trash nor purged. */
+export function isLive(db: Database.Database, id: string): boolean {
+  return prepared(db, `SELECT 1 FROM sessions s WHERE s.id = ? AND ${LIVE}`).get(id) !== undefined;
+}
+
 /** A unique id prefix (or a full id) to the full id. */
 export function resolveId(db: Database.Database, idOrPrefix: string): string {
   const prefix = idOrPrefix.trim();
   if (!prefix) throw new LoomError('No session id given.', 'unknown_session');
-  if (prepared(db, `SELECT 1 FROM sessions s WHERE s.id = ? AND ${LIVE}`).get(prefix)) return prefix;
+  if (isLive(db, prefix)) return prefix;
   const rows = prepared(db, `SELECT id FROM sessions s WHERE s.id >= ? AND s.id < ? AND ${LIVE} ORDER BY s.id LIMIT 2`).all(prefix, `${prefix}\uffff`) as {
     id: string;
   }[];

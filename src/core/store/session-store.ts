@@ -28,6 +28,8 @@ import { openDatabase } from './db';
 import { renderExport } from './export';
 import type { ParsedExport } from './export-schema';
 import { LeaseKeeper, defaultOwner, inUseError, type Lease } from './leases';
+import type { OriginalsKeeper } from '../security/snapshots';
+import { addFileSnapshot, hasFileSnapshot, listFileSnapshots } from './repositories/file-snapshots';
 import { Maintenance } from './maintenance';
 import { listDetails } from './repositories/compaction-records';
 import { deleteSession } from './repositories/forks';
@@ -47,6 +49,7 @@ import {
   readPlan,
   readRecord,
   resolveId,
+  isLive,
   treeFields,
   type ListOptions,
 } from './session-reads';
@@ -371,6 +374,11 @@ export class SessionStore {
     return only;
   }
 
+  /** Whether the session is there (another process may have deleted it since it was opened here). */
+  has(id: string): boolean {
+    return isLive(this.db, id);
+  }
+
   isTrashed(id: string): boolean {
     return trashedPk(this.db, id) !== undefined;
   }
@@ -427,6 +435,19 @@ export class SessionStore {
       if (holder) throw inUseError(id, holder.pid);
       return fn();
     });
+  }
+
+  /**
+   * Where the session's file snapshots are kept (security/snapshots.ts): in the store, so
+   * its Changed files and their revert outlive the process. Each call reads or writes at once.
+   */
+  fileOriginals(id: string): OriginalsKeeper {
+    const pk = this.pkOf(id);
+    return {
+      has: (absPath) => hasFileSnapshot(this.db, pk, absPath),
+      set: (absPath, original) => this.write(() => addFileSnapshot(this.db, pk, absPath, original)),
+      entries: () => listFileSnapshots(this.db, pk),
+    };
   }
 
   /** Takes the session's single-writer lease; LoomError while another live owner holds it. */

@@ -187,6 +187,8 @@ export function writeCompaction(db: Database.Database, pk: number, c: Compaction
 /** Undoes the last compaction (compaction-records.ts); returns the working context it brings back. */
 export function undoCompaction(db: Database.Database, pk: number): ChatMessage[] {
   undoLast(db, pk, messageCount(db, pk));
+  // A change of the working context as the compaction was: an agent open elsewhere reads it again.
+  setSessionColumns(db, pk, { updated_at: nextUpdateTime(db) });
   return readContext(db, pk);
 }
 
