@@ -100,7 +100,7 @@ describe('sessions.importFrom', () => {
       { type: 'import_progress', importId: 'imp-1', done: 2, total: 2 },
     ]);
     const listed = ctx.backend.store.list();
-    expect(listed.map((s) => s.title).sort()).toEqual(['Lexer zebra fix', 'Lexer zebra fix', 'Sub-agent c0ffee01: Explore the tokenizer tables']);
+    expect(listed.map((s) => s.title).sort()).toEqual(['Lexer zebra fix', 'Lexer zebra fix · fork at 5', 'Sub-agent c0ffee01: Explore the tokenizer tables']);
     const announced = events.flatMap((e) => (e.type === 'session_changed' ? [e.sessionId] : []));
     expect(new Set(announced)).toEqual(new Set(listed.map((s) => s.id)));
 
