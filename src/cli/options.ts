@@ -179,7 +179,7 @@ const OPTION_GROUPS: readonly OptionGroup[] = [
       { flags: '--list-sessions', description: 'list sessions, newest first' },
       { flags: '--include-archived', description: 'include archived sessions in --list-sessions / --search' },
       { flags: '--json', description: 'machine-readable output for --list-sessions, --search and --info' },
-      { flags: '--search <query>', description: 'full-text search of titles, summaries and transcripts' },
+      { flags: '--search <query>', description: 'full-text search of titles, summaries and transcripts ("two words": a phrase)' },
       { flags: '--info <id>', description: "show a session's details and usage" },
       { flags: '--rename <id> <title...>', description: "set a session's title" },
       { flags: '--fork <id>', description: 'start a new session from this one, sharing its history; prints the new id' },

@@ -141,6 +141,14 @@ describe('--search', () => {
     expect(hits.find((h) => h.id === s.build.id)!.snippet).toContain('handles [unicode] paths');
   });
 
+  it('reads "quoted words" as a phrase, as the sidebar does', async () => {
+    const s = seed();
+    withStore((store) => store.appendMessage(s.build.id, { role: 'assistant', content: 'The input, in unicode, crashes nothing.' }));
+    const ids = async (query: string) => (JSON.parse((await loom('--search', query, '--json')).stdout) as Array<{ id: string }>).map((h) => h.id).sort();
+    expect(await ids('unicode input')).toEqual([s.parser.id, s.build.id].sort());
+    expect(await ids('"unicode input"')).toEqual([s.parser.id]);
+  });
+
   it('prints the JSON array with snippets, archived only with --include-archived', async () => {
     const s = seed();
     const hits = JSON.parse((await loom('--search', 'zebra', '--json', '--include-archived')).stdout);

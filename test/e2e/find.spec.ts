@@ -6,7 +6,7 @@
  */
 import type { Page } from '@playwright/test';
 import type { ChatMessage } from '../../src/shared/types';
-import { expect, openLoom, test, transcript } from './fixtures';
+import { SUMMARY, expect, openLoom, send, test, transcript } from './fixtures';
 
 const searchResults = (page: Page) => page.getByRole('list', { name: 'Search results' });
 
@@ -128,4 +128,14 @@ test('Ctrl+F finds in the whole transcript of a long fork, steps through the mat
   await expect(bar).toHaveCount(0);
   await expect(composer).toBeFocused();
   expect(await highlighted(page, 'find-match')).toEqual([]);
+
+  // Left at the last message, the list follows a new turn again.
+  await page.keyboard.press('Control+f');
+  await box.fill('"in the fork"');
+  await expect(status).toHaveText('1 of 1');
+  await box.press('Escape');
+  // The session is far over the model's window: the turn compacts first.
+  loom.model.enqueue(SUMMARY('Birds by the river.'), { text: 'Herons too, now and then.' });
+  await send(page, 'And herons?');
+  await expect(transcript(page).getByRole('article', { name: 'You' }).filter({ hasText: 'And herons?' })).toBeInViewport();
 });

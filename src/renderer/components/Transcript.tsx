@@ -83,11 +83,13 @@ export function Transcript({ chat, snap, scrollToMessage, highlightMessage, find
   // Open at the message asked for (a search hit, a find match), and keep it there while the
   // rows around it load and are measured, until the user scrolls. It is scrolled to until its
   // page is in, then once more, then again whenever the rows' measured heights change; while
-  // pinned, the list neither follows the bottom nor takes its own scrolling for the user's.
+  // pinned, the list neither follows the bottom nor takes its own scrolling for the user's,
+  // until the user scrolls or a new message comes.
   const target = useRef<number | null>(scrollToMessage ?? null);
-  const pinned = useRef<{ row: number; align: 'start' | 'center' } | null>(null);
+  /** `total`: the messages there were then; a new one (sent, streamed in) ends the pin. */
+  const pinned = useRef<{ row: number; align: 'start' | 'center'; total: number } | null>(null);
   const pin = (row: number, align: 'start' | 'center') => {
-    pinned.current = { row, align };
+    pinned.current = { row, align, total: snap.total };
     virtualizer.scrollToIndex(row, { align });
   };
   const findAt = find?.current;
@@ -124,8 +126,13 @@ export function Transcript({ chat, snap, scrollToMessage, highlightMessage, find
   };
   // Follow new content while at the bottom (and open at the bottom)…
   useLayoutEffect(() => {
+    const el = scroller.current;
+    if (pinned.current && target.current === null && snap.total > pinned.current.total && el) {
+      pinned.current = null;
+      atBottom.current = nearBottom(el);
+    }
     if (snap.loaded && atBottom.current && !pinned.current) virtualizer.scrollToIndex(model.count - 1, { align: 'end' });
-  }, [snap.loaded, snap.version, model.count, virtualizer]);
+  }, [snap.loaded, snap.version, snap.total, model.count, virtualizer]);
   // …also when rows grow after they are measured (rendered Markdown, an opened card).
   const totalSize = virtualizer.getTotalSize();
   useLayoutEffect(() => {
@@ -163,11 +170,10 @@ export function Transcript({ chat, snap, scrollToMessage, highlightMessage, find
         onPointerDown={unpin}
         onKeyDown={onKeyDown}
         onScroll={(event) => {
-          const el = event.currentTarget;
-          const nearBottom = el.scrollHeight - el.scrollTop - el.clientHeight < BOTTOM_SLACK_PX;
+          const near = nearBottom(event.currentTarget);
           // Pinned, the scrolling is the list's own (to the message asked for), not the user's.
-          if (!pinned.current) atBottom.current = nearBottom;
-          setScrolledUp(!nearBottom);
+          if (!pinned.current) atBottom.current = near;
+          setScrolledUp(!near);
         }}
       >
         <div className="transcript-inner" style={{ height: totalSize }}>
@@ -221,6 +227,10 @@ function MessageSlot({ chat, index }: { chat: ChatSession; index: number; versio
       {actions}
     </MessageRow>
   );
+}
+
+function nearBottom(el: HTMLElement): boolean {
+  return el.scrollHeight - el.scrollTop - el.clientHeight < BOTTOM_SLACK_PX;
 }
 
 /** A box inside the transcript that scrolls by itself (an approval's diff, a long command) keeps Home and End for that. */
