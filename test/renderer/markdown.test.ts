@@ -7,7 +7,7 @@ import { createElement } from 'react';
 import { renderToStaticMarkup } from 'react-dom/server';
 import { describe, expect, it } from 'vitest';
 import { Markdown } from '../../src/renderer/components/Markdown';
-import { highlightCode } from '../../src/renderer/lib/highlight';
+import { highlightCode } from '../../src/shared/highlight';
 
 const render = (text: string) => renderToStaticMarkup(createElement(Markdown, { text }));
 const PNG = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';

@@ -7,7 +7,7 @@
 import { memo, useMemo, type ReactNode } from 'react';
 import type { ChatMessage, MessageFacts, ToolCall, UserMessage } from '../../shared/types';
 import { prettyArguments, toolText, userParts } from '../lib/display';
-import { inlineImageSrc } from '../lib/markdown';
+import { inlineImageSrc } from '../../shared/markdown';
 import { CopyButton } from './CopyButton';
 import { Markdown } from './Markdown';
 import { MessageFooter } from './MessageFooter';
@@ -79,7 +79,7 @@ function UserContent({ content }: { content: UserMessage['content'] }) {
       {images.length > 0 && (
         <div className="msg-images">
           {images.map((url, i) => {
-            // Raster data URLs only, as for a reply's images (lib/markdown.ts).
+            // Raster data URLs only, as for a reply's images (shared/markdown.ts).
             const src = inlineImageSrc(url);
             return src && <img key={i} className="thumb" src={src} alt={`Attached image ${i + 1}`} />;
           })}
