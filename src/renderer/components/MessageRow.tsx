@@ -53,11 +53,12 @@ export const MessageRow = memo(function MessageRow({ message, facts, toolName, c
         </article>
       );
     case 'tool':
+      // One column for the card and its actions, so "Fork from here" lines up with the card.
       return (
-        <>
+        <div className="msg-tool">
           <ToolResultCard name={toolName} content={message.content} />
           {children}
-        </>
+        </div>
       );
   }
 });
