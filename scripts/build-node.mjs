@@ -26,6 +26,7 @@ const entries = { cli: 'src/cli/bin.ts', web: 'src/server/web-main.ts', bench: '
  * its content hash, which must be known before a group that imports it is built.
  */
 const CLI_GROUPS = {
+  html: 'src/core/store/export-html.ts', // --export --format html: marked and highlight.js
   mcp: 'src/core/mcp/mcp-servers.ts', // a chat or an import with MCP servers configured
   engine: 'src/core/engine.ts', // --import, --import-from
   importers: 'src/core/import/run.ts', // --import-from

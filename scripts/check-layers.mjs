@@ -20,6 +20,8 @@ const builtins = new Set(builtinModules.flatMap((m) => [m, `node:${m}`]));
 // The kinds of package a rule names, by the name the tables show.
 const PACKAGES = {
   zod: (s) => s === 'zod',
+  marked: (s) => s === 'marked',
+  'highlight.js': (s) => s === 'highlight.js' || s.startsWith('highlight.js/'),
   electron: (s) => s === 'electron',
   React: (s) => s === 'react' || s.startsWith('react-dom') || s.startsWith('react/'),
   'Node built-ins': (s) => s.startsWith('node:') || builtins.has(s.split('/')[0]),
@@ -28,7 +30,7 @@ const PACKAGES = {
 // What each layer of src may import: the layers (itself always), and either only some
 // packages or any package but some.
 const rules = {
-  shared: { layers: [], only: ['zod'] },
+  shared: { layers: [], only: ['zod', 'marked', 'highlight.js'] }, // pure JavaScript: the renderer and the HTML export parse Markdown alike
   core: { layers: ['shared'], not: ['electron', 'React'] },
   backend: { layers: ['core', 'shared'], not: ['electron', 'React'] }, // transport-neutral
   server: { layers: ['backend', 'core', 'shared'], not: ['electron', 'React'] }, // the HTTP adapter, browser mode

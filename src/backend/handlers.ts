@@ -55,9 +55,9 @@ export function createHandlers(deps: HandlerDeps): Handlers {
     if (dir === undefined) throw new LoomError('Choose a project folder for the new session first.', 'no_project');
     return dir;
   };
-  const exportFile = (raw: string, format: ExportFormat = 'json'): ExportFile => {
+  const exportFile = async (raw: string, format: ExportFormat = 'json'): Promise<ExportFile> => {
     const sessionId = id(raw);
-    const text = store.exportSession(sessionId, format);
+    const text = await store.exportSession(sessionId, format);
     return {
       filename: exportFileName(store.getMeta(sessionId), format),
       mimeType: MIME_TYPES[format],
@@ -113,9 +113,9 @@ export function createHandlers(deps: HandlerDeps): Handlers {
     'sessions.purge': (input) => ({ purged: engine.purgeSession(input.id) }),
     'sessions.share': (input) => sync.share(id(input.id), input.team),
     'sessions.setModel': (input) => engine.setSessionModel(input.id, input.model, input.window),
-    'sessions.startDrag': (input) => {
+    'sessions.startDrag': async (input) => {
       if (!deps.startDrag) throw new LoomError('Dragging a file out of the window works in the desktop app; here, use Export.', 'unsupported');
-      deps.startDrag(exportFile(input.id));
+      deps.startDrag(await exportFile(input.id));
       return { started: true };
     },
     'sessions.downloadTicket': (input) => {

@@ -38,7 +38,7 @@ export async function runLifecycle(action: LifecycleAction, config: LoomConfig):
   const store = SessionStore.open(config.dataDir);
   let text: string;
   try {
-    if (isReading(action)) text = read(store, action);
+    if (isReading(action)) text = await read(store, action);
     else if (isImporting(action)) text = await importInto(new Engine!({ config, store }), action, importText, importing);
     else text = change(new SessionLifecycle({ store, trashDays: config.trashDays }), action);
   } finally {
@@ -60,7 +60,7 @@ function isImporting(action: LifecycleAction): action is ImportingAction {
   return action.kind === 'import' || action.kind === 'import-from';
 }
 
-function read(store: SessionStore, action: ReadingAction): string {
+async function read(store: SessionStore, action: ReadingAction): Promise<string> {
   switch (action.kind) {
     case 'list':
       return listSessions(store, action.includeArchived, action.json);

@@ -39,8 +39,28 @@ function safeName(name: string): string {
   return cut.replace(DEVICE_NAME, '$&_');
 }
 
-/** At most MAX_NAME_CHARS characters and MAX_NAME_BYTES bytes of UTF-8, never half a character. */
+/** Where words begin and end, in any script (CJK included): a long name is cut between words. */
+const WORDS = new Intl.Segmenter(undefined, { granularity: 'word' });
+/** What a cut name must not end in: the space or punctuation before the word that was cut off. */
+const TRAILING_GAP = /[\s\p{P}]+$/u;
+
+/**
+ * A name that fits, cut after its last whole word: `Fix the parser` of a long title, not
+ * `Fix the pars`. A first word too long to fit is cut between characters.
+ */
 function cutToFit(name: string): string {
+  const fits = cutToCharacters(name);
+  if (fits.length === name.length) return name;
+  let end = 0;
+  for (const { index, segment } of WORDS.segment(name)) {
+    if (index + segment.length > fits.length) break;
+    end = index + segment.length;
+  }
+  return fits.slice(0, end).replace(TRAILING_GAP, '') || fits;
+}
+
+/** At most MAX_NAME_CHARS characters and MAX_NAME_BYTES bytes of UTF-8, never half a character. */
+function cutToCharacters(name: string): string {
   const utf8 = new TextEncoder();
   let kept = '';
   let bytes = 0;

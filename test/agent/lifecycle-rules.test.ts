@@ -31,7 +31,7 @@ describe('LoomEngine lifecycle', () => {
       // Reading and copying are still allowed.
       const fork = h.engine.fork(h.sessionId);
       expect(h.events.at(-1)).toEqual({ type: 'session_changed', sessionId: fork.id, meta: fork });
-      const imported = h.engine.importSession(h.store.exportSession(h.sessionId));
+      const imported = h.engine.importSession(await h.store.exportSession(h.sessionId));
       expect(h.events.at(-1)).toEqual({ type: 'session_changed', sessionId: imported.meta.id, meta: imported.meta });
     } finally {
       lease.release();

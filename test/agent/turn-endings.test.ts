@@ -113,7 +113,7 @@ describe('a reply the user stopped', () => {
     expect(h.context().at(-1)).toEqual(stopped);
     h.reopen();
     expect(h.store.getTranscript(h.sessionId).at(-1)).toEqual(stopped);
-    const imported = h.store.importSession(parseExport(h.store.exportSession(h.sessionId))).meta.id;
+    const imported = h.store.importSession(parseExport(await h.store.exportSession(h.sessionId))).meta.id;
     expect(h.store.getContext(imported).at(-1)).toEqual(stopped);
 
     h.script({ text: 'And the rest.' });

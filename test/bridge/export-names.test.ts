@@ -113,4 +113,17 @@ describe('export file names from hostile titles', () => {
     }
     expect(exportFileName({ id: 'x', title: 'x'.repeat(300), summary: null }).length).toBe(125);
   });
+
+  it('a long title is cut after its last whole word, with no space or punctuation left at the end', async () => {
+    const b = backend();
+    // 'parser' ends past the 120th character: the name stops after 'the', not inside 'parser', nor at its ':'.
+    const title = `${'Heron '.repeat(18)}fix the: parser and the lexer too`;
+    const name = await exportedName(b, title);
+    expect(name).toBe(`${'Heron '.repeat(18)}fix the.loom`);
+    expectSafe(name);
+    // In a script without spaces the cut falls between words too, within the byte limit.
+    // The 66 characters that fit 200 bytes end inside 'です': the name stops after '文章'.
+    const japanese = exportFileName({ id: 'x', title: '文章です。日本語の'.repeat(30), summary: null }, 'markdown');
+    expect(japanese).toBe(`${'文章です。日本語の'.repeat(7)}文章.md`);
+  });
 });

@@ -18,14 +18,16 @@ import { BIN, buildLoom, makeTempDir, removeDir } from './run-loom';
 const RECORDER = fileURLToPath(new URL('./load-recorder/register.mjs', import.meta.url));
 /**
  * What only chatting or importing needs: the engine and agent, the model client, MCP, zod,
- * tree-sitter, the HTML tooling; and commander, which `loom` no longer parses its options with.
+ * tree-sitter, the HTML tooling (the HTML export's Markdown parser and highlighter too); and
+ * commander, which `loom` no longer parses its options with.
  */
 const HEAVY = [
   /src\/core\/engine\.ts$/,
   /src\/core\/agent\//,
   /src\/core\/mcp\//,
   /src\/core\/import\/(?!summary\.ts$)/,
-  /node_modules\/(openai|@modelcontextprotocol|zod|web-tree-sitter|html-to-text|commander)\//,
+  /src\/core\/store\/(export-html|markdown-html)\.ts$/,
+  /node_modules\/(openai|@modelcontextprotocol|zod|web-tree-sitter|html-to-text|commander|marked|highlight\.js)\//,
 ];
 
 /** What only the hub commands need: the PostgreSQL client and the code that talks to a hub. */
@@ -122,6 +124,18 @@ describe('loom lifecycle commands load only what they need', () => {
       expect(modules).not.toContain('node:crypto');
       expect(heavyIn(await sourcesLoadedBy(args))).toEqual([]);
     }
+  });
+
+  it('--export --format html alone loads the Markdown parser and highlighter, as a file of its own', async () => {
+    const id = await sessionId();
+    expect(await distFilesLoadedBy(['--export', id, '--format', 'html'])).toEqual([
+      expect.stringMatching(/\/dist\/cli\.js$/),
+      expect.stringMatching(/\/dist\/chunks\/cli\/commands-\w+\.js$/),
+      expect.stringMatching(/\/dist\/chunks\/cli\/html-\w+\.js$/),
+    ]);
+    const sources = await sourcesLoadedBy(['--export', id, '--format', 'html']);
+    expect(sources).toContainEqual(expect.stringMatching(/node_modules\/highlight\.js\//));
+    expect(sources.filter((source) => /src\/core\/(engine\.ts|agent\/)/.test(source))).toEqual([]);
   });
 
   it('--rename, --archive, --unarchive, --fork and --delete go through the engine’s lifecycle (and so its lease rule), without the rest of the engine', async () => {

@@ -47,8 +47,8 @@ interface PageFile {
 interface Dom {
   DataTransfer: new () => { items: { add(file: unknown): void }; getData(type: string): string };
   File: new (parts: unknown[], name: string, init: { type: string }) => unknown;
-  DragEvent: new (type: string, init: object) => unknown;
-  ClipboardEvent: new (type: string, init: object) => unknown;
+  DragEvent: new (type: string, init: object) => Event;
+  ClipboardEvent: new (type: string, init: object) => Event;
   PointerEvent: new (type: string, init: object) => unknown;
   atob(text: string): string;
 }
@@ -133,9 +133,9 @@ test('dropping exports on the window imports each and opens it; a file that is n
   const first = seed(loom, 'Travelling herons');
   const second = seed(loom, 'Travelling storks');
   const files: PageFile[] = [
-    { name: 'herons.json', type: 'application/json', text: loom.store.exportSession(first.id) },
+    { name: 'herons.json', type: 'application/json', text: await loom.store.exportSession(first.id) },
     { name: 'notes.txt', type: 'text/plain', text: 'not an export' },
-    { name: 'storks.json', type: 'application/json', text: loom.store.exportSession(second.id) },
+    { name: 'storks.json', type: 'application/json', text: await loom.store.exportSession(second.id) },
   ];
   await openLoom(page, loom);
   const before = loom.store.list().length;

@@ -101,7 +101,7 @@ test('the exported file equals `loom --export`', async ({ page, loom }) => {
 
 test('import adds the exported session as a new one and opens it', async ({ page, loom }) => {
   const meta = seed(loom, 'Travelling session');
-  const text = loom.store.exportSession(meta.id);
+  const text = await loom.store.exportSession(meta.id);
   await openLoom(page, loom);
   await page.getByLabel('Session export file to import').setInputFiles({ name: 'travel.json', mimeType: 'application/json', buffer: Buffer.from(text) });
   await expect(sidebarRow(page, 'Travelling session')).toHaveCount(2);

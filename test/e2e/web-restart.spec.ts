@@ -4,7 +4,7 @@
  * into the same tab (only the fragment changes, which loads nothing) is enough.
  */
 import { startBrowserMode } from '../../src/server/browser-mode';
-import { STATIC_DIR, expect, openLoom, test } from './fixtures';
+import { STATIC_DIR, expect, newSession, openLoom, send, test } from './fixtures';
 
 test('after a restart the page says to open the new URL, stops retrying, and takes the new URL pasted into the same tab', async ({ page, loom }) => {
   await page.clock.install();
@@ -44,6 +44,32 @@ test('after a restart the page says to open the new URL, stops retrying, and tak
     expect(restarted.backend.store.list()).toHaveLength(1);
     // The token left the address bar again.
     expect(page.url()).not.toContain('token');
+  } finally {
+    await restarted.close();
+  }
+});
+
+test('after a restart a message sent says once that the URL changed, not again in the chat', async ({ page, loom }) => {
+  await openLoom(page, loom);
+  await newSession(page);
+  const port = loom.mode.server.port;
+  await loom.mode.close();
+  const restarted = await startBrowserMode({
+    dataDir: loom.dataDir,
+    projectDir: loom.projectDir,
+    staticDir: STATIC_DIR,
+    port,
+    overrides: { baseUrl: loom.model.baseUrl, model: 'gemma4', apiKey: '' },
+    env: {},
+  });
+  try {
+    await send(page, 'Are you there?');
+    const notice = page.getByRole('alert').filter({ hasText: 'The Loom server restarted with a new access token' });
+    await expect(notice.first()).toBeVisible();
+    // The refused send is over once the message box takes a message again.
+    await expect(page.getByRole('button', { name: 'Send' })).toBeVisible();
+    await page.evaluate(() => fetch('/').then((response) => response.status));
+    await expect(notice).toHaveCount(1);
   } finally {
     await restarted.close();
   }

@@ -7,7 +7,7 @@ import { createElement } from 'react';
 import { renderToStaticMarkup } from 'react-dom/server';
 import { describe, expect, it } from 'vitest';
 import { Markdown } from '../../src/renderer/components/Markdown';
-import { highlightCode } from '../../src/renderer/lib/highlight';
+import { highlightCode } from '../../src/shared/highlight';
 
 const render = (text: string) => renderToStaticMarkup(createElement(Markdown, { text }));
 const PNG = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
@@ -130,9 +130,9 @@ describe('Markdown looks as before', () => {
   it('code is highlighted as spans and its text kept exactly', () => {
     const html = render('```js\nconst s = "<img src=x onerror=alert(1)>" && \'&amp;\';\n```');
     expect(html).toMatch(
-      /^<div class="markdown"><div class="code-block"><pre class="code" data-lang="js"><code class="hljs"><span class="hljs-keyword">const<\/span>/,
+      /^<div class="markdown"><div class="code-block"><div class="code-head"><span class="code-lang">js<\/span><button [^>]*>Copy<\/button><span [^>]*><\/span><\/div><pre class="code" data-lang="js"><code class="hljs"><span class="hljs-keyword">const<\/span>/,
     );
-    // Each block has its Copy button (components/CopyButton), named after its language.
+    // Each block's header names its language beside its Copy button (components/CopyButton), named after it too.
     expect(html).toContain('<button type="button" class="small copy" aria-label="Copy js code">Copy</button>');
     expect(html).toContain('<span class="hljs-string">&quot;&lt;img src=x onerror=alert(1)&gt;&quot;</span>');
     expect(html).toContain('&#x27;&amp;amp;&#x27;');
@@ -141,8 +141,8 @@ describe('Markdown looks as before', () => {
 
   it('an unknown language or a huge block is shown plain', () => {
     expect(render('```nosuchlang\n<b>x</b>\n```')).toBe(
-      '<div class="markdown"><div class="code-block"><pre class="code"><code class="hljs">&lt;b&gt;x&lt;/b&gt;</code></pre>' +
-        '<button type="button" class="small copy" aria-label="Copy code">Copy</button><span class="visually-hidden" role="status"></span></div></div>',
+      '<div class="markdown"><div class="code-block"><div class="code-head"><button type="button" class="small copy" aria-label="Copy code">Copy</button>' +
+        '<span class="visually-hidden" role="status"></span></div><pre class="code"><code class="hljs">&lt;b&gt;x&lt;/b&gt;</code></pre></div></div>',
     );
     const big = 'let x = 1;\n'.repeat(2_000);
     expect(highlightCode(big, 'js')).toEqual({ language: 'js', nodes: [big] });

@@ -22,10 +22,10 @@ function richSession(store: SessionStore): string {
 }
 
 describe('JSON export', () => {
-  it('writes the version 3 document of docs/DESIGN.md#export-format (the fork point and the context start included), pretty-printed', () => {
+  it('writes the version 3 document of docs/DESIGN.md#export-format (the fork point and the context start included), pretty-printed', async () => {
     const store = openStore();
     const id = richSession(store);
-    const text = store.exportSession(id);
+    const text = await store.exportSession(id);
     expect(text).toContain('\n  "format": "loom-session",\n');
     const doc = JSON.parse(text);
     expect(Object.keys(doc)).toEqual(['format', 'version', 'exported_at', 'session']);
@@ -68,21 +68,21 @@ describe('JSON export', () => {
     ]);
   });
 
-  it('imports compactions without a transcript position (older exports) and exports them without one', () => {
+  it('imports compactions without a transcript position (older exports) and exports them without one', async () => {
     const store = openStore();
-    const doc = JSON.parse(store.exportSession(richSession(store)));
+    const doc = JSON.parse(await store.exportSession(richSession(store)));
     delete doc.session.compactions[0].transcript_index;
     const { id } = store.importSession(parseExport(JSON.stringify(doc))).meta;
     expect(store.getCompactions(id)).toEqual([{ at: '2026-01-02T03:04:05.000Z', before_tokens: 900, after_tokens: 300, summary: 'summary' }]);
-    expect(Object.keys(JSON.parse(store.exportSession(id)).session.compactions[0])).toEqual(['at', 'before_tokens', 'after_tokens', 'summary']);
+    expect(Object.keys(JSON.parse(await store.exportSession(id)).session.compactions[0])).toEqual(['at', 'before_tokens', 'after_tokens', 'summary']);
   });
 
-  it('round-trips through import as a new saved session with the same content', () => {
+  it('round-trips through import as a new saved session with the same content', async () => {
     const store = openStore();
     const id = richSession(store);
     const fork = store.fork(id);
     const original = store.get(fork.id);
-    const imported = store.importSession(parseExport(store.exportSession(fork.id))).meta;
+    const imported = store.importSession(parseExport(await store.exportSession(fork.id))).meta;
     expect(imported.id).not.toBe(fork.id);
     expect(imported).toMatchObject({
       status: 'saved',
@@ -98,17 +98,17 @@ describe('JSON export', () => {
     const copy = store.get(imported.id);
     for (const key of ['messages', 'transcript', 'compactions', 'plan', 'usage'] as const) expect(copy[key]).toEqual(original[key]);
     // The archived flag is kept as exported.
-    expect(store.importSession(parseExport(store.exportSession(id))).meta.archived).toBe(true);
+    expect(store.importSession(parseExport(await store.exportSession(id))).meta.archived).toBe(true);
     // An import is a session like any other: searchable, and independent of its source.
     expect(store.search('parser', { includeArchived: true }).map((h) => h.id)).toContain(imported.id);
     store.delete(fork.id);
     expect(store.getTranscript(imported.id)).toEqual(original.transcript);
   });
 
-  it('still imports version 1 (no fork point, no context start): the context is rebuilt from messages', () => {
+  it('still imports version 1 (no fork point, no context start): the context is rebuilt from messages', async () => {
     const store = openStore();
     const id = richSession(store);
-    const doc = JSON.parse(store.exportSession(id));
+    const doc = JSON.parse(await store.exportSession(id));
     delete doc.session.fork;
     delete doc.session.context_start;
     const { meta } = store.importSession(parseExport(JSON.stringify({ ...doc, version: 1 })));
@@ -116,20 +116,20 @@ describe('JSON export', () => {
     expect(store.getTranscript(meta.id)).toEqual(store.getTranscript(id));
   });
 
-  it('imports into another data folder', () => {
+  it('imports into another data folder', async () => {
     const from = openStore();
     const id = richSession(from);
     const to = openStore();
-    const { meta } = to.importSession(parseExport(from.exportSession(id)));
+    const { meta } = to.importSession(parseExport(await from.exportSession(id)));
     expect(to.getTranscript(meta.id)).toEqual(from.getTranscript(id));
     expect(to.getContext(meta.id)).toEqual(from.getContext(id));
   });
 });
 
 describe('import validation', () => {
-  const valid = () => {
+  const valid = async () => {
     const store = openStore();
-    return { store, doc: JSON.parse(store.exportSession(richSession(store))) };
+    return { store, doc: JSON.parse(await store.exportSession(richSession(store))) };
   };
 
   const cases: [string, (doc: any) => unknown, string][] = [
@@ -197,8 +197,8 @@ describe('import validation', () => {
     ['an array', () => [], 'Not a Loom session export: "format" must be "loom-session" (got nothing).'],
   ];
 
-  it.each(cases)('rejects %s with one clear LoomError and adds nothing', (_name, mutate, message) => {
-    const { store, doc } = valid();
+  it.each(cases)('rejects %s with one clear LoomError and adds nothing', async (_name, mutate, message) => {
+    const { store, doc } = await valid();
     const before = store.list({ includeArchived: true });
     let error: unknown;
     try {
@@ -221,10 +221,10 @@ describe('import validation', () => {
 });
 
 describe('Markdown and HTML exports', () => {
-  it('renders a readable Markdown transcript with tool calls and results', () => {
+  it('renders a readable Markdown transcript with tool calls and results', async () => {
     const store = openStore();
     const id = richSession(store);
-    const md = store.exportSession(id, 'markdown');
+    const md = await store.exportSession(id, 'markdown');
     expect(md.startsWith('# Parser work\n')).toBe(true);
     expect(md).toContain('### User\n\nPlease fix the parser.');
     expect(md).toContain('**Tool call** `read_file` (`call_1`)');
@@ -235,13 +235,13 @@ describe('Markdown and HTML exports', () => {
     expect(md).toContain('- [x] Fix the parser (done)');
   });
 
-  it('keeps code fences in tool output from breaking the Markdown', () => {
+  it('keeps code fences in tool output from breaking the Markdown', async () => {
     const store = openStore();
     const { id } = store.create({ messages: [tool('c', 'before\n```\nnot the end\n```\nafter')] });
-    expect(store.exportSession(id, 'markdown')).toContain('````\nbefore\n```\nnot the end\n```\nafter\n````');
+    expect(await store.exportSession(id, 'markdown')).toContain('````\nbefore\n```\nnot the end\n```\nafter\n````');
   });
 
-  it('renders a self-contained HTML page with every string escaped and no scripts', () => {
+  it('renders a self-contained HTML page with every string escaped and no scripts', async () => {
     const store = openStore();
     const hostile = '<script>alert(1)</script><img src=x onerror="alert(2)">';
     const { id } = store.create({
@@ -249,9 +249,11 @@ describe('Markdown and HTML exports', () => {
       model: `model ${hostile}`,
       messages: [user(`hi ${hostile}`), assistant(null, [{ id: 'c1', name: `tool${hostile}`, args: `{"a":"${hostile}"}` }]), tool('c1', `out ${hostile}`)],
     });
-    const html = store.exportSession(id, 'html');
+    const html = await store.exportSession(id, 'html');
     expect(html.startsWith('<!DOCTYPE html>')).toBe(true);
-    expect(html).toContain(`<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">`);
+    expect(html).toMatch(
+      /<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'sha256-[A-Za-z0-9+/]+=*'; img-src data:; base-uri 'none'; form-action 'none'">/,
+    );
     const tags = new Set([...html.matchAll(/<\/?([a-zA-Z!][a-zA-Z0-9]*)/g)].map((m) => nth(m, 1).toLowerCase()));
     const allowed = [
       '!doctype',
@@ -261,6 +263,7 @@ describe('Markdown and HTML exports', () => {
       'title',
       'style',
       'body',
+      'main',
       'h1',
       'h2',
       'h3',
@@ -282,7 +285,7 @@ describe('Markdown and HTML exports', () => {
 });
 
 describe('secret redaction', () => {
-  it('hides secret-looking values in all three formats', () => {
+  it('hides secret-looking values in all three formats', async () => {
     const store = openStore();
     const { id } = store.create({
       title: `key ${SECRET}`,
@@ -293,12 +296,12 @@ describe('secret redaction', () => {
       ],
     });
     for (const format of ['json', 'markdown', 'html'] as const) {
-      const text = store.exportSession(id, format);
+      const text = await store.exportSession(id, format);
       expect(text).not.toContain(SECRET);
       expect(text).not.toContain('supersecretvalue1');
       expect(text).toContain('[REDACTED]');
     }
-    expect(() => JSON.parse(store.exportSession(id))).not.toThrow();
+    expect(JSON.parse(await store.exportSession(id))).toHaveProperty('format', 'loom-session');
     expect(nth(store.getTranscript(id), 0).content).toContain(SECRET); // the store itself is unchanged
   });
 
@@ -317,7 +320,7 @@ describe('secret redaction', () => {
     ['an upper-case assignment', 'MY_APP_PASSWD=correcthorsebattery', 'correcthorsebattery'],
     ['a mixed-case JSON field', '{"Api-Key": "0123456789abcdef"}', '0123456789abcdef'],
     ['a YAML secret', 'clientSecret: s3cr3t-v4lu3-xyz', 's3cr3t-v4lu3-xyz'],
-  ])('finds %s anywhere in a long session', (_what, text, secret = text) => {
+  ])('finds %s anywhere in a long session', async (_what, text, secret = text) => {
     const store = openStore();
     const filler = 'The parser reads one line at a time and keeps the indentation. '.repeat(400);
     const { id } = store.create({
@@ -326,7 +329,7 @@ describe('secret redaction', () => {
     });
     store.savePlan(id, { todos: [{ id: 1, text: `rotate ${text}`, status: 'pending', retries: 0 }], scratchpad: text });
     for (const format of ['json', 'markdown', 'html'] as const) {
-      const exported = store.exportSession(id, format);
+      const exported = await store.exportSession(id, format);
       // Booleans: a failure should not print the whole long export.
       expect(exported.includes(secret) || exported.includes(JSON.stringify(secret).slice(1, -1)), format).toBe(false);
       expect(exported.split('[REDACTED]').length - 1, format).toBeGreaterThanOrEqual(5);
@@ -334,12 +337,12 @@ describe('secret redaction', () => {
     // Text that only looks close is left alone.
     const plain = `${filler}The token count is 512; see src/auth/token.ts and skip-list.`;
     const { id: other } = store.create({ messages: [user(plain)] });
-    expect(JSON.parse(store.exportSession(other)).session.transcript[0].content === plain).toBe(true);
+    expect(JSON.parse(await store.exportSession(other)).session.transcript[0].content === plain).toBe(true);
   });
 
-  it('refuses an unknown format', () => {
+  it('refuses an unknown format', async () => {
     const store = openStore();
     const { id } = store.create();
-    expect(() => store.exportSession(id, 'pdf' as never)).toThrow('Unknown export format "pdf"; use json, markdown, html.');
+    await expect(store.exportSession(id, 'pdf' as never)).rejects.toThrow('Unknown export format "pdf"; use json, markdown, html.');
   });
 });

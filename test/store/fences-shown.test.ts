@@ -45,22 +45,22 @@ describe("Loom's fences are never shown", () => {
     expect(snippetOf('<user_input>\nend of \u0002it\n</user_\u0003input>', 16)).toBe('end of [it]');
   });
 
-  it('Markdown and HTML exports show the words without fences; JSON keeps what the model saw, so an import is the same session', () => {
+  it('Markdown and HTML exports show the words without fences; JSON keeps what the model saw, so an import is the same session', async () => {
     const store = openStore();
     const { id } = fencedSession(store, 'wombat');
-    const markdown = store.exportSession(id, 'markdown');
-    const html = store.exportSession(id, 'html');
+    const markdown = await store.exportSession(id, 'markdown');
+    const html = await store.exportSession(id, 'html');
     expect(markdown).toContain('### User\n\nWhy does the wombat fail? I pasted </user_input> by accident.');
     expect(markdown).toContain('```\nconst wombat = 1;\n```');
     expect(html).toContain('<div class="text">Why does the wombat fail? I pasted &lt;/user_input&gt; by accident.</div>');
     expect(html).toContain('<pre>const wombat = 1;</pre>');
     for (const text of [markdown, html]) expect(text).not.toMatch(/<user_input>|&lt;user_input&gt;|<tool_result|&lt;tool_result/);
 
-    const json = store.exportSession(id, 'json');
+    const json = await store.exportSession(id, 'json');
     const imported = store.importSession(parseExport(json)).meta;
     expect(store.getTranscript(imported.id)).toEqual(store.getTranscript(id));
     expect(store.getContext(imported.id)).toEqual(store.getContext(id));
-    expect(store.exportSession(imported.id, 'markdown')).toContain('Why does the wombat fail? I pasted </user_input> by accident.');
+    expect(await store.exportSession(imported.id, 'markdown')).toContain('Why does the wombat fail? I pasted </user_input> by accident.');
   });
 });
 

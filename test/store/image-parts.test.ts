@@ -54,10 +54,10 @@ describe('image parts in the store', () => {
     expect(store.getContext(fork.id).at(-1)).toEqual(withImages);
   });
 
-  it('keeps the images in the JSON export, and an import gives the same message back', () => {
+  it('keeps the images in the JSON export, and an import gives the same message back', async () => {
     const store = openStore();
     const { id } = store.create({ title: 'Two dots', messages: conversation() });
-    const text = store.exportSession(id);
+    const text = await store.exportSession(id);
     const doc = JSON.parse(text);
     expect(doc.version).toBe(3);
     expect(doc.session.transcript[1]).toEqual(withImages);
@@ -68,18 +68,18 @@ describe('image parts in the store', () => {
     expect(other.getContext(meta.id)[1]).toEqual(withImages);
   });
 
-  it('shows the images in the HTML export and embeds them in the Markdown export', () => {
+  it('shows the images in the HTML export and embeds them in the Markdown export', async () => {
     const store = openStore();
     const { id } = store.create({ messages: conversation() });
-    const html = store.exportSession(id, 'html');
+    const html = await store.exportSession(id, 'html');
     expect(html).toContain(`<img src="${PNG_URL}" alt="Image 1"><img src="${GIF_URL}" alt="Image 2">`);
     expect(html).toContain('img-src data:');
-    const markdown = store.exportSession(id, 'markdown');
+    const markdown = await store.exportSession(id, 'markdown');
     expect(markdown).toContain(`What is in these pictures?`);
     expect(markdown).toContain(`![Image 1](${PNG_URL})\n\n![Image 2](${GIF_URL})`);
   });
 
-  it('shows attached text files without their fences in search snippets and in the Markdown and HTML exports', () => {
+  it('shows attached text files without their fences in search snippets and in the Markdown and HTML exports', async () => {
     const store = openStore();
     const withFile: ChatMessage = {
       role: 'user',
@@ -92,18 +92,18 @@ describe('image parts in the store', () => {
     const hit = nth(store.search('wade'), 0);
     expect(hit.snippet).toContain('[wade]');
     expect(hit.snippet).not.toMatch(/attached_file|user_input/);
-    const markdown = store.exportSession(id, 'markdown');
+    const markdown = await store.exportSession(id, 'markdown');
     expect(markdown).toContain('### User\n\nRead this\n\n**Attached file** `herons.txt`\n\n```\nHerons wade in shallow water.\n```');
     expect(markdown).not.toMatch(/attached_file|user_input/);
-    const html = store.exportSession(id, 'html');
+    const html = await store.exportSession(id, 'html');
     expect(html).toContain('<div class="text">Read this</div><p>Attached file <code>herons.txt</code></p><pre>Herons wade in shallow water.</pre><img');
     expect(html).not.toMatch(/attached_file|user_input/);
   });
 
-  it('refuses an import whose image is not an image, naming where, and stores nothing', () => {
+  it('refuses an import whose image is not an image, naming where, and stores nothing', async () => {
     const store = openStore();
     const { id } = store.create({ messages: conversation() });
-    const doc = JSON.parse(store.exportSession(id));
+    const doc = JSON.parse(await store.exportSession(id));
     doc.session.transcript[1].content[1].image_url.url = `data:image/png;base64,${Buffer.from('MZ not a picture').toString('base64')}`;
     const before = store.list().length;
     expect(() => store.importSession(parseExport(JSON.stringify(doc)))).toThrow(
@@ -112,10 +112,10 @@ describe('image parts in the store', () => {
     expect(store.list().length).toBe(before);
   });
 
-  it('refuses image parts in a version 2 document, which had none', () => {
+  it('refuses image parts in a version 2 document, which had none', async () => {
     const store = openStore();
     const { id } = store.create({ messages: conversation() });
-    const doc = { ...JSON.parse(store.exportSession(id)), version: 2 };
+    const doc = { ...JSON.parse(await store.exportSession(id)), version: 2 };
     expect(() => store.importSession(parseExport(JSON.stringify(doc)))).toThrow(/^Not a valid Loom session export: session\.messages\.1\.content/);
   });
 });

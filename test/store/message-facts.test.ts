@@ -59,9 +59,9 @@ describe('message facts in the store', () => {
 });
 
 describe('facts and model changes in exports', () => {
-  it('JSON keeps them and import takes them back', () => {
+  it('JSON keeps them and import takes them back', async () => {
     const { store, id } = sessionWithFacts();
-    const doc = JSON.parse(store.exportSession(id));
+    const doc = JSON.parse(await store.exportSession(id));
     expect(doc.session.transcript_facts).toEqual(store.getTranscriptFacts(id));
     expect(doc.session.model_changes).toEqual([{ at: expect.any(String), from: 'gemma4', to: 'gpt-4o', transcript_index: 3 }]);
     const imported = store.importSession(parseExport(JSON.stringify(doc))).meta;
@@ -69,9 +69,9 @@ describe('facts and model changes in exports', () => {
     expect(store.getModelChanges(imported.id)).toEqual(store.getModelChanges(id));
   });
 
-  it('imports exports without them (older Loom): no facts, no changes', () => {
+  it('imports exports without them (older Loom): no facts, no changes', async () => {
     const { store, id } = sessionWithFacts();
-    const doc = JSON.parse(store.exportSession(id));
+    const doc = JSON.parse(await store.exportSession(id));
     delete doc.session.transcript_facts;
     delete doc.session.model_changes;
     const imported = store.importSession(parseExport(JSON.stringify(doc))).meta;
@@ -79,31 +79,31 @@ describe('facts and model changes in exports', () => {
     expect(store.getModelChanges(imported.id)).toEqual([]);
   });
 
-  it('refuses facts that do not line up with the transcript, or are not facts, and imports nothing', () => {
+  it('refuses facts that do not line up with the transcript, or are not facts, and imports nothing', async () => {
     const { store, id } = sessionWithFacts();
     const sessions = store.list({ includeArchived: true }).length;
-    const short = JSON.parse(store.exportSession(id));
+    const short = JSON.parse(await store.exportSession(id));
     short.session.transcript_facts.pop();
     expect(() => store.importSession(parseExport(JSON.stringify(short)))).toThrow(
       'Not a valid Loom session export: session.transcript_facts: has 2 entries for 3 transcript messages.',
     );
-    const wrong = JSON.parse(store.exportSession(id));
+    const wrong = JSON.parse(await store.exportSession(id));
     wrong.session.transcript_facts[2].prompt_tokens = -5;
     expect(() => store.importSession(parseExport(JSON.stringify(wrong)))).toThrow(/session\.transcript_facts\.2\.prompt_tokens/);
-    const late = JSON.parse(store.exportSession(id));
+    const late = JSON.parse(await store.exportSession(id));
     late.session.model_changes[0].transcript_index = 9;
     expect(() => store.importSession(parseExport(JSON.stringify(late)))).toThrow(/session\.model_changes\.0\.transcript_index: 9 is past the end/);
     expect(store.list({ includeArchived: true })).toHaveLength(sessions);
   });
 
-  it('Markdown and HTML show them briefly', () => {
+  it('Markdown and HTML show them briefly', async () => {
     const { store, id } = sessionWithFacts();
     const at = store.getTranscriptFacts(id)[2]!.at;
     const line = `${at} · gpt-4o · 1200 in / 300 out tokens · $0.0060 · first token after 420 ms · 55.5 tokens/s`;
-    const markdown = store.exportSession(id, 'markdown');
+    const markdown = await store.exportSession(id, 'markdown');
     expect(markdown).toContain(`### Assistant\n\n4.\n\n*${line}*`);
     expect(markdown).toMatch(/## Model changes\n\n- .*: model changed from gemma4 to gpt-4o \(from message 4\)/);
-    const html = store.exportSession(id, 'html');
+    const html = await store.exportSession(id, 'html');
     expect(html).toContain(`<p class="facts">${line}</p>`);
     expect(html).toContain('model changed from gemma4 to gpt-4o (from message 4)');
   });

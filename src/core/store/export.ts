@@ -1,8 +1,9 @@
-import { toolText, userParts } from '../../shared/fences';
-import type { ChatMessage, Compaction, MessageFacts, ModelChange, SessionRecord } from '../../shared/types';
+import { userParts } from '../../shared/fences';
+import type { ChatMessage, SessionRecord } from '../../shared/types';
 import { isImageDataUrl } from '../security/image-data';
 import { redactSecrets } from '../security/secrets';
 import type { ExportFormat } from '../../shared/export-name';
+import { ROLE_LABELS, compactionHeading, detailLines, displayTitle, factsLine, modelChangeLine, shownContent } from './export-lines';
 
 export const EXPORT_FORMAT = 'loom-session';
 /**
@@ -19,7 +20,11 @@ export interface TreeFields {
 
 // ---- rendering ----
 
-export function renderExport(record: SessionRecord, tree: TreeFields, format: ExportFormat, now = new Date()): string {
+/**
+ * The HTML page is loaded on its first export: its Markdown parser and highlighter would
+ * add tens of milliseconds to every `loom` start that reads the store.
+ */
+export async function renderExport(record: SessionRecord, tree: TreeFields, format: ExportFormat, now = new Date()): Promise<string> {
   const { session, tree: redactedTree } = redactDeep({ session: record, tree });
   switch (format) {
     case 'json':
@@ -27,7 +32,7 @@ export function renderExport(record: SessionRecord, tree: TreeFields, format: Ex
     case 'markdown':
       return renderMarkdown(session);
     case 'html':
-      return renderHtml(session);
+      return (await import('./export-html')).renderHtml(session);
   }
 }
 
@@ -82,56 +87,6 @@ function renderJson(s: SessionRecord, tree: TreeFields, now: Date): string {
   return `${JSON.stringify({ format: EXPORT_FORMAT, version: EXPORT_VERSION, exported_at: now.toISOString(), session }, null, 2)}\n`;
 }
 
-function displayTitle(s: SessionRecord): string {
-  return s.title || s.summary || 'Untitled session';
-}
-
-const ROLE_LABELS: Record<ChatMessage['role'], string> = {
-  system: 'System',
-  user: 'User',
-  assistant: 'Assistant',
-  tool: 'Tool result',
-};
-
-function detailLines(s: SessionRecord): [string, string][] {
-  const u = s.usage;
-  return [
-    ['Session', s.id],
-    ...(s.parent_id ? ([['Forked from', s.parent_id]] as [string, string][]) : []),
-    ['Status', `${s.status}${s.archived ? ' (archived)' : ''}`],
-    ['Created', s.created_at],
-    ['Updated', s.updated_at],
-    ['Model', s.model ?? '-'],
-    ['Folder', s.cwd ?? '-'],
-    ['Messages', String(s.transcript.length)],
-    ['Compactions', String(s.compactions.length)],
-    ['Usage', `${u.calls} calls, ${u.prompt_tokens} prompt + ${u.completion_tokens} completion tokens, $${u.cost_usd.toFixed(4)}`],
-  ];
-}
-
-/** A message's facts in one short line, as Markdown and HTML both show them; '' when there are none. */
-function factsLine(facts: MessageFacts | null | undefined): string {
-  if (!facts) return '';
-  const parts = [facts.at];
-  if (facts.model) parts.push(facts.model);
-  if (facts.prompt_tokens !== undefined && facts.completion_tokens !== undefined) {
-    parts.push(`${facts.estimated ? '~' : ''}${facts.prompt_tokens} in / ${facts.completion_tokens} out tokens`);
-  }
-  if (facts.cost_usd) parts.push(`$${facts.cost_usd.toFixed(4)}`);
-  if (facts.latency_ms !== undefined) parts.push(`first token after ${Math.round(facts.latency_ms)} ms`);
-  if (facts.tokens_per_second !== undefined) parts.push(`${facts.tokens_per_second.toFixed(1)} tokens/s`);
-  return parts.join(' · ');
-}
-
-function modelChangeLine(c: ModelChange): string {
-  return `${c.at}: model changed from ${c.from ?? 'none'} to ${c.to} (from message ${c.transcript_index + 1})`;
-}
-
-/** When a compaction happened and what it saved, as Markdown and HTML both show it. */
-function compactionHeading(c: Compaction): string {
-  return `${c.at}: ${c.before_tokens} → ${c.after_tokens} tokens`;
-}
-
 /** A fence longer than any backtick run inside, so code in tool output cannot close it. */
 function fence(text: string, lang = ''): string {
   const longest = Math.max(2, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));
@@ -165,16 +120,6 @@ function renderMarkdown(s: SessionRecord): string {
   return `${out.join('\n').trimEnd()}\n`;
 }
 
-/**
- * What a reader sees of a message: the user's words and tool output without the fences Loom
- * keeps around them for the model (the JSON export keeps them: it is what the model saw).
- */
-function shownContent(m: ChatMessage): string | null {
-  if (m.role === 'user') return userParts(m.content).text;
-  if (m.role === 'tool') return toolText(m.content);
-  return m.content;
-}
-
 function markdownMessage(m: ChatMessage, facts: string): string[] {
   const heading = m.role === 'tool' ? `### ${ROLE_LABELS.tool} (\`${m.tool_call_id}\`)` : `### ${ROLE_LABELS[m.role]}`;
   const blocks = [heading];
@@ -194,78 +139,4 @@ function markdownMessage(m: ChatMessage, facts: string): string[] {
   }
   if (facts) blocks.push(`*${facts}*`);
   return blocks.flatMap((block, i) => (i ? ['', block] : [block]));
-}
-
-function escapeHtml(text: string): string {
-  return text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;').replaceAll('"', '&quot;').replaceAll("'", '&#39;');
-}
-
-const HTML_STYLE = `
-  body { font: 15px/1.5 system-ui, sans-serif; max-width: 60rem; margin: 2rem auto; padding: 0 1rem; color: #1d1d1f; background: #fafafa; }
-  h1 { font-size: 1.5rem; } dl { display: grid; grid-template-columns: max-content 1fr; gap: .2rem 1rem; }
-  dt { font-weight: 600; } dd { margin: 0; }
-  .msg { border: 1px solid #ddd; border-radius: 8px; margin: 1rem 0; padding: .5rem 1rem; background: #fff; }
-  .msg h3 { margin: .2rem 0; font-size: .85rem; text-transform: uppercase; letter-spacing: .05em; color: #555; }
-  .user { border-left: 4px solid #2f6fde; } .assistant { border-left: 4px solid #2a9d5b; }
-  .tool { border-left: 4px solid #b7791f; } .system { border-left: 4px solid #888; }
-  img { max-width: 100%; max-height: 24rem; display: block; margin: .5rem 0; }
-  pre { white-space: pre-wrap; word-break: break-word; background: #f3f3f3; padding: .5rem; border-radius: 6px; }
-  .text { white-space: pre-wrap; } .facts { margin: 0; font-size: .8rem; color: #555; }
-`;
-
-function renderHtml(s: SessionRecord): string {
-  const details = detailLines(s)
-    .map(([k, v]) => `<dt>${escapeHtml(k)}</dt><dd>${escapeHtml(v)}</dd>`)
-    .join('');
-  const messages = s.transcript.map((m, i) => htmlMessage(m, factsLine(s.transcript_facts[i]))).join('\n');
-  const modelChanges = s.model_changes.length
-    ? `<h2>Model changes</h2><ul>${s.model_changes.map((c) => `<li>${escapeHtml(modelChangeLine(c))}</li>`).join('')}</ul>`
-    : '';
-  const compactions = s.compactions.length
-    ? `<h2>Compactions</h2>${s.compactions.map((c) => `<p>${escapeHtml(compactionHeading(c))}</p><pre>${escapeHtml(c.summary)}</pre>`).join('')}`
-    : '';
-  const plan =
-    s.plan.todos.length || s.plan.scratchpad
-      ? `<h2>Plan</h2><ul>${s.plan.todos.map((t) => `<li>${escapeHtml(`[${t.status}] ${t.text}`)}</li>`).join('')}</ul>${s.plan.scratchpad ? `<pre>${escapeHtml(s.plan.scratchpad)}</pre>` : ''}`
-      : '';
-  return `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escapeHtml(displayTitle(s))}</title>
-<style>${HTML_STYLE}</style>
-</head>
-<body>
-<h1>${escapeHtml(displayTitle(s))}</h1>
-${s.title && s.summary ? `<p>${escapeHtml(s.summary)}</p>` : ''}
-<dl>${details}</dl>
-<h2>Transcript</h2>
-${messages}
-${modelChanges}
-${compactions}
-${plan}
-</body>
-</html>
-`;
-}
-
-function htmlMessage(m: ChatMessage, facts: string): string {
-  const label = m.role === 'tool' ? `${ROLE_LABELS.tool} (${m.tool_call_id})` : ROLE_LABELS[m.role];
-  const content = shownContent(m);
-  const body = m.role === 'tool' ? `<pre>${escapeHtml(content ?? '')}</pre>` : content ? `<div class="text">${escapeHtml(content)}</div>` : '';
-  const { files, images } = m.role === 'user' ? userParts(m.content) : { files: [], images: [] };
-  const attached = [
-    ...files.map((file) => `<p>Attached file <code>${escapeHtml(file.name)}</code></p><pre>${escapeHtml(file.text)}</pre>`),
-    ...images.map((url, i) => `<img src="${escapeHtml(url)}" alt="Image ${i + 1}">`),
-  ];
-  const calls =
-    m.role === 'assistant'
-      ? (m.tool_calls ?? [])
-          .map((c) => `<p>Tool call <code>${escapeHtml(c.function.name)}</code> (${escapeHtml(c.id)})</p><pre>${escapeHtml(c.function.arguments)}</pre>`)
-          .join('')
-      : '';
-  const factsHtml = facts ? `<p class="facts">${escapeHtml(facts)}</p>` : '';
-  return `<section class="msg ${m.role}"><h3>${escapeHtml(label)}</h3>${body}${attached.join('')}${calls}${factsHtml}</section>`;
 }

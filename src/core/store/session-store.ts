@@ -409,11 +409,13 @@ export class SessionStore {
   }
 
   /** JSON (docs/DESIGN.md#export-format), Markdown or a self-contained HTML page; secrets redacted. */
-  exportSession(id: string, format: ExportFormat = 'json'): string {
+  async exportSession(id: string, format: ExportFormat = 'json'): Promise<string> {
     if (!EXPORT_FORMATS.includes(format)) {
       throw new LoomError(`Unknown export format "${format}"; use ${EXPORT_FORMATS.join(', ')}.`, 'bad_format');
     }
-    return this.db.transaction(() => renderExport(this.get(id), treeFields(this.db, this.pkOf(id)), format))();
+    // Read in one transaction, rendered after it: the HTML renderer loads on first use.
+    const { record, tree } = this.db.transaction(() => ({ record: this.get(id), tree: treeFields(this.db, this.pkOf(id)) }))();
+    return renderExport(record, tree, format);
   }
 
   /** A JSON export (parseExport) as a new session: new id, status saved, tool calls without a result closed (context-rules.ts). */

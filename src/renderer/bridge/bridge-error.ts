@@ -8,3 +8,11 @@ export class BridgeError extends Error {
     this.name = 'BridgeError';
   }
 }
+
+/**
+ * The browser mode refused the page's token (a restart made a new one): the window says so
+ * in one banner (App.tsx, from onAccessLost), so the call that met the refusal says nothing more.
+ */
+export function isAccessLost(err: unknown): boolean {
+  return err instanceof BridgeError && err.code === 'unauthorized';
+}

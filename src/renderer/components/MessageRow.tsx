@@ -7,7 +7,7 @@
 import { memo, useMemo, type ReactNode } from 'react';
 import type { ChatMessage, MessageFacts, ToolCall, UserMessage } from '../../shared/types';
 import { prettyArguments, toolText, userParts } from '../lib/display';
-import { inlineImageSrc } from '../lib/markdown';
+import { inlineImageSrc } from '../../shared/markdown';
 import { CopyButton } from './CopyButton';
 import { Markdown } from './Markdown';
 import { MessageFooter } from './MessageFooter';
@@ -53,11 +53,12 @@ export const MessageRow = memo(function MessageRow({ message, facts, toolName, c
         </article>
       );
     case 'tool':
+      // One column for the card and its actions, so "Fork from here" lines up with the card.
       return (
-        <>
+        <div className="msg-tool">
           <ToolResultCard name={toolName} content={message.content} />
           {children}
-        </>
+        </div>
       );
   }
 });
@@ -79,7 +80,7 @@ function UserContent({ content }: { content: UserMessage['content'] }) {
       {images.length > 0 && (
         <div className="msg-images">
           {images.map((url, i) => {
-            // Raster data URLs only, as for a reply's images (lib/markdown.ts).
+            // Raster data URLs only, as for a reply's images (shared/markdown.ts).
             const src = inlineImageSrc(url);
             return src && <img key={i} className="thumb" src={src} alt={`Attached image ${i + 1}`} />;
           })}

@@ -1,12 +1,12 @@
 /**
  * A reply's Markdown as plain text, for "Copy as text": built from the same marked tokens
- * the transcript renders (lib/markdown), so what is copied is what is read, without the
+ * the transcript renders (shared/markdown), so what is copied is what is read, without the
  * Markdown syntax. Links keep their target in brackets, images their alt text, code its
  * text, list items a "- " or "1. " in front, table cells a tab between them.
  */
 import type { MarkedToken, Token, Tokens } from 'marked';
-import { decodeCharacterReferences } from './character-references';
-import { lexMarkdown } from './markdown';
+import { decodeCharacterReferences } from '../../shared/character-references';
+import { lexMarkdown } from '../../shared/markdown';
 
 export function markdownToPlainText(markdown: string): string {
   return blocksText(lexMarkdown(markdown)).trim();

@@ -10,7 +10,7 @@ import type { Attachment } from '../../shared/attachments';
 import type { BridgeEvent, LoomBridge } from '../../shared/contract';
 import type { TurnResult } from '../../shared/engine-events';
 import type { SessionMeta } from '../../shared/types';
-import { BridgeError } from '../bridge/bridge-error';
+import { BridgeError, isAccessLost } from '../bridge/bridge-error';
 import { compactOptions } from '../lib/compactions';
 import { errorMessage } from '../lib/errors';
 import { plural } from '../lib/format';
@@ -285,8 +285,10 @@ export class ChatSession {
     this.apply({ type: 'error_shown', error });
   }
 
-  /** Shows a failed request's reason as the chat's error. */
-  showFailure = (err: unknown): void => this.setError(errorMessage(err));
+  /** Shows a failed request's reason as the chat's error (a lost access is the window's banner already). */
+  showFailure = (err: unknown): void => {
+    if (!isAccessLost(err)) this.setError(errorMessage(err));
+  };
 
   private notify(level: 'info' | 'warning', text: string): void {
     this.apply({ type: 'notice', sessionId: this.id, level, text });

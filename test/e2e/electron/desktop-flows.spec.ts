@@ -130,7 +130,7 @@ test('drag-export hands the OS a file equal to loom --export', async () => {
     for (const contents of webContents.getAllWebContents()) contents.startDrag = (item) => void dragged.push(item.file);
   });
   await sidebarRow(window, 'Export me').evaluate((row) => {
-    const dom = globalThis as unknown as { DataTransfer: new () => object; DragEvent: new (type: string, init: object) => object };
+    const dom = globalThis as unknown as { DataTransfer: new () => object; DragEvent: new (type: string, init: object) => Event };
     row.dispatchEvent(new dom.DragEvent('dragstart', { dataTransfer: new dom.DataTransfer(), bubbles: true }));
   });
   await expect.poll(() => app.evaluate(() => (globalThis as { __dragged?: string[] }).__dragged?.length ?? 0)).toBe(1);
