@@ -168,6 +168,23 @@ export interface SessionMeta {
   project_dir: string | null;
 }
 
+export const CHILD_STATES = ['running', 'done', 'failed', 'stopped', 'interrupted'] as const;
+/** Where a sub-agent's run stands (docs/DESIGN.md#sub-agents): running until its final answer (done), a failure, a stop or a crash. */
+export type ChildState = (typeof CHILD_STATES)[number];
+
+/** What links a sub-agent's session to the session and the run_subagent call that started it. */
+export interface ChildLink {
+  parent_id: string;
+  call_id: string;
+  agent: string;
+  state: ChildState;
+}
+
+/** A sub-agent's session as its parent lists it: its metadata and its link. */
+export interface ChildSession extends SessionMeta {
+  child: ChildLink;
+}
+
 /** A session in the Trash (docs/DESIGN.md#trash): when it was deleted and when it will be purged. */
 export interface TrashedSession extends SessionMeta {
   deleted_at: string;

@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import { deriveContexts } from './migration-v3';
+import { CHILD_LINKS } from './children';
 import { SESSION_CHANGES, SESSION_CHANGES_V13 } from './session-changes';
 import { SYNC_TABLES } from './sync-tables';
 import { TRASH } from './trash';
@@ -389,6 +390,15 @@ export const MIGRATIONS: readonly Migration[] = [
         CREATE INDEX sessions_page_project ON sessions (project_dir, archived, updated_at, id);
         ${SESSION_CHANGES_V13}
       `);
+    },
+  },
+  {
+    version: 18,
+    description:
+      "sub-agents (docs/DESIGN.md#sub-agents): sessions.spawned_by, the session whose run_subagent call started this one, that call's id, " +
+      'the agent it ran and its state (running, done, failed, stopped, interrupted); the change log hears of them',
+    up(db) {
+      db.exec(CHILD_LINKS);
     },
   },
 ];

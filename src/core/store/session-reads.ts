@@ -6,6 +6,7 @@
 import type Database from 'better-sqlite3';
 import type { PlanState, SessionCursor, SessionMeta, SessionPage, SessionRecord } from '../../shared/types';
 import { LoomError } from '../errors';
+import { TOP_LEVEL } from './children';
 import type { TreeFields } from './export';
 import { listCompactions, listModelChanges, readUsage } from './repositories/records';
 import { META_COLUMNS, metaFromRow, type MetaRow } from './rows';
@@ -70,6 +71,8 @@ export interface ListOptions {
   after?: SessionCursor;
   /** Only the sessions of this project folder (the sidebar's filter). */
   project?: string;
+  /** Sub-agents' sessions too (docs/DESIGN.md#sub-agents); left out by default. */
+  includeChildren?: boolean;
 }
 
 /**
@@ -81,6 +84,7 @@ export function listSessions(db: Database.Database, opts: ListOptions): SessionM
     LIVE,
     ...(opts.project === undefined ? [] : ['s.project_dir = @project']),
     ...(opts.includeArchived ? [] : ['s.archived = 0']),
+    ...(opts.includeChildren ? [] : [TOP_LEVEL]),
     ...(opts.after ? ['(s.updated_at, s.id) < (@updated_at, @id)'] : []),
   ];
   const rows = prepared(db, `SELECT ${META_COLUMNS} FROM sessions s WHERE ${conditions.join(' AND ')} ORDER BY s.updated_at DESC, s.id DESC LIMIT @limit`).all({

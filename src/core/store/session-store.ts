@@ -2,6 +2,9 @@ import type Database from 'better-sqlite3';
 import type {
   BranchPoint,
   CallKind,
+  ChildLink,
+  ChildSession,
+  ChildState,
   CallUsage,
   ChatMessage,
   Compaction,
@@ -22,6 +25,7 @@ import type {
 } from '../../shared/types';
 import { EXPORT_FORMATS, type ExportFormat } from '../../shared/export-name';
 import { LoomError } from '../errors';
+import { childOfCall, descendantPks, descendants, listChildren, readChildLink } from './children';
 import { openDatabase } from './db';
 import { renderExport } from './export';
 import type { ParsedExport } from './export-schema';
@@ -50,7 +54,7 @@ import {
 import { branchesAt, branchPoints, familyOf, forkSession } from './session-tree';
 import * as steps from './session-writes';
 import { DEFAULT_TRASH_DAYS } from '../../shared/settings';
-import { expiredPks, listTrashed, matchTrashed, trashedPk } from './trash';
+import { expiredPks, listTrashed, matchTrashed, trashedAt, trashedPk } from './trash';
 import { readContext, readTranscript, readTranscriptFacts } from './transcript-chain';
 
 export type { Lease } from './leases';
@@ -180,8 +184,17 @@ export class SessionStore {
     this.update(id, { summary: summary.trim() || null }, true);
   }
 
+  /** A parent's sub-agents are archived and unarchived with it: they are hidden with it. */
   setArchived(id: string, archived: boolean): void {
-    this.update(id, { archived: archived ? 1 : 0 }, false);
+    this.write(() => {
+      const pk = this.pkOf(id);
+      for (const each of [pk, ...descendantPks(this.db, pk)]) setSessionColumns(this.db, each, { archived: archived ? 1 : 0 });
+    });
+  }
+
+  /** Where sub-agent `id`'s run stands (docs/DESIGN.md#sub-agents); bookkeeping, as status is. */
+  setChildState(id: string, state: ChildState): void {
+    this.update(id, { child_state: state }, false);
   }
 
   /** A session imported from another agent keeps the dates it had there (docs/DESIGN.md#importing-from-other-agents). */
@@ -266,6 +279,21 @@ export class SessionStore {
     return listPage(this.db, opts);
   }
 
+  /** Session `id`'s sub-agents, in the order they started. */
+  children(id: string): ChildSession[] {
+    return listChildren(this.db, id);
+  }
+
+  /** What links sub-agent `id` to its parent; null for a session no run_subagent call started. */
+  childLink(id: string): ChildLink | null {
+    return readChildLink(this.db, id);
+  }
+
+  /** The sub-agent call `callId` of session `parentId` started, if it got that far. */
+  childOfCall(parentId: string, callId: string): ChildSession | undefined {
+    return childOfCall(this.db, parentId, callId);
+  }
+
   /** The most recently updated unarchived session. */
   mostRecent(): SessionMeta | undefined {
     return this.list({ limit: 1 })[0];
@@ -321,12 +349,13 @@ export class SessionStore {
 
   // ---- whole-session operations ----
 
-  /** Removes the session and all its rows; refused while another live process holds its lease. */
+  /** Removes the session, its sub-agents and all their rows; refused while another live process holds the session's lease or a child's. */
   delete(id: string): void {
     this.whileFree(id, () => {
-      const pk = this.pkOf(id);
-      deleteSession(this.db, pk);
-      this.leases.forget(pk);
+      for (const pk of [...descendantPks(this.db, this.pkOf(id)), this.pkOf(id)]) {
+        deleteSession(this.db, pk);
+        this.leases.forget(pk);
+      }
     });
   }
 
@@ -336,8 +365,12 @@ export class SessionStore {
   trash(id: string, now = new Date()): void {
     this.whileFree(id, () => {
       const pk = this.pkOf(id);
-      setSessionColumns(this.db, pk, { deleted_at: now.toISOString() });
-      this.leases.letGo(pk);
+      // Its sub-agents go with it, on the same date, so they come back with it (those already there keep theirs).
+      const live = descendants(this.db, pk).filter((d) => d.deleted_at === null);
+      for (const each of [pk, ...live.map((d) => d.pk)]) {
+        setSessionColumns(this.db, each, { deleted_at: now.toISOString() });
+        this.leases.letGo(each);
+      }
     });
   }
 
@@ -357,13 +390,27 @@ export class SessionStore {
 
   /** Brings a trashed session back exactly as it was (title, archived, pins, records, place in the list). */
   restore(id: string): SessionMeta {
-    this.write(() => setSessionColumns(this.db, this.trashedPkOf(id), { deleted_at: null }));
+    this.write(() => {
+      const pk = this.trashedPkOf(id);
+      const at = trashedAt(this.db, pk);
+      for (const each of [
+        pk,
+        ...descendants(this.db, pk)
+          .filter((d) => d.deleted_at === at)
+          .map((d) => d.pk),
+      ]) {
+        setSessionColumns(this.db, each, { deleted_at: null });
+      }
+    });
     return this.getMeta(id);
   }
 
-  /** Deletes a trashed session for good: its forks take over the rows they read from it. */
+  /** Deletes a trashed session and its sub-agents for good: its forks take over the rows they read from it. */
   purge(id: string): void {
-    this.write(() => deleteSession(this.db, this.trashedPkOf(id)));
+    this.write(() => {
+      const pk = this.trashedPkOf(id);
+      for (const each of [...descendantPks(this.db, pk), pk]) deleteSession(this.db, each);
+    });
   }
 
   /** The Trash, most recently deleted first, with when each is purged when kept `days`. */

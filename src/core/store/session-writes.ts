@@ -27,6 +27,8 @@ export interface NewSession {
   messages?: ChatMessage[];
   /** A session this one came from without sharing its messages (an imported sub-agent's). */
   parentId?: string | null;
+  /** A sub-agent's: the session and the run_subagent call that start it, and its agent (children.ts); it starts running. */
+  spawn?: { parentId: string; callId: string; agent: string };
 }
 
 /** Session `id`, active, with an empty plan and `init.messages` appended, all at one time. */
@@ -47,6 +49,8 @@ export function insertNew(db: Database.Database, id: string, init: NewSession): 
     project_dir: init.projectDir ?? null,
     plan: JSON.stringify(EMPTY_PLAN),
   });
+  const { spawn } = init;
+  if (spawn) setSessionColumns(db, pk, { spawned_by: spawn.parentId, spawn_call_id: spawn.callId, spawn_agent: spawn.agent, child_state: 'running' });
   for (const message of init.messages ?? []) appendTo(db, pk, message, at);
 }
 

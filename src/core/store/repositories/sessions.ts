@@ -4,6 +4,7 @@
  * session tree whole.
  */
 import type Database from 'better-sqlite3';
+import type { ChildColumns } from '../children';
 import type { MetaRow } from '../rows';
 import { prepared } from '../statements';
 
@@ -11,7 +12,7 @@ import { prepared } from '../statements';
 export type SessionRow = MetaRow & { plan: string };
 
 /** The columns a caller may set on an existing session, by name. */
-export interface SessionColumns extends Omit<SessionRow, 'id'> {
+export interface SessionColumns extends Omit<SessionRow, 'id'>, ChildColumns {
   fork_parent_pk: number | null;
   fork_at: number;
   note: string | null;
