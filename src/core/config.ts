@@ -26,7 +26,10 @@ export interface LoomConfig {
   llmIdleTimeoutSec: number;
   maxTurns: number;
   maxToolCalls: number;
+  /** --max-cost-usd covers a session and all its sub-agents together. */
   maxCostUsd: number;
+  /** How many run_subagent calls of one reply run at once (--max-parallel-subagents); default 3 (docs/DESIGN.md#sub-agents). */
+  maxParallelSubagents?: number;
   approvePlan: boolean;
   /** Where audit logs go; defaults to <dataDir>/audit. */
   logDir?: string;
@@ -49,4 +52,5 @@ export const DEFAULTS = {
   maxTurns: 40,
   maxToolCalls: 200,
   maxCostUsd: 5.0,
+  maxParallelSubagents: 3,
 };

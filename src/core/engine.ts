@@ -13,7 +13,7 @@ import type { EngineEvent, PendingRequest, TurnResult } from '../shared/engine-e
 import type { ContextState, SessionProject } from '../shared/contract';
 import { IMPORT_SOURCES, IMPORT_SOURCE_LABELS, type ImportSourceName } from '../shared/import-sources';
 import { mcpProblems, type McpOverview, type McpServerEdit } from '../shared/mcp';
-import type { BranchPoint, CompactionDetail, Pin, SessionFamily, SessionMeta } from '../shared/types';
+import type { BranchPoint, ChildState, CompactionDetail, Pin, SessionFamily, SessionMeta } from '../shared/types';
 import { AgentSession } from './agent/session';
 import { auditDir } from './audit/audit-log';
 import type { AgentHost } from './agent/host';
@@ -23,7 +23,8 @@ import { recoverInterruptedCalls } from './agent/recovery';
 import { compactNow } from './agent/context-guard';
 import { readProjectInstructions, type ProjectInstructions } from './agent/project-instructions';
 import { buildSystemPrompt } from './agent/system-prompt';
-import type { LoomConfig } from './config';
+import { childHost, SUBAGENT_DEFINITIONS, taskLabel, type OpenChild, type SubagentDefinition, type SubagentHost } from './agent/subagent';
+import { DEFAULTS, type LoomConfig } from './config';
 import { estimateTotal } from './context/budget';
 import { upToCut } from './context/compactor';
 import { LoomError } from './errors';
@@ -45,6 +46,7 @@ import { ImportRecords } from './store/repositories/import-records';
 import type { ImportedSession, Lease, SessionStore } from './store/session-store';
 import { parseExport } from './store/export-schema';
 import { ALL_TOOLS, type Tool } from './tools/index';
+import { RUN_SUBAGENT } from './tools/subagent-tool';
 
 /**
  * A session's folder may be changed while its transcript holds only system prompts (one per
@@ -734,6 +736,7 @@ export class LoomEngine extends SessionLifecycle {
         host: this.hostFor(id),
         tools: this.tools,
         auditDir: auditDir(this.config.dataDir, this.config.logDir),
+        subagents: this.subagentHost,
       });
       this.store.setStatus(id, 'active');
     } catch (err) {
@@ -743,6 +746,62 @@ export class LoomEngine extends SessionLifecycle {
     this.sessions.set(id, { agent, lease });
     this.auditStart(agent, resumed);
     return agent;
+  }
+
+  /** How a top-level session's run_subagent calls open their children (docs/DESIGN.md#sub-agents). */
+  private readonly subagentHost: SubagentHost = {
+    definitions: () => SUBAGENT_DEFINITIONS,
+    maxParallel: () => this.config.maxParallelSubagents ?? DEFAULTS.maxParallelSubagents,
+    open: (parent, callId, definition, task) => this.openChild(parent, callId, definition, task),
+  };
+
+  /**
+   * A child session for call `callId` of `parent`: its own row linked to both, its own lease,
+   * Loom's system prompt for the agent's tools with the agent's prompt after it, and the
+   * parent's folder, model and settings narrowed by the agent. It cannot start children of
+   * its own (depth 1). `finish` records how it ended, and closes it.
+   */
+  private openChild(parent: AgentSession, callId: string, definition: SubagentDefinition, task: string): OpenChild {
+    const meta = this.store.create({
+      model: parent.client.settings.model,
+      projectDir: parent.projectDir,
+      title: `${definition.name}: ${taskLabel(task)}`,
+      spawn: { parentId: parent.id, callId, agent: definition.name },
+    });
+    const id = meta.id;
+    const lease = this.store.acquireLease(id, this.owner);
+    const tools = childTools(parent.tools, definition);
+    const prompt = buildSystemPrompt({ projectDir: parent.projectDir, tools, instructions: parent.instructions });
+    this.store.setProject(id, { cwd: parent.projectDir, systemPrompt: definition.prompt ? `${prompt}\n\n${definition.prompt}` : prompt });
+    const agent = new AgentSession({
+      sessionId: id,
+      projectDir: parent.projectDir,
+      config: childConfig(parent.config, definition),
+      store: this.store,
+      client: parent.client,
+      memory: this.memory,
+      windows: this.windows,
+      instructions: parent.instructions,
+      host: childHost(this.hostFor(parent.id), definition.name, task),
+      tools,
+      auditDir: auditDir(this.config.dataDir, this.config.logDir),
+      costRoot: parent.costRoot,
+    });
+    this.sessions.set(id, { agent, lease });
+    this.auditStart(agent, false);
+    this.emitChild(parent.id, id, callId, definition.name, task, 'running');
+    return {
+      agent,
+      finish: (state) => {
+        this.store.setChildState(id, state);
+        this.close(id);
+        this.emitChild(parent.id, id, callId, definition.name, task, state);
+      },
+    };
+  }
+
+  private emitChild(parentId: string, childId: string, callId: string, agent: string, task: string, state: ChildState): void {
+    this.emit({ type: 'subagent', sessionId: parentId, childId, callId, agent, task, state });
   }
 
   private auditStart(agent: AgentSession, resumed: boolean): void {
@@ -893,6 +952,26 @@ function clientFor(config: LoomConfig, prices: PriceTable): ModelClient {
 function retryBaseMs(env: NodeJS.ProcessEnv): number | undefined {
   const ms = Number(env.LOOM_RETRY_BASE_MS);
   return env.LOOM_RETRY_BASE_MS && Number.isInteger(ms) && ms >= 0 ? ms : undefined;
+}
+
+/** The parent's tools as the agent narrows them: its list, no write or command for a read-only one, never run_subagent (depth 1). */
+function childTools(tools: readonly Tool[], definition: SubagentDefinition): Tool[] {
+  const readOnly = definition.access === 'readOnly';
+  return tools.filter(
+    (t) =>
+      t.name !== RUN_SUBAGENT &&
+      (!definition.tools || definition.tools.includes(t.name)) &&
+      !(readOnly && (t.effects.kind === 'write-files' || t.effects.kind === 'run-commands')),
+  );
+}
+
+/** A child's caps are its own (counted in its session), never above the parent's settings. */
+function childConfig(config: LoomConfig, definition: SubagentDefinition): LoomConfig {
+  return {
+    ...config,
+    maxTurns: Math.min(config.maxTurns, definition.maxTurns ?? Infinity),
+    maxToolCalls: Math.min(config.maxToolCalls, definition.maxToolCalls ?? Infinity),
+  };
 }
 
 /** --tools: the named tools only, in the registry's order; an unknown name is refused. */

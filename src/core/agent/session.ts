@@ -20,6 +20,7 @@ import { toolSpecs } from '../tools/index';
 import type { Tool } from '../tools/tool';
 import type { AgentHost } from './host';
 import type { ProjectInstructions } from './project-instructions';
+import type { SubagentHost } from './subagent';
 
 export interface AgentSessionOptions {
   sessionId: string;
@@ -36,6 +37,10 @@ export interface AgentSessionOptions {
   windows: ModelWindows;
   /** The project's instructions file the system prompt carries, if any. */
   instructions: ProjectInstructions | null;
+  /** How run_subagent starts children; absent for a session that may not (a sub-agent's own, docs/DESIGN.md#sub-agents). */
+  subagents?: SubagentHost;
+  /** A sub-agent's: the session at the top of its family, whose --max-cost-usd covers the whole family. */
+  costRoot?: string;
 }
 
 export class AgentSession {
@@ -53,6 +58,9 @@ export class AgentSession {
   readonly windows: ModelWindows;
   /** The project's instructions file in the system prompt (AGENTS.md or CLAUDE.md), if one was read. */
   readonly instructions: ProjectInstructions | null;
+  readonly subagents: SubagentHost | undefined;
+  /** The session whose --max-cost-usd this one counts against, with all its sub-agents: itself unless it is a sub-agent. */
+  readonly costRoot: string;
   /** The window of the session's model on its server, when known: it bounds the budget and the summariser's requests. */
   window: ModelWindow | null = null;
   /** The server and model whose window this session last made sure of (context-guard.ts). */
@@ -94,6 +102,8 @@ export class AgentSession {
     this.plan = opts.store.getPlan(opts.sessionId);
     this.windows = opts.windows;
     this.instructions = opts.instructions;
+    this.subagents = opts.subagents;
+    this.costRoot = opts.costRoot ?? opts.sessionId;
     this.budget = budgetFor(opts.config.maxContextTokens, this.messages);
     this.refreshWindow();
   }
@@ -205,6 +215,11 @@ export class AgentSession {
       contextTokens: this.budget.estimate(),
       maxContextTokens: this.budget.maxTokens,
     });
+  }
+
+  /** True for a sub-agent's session: it has no listing summary of its own to ask for (its title names its task). */
+  get isChild(): boolean {
+    return this.costRoot !== this.id;
   }
 
   get busy(): boolean {

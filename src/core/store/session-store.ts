@@ -34,7 +34,7 @@ import { Maintenance } from './maintenance';
 import { listDetails } from './repositories/compaction-records';
 import { deleteSession } from './repositories/forks';
 import { addPin, listPins, removePin } from './repositories/pins';
-import { addUsage, listCompactions, listModelChanges, readUsage } from './repositories/records';
+import { addUsage, listCompactions, listModelChanges, readUsage, readUsageOf } from './repositories/records';
 import { nextUpdateTime, setSessionColumns, type SessionColumns } from './repositories/sessions';
 import { searchSessions, updateSearchIndex } from './search';
 import { newSessionId } from './session-id';
@@ -258,6 +258,17 @@ export class SessionStore {
 
   getUsage(id: string): SessionUsage {
     return readUsage(this.db, this.pkOf(id));
+  }
+
+  /** The session's own usage, its sub-agents' (theirs included) and the two summed: what --max-cost-usd and Info count. */
+  getFamilyUsage(id: string): { own: SessionUsage; children: SessionUsage; total: SessionUsage } {
+    return this.db.transaction(() => {
+      const pk = this.pkOf(id);
+      const children = descendants(this.db, pk)
+        .filter((d) => d.deleted_at === null)
+        .map((d) => d.pk);
+      return { own: readUsage(this.db, pk), children: readUsageOf(this.db, children), total: readUsageOf(this.db, [pk, ...children]) };
+    })();
   }
 
   /** What the user pinned in the session, oldest first. */

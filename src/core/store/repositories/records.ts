@@ -97,7 +97,16 @@ export function listModelChanges(db: Database.Database, pk: number): ModelChange
 
 /** The session's totals, by kind and overall. */
 export function readUsage(db: Database.Database, pk: number): SessionUsage {
-  const rows = prepared(db, `SELECT kind, calls, prompt_tokens, completion_tokens, cost_usd FROM usage WHERE session_pk = ?`).all(pk) as (UsageTotals & {
+  return readUsageOf(db, [pk]);
+}
+
+/** The usage of several sessions summed (a parent's sub-agents, docs/DESIGN.md#sub-agents). */
+export function readUsageOf(db: Database.Database, pks: readonly number[]): SessionUsage {
+  const rows = prepared(
+    db,
+    `SELECT kind, SUM(calls) AS calls, SUM(prompt_tokens) AS prompt_tokens, SUM(completion_tokens) AS completion_tokens, SUM(cost_usd) AS cost_usd
+       FROM usage WHERE session_pk IN (SELECT value FROM json_each(?)) GROUP BY kind`,
+  ).all(JSON.stringify(pks)) as (UsageTotals & {
     kind: CallKind;
   })[];
   const zero = (): UsageTotals => ({ calls: 0, prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 });

@@ -1,0 +1,135 @@
+/**
+ * A sub-agent's run (docs/DESIGN.md#sub-agents): the child session a run_subagent call
+ * starts, run to its final answer, whose answer, bounded, is the call's result. The engine
+ * opens the child (its row, lease, prompt and tools: SubagentHost.open); this module runs it
+ * under the parent's stop and turns how it ended into the result and the child's state.
+ */
+import type { ChildState, ChatMessage } from '../../shared/types';
+import { LoomError } from '../errors';
+import type { AgentHost } from './host';
+import { runUserTurn } from './loop';
+import type { AgentSession } from './session';
+
+/**
+ * What a sub-agent needs of an agent definition: the agents registry's definitions
+ * (core/agents, issue 20's other half) have this shape; until it is merged, the built-ins
+ * below stand in for it.
+ */
+export interface SubagentDefinition {
+  name: string;
+  description: string;
+  /** Appended to Loom's system prompt in the child. */
+  prompt: string;
+  /** The tools it may use, by name; absent: every tool the parent has (run_subagent aside). */
+  tools?: string[];
+  /** readOnly: no write, edit or command is offered to it. */
+  access?: string;
+  maxTurns?: number;
+  maxToolCalls?: number;
+}
+
+export const SUBAGENT_DEFINITIONS: readonly SubagentDefinition[] = [
+  { name: 'build', description: 'Does the work: reads, edits and runs commands as the permission mode allows.', prompt: '' },
+  {
+    name: 'plan',
+    description: 'Read-only: thinks and plans; every write, edit and command is refused.',
+    prompt: 'You think and read, you do not change anything. Read and search the project, then answer with a clear plan.',
+    access: 'readOnly',
+  },
+  {
+    name: 'explore',
+    description: 'Read-only and cheap: searches and reads a codebase to answer a question.',
+    prompt: 'You explore a codebase to answer a question: find the files, read what matters, and report what you found with paths.',
+    tools: ['read_file', 'glob_files', 'grep'],
+    access: 'readOnly',
+    maxTurns: 12,
+  },
+];
+
+/** The cap on a child's answer as the parent receives it: the child's whole work stays in its own session. */
+const MAX_SUBAGENT_ANSWER_CHARS = 16_000;
+
+/** A task as approvals and progress lines name it: its start, on one line. */
+export function taskLabel(task: string): string {
+  const line = task.replace(/\s+/g, ' ').trim();
+  return line.length > 60 ? `${line.slice(0, 59)}…` : line;
+}
+
+/** An opened child: its agent, and the end of its run (state recorded, lease released, closed). */
+export interface OpenChild {
+  agent: AgentSession;
+  finish(state: ChildState): void;
+}
+
+/** What the engine gives a parent session to run children with. */
+export interface SubagentHost {
+  definitions(): readonly SubagentDefinition[];
+  /** At most this many children of one reply run at once (--max-parallel-subagents). */
+  maxParallel(): number;
+  open(parent: AgentSession, callId: string, definition: SubagentDefinition, task: string): OpenChild;
+}
+
+/**
+ * Runs the child for call `callId` of `parent` to its final answer and resolves to the
+ * parent's tool result. The parent's stop stops the child; what it did stays in its session.
+ */
+export async function runSubagent(
+  parent: AgentSession,
+  host: SubagentHost,
+  callId: string,
+  request: { agent: string; task: string },
+  signal: AbortSignal,
+): Promise<string> {
+  const definition = host.definitions().find((d) => d.name === request.agent);
+  if (!definition) {
+    const names = host.definitions().map((d) => d.name);
+    throw new LoomError(`there is no agent named "${request.agent}"; choose one of: ${names.join(', ')}.`, 'unknown_agent');
+  }
+  const child = host.open(parent, callId, definition, request.task);
+  let state: ChildState = 'failed';
+  const stopChild = () => child.agent.stop();
+  try {
+    const running = runUserTurn(child.agent, { role: 'user', content: request.task }, request.task);
+    signal.addEventListener('abort', stopChild, { once: true });
+    if (signal.aborted) stopChild();
+    const outcome = await running;
+    const answer = finalAnswer(child.agent.messages);
+    state = signal.aborted ? 'stopped' : outcome.error ? 'failed' : answer === null ? 'stopped' : 'done';
+    return resultFor(definition.name, child.agent.id, state, answer, outcome.error);
+  } finally {
+    signal.removeEventListener('abort', stopChild);
+    child.finish(state);
+  }
+}
+
+/** The child's last reply when it is a final one (no tool calls, not cut by a stop); null otherwise. */
+function finalAnswer(messages: readonly ChatMessage[]): string | null {
+  const last = messages.at(-1);
+  if (last?.role !== 'assistant' || last.tool_calls?.length || last.stopped) return null;
+  return typeof last.content === 'string' && last.content.trim() ? last.content : null;
+}
+
+function resultFor(agent: string, childId: string, state: ChildState, answer: string | null, error: string | undefined): string {
+  if (state === 'done' && answer !== null) return bounded(answer);
+  const why = state === 'failed' ? `it failed: ${error ?? 'unknown error'}` : 'it stopped before a final answer (a cap or a stop)';
+  return `The ${agent} sub-agent gave no answer: ${why}. Its partial work is kept in session ${childId}.`;
+}
+
+function bounded(answer: string): string {
+  if (answer.length <= MAX_SUBAGENT_ANSWER_CHARS) return answer;
+  return `${answer.slice(0, MAX_SUBAGENT_ANSWER_CHARS)}\n[The sub-agent's answer was cut at ${MAX_SUBAGENT_ANSWER_CHARS} of ${answer.length} characters.]`;
+}
+
+/**
+ * The child's face to the user is its parent's: its approvals and questions go to the
+ * parent's tab (so a stop there settles them), named by the child's agent and task; its
+ * other events go out under its own session id, for a window that shows the child.
+ */
+export function childHost(parent: AgentHost, agent: string, task: string): AgentHost {
+  const who = `${agent} sub-agent, "${taskLabel(task)}"`;
+  return {
+    emit: (event) => parent.emit(event),
+    approve: (request) => parent.approve({ ...request, label: `${who}: ${request.label}` }),
+    ask: (question) => parent.ask(`(${who}) ${question}`),
+  };
+}
