@@ -31,6 +31,9 @@ const changedTrigger = (differs: string) => `
 /** Version 12 adds the project folder the user chose to a SessionMeta: choosing one is a change windows show. */
 export const SESSION_CHANGES_V13 = `DROP TRIGGER session_changes_changed; ${changedTrigger(metaDiffers([...META_COLUMNS_V11, 'project_dir']))}`;
 
+/** Version 16 adds the session's agent: choosing one is a change windows show. */
+export const SESSION_CHANGES_V16 = `DROP TRIGGER session_changes_changed; ${changedTrigger(metaDiffers([...META_COLUMNS_V11, 'project_dir', 'agent']))}`;
+
 export const SESSION_CHANGES = `
   CREATE TABLE session_changes (
     seq INTEGER PRIMARY KEY AUTOINCREMENT,
