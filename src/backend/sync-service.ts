@@ -315,5 +315,6 @@ function notSyncedMeta(hit: HubHit): SessionMeta {
     model: null,
     cwd: null,
     project_dir: null,
+    agent: null,
   };
 }

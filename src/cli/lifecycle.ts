@@ -11,6 +11,7 @@ import os from 'node:os';
 import type { LoomConfig } from '../core/config';
 import { counted } from '../core/counted';
 import type { LoomEngine } from '../core/engine';
+import { DEFAULT_AGENT } from '../core/agents/built-in';
 import { SessionLifecycle } from '../core/session-lifecycle';
 import { LoomError, errorMessage } from '../core/errors';
 import { SessionStore } from '../core/store/session-store';
@@ -243,6 +244,8 @@ export function sessionInfo(store: SessionStore, id: string, json: boolean): str
   const compactions = store.getCompactions(id).length;
   const usage = store.getUsage(id);
   const modelChanges = store.getModelChanges(id);
+  const agentChanges = store.getAgentChanges(id);
+  const agent = meta.agent ?? DEFAULT_AGENT;
   if (json) {
     return toJson({
       id: meta.id,
@@ -261,6 +264,8 @@ export function sessionInfo(store: SessionStore, id: string, json: boolean): str
       },
       model: meta.model,
       model_changes: modelChanges,
+      agent,
+      agent_changes: agentChanges,
     });
   }
   const contextMessages = store.getContext(id).length;
@@ -274,6 +279,7 @@ export function sessionInfo(store: SessionStore, id: string, json: boolean): str
     ['Created', localTime(meta.created_at)],
     ['Updated', `${localTime(meta.updated_at)} (${relativeTime(meta.updated_at)})`],
     ['Model', meta.model ?? '(unknown)'],
+    ['Agent', agent],
     ['Folder', meta.cwd ?? '(unknown)'],
     ['Transcript', `${formatCount(meta.message_count)} messages`],
     ['Context', `${formatCount(contextMessages)} messages`],
@@ -281,8 +287,18 @@ export function sessionInfo(store: SessionStore, id: string, json: boolean): str
   ];
   const label = Math.max(...fields.map(([name]) => name.length)) + 2;
   const lines = fields.map(([name, value]) => `${`${name}:`.padEnd(label)}${value}`);
-  const changes = modelChanges.map((c) => `  ${localTime(c.at)}  ${c.from ?? '(none)'} -> ${c.to} (from message ${formatCount(c.transcript_index + 1)})`);
-  return [...lines, ...(changes.length ? ['', 'Model changes:', ...changes] : []), '', 'Usage:', ...usageTable(usage)].join('\n');
+  const changeLines = (changes: readonly { at: string; from: string | null; to: string; transcript_index: number }[], none: string) =>
+    changes.map((c) => `  ${localTime(c.at)}  ${c.from ?? none} -> ${c.to} (from message ${formatCount(c.transcript_index + 1)})`);
+  const models = changeLines(modelChanges, '(none)');
+  const agents = changeLines(agentChanges, DEFAULT_AGENT);
+  return [
+    ...lines,
+    ...(models.length ? ['', 'Model changes:', ...models] : []),
+    ...(agents.length ? ['', 'Agent changes:', ...agents] : []),
+    '',
+    'Usage:',
+    ...usageTable(usage),
+  ].join('\n');
 }
 
 /** One row per call kind (the store reports every kind, zero when unused), then the total. */

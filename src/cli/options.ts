@@ -42,6 +42,8 @@ export interface ChatAction {
   model?: string;
   /** --project: a new session's folder (default: the current one), or another for a resumed session whose folder is gone. */
   project?: string;
+  /** --agent given on the command line: a resumed session takes it as its own agent (recorded); a new one starts with it. */
+  agent?: string;
 }
 
 /** `--doctor`: check loom.db and salvage a damaged one; it must not open the store. */
@@ -73,6 +75,7 @@ interface RawOptions {
   dataDir?: string;
   baseUrl?: string;
   model?: string;
+  agent?: string;
   apiKey?: string;
   maxContextTokens?: string;
   modelWindow?: string;
@@ -142,6 +145,11 @@ const OPTION_GROUPS: readonly OptionGroup[] = [
   {
     title: 'Limits:',
     options: [
+      {
+        flags: '--agent <name>',
+        description:
+          "the session's agent: build (default), plan (read-only), explore, or one of .loom/agents, .claude/agents, .opencode/agent; with --resume/--continue, that session's agent from now on",
+      },
       { flags: '--tools <names>', description: 'comma-separated tool names offered to the model (default: all)' },
       {
         flags: '--pass-env <name>',
@@ -424,6 +432,7 @@ function toChatAction(raw: RawOptions): ChatAction {
   if (raw.continue) action.continueLast = true;
   if (raw.model !== undefined) action.model = nonEmpty(raw.model, '--model', 'a model name');
   if (raw.project !== undefined) action.project = path.resolve(nonEmpty(raw.project, '--project', 'a folder'));
+  if (raw.agent !== undefined) action.agent = nonEmpty(raw.agent, '--agent', 'an agent name');
   return action;
 }
 
@@ -457,6 +466,7 @@ function toConfig(raw: RawOptions, env: NodeJS.ProcessEnv): LoomConfig {
   if (raw.trashDays !== undefined) config.trashDays = positiveInteger(raw.trashDays, '--trash-days', DEFAULT_TRASH_DAYS);
   if (raw.noProjectInstructions) config.projectInstructions = false;
   if (raw.tools !== undefined) config.tools = toolNames(raw.tools);
+  if (raw.agent !== undefined) config.agent = nonEmpty(raw.agent, '--agent', 'an agent name');
   if (raw.passEnv !== undefined) config.passEnv = envNames(raw.passEnv);
   if (raw.logDir !== undefined) config.logDir = path.resolve(nonEmpty(raw.logDir, '--log-dir', 'a folder'));
   if (raw.mcpConfig !== undefined) config.mcpConfigFile = path.resolve(nonEmpty(raw.mcpConfig, '--mcp-config', 'a file'));

@@ -6,6 +6,7 @@
  */
 import readline from 'node:readline';
 import type { LoomEngine } from '../core/engine';
+import { DEFAULT_AGENT } from '../core/agents/built-in';
 import { errorMessage, isLoomError } from '../core/errors';
 import { describeGrant } from '../shared/approvals';
 import type { EngineEvent } from '../shared/engine-events';
@@ -211,6 +212,7 @@ const HELP_TEXT = [
   '  \\pin [TEXT]    pin the last message, or a note: kept in front of the model through every compaction',
   '  \\pins          list the pins; \\unpin N removes pin N',
   "  \\fork [N]      a new session sharing this one's history (up to message N; you stay in this one)",
+  "  \\agent [NAME]  list the agents, or make NAME the session's agent from the next message on",
   '  \\grants        what is allowed for this session (answer "a" at an approval to add to it)',
   '  \\revoke N      take back grant N of \\grants',
   '  \\help          this list',
@@ -301,6 +303,8 @@ async function runCommand(ctx: ReplContext, text: string): Promise<'exit' | void
         return await unpin(ctx, arg);
       case '\\fork':
         return fork(ctx, arg);
+      case '\\agent':
+        return await agent(ctx, arg);
       case '\\grants':
         return ctx.view.line(grantsText(ctx.engine.grants(ctx.sessionId)));
       case '\\revoke':
@@ -362,6 +366,19 @@ function fork(ctx: ReplContext, arg: string): void {
   if (arg && !/^\d+$/.test(arg)) return ctx.view.line('Usage: \\fork [N], N the message to fork after (1 = the system message)');
   const forked = ctx.engine.fork(ctx.sessionId, arg ? Number(arg) : undefined);
   ctx.view.line(`Forked as ${forked.id}. You are still in session ${ctx.sessionId}; open the fork with: loom --resume ${forked.id}`);
+}
+
+/** `\\agent` lists the agents of the session's folder (the current one marked); `\\agent NAME` switches. */
+async function agent(ctx: ReplContext, name: string): Promise<void> {
+  const meta = ctx.engine.store.getMeta(ctx.sessionId);
+  if (name) {
+    const changed = await ctx.engine.setSessionAgent(ctx.sessionId, name);
+    return ctx.view.line(changed.agent === meta.agent ? `The agent is already ${name}.` : `Agent: ${changed.agent} from your next message on.`);
+  }
+  const current = meta.agent ?? DEFAULT_AGENT;
+  const { agents } = await ctx.engine.listAgents(meta.project_dir ?? undefined);
+  const width = Math.max(...agents.map((a) => a.name.length));
+  ctx.view.line(agents.map((a) => `${a.name === current ? '*' : ' '} ${a.name.padEnd(width)}  ${a.description}`).join('\n'));
 }
 
 function revoke(ctx: ReplContext, arg: string): void {

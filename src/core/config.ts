@@ -17,6 +17,8 @@ export interface LoomConfig {
   mode: PermissionMode;
   /** false: no AGENTS.md / CLAUDE.md in the system prompt (--no-project-instructions); default on. */
   projectInstructions?: boolean;
+  /** The agent new sessions start with (--agent); undefined: the default, build (docs/DESIGN.md#agents). */
+  agent?: string;
   /** Names of the tools offered to the model; undefined means all. */
   tools?: string[];
   toolTimeoutSec: number;

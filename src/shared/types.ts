@@ -104,6 +104,16 @@ export interface ModelChange {
   transcript_index: number;
 }
 
+/** A session's agent changed (docs/DESIGN.md#the-sessions-agent), recorded as model changes are. */
+export interface AgentChange {
+  at: string;
+  /** Null for the default agent, `build`, never chosen. */
+  from: string | null;
+  to: string;
+  /** The transcript length at the change: it applies from the message at that index on. */
+  transcript_index: number;
+}
+
 /** What can stop Loom from using a model server, as the connection test names it. */
 export type ConnectionProblem = 'unreachable' | 'refused' | 'timeout' | 'http' | 'bad_response' | 'missing_model';
 
@@ -166,6 +176,8 @@ export interface SessionMeta {
    * (docs/DESIGN.md#the-project-folder); null until one is chosen (an import, a pulled session).
    */
   project_dir: string | null;
+  /** The session's agent (docs/DESIGN.md#the-sessions-agent); null: the default, `build`. */
+  agent: string | null;
 }
 
 /** Where a sub-agent's run stands (docs/DESIGN.md#sub-agents): running until its final answer (done), a failure, a stop or a crash. */
@@ -201,6 +213,7 @@ export interface SessionRecord extends SessionMeta {
   /** Aligned with `transcript`: each message's facts, null where none were recorded. */
   transcript_facts: (MessageFacts | null)[];
   model_changes: ModelChange[];
+  agent_changes: AgentChange[];
 }
 
 /** Where a page of the session list ends: the last session's place in listing order (newest updated first, then id). */

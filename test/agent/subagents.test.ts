@@ -122,7 +122,7 @@ describe('run_subagent', () => {
     expect(h.read('x.txt')).toBeNull();
     const [child] = childrenOf(h);
     const refusal = h.store.getContext(child!.id).find((m) => m.role === 'tool');
-    expect(refusal?.content).toContain('no tool named "write_file"');
+    expect(refusal?.content).toContain('Denied (the plan agent is read-only)');
     const offered = h
       .bodies()
       .find((b) => conversationOf(b) === task)

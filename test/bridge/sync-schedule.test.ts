@@ -83,6 +83,7 @@ const LOCAL: SessionMeta = {
   model: null,
   cwd: null,
   project_dir: null,
+  agent: null,
 };
 
 async function started() {

@@ -17,6 +17,7 @@ const meta = (id: string, updated_at: string, extra: Partial<SessionMeta> = {}):
   model: null,
   cwd: null,
   project_dir: null,
+  agent: null,
   ...extra,
 });
 

@@ -247,7 +247,8 @@ describe.each(RELEASES)('the loom.db made by %s', (release) => {
     expect(listAll).toEqual(expected.list_sessions_all);
     expect(await loomJson(dataDir, ['--list-sessions', '--json'])).toEqual(expected.list_sessions);
     const infos = await inPairs(ids.map((id) => () => loomJson(dataDir, ['--info', id, '--json'])));
-    ids.forEach((id, i) => expect(infos[i], `--info ${id}`).toEqual(expected.info[id]));
+    // Keys added since the release (docs/DESIGN.md#json-output: new keys may be added, none removed): the agent.
+    ids.forEach((id, i) => expect(infos[i], `--info ${id}`).toEqual({ ...(prop(expected.info, id) as object), agent: 'build', agent_changes: [] }));
     const exports = await inPairs(ids.map((id) => () => loomJson(dataDir, ['--export', id])));
     ids.forEach((id, i) => expect(comparableExport(exports[i]), `--export ${id}`).toEqual(comparableExport(prop(expected.export, id))));
     const words = Object.keys(expected.search);
@@ -322,11 +323,18 @@ describe.each(RELEASES)('the loom.db made by %s', (release) => {
     if (later.length) expectSameAsFixture(backupPath(file, fixtureVersion));
     // What the migrations add starts empty; every row the release wrote is as it was.
     // A column a later migration added (sessions.deleted_at) is compared by what the release had.
-    const { schema_version: version, session_changes: changes, sqlite_sequence: sequence, ...rows } = dump(file, undefined, columnsIn(fixture));
+    const {
+      schema_version: version,
+      session_changes: changes,
+      agent_changes: agentChanges,
+      sqlite_sequence: sequence,
+      ...rows
+    } = dump(file, undefined, columnsIn(fixture));
     const { schema_version: fixtureVersionRow, sqlite_sequence: fixtureSequence, ...fixtureRows } = dump(fixture);
     expect(fixtureVersionRow).toEqual([JSON.stringify({ version: fixtureVersion })]);
     expect(version).toEqual([JSON.stringify({ version: latestVersion(MIGRATIONS) })]);
     expect(changes).toEqual([]);
+    expect(agentChanges).toEqual([]);
     expect(sequence).toEqual(fixtureSequence);
     expect(rows).toEqual(fixtureRows);
     // The columns added since start empty: no session of the release is in the Trash or had a folder chosen, only recorded.

@@ -5,46 +5,11 @@
  * under the parent's stop and turns how it ended into the result and the child's state.
  */
 import type { ChildState, ChatMessage } from '../../shared/types';
+import type { AgentDefinition } from '../agents/definition';
 import { LoomError } from '../errors';
 import type { AgentHost } from './host';
 import { runUserTurn } from './loop';
 import type { AgentSession } from './session';
-
-/**
- * What a sub-agent needs of an agent definition: the agents registry's definitions
- * (core/agents, issue 20's other half) have this shape; until it is merged, the built-ins
- * below stand in for it.
- */
-export interface SubagentDefinition {
-  name: string;
-  description: string;
-  /** Appended to Loom's system prompt in the child. */
-  prompt: string;
-  /** The tools it may use, by name; absent: every tool the parent has (run_subagent aside). */
-  tools?: string[];
-  /** readOnly: no write, edit or command is offered to it. */
-  access?: string;
-  maxTurns?: number;
-  maxToolCalls?: number;
-}
-
-export const SUBAGENT_DEFINITIONS: readonly SubagentDefinition[] = [
-  { name: 'build', description: 'Does the work: reads, edits and runs commands as the permission mode allows.', prompt: '' },
-  {
-    name: 'plan',
-    description: 'Read-only: thinks and plans; every write, edit and command is refused.',
-    prompt: 'You think and read, you do not change anything. Read and search the project, then answer with a clear plan.',
-    access: 'readOnly',
-  },
-  {
-    name: 'explore',
-    description: 'Read-only and cheap: searches and reads a codebase to answer a question.',
-    prompt: 'You explore a codebase to answer a question: find the files, read what matters, and report what you found with paths.',
-    tools: ['read_file', 'glob_files', 'grep'],
-    access: 'readOnly',
-    maxTurns: 12,
-  },
-];
 
 /** The cap on a child's answer as the parent receives it: the child's whole work stays in its own session. */
 const MAX_SUBAGENT_ANSWER_CHARS = 16_000;
@@ -63,10 +28,11 @@ export interface OpenChild {
 
 /** What the engine gives a parent session to run children with. */
 export interface SubagentHost {
-  definitions(): readonly SubagentDefinition[];
+  /** The agent named `name` where `parent` works; a LoomError naming the agents there are, for another name. */
+  agentNamed(parent: AgentSession, name: string): Promise<AgentDefinition>;
   /** At most this many children of one reply run at once (--max-parallel-subagents). */
   maxParallel(): number;
-  open(parent: AgentSession, callId: string, definition: SubagentDefinition, task: string): OpenChild;
+  open(parent: AgentSession, callId: string, definition: AgentDefinition, task: string): OpenChild;
 }
 
 /**
@@ -80,10 +46,10 @@ export async function runSubagent(
   request: { agent: string; task: string },
   signal: AbortSignal,
 ): Promise<string> {
-  const definition = host.definitions().find((d) => d.name === request.agent);
-  if (!definition) {
-    const names = host.definitions().map((d) => d.name);
-    throw new LoomError(`there is no agent named "${request.agent}"; choose one of: ${names.join(', ')}.`, 'unknown_agent');
+  const definition = await host.agentNamed(parent, request.agent);
+  // A read-only session's sub-agents are read-only too: a child never widens what its parent may do.
+  if (parent.agent.access === 'readOnly' && definition.access !== 'readOnly') {
+    throw new LoomError(`the ${parent.agent.name} agent is read-only, and so must its sub-agents be; ${definition.name} is not.`, 'agent_refused');
   }
   const child = host.open(parent, callId, definition, request.task);
   let state: ChildState = 'failed';

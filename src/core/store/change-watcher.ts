@@ -27,7 +27,21 @@ export interface SessionChange {
   before: SessionMeta | null;
 }
 
-const COLUMNS = ['id', 'parent_id', 'title', 'summary', 'status', 'archived', 'created_at', 'updated_at', 'message_count', 'model', 'cwd', 'project_dir'];
+const COLUMNS = [
+  'id',
+  'parent_id',
+  'title',
+  'summary',
+  'status',
+  'archived',
+  'created_at',
+  'updated_at',
+  'message_count',
+  'model',
+  'cwd',
+  'project_dir',
+  'agent',
+];
 const SEEN = 'temp.loom_seen_sessions';
 const DIFFERS = COLUMNS.filter((c) => c !== 'id')
   .map((c) => `t.${c} IS NOT s.${c}`)

@@ -1,5 +1,5 @@
 import { toolText, userParts } from '../../shared/fences';
-import type { ChatMessage, Compaction, MessageFacts, ModelChange, SessionRecord } from '../../shared/types';
+import type { AgentChange, ChatMessage, Compaction, MessageFacts, ModelChange, SessionRecord } from '../../shared/types';
 import { isImageDataUrl } from '../security/image-data';
 import { redactSecrets } from '../security/secrets';
 import type { ExportFormat } from '../../shared/export-name';
@@ -78,6 +78,8 @@ function renderJson(s: SessionRecord, tree: TreeFields, now: Date): string {
     usage: s.usage,
     transcript_facts: s.transcript_facts,
     model_changes: s.model_changes,
+    // Only once an agent was chosen: the export of a session that never chose one stays as it was.
+    ...(s.agent !== null || s.agent_changes.length ? { agent: s.agent, agent_changes: s.agent_changes } : {}),
   };
   return `${JSON.stringify({ format: EXPORT_FORMAT, version: EXPORT_VERSION, exported_at: now.toISOString(), session }, null, 2)}\n`;
 }
@@ -102,6 +104,7 @@ function detailLines(s: SessionRecord): [string, string][] {
     ['Created', s.created_at],
     ['Updated', s.updated_at],
     ['Model', s.model ?? '-'],
+    ...(s.agent !== null ? ([['Agent', s.agent]] as [string, string][]) : []),
     ['Folder', s.cwd ?? '-'],
     ['Messages', String(s.transcript.length)],
     ['Compactions', String(s.compactions.length)],
@@ -127,6 +130,19 @@ function modelChangeLine(c: ModelChange): string {
   return `${c.at}: model changed from ${c.from ?? 'none'} to ${c.to} (from message ${c.transcript_index + 1})`;
 }
 
+function agentChangeLine(c: AgentChange): string {
+  return `${c.at}: agent changed from ${c.from ?? 'build'} to ${c.to} (from message ${c.transcript_index + 1})`;
+}
+
+/** The model changes and the agent changes, each under its heading, as Markdown and HTML both list them. */
+function changeLists(s: SessionRecord): [string, string[]][] {
+  const lists: [string, string[]][] = [
+    ['Model changes', s.model_changes.map(modelChangeLine)],
+    ['Agent changes', s.agent_changes.map(agentChangeLine)],
+  ];
+  return lists.filter(([, lines]) => lines.length > 0);
+}
+
 /** When a compaction happened and what it saved, as Markdown and HTML both show it. */
 function compactionHeading(c: Compaction): string {
   return `${c.at}: ${c.before_tokens} → ${c.after_tokens} tokens`;
@@ -145,11 +161,7 @@ function renderMarkdown(s: SessionRecord): string {
   for (const [label, value] of detailLines(s)) out.push(`- **${label}:** ${value}`);
   out.push('', '## Transcript', '');
   s.transcript.forEach((m, i) => out.push(...markdownMessage(m, factsLine(s.transcript_facts[i])), ''));
-  if (s.model_changes.length) {
-    out.push('## Model changes', '');
-    for (const c of s.model_changes) out.push(`- ${modelChangeLine(c)}`);
-    out.push('');
-  }
+  for (const [heading, lines] of changeLists(s)) out.push(`## ${heading}`, '', ...lines.map((line) => `- ${line}`), '');
   if (s.compactions.length) {
     out.push('## Compactions', '');
     for (const c of s.compactions) {
@@ -218,9 +230,9 @@ function renderHtml(s: SessionRecord): string {
     .map(([k, v]) => `<dt>${escapeHtml(k)}</dt><dd>${escapeHtml(v)}</dd>`)
     .join('');
   const messages = s.transcript.map((m, i) => htmlMessage(m, factsLine(s.transcript_facts[i]))).join('\n');
-  const modelChanges = s.model_changes.length
-    ? `<h2>Model changes</h2><ul>${s.model_changes.map((c) => `<li>${escapeHtml(modelChangeLine(c))}</li>`).join('')}</ul>`
-    : '';
+  const modelChanges = changeLists(s)
+    .map(([heading, lines]) => `<h2>${heading}</h2><ul>${lines.map((line) => `<li>${escapeHtml(line)}</li>`).join('')}</ul>`)
+    .join('');
   const compactions = s.compactions.length
     ? `<h2>Compactions</h2>${s.compactions.map((c) => `<p>${escapeHtml(compactionHeading(c))}</p><pre>${escapeHtml(c.summary)}</pre>`).join('')}`
     : '';

@@ -2,7 +2,7 @@ import type { SessionMeta, SessionStatus } from '../../shared/types';
 
 /** The sessions columns a SessionMeta is read from (table aliased `s`). */
 export const META_COLUMNS =
-  's.id, s.parent_id, s.title, s.summary, s.status, s.archived, s.created_at, s.updated_at, s.message_count, s.model, s.cwd, s.project_dir';
+  's.id, s.parent_id, s.title, s.summary, s.status, s.archived, s.created_at, s.updated_at, s.message_count, s.model, s.cwd, s.project_dir, s.agent';
 
 export interface MetaRow {
   id: string;
@@ -17,6 +17,7 @@ export interface MetaRow {
   model: string | null;
   cwd: string | null;
   project_dir: string | null;
+  agent: string | null;
 }
 
 export function metaFromRow(row: MetaRow): SessionMeta {
@@ -33,5 +34,6 @@ export function metaFromRow(row: MetaRow): SessionMeta {
     model: row.model,
     cwd: row.cwd,
     project_dir: row.project_dir,
+    agent: row.agent,
   };
 }

@@ -31,9 +31,12 @@ const changedTrigger = (differs: string) => `
 /** Version 12 adds the project folder the user chose to a SessionMeta: choosing one is a change windows show. */
 export const SESSION_CHANGES_V13 = `DROP TRIGGER session_changes_changed; ${changedTrigger(metaDiffers([...META_COLUMNS_V11, 'project_dir']))}`;
 
+/** Version 16 adds the session's agent: choosing one is a change windows show. */
+export const SESSION_CHANGES_V16 = `DROP TRIGGER session_changes_changed; ${changedTrigger(metaDiffers([...META_COLUMNS_V11, 'project_dir', 'agent']))}`;
+
 /** Version 18 adds a sub-agent's link and state: a child starting, ending or stopping is a change windows show. */
 export const SESSION_CHANGES_V18 = `DROP TRIGGER session_changes_changed; ${changedTrigger(
-  metaDiffers([...META_COLUMNS_V11, 'project_dir', 'spawned_by', 'spawn_call_id', 'spawn_agent', 'child_state']),
+  metaDiffers([...META_COLUMNS_V11, 'project_dir', 'agent', 'spawned_by', 'spawn_call_id', 'spawn_agent', 'child_state']),
 )}`;
 
 export const SESSION_CHANGES = `

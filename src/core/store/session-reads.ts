@@ -8,7 +8,7 @@ import type { PlanState, SessionCursor, SessionMeta, SessionPage, SessionRecord 
 import { LoomError } from '../errors';
 import { TOP_LEVEL } from './children';
 import type { TreeFields } from './export';
-import { listCompactions, listModelChanges, readUsage } from './repositories/records';
+import { listAgentChanges, listCompactions, listModelChanges, readUsage } from './repositories/records';
 import { META_COLUMNS, metaFromRow, type MetaRow } from './rows';
 import { prepared } from './statements';
 import { LIVE } from './trash';
@@ -62,6 +62,7 @@ export function readRecord(db: Database.Database, id: string): SessionRecord {
     usage: readUsage(db, pk),
     transcript_facts: readTranscriptFacts(db, pk),
     model_changes: listModelChanges(db, pk),
+    agent_changes: listAgentChanges(db, pk),
   };
 }
 

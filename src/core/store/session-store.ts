@@ -11,6 +11,7 @@ import type {
   CompactionDetail,
   MessageFacts,
   ModelChange,
+  AgentChange,
   Pin,
   PlanState,
   SearchHit,
@@ -34,7 +35,7 @@ import { Maintenance } from './maintenance';
 import { listDetails } from './repositories/compaction-records';
 import { deleteSession } from './repositories/forks';
 import { addPin, listPins, removePin } from './repositories/pins';
-import { addUsage, listCompactions, listModelChanges, readUsage, readUsageOf } from './repositories/records';
+import { addUsage, listAgentChanges, listCompactions, listModelChanges, readUsage, readUsageOf } from './repositories/records';
 import { nextUpdateTime, setSessionColumns, type SessionColumns } from './repositories/sessions';
 import { searchSessions, updateSearchIndex } from './search';
 import { newSessionId } from './session-id';
@@ -156,6 +157,11 @@ export class SessionStore {
     return this.write(() => steps.changeModel(this.db, this.pkOf(id), model));
   }
 
+  /** Makes `agent` the session's from its next turn on and records the change; false, recording nothing, when it already is. */
+  setAgent(id: string, agent: string): boolean {
+    return this.write(() => steps.changeAgent(this.db, this.pkOf(id), agent));
+  }
+
   recordUsage(id: string, kind: CallKind, usage: CallUsage): void {
     this.write(() => addUsage(this.db, this.pkOf(id), kind, usage, 1));
   }
@@ -249,6 +255,10 @@ export class SessionStore {
   /** The session's model changes, oldest first. */
   getModelChanges(id: string): ModelChange[] {
     return listModelChanges(this.db, this.pkOf(id));
+  }
+
+  getAgentChanges(id: string): AgentChange[] {
+    return listAgentChanges(this.db, this.pkOf(id));
   }
 
   /** In order; `transcript_index` only where it is known (older records may lack it). */

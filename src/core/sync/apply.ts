@@ -344,6 +344,7 @@ function createLocally(db: Database.Database, remote: RemoteSession): void {
     cwd: null,
     // A folder is chosen on each device: the hub never names one to work in.
     project_dir: null,
+    agent: null,
     plan: s.plan,
   });
   writeState(db, pk, s);

@@ -23,8 +23,8 @@ export interface SessionColumns extends Omit<SessionRow, 'id'>, ChildColumns {
 export function insertSession(db: Database.Database, row: SessionRow): number {
   const { lastInsertRowid } = prepared(
     db,
-    `INSERT INTO sessions (id, parent_id, title, summary, status, archived, created_at, updated_at, message_count, model, cwd, project_dir, plan)
-     VALUES (@id, @parent_id, @title, @summary, @status, @archived, @created_at, @updated_at, @message_count, @model, @cwd, @project_dir, @plan)`,
+    `INSERT INTO sessions (id, parent_id, title, summary, status, archived, created_at, updated_at, message_count, model, cwd, project_dir, agent, plan)
+     VALUES (@id, @parent_id, @title, @summary, @status, @archived, @created_at, @updated_at, @message_count, @model, @cwd, @project_dir, @agent, @plan)`,
   ).run(row);
   return Number(lastInsertRowid);
 }
