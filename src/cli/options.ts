@@ -15,7 +15,7 @@ import { renderHelp, type HelpPage } from './help-text';
 import { parseOptions, UsageError, type OptionGroup } from './option-parser';
 
 export type LifecycleAction =
-  | { kind: 'list'; includeArchived: boolean; json: boolean }
+  | { kind: 'list'; includeArchived: boolean; includeChildren: boolean; json: boolean }
   | { kind: 'search'; query: string; includeArchived: boolean; json: boolean }
   | { kind: 'info'; id: string; json: boolean }
   | { kind: 'rename'; id: string; title: string }
@@ -88,6 +88,7 @@ interface RawOptions {
   maxTurns?: string;
   maxToolCalls?: string;
   maxCostUsd?: string;
+  maxParallelSubagents?: string;
   approvePlan?: boolean;
   noProjectInstructions?: boolean;
   logDir?: string;
@@ -98,6 +99,7 @@ interface RawOptions {
   project?: string;
   listSessions?: boolean;
   includeArchived?: boolean;
+  includeChildren?: boolean;
   json?: boolean;
   search?: string;
   info?: string;
@@ -161,7 +163,14 @@ const OPTION_GROUPS: readonly OptionGroup[] = [
       { flags: '--llm-idle-timeout <sec>', description: `seconds the model server may stay silent (default ${DEFAULTS.llmIdleTimeoutSec})` },
       { flags: '--max-turns <n>', description: `model requests per user message (default ${DEFAULTS.maxTurns})` },
       { flags: '--max-tool-calls <n>', description: `tool calls per session run (default ${DEFAULTS.maxToolCalls})` },
-      { flags: '--max-cost-usd <usd>', description: `spending limit per session run in US dollars (default ${DEFAULTS.maxCostUsd.toFixed(2)})` },
+      {
+        flags: '--max-cost-usd <usd>',
+        description: `spending limit per session run in US dollars, its sub-agents included (default ${DEFAULTS.maxCostUsd.toFixed(2)})`,
+      },
+      {
+        flags: '--max-parallel-subagents <n>',
+        description: `run_subagent calls of one reply that run at once (default ${DEFAULTS.maxParallelSubagents})`,
+      },
       { flags: '--approve-plan', description: 'ask for approval of the plan before working on it' },
       { flags: '--no-project-instructions', description: "don't send the project's AGENTS.md (or CLAUDE.md) to the model" },
       { flags: '--log-dir <dir>', description: 'audit log folder (default <data dir>/audit)' },
@@ -186,6 +195,7 @@ const OPTION_GROUPS: readonly OptionGroup[] = [
     options: [
       { flags: '--list-sessions', description: 'list sessions, newest first' },
       { flags: '--include-archived', description: 'include archived sessions in --list-sessions / --search' },
+      { flags: '--include-children', description: "include sub-agents' sessions in --list-sessions" },
       { flags: '--json', description: 'machine-readable output for --list-sessions, --search and --info' },
       { flags: '--search <query>', description: 'full-text search of titles, summaries and transcripts' },
       { flags: '--info <id>', description: "show a session's details and usage" },
@@ -307,6 +317,7 @@ function toAction(raw: RawOptions, env: NodeJS.ProcessEnv): CliAction {
   if (lifecycle.length && chat.length) throw new UsageError(`${lifecycle[0]} cannot be combined with ${chat.join(' or ')}.`);
   if (raw.resume !== undefined && raw.continue) throw new UsageError('--resume and --continue cannot be used together.');
   requireCompanion(raw.includeArchived, '--include-archived', raw.listSessions || raw.search !== undefined, '--list-sessions or --search');
+  requireCompanion(raw.includeChildren, '--include-children', raw.listSessions, '--list-sessions');
   requireCompanion(
     raw.json,
     '--json',
@@ -333,7 +344,7 @@ function requireCompanion(value: unknown, flag: string, present: boolean | undef
 function toLifecycleAction(raw: RawOptions): LifecycleAction {
   const includeArchived = raw.includeArchived ?? false;
   const json = raw.json ?? false;
-  if (raw.listSessions) return { kind: 'list', includeArchived, json };
+  if (raw.listSessions) return { kind: 'list', includeArchived, includeChildren: raw.includeChildren ?? false, json };
   if (raw.search !== undefined) return { kind: 'search', query: nonEmpty(raw.search, '--search', 'a query'), includeArchived, json };
   if (raw.info !== undefined) return { kind: 'info', id: sessionId(raw.info, '--info'), json };
   if (raw.rename !== undefined) return renameAction(raw.rename);
@@ -463,6 +474,9 @@ function toConfig(raw: RawOptions, env: NodeJS.ProcessEnv): LoomConfig {
     approvePlan: raw.approvePlan ?? false,
   };
   if (raw.modelWindow !== undefined) config.modelWindow = windowTokens(raw.modelWindow);
+  if (raw.maxParallelSubagents !== undefined) {
+    config.maxParallelSubagents = positiveInteger(raw.maxParallelSubagents, '--max-parallel-subagents', DEFAULTS.maxParallelSubagents);
+  }
   if (raw.trashDays !== undefined) config.trashDays = positiveInteger(raw.trashDays, '--trash-days', DEFAULT_TRASH_DAYS);
   if (raw.noProjectInstructions) config.projectInstructions = false;
   if (raw.tools !== undefined) config.tools = toolNames(raw.tools);

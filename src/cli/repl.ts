@@ -108,6 +108,8 @@ type Write = (text: string) => void;
 export class TerminalView {
   private replyOpen = false;
   private turnRunning = false;
+  /** Sub-agents' sessions started from this chat (docs/DESIGN.md#sub-agents). */
+  private readonly children = new Set<string>();
   private readonly say: Write;
   private readonly status: Write;
 
@@ -121,6 +123,8 @@ export class TerminalView {
   }
 
   readonly handle = (event: EngineEvent): void => {
+    // A sub-agent's own stream stays in its session: the chat shows one line as it starts and one as it ends.
+    if ('sessionId' in event && this.children.has(event.sessionId)) return;
     switch (event.type) {
       case 'text':
         if (!this.replyOpen) this.say(this.replyPrefix);
@@ -154,6 +158,10 @@ export class TerminalView {
         break;
       case 'grants':
         // Granted at this prompt or revoked by \revoke, which say so themselves.
+        break;
+      case 'subagent':
+        if (event.state === 'running') this.children.add(event.childId);
+        this.line(`[sub-agent ${event.agent}] ${event.state === 'running' ? 'started' : event.state}: ${clip(event.task, 120)}`);
         break;
       case 'usage':
       case 'session_changed':

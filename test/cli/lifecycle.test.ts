@@ -183,6 +183,10 @@ describe('--info', () => {
       'model_changes',
       'agent',
       'agent_changes',
+      'subagent_of',
+      'children',
+      'children_usage',
+      'total_usage',
     ]);
     expect(info).toMatchObject({ model: 'gemma4', model_changes: [], agent: 'build', agent_changes: [] });
     expect(info.usage.cost_usd).toBeCloseTo(0.85);
