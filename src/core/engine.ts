@@ -813,18 +813,20 @@ export class LoomEngine extends SessionLifecycle {
    * its own (depth 1). `finish` records how it ended, and closes it.
    */
   private openChild(parent: AgentSession, callId: string, definition: AgentDefinition, task: string): OpenChild {
-    const meta = this.store.create({
-      model: parent.client.settings.model,
-      projectDir: parent.projectDir,
-      title: `${definition.name}: ${taskLabel(task)}`,
-      spawn: { parentId: parent.id, callId, agent: definition.name },
-    });
-    const id = meta.id;
-    const lease = this.store.acquireLease(id, this.owner);
     // Never run_subagent: a child cannot start children (depth 1).
     const tools = parent.tools.filter((t) => t.name !== RUN_SUBAGENT);
     const systemPrompt = buildSystemPrompt({ projectDir: parent.projectDir, tools, instructions: parent.instructions, agent: definition });
-    this.store.setProject(id, { cwd: parent.projectDir, systemPrompt });
+    // Its row, lease and prompt in one transaction: one commit (one fsync) per start, so parallel starts do not queue behind each other's.
+    const { id, lease } = this.store.batch(() => {
+      const meta = this.store.create({
+        model: parent.client.settings.model,
+        projectDir: parent.projectDir,
+        title: `${definition.name}: ${taskLabel(task)}`,
+        spawn: { parentId: parent.id, callId, agent: definition.name },
+      });
+      this.store.setProject(meta.id, { cwd: parent.projectDir, systemPrompt });
+      return { id: meta.id, lease: this.store.acquireLease(meta.id, this.owner) };
+    });
     const agent = new AgentSession({
       sessionId: id,
       projectDir: parent.projectDir,
