@@ -53,7 +53,7 @@ export async function runChat(config: LoomConfig, opts: ChatOptions): Promise<nu
     for (const line of await engine.startMcpServers(LOOM_VERSION)) process.stderr.write(terminalSafe(`${line}\n`));
 
     const sessionId = await openChatSession(engine, store, { ...opts, defaultModel: config.model }, view, interactive ? ' Type \\help for commands.' : '');
-    await warnAboutAgents(engine, store.getMeta(sessionId).project_dir);
+    await warnAboutAgents(engine, sessionId);
     const code = input && interactive ? await runRepl({ engine, sessionId, input, view }) : await runPrompt(engine, sessionId, opts.prompt ?? '', input);
     if (input && interactive) await offerRevert(engine, sessionId, input, view);
     // No next message will come: let the session's label be written before it is closed.
@@ -105,9 +105,8 @@ async function openChatSession(
 }
 
 /** Each agent file of the session's folder that could not be used, or has a field Loom ignores: one line each, once per start. */
-async function warnAboutAgents(engine: LoomEngine, folder: string | null): Promise<void> {
-  if (folder === null) return;
-  for (const problem of (await engine.listAgents(folder)).problems) process.stderr.write(terminalSafe(`Agent file ${problemLine(problem)}\n`));
+async function warnAboutAgents(engine: LoomEngine, sessionId: string): Promise<void> {
+  for (const problem of (await engine.sessionAgents(sessionId)).problems) process.stderr.write(terminalSafe(`Agent file ${problemLine(problem)}\n`));
 }
 
 /** With --project, the folder is chosen first (refused for a session begun in a folder still there), then the session opens in it. */

@@ -384,7 +384,7 @@ async function agent(ctx: ReplContext, name: string): Promise<void> {
     return ctx.view.line(changed.agent === meta.agent ? `The agent is already ${name}.` : `Agent: ${changed.agent} from your next message on.`);
   }
   const current = meta.agent ?? DEFAULT_AGENT;
-  const { agents } = await ctx.engine.listAgents(meta.project_dir ?? undefined);
+  const { agents } = await ctx.engine.sessionAgents(ctx.sessionId);
   const width = Math.max(...agents.map((a) => a.name.length));
   ctx.view.line(agents.map((a) => `${a.name === current ? '*' : ' '} ${a.name.padEnd(width)}  ${a.description}`).join('\n'));
 }

@@ -164,11 +164,13 @@ export class LoomEngine extends SessionLifecycle {
   }
 
   /**
-   * The agents a session in `folder` may choose (the run's folder when none is given),
-   * with a line for each file that could not be used (docs/DESIGN.md#agents).
+   * The agents the session may choose, in the folder it works in (else the run's; with
+   * neither, the data folder's and the built-ins), with a line for each file that could
+   * not be used (docs/DESIGN.md#agents).
    */
-  async listAgents(folder?: string): Promise<AgentRegistry> {
-    return this.agentsIn(projectFolder(folder ?? this.runFolder()));
+  sessionAgents(idOrPrefix: string): Promise<AgentRegistry> {
+    const meta = this.store.getMeta(this.store.resolveId(idOrPrefix));
+    return this.agentsIn(this.sessions.get(meta.id)?.agent.projectDir ?? meta.project_dir ?? this.projectDir ?? null);
   }
 
   /** Read afresh each time: agent files are few and small, and the user may have just written one. */
@@ -185,7 +187,7 @@ export class LoomEngine extends SessionLifecycle {
     const id = this.store.resolveId(idOrPrefix);
     const meta = this.store.getMeta(id);
     const open = this.sessions.get(id)?.agent;
-    const agent = namedAgent(await this.agentsIn(open?.projectDir ?? meta.project_dir ?? this.projectDir ?? null), name.trim());
+    const agent = namedAgent(await this.sessionAgents(id), name.trim());
     const before = meta.agent ?? DEFAULT_AGENT;
     if (before === agent.name) return meta;
     this.store.whileFree(id, () => this.store.setAgent(id, agent.name));

@@ -108,7 +108,7 @@ describe('the session agent', () => {
       '.loom/agents/wide.md',
       '---\ndescription: Wants it all\ntools: [write_file, read_file, format_disk]\nmode: dangerouslySkipPermissions\n---\nDo anything.\n',
     );
-    const { problems } = await h.engine.listAgents();
+    const { problems } = await h.engine.sessionAgents(h.sessionId);
     expect(problems).toEqual([{ file: path.join('.loom', 'agents', 'wide.md'), field: 'tools', message: 'no tool named format_disk in Loom; left out' }]);
     await h.engine.setSessionAgent(h.sessionId, 'wide');
     h.approvals.push(false);

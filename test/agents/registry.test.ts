@@ -118,6 +118,15 @@ describe('agent registry', () => {
     ]);
   });
 
+  it("the README's example loads as written", async () => {
+    const readme = fs.readFileSync(path.join(__dirname, '..', '..', 'README.md'), 'utf8');
+    const example = /## Agents[\s\S]*?```markdown\n([\s\S]*?)```/.exec(readme)![1]!;
+    put('.loom/agents/reviewer.md', example);
+    const { agents, problems } = await load();
+    expect(problems).toEqual([]);
+    expect(agents[0]).toMatchObject({ name: 'reviewer', tools: ['read_file', 'grep', 'glob_files'], access: 'readOnly', maxTurns: 20 });
+  });
+
   it('the project wins over the data folder; a link out of the project is not read', async () => {
     fs.mkdirSync(path.join(dataDir, 'agents'), { recursive: true });
     fs.writeFileSync(path.join(dataDir, 'agents', 'helper.md'), '---\ndescription: From the data folder\n---\n');
