@@ -17,6 +17,7 @@ import { importOpencodeSection } from './import-opencode';
 import { liveSection } from './live';
 import { redactionSection } from './redaction';
 import { storeSection } from './store';
+import { subagentsSection } from './subagents';
 import { syncSection } from './sync';
 import { syncAppSection } from './sync-app';
 import { uiSection } from './ui';
@@ -36,6 +37,7 @@ const sections: BenchSection[] = [
   syncSection, // sync through a PostgreSQL hub: first sync of the bench store, device A to device B, team search over 100,000 sessions
   uiSection, // the renderer in Chromium: a 5,000-message session, a 10,000-session sidebar
   syncAppSection, // the app's background sync: a rename on device A reaching device B's windows
+  subagentsSection, // three run_subagent calls together against one after another, and a sub-agent's start
 ];
 
 const only = process.env.BENCH_ONLY?.toLowerCase();

@@ -67,6 +67,7 @@ function seed({ store, baseline }: Stores): string {
   const toRecord = (id: string, transcript: ChatMessage[]): SessionRecord => ({
     ...store.getMeta(id),
     messages: transcript,
+    agent_changes: [],
     transcript,
     compactions: [],
     plan: store.getPlan(id),

@@ -53,7 +53,7 @@ const CORE_ORDER = [
   ['counted.ts', 'disk-full.ts', 'paths.ts', 'config.ts'], // leaves: nothing else from core
   ['errors.ts'], // LoomError, with the disk-full sentence
   ['security'], // hard policy, redaction, data fences, permission decisions
-  ['store', 'memory', 'audit', 'model'], // the SQLite store, long-term memory, audit log, model client
+  ['store', 'memory', 'audit', 'model', 'agents'], // the SQLite store, long-term memory, audit log, model client, agent definitions
   ['context', 'tools', 'sync', 'session-lifecycle.ts'], // budget and compaction (store + model); the tools (security, store, memory); sync through a PostgreSQL hub (store, redaction); rename, archive, delete, fork (store)
   ['import'], // other agents' sessions into the store (compaction's boundary message)
   ['agent', 'mcp'], // the loop: tools, permissions, compaction, model calls; the MCP client: its servers' tools as Loom tools

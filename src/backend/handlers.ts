@@ -9,6 +9,7 @@ import path from 'node:path';
 import type { AppInfo, ExportFile, ExportFormat, Handlers } from '../shared/contract';
 import type { SessionMeta } from '../shared/types';
 import { exportFileName } from '../shared/export-name';
+import { problemLine } from '../core/agents/definition';
 import type { LoomEngine } from '../core/engine';
 import { LoomError } from '../core/errors';
 import { importSourceList } from '../core/import/sources';
@@ -88,6 +89,7 @@ export function createHandlers(deps: HandlerDeps): Handlers {
         compactions: store.getCompactions(sessionId),
         usage: store.getUsage(sessionId),
         model_changes: store.getModelChanges(sessionId),
+        agent_changes: store.getAgentChanges(sessionId),
       };
     },
     'sessions.transcript': (input) => {
@@ -113,6 +115,20 @@ export function createHandlers(deps: HandlerDeps): Handlers {
     'sessions.purge': (input) => ({ purged: engine.purgeSession(input.id) }),
     'sessions.share': (input) => sync.share(id(input.id), input.team),
     'sessions.setModel': (input) => engine.setSessionModel(input.id, input.model, input.window),
+    'sessions.setAgent': (input) => engine.setSessionAgent(input.id, input.agent),
+    'agents.list': async (input) => {
+      const { agents, problems } = await engine.sessionAgents(input.id);
+      return {
+        agents: agents.map(({ name, description, scope, file, access }) => ({
+          name,
+          description,
+          scope,
+          ...(file ? { file } : {}),
+          readOnly: access === 'readOnly',
+        })),
+        problems: problems.map(problemLine),
+      };
+    },
     'sessions.startDrag': async (input) => {
       if (!deps.startDrag) throw new LoomError('Dragging a file out of the window works in the desktop app; here, use Export.', 'unsupported');
       deps.startDrag(await exportFile(input.id));

@@ -316,5 +316,6 @@ function notSyncedMeta(hit: HubHit): SessionMeta {
     cwd: null,
     project_dir: null,
     pinned: false,
+    agent: null,
   };
 }

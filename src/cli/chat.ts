@@ -6,6 +6,8 @@
  */
 import path from 'node:path';
 import type { LoomConfig } from '../core/config';
+import { DEFAULT_AGENT } from '../core/agents/built-in';
+import { problemLine } from '../core/agents/definition';
 import { LoomEngine } from '../core/engine';
 import { isLoomError, LoomError } from '../core/errors';
 import { SessionStore } from '../core/store/session-store';
@@ -24,6 +26,8 @@ export interface ChatOptions {
   model?: string;
   /** --project: a new session's folder, or another for a resumed one (engine.setProject says when that may be). */
   project?: string;
+  /** --agent: a resumed session changes to it (a new one starts with it, from the config). */
+  agent?: string;
 }
 
 /** Exit code when -p was stopped with Ctrl-C (the shell convention for SIGINT). */
@@ -49,6 +53,7 @@ export async function runChat(config: LoomConfig, opts: ChatOptions): Promise<nu
     for (const line of await engine.startMcpServers(LOOM_VERSION)) process.stderr.write(terminalSafe(`${line}\n`));
 
     const sessionId = await openChatSession(engine, store, { ...opts, defaultModel: config.model }, view, interactive ? ' Type \\help for commands.' : '');
+    await warnAboutAgents(engine, sessionId);
     const code = input && interactive ? await runRepl({ engine, sessionId, input, view }) : await runPrompt(engine, sessionId, opts.prompt ?? '', input);
     if (input && interactive) await offerRevert(engine, sessionId, input, view);
     // No next message will come: let the session's label be written before it is closed.
@@ -85,15 +90,23 @@ async function openChatSession(
         'model_not_chosen',
       );
     }
-    const meta = opts.model === undefined || opts.model === opened.model ? opened : engine.setSessionModel(id, opts.model);
+    const withModel = opts.model === undefined || opts.model === opened.model ? opened : engine.setSessionModel(id, opts.model);
+    const meta = opts.agent === undefined ? withModel : await engine.setSessionAgent(id, opts.agent);
     const name = meta.title ?? meta.summary;
-    const model = meta === opened ? `model ${meta.model ?? '-'}` : `model changed from ${opened.model ?? '-'} to ${meta.model ?? '-'}`;
-    view.line(`Session ${meta.id}${name ? ` (${name})` : ''}: ${messageCountText(meta)} so far, ${model}, in ${meta.project_dir ?? '-'}.${hint}`);
+    const model = withModel === opened ? `model ${meta.model ?? '-'}` : `model changed from ${opened.model ?? '-'} to ${meta.model ?? '-'}`;
+    const agent =
+      meta.agent === opened.agent ? (meta.agent ? `, agent ${meta.agent}` : '') : `, agent changed from ${opened.agent ?? DEFAULT_AGENT} to ${meta.agent}`;
+    view.line(`Session ${meta.id}${name ? ` (${name})` : ''}: ${messageCountText(meta)} so far, ${model}${agent}, in ${meta.project_dir ?? '-'}.${hint}`);
     return meta.id;
   }
   const meta = await engine.createSession();
-  view.line(`Session ${meta.id} started in ${meta.cwd}.${hint}`);
+  view.line(`Session ${meta.id} started in ${meta.cwd}${meta.agent ? `, agent ${meta.agent}` : ''}.${hint}`);
   return meta.id;
+}
+
+/** Each agent file of the session's folder that could not be used, or has a field Loom ignores: one line each, once per start. */
+async function warnAboutAgents(engine: LoomEngine, sessionId: string): Promise<void> {
+  for (const problem of (await engine.sessionAgents(sessionId)).problems) process.stderr.write(terminalSafe(`Agent file ${problemLine(problem)}\n`));
 }
 
 /** With --project, the folder is chosen first (refused for a session begun in a folder still there), then the session opens in it. */

@@ -11,6 +11,7 @@ import os from 'node:os';
 import type { LoomConfig } from '../core/config';
 import { counted } from '../core/counted';
 import type { LoomEngine } from '../core/engine';
+import { DEFAULT_AGENT } from '../core/agents/built-in';
 import { SessionLifecycle } from '../core/session-lifecycle';
 import { LoomError, errorMessage } from '../core/errors';
 import { SessionStore } from '../core/store/session-store';
@@ -63,7 +64,7 @@ function isImporting(action: LifecycleAction): action is ImportingAction {
 async function read(store: SessionStore, action: ReadingAction): Promise<string> {
   switch (action.kind) {
     case 'list':
-      return listSessions(store, action.includeArchived, action.json);
+      return listSessions(store, action.includeArchived, action.includeChildren, action.json);
     case 'search':
       return searchSessions(store, action.query, action.includeArchived, action.json);
     case 'info':
@@ -123,9 +124,12 @@ async function importFrom(engine: LoomEngine, request: ImportRequest): Promise<s
 
 function deleteSession(lifecycle: SessionLifecycle, idOrPrefix: string, yes: boolean): string {
   const id = lifecycle.store.resolveId(idOrPrefix);
-  if (!yes) throw new LoomError(`Refusing to delete session ${id} without --yes; nothing was deleted. Add --yes to confirm.`);
+  // Its sub-agents go with it (docs/DESIGN.md#sub-agents): the confirmation names them.
+  const children = lifecycle.store.children(id).map((c) => c.id);
+  const withChildren = children.length ? ` and its ${counted(children.length, 'sub-agent session')} (${children.join(', ')})` : '';
+  if (!yes) throw new LoomError(`Refusing to delete session ${id}${withChildren} without --yes; nothing was deleted. Add --yes to confirm.`);
   lifecycle.deleteSession(id);
-  return `Deleted session ${id}; it stays in the Trash for ${counted(lifecycle.trashDays, 'day')} (loom --restore ${idOrPrefix} brings it back).`;
+  return `Deleted session ${id}${withChildren}; it stays in the Trash for ${counted(lifecycle.trashDays, 'day')} (loom --restore ${idOrPrefix} brings it back).`;
 }
 
 function purgeSession(lifecycle: SessionLifecycle, idOrPrefix: string, yes: boolean): string {
@@ -185,11 +189,10 @@ function toJson(value: unknown): string {
   return JSON.stringify(value, null, 2);
 }
 
-function listSessions(store: SessionStore, includeArchived: boolean, json: boolean): string {
-  // One read serves the listing, the "only archived ones" hint and the short ids, which
-  // must tell apart every session (archived too).
-  const all = store.list({ includeArchived: true });
-  const sessions = includeArchived ? all : all.filter((s) => !s.archived);
+function listSessions(store: SessionStore, includeArchived: boolean, includeChildren: boolean, json: boolean): string {
+  // The short ids must tell apart every session (archived ones and sub-agents' too).
+  const all = store.list({ includeArchived: true, includeChildren: true });
+  const sessions = store.list({ includeArchived, includeChildren });
   if (json) return toJson(sessions.map(listEntry));
   if (!sessions.length) return all.length ? 'No sessions; archived ones show with --include-archived.' : 'No sessions yet.';
   return sessionTable(sessions, all).join('\n');
@@ -199,7 +202,7 @@ function searchSessions(store: SessionStore, query: string, includeArchived: boo
   const hits = store.search(query, { includeArchived });
   if (json) return toJson(hits.map((hit) => ({ ...listEntry(hit), snippet: hit.snippet })));
   if (!hits.length) return `No sessions match "${query}".`;
-  const [header, ...rows] = sessionTable(hits, store.list({ includeArchived: true }));
+  const [header, ...rows] = sessionTable(hits, store.list({ includeArchived: true, includeChildren: true }));
   const width = terminalWidth();
   const snippet = (hit: SearchHit) => {
     const text = `    ${oneLine(hit.snippet)}`;
@@ -241,8 +244,12 @@ function displayTitle(s: SessionMeta): string {
 export function sessionInfo(store: SessionStore, id: string, json: boolean): string {
   const meta = store.getMeta(id);
   const compactions = store.getCompactions(id).length;
-  const usage = store.getUsage(id);
+  const { own: usage, children: childUsage, total } = store.getFamilyUsage(id);
+  const children = store.children(id);
+  const link = store.childLink(id);
   const modelChanges = store.getModelChanges(id);
+  const agentChanges = store.getAgentChanges(id);
+  const agent = meta.agent ?? DEFAULT_AGENT;
   if (json) {
     return toJson({
       id: meta.id,
@@ -252,15 +259,16 @@ export function sessionInfo(store: SessionStore, id: string, json: boolean): str
       archived: meta.archived,
       transcript_messages: meta.message_count,
       compactions,
-      usage: {
-        calls: usage.calls,
-        prompt_tokens: usage.prompt_tokens,
-        completion_tokens: usage.completion_tokens,
-        cost_usd: usage.cost_usd,
-        by_kind: usage.by_kind,
-      },
+      usage: usageJson(usage),
       model: meta.model,
       model_changes: modelChanges,
+      agent,
+      agent_changes: agentChanges,
+      // Sub-agents (docs/DESIGN.md#sub-agents): the session that started this one, its own children, their usage and the sum.
+      subagent_of: link && { parent_id: link.parent_id, call_id: link.call_id, agent: link.agent, state: link.state },
+      children: children.map((c) => ({ id: c.id, title: c.title, agent: c.child.agent, state: c.child.state, call_id: c.child.call_id })),
+      children_usage: usageJson(childUsage),
+      total_usage: usageJson(total),
     });
   }
   const contextMessages = store.getContext(id).length;
@@ -274,6 +282,7 @@ export function sessionInfo(store: SessionStore, id: string, json: boolean): str
     ['Created', localTime(meta.created_at)],
     ['Updated', `${localTime(meta.updated_at)} (${relativeTime(meta.updated_at)})`],
     ['Model', meta.model ?? '(unknown)'],
+    ['Agent', agent],
     ['Folder', meta.cwd ?? '(unknown)'],
     ['Transcript', `${formatCount(meta.message_count)} messages`],
     ['Context', `${formatCount(contextMessages)} messages`],
@@ -281,8 +290,31 @@ export function sessionInfo(store: SessionStore, id: string, json: boolean): str
   ];
   const label = Math.max(...fields.map(([name]) => name.length)) + 2;
   const lines = fields.map(([name, value]) => `${`${name}:`.padEnd(label)}${value}`);
-  const changes = modelChanges.map((c) => `  ${localTime(c.at)}  ${c.from ?? '(none)'} -> ${c.to} (from message ${formatCount(c.transcript_index + 1)})`);
-  return [...lines, ...(changes.length ? ['', 'Model changes:', ...changes] : []), '', 'Usage:', ...usageTable(usage)].join('\n');
+  const changeLines = (changes: readonly { at: string; from: string | null; to: string; transcript_index: number }[], none: string) =>
+    changes.map((c) => `  ${localTime(c.at)}  ${c.from ?? none} -> ${c.to} (from message ${formatCount(c.transcript_index + 1)})`);
+  const models = changeLines(modelChanges, '(none)');
+  const agents = changeLines(agentChanges, DEFAULT_AGENT);
+  return [
+    ...lines,
+    ...(models.length ? ['', 'Model changes:', ...models] : []),
+    ...(agents.length ? ['', 'Agent changes:', ...agents] : []),
+    ...(link ? ['', `Sub-agent of ${link.parent_id} (${link.agent}, ${link.state})`] : []),
+    ...(children.length ? ['', 'Sub-agents:', ...children.map((c) => `  ${c.id}  ${c.child.agent}  ${c.child.state}  ${displayTitle(c)}`)] : []),
+    '',
+    'Usage:',
+    ...usageTable(usage),
+    ...(children.length ? ['', "Sub-agents' usage:", ...usageTable(childUsage), '', 'Total with sub-agents:', ...usageTable(total)] : []),
+  ].join('\n');
+}
+
+function usageJson(usage: SessionUsage) {
+  return {
+    calls: usage.calls,
+    prompt_tokens: usage.prompt_tokens,
+    completion_tokens: usage.completion_tokens,
+    cost_usd: usage.cost_usd,
+    by_kind: usage.by_kind,
+  };
 }
 
 /** One row per call kind (the store reports every kind, zero when unused), then the total. */

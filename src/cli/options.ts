@@ -15,7 +15,7 @@ import { renderHelp, type HelpPage } from './help-text';
 import { parseOptions, UsageError, type OptionGroup } from './option-parser';
 
 export type LifecycleAction =
-  | { kind: 'list'; includeArchived: boolean; json: boolean }
+  | { kind: 'list'; includeArchived: boolean; includeChildren: boolean; json: boolean }
   | { kind: 'search'; query: string; includeArchived: boolean; json: boolean }
   | { kind: 'info'; id: string; json: boolean }
   | { kind: 'rename'; id: string; title: string }
@@ -42,6 +42,8 @@ export interface ChatAction {
   model?: string;
   /** --project: a new session's folder (default: the current one), or another for a resumed session whose folder is gone. */
   project?: string;
+  /** --agent given on the command line: a resumed session takes it as its own agent (recorded); a new one starts with it. */
+  agent?: string;
 }
 
 /** `--doctor`: check loom.db and salvage a damaged one; it must not open the store. */
@@ -73,6 +75,7 @@ interface RawOptions {
   dataDir?: string;
   baseUrl?: string;
   model?: string;
+  agent?: string;
   apiKey?: string;
   maxContextTokens?: string;
   modelWindow?: string;
@@ -85,6 +88,7 @@ interface RawOptions {
   maxTurns?: string;
   maxToolCalls?: string;
   maxCostUsd?: string;
+  maxParallelSubagents?: string;
   approvePlan?: boolean;
   noProjectInstructions?: boolean;
   logDir?: string;
@@ -95,6 +99,7 @@ interface RawOptions {
   project?: string;
   listSessions?: boolean;
   includeArchived?: boolean;
+  includeChildren?: boolean;
   json?: boolean;
   search?: string;
   info?: string;
@@ -142,6 +147,11 @@ const OPTION_GROUPS: readonly OptionGroup[] = [
   {
     title: 'Limits:',
     options: [
+      {
+        flags: '--agent <name>',
+        description:
+          "the session's agent: build (default), plan (read-only), explore, or one of .loom/agents, .claude/agents, .opencode/agent; with --resume/--continue, that session's agent from now on",
+      },
       { flags: '--tools <names>', description: 'comma-separated tool names offered to the model (default: all)' },
       {
         flags: '--pass-env <name>',
@@ -153,7 +163,14 @@ const OPTION_GROUPS: readonly OptionGroup[] = [
       { flags: '--llm-idle-timeout <sec>', description: `seconds the model server may stay silent (default ${DEFAULTS.llmIdleTimeoutSec})` },
       { flags: '--max-turns <n>', description: `model requests per user message (default ${DEFAULTS.maxTurns})` },
       { flags: '--max-tool-calls <n>', description: `tool calls per session run (default ${DEFAULTS.maxToolCalls})` },
-      { flags: '--max-cost-usd <usd>', description: `spending limit per session run in US dollars (default ${DEFAULTS.maxCostUsd.toFixed(2)})` },
+      {
+        flags: '--max-cost-usd <usd>',
+        description: `spending limit per session run in US dollars, its sub-agents included (default ${DEFAULTS.maxCostUsd.toFixed(2)})`,
+      },
+      {
+        flags: '--max-parallel-subagents <n>',
+        description: `run_subagent calls of one reply that run at once (default ${DEFAULTS.maxParallelSubagents})`,
+      },
       { flags: '--approve-plan', description: 'ask for approval of the plan before working on it' },
       { flags: '--no-project-instructions', description: "don't send the project's AGENTS.md (or CLAUDE.md) to the model" },
       { flags: '--log-dir <dir>', description: 'audit log folder (default <data dir>/audit)' },
@@ -178,6 +195,7 @@ const OPTION_GROUPS: readonly OptionGroup[] = [
     options: [
       { flags: '--list-sessions', description: 'list sessions, newest first' },
       { flags: '--include-archived', description: 'include archived sessions in --list-sessions / --search' },
+      { flags: '--include-children', description: "include sub-agents' sessions in --list-sessions" },
       { flags: '--json', description: 'machine-readable output for --list-sessions, --search and --info' },
       { flags: '--search <query>', description: 'full-text search of titles, summaries and transcripts ("two words": a phrase)' },
       { flags: '--info <id>', description: "show a session's details and usage" },
@@ -299,6 +317,7 @@ function toAction(raw: RawOptions, env: NodeJS.ProcessEnv): CliAction {
   if (lifecycle.length && chat.length) throw new UsageError(`${lifecycle[0]} cannot be combined with ${chat.join(' or ')}.`);
   if (raw.resume !== undefined && raw.continue) throw new UsageError('--resume and --continue cannot be used together.');
   requireCompanion(raw.includeArchived, '--include-archived', raw.listSessions || raw.search !== undefined, '--list-sessions or --search');
+  requireCompanion(raw.includeChildren, '--include-children', raw.listSessions, '--list-sessions');
   requireCompanion(
     raw.json,
     '--json',
@@ -325,7 +344,7 @@ function requireCompanion(value: unknown, flag: string, present: boolean | undef
 function toLifecycleAction(raw: RawOptions): LifecycleAction {
   const includeArchived = raw.includeArchived ?? false;
   const json = raw.json ?? false;
-  if (raw.listSessions) return { kind: 'list', includeArchived, json };
+  if (raw.listSessions) return { kind: 'list', includeArchived, includeChildren: raw.includeChildren ?? false, json };
   if (raw.search !== undefined) return { kind: 'search', query: nonEmpty(raw.search, '--search', 'a query'), includeArchived, json };
   if (raw.info !== undefined) return { kind: 'info', id: sessionId(raw.info, '--info'), json };
   if (raw.rename !== undefined) return renameAction(raw.rename);
@@ -424,6 +443,7 @@ function toChatAction(raw: RawOptions): ChatAction {
   if (raw.continue) action.continueLast = true;
   if (raw.model !== undefined) action.model = nonEmpty(raw.model, '--model', 'a model name');
   if (raw.project !== undefined) action.project = path.resolve(nonEmpty(raw.project, '--project', 'a folder'));
+  if (raw.agent !== undefined) action.agent = nonEmpty(raw.agent, '--agent', 'an agent name');
   return action;
 }
 
@@ -454,9 +474,13 @@ function toConfig(raw: RawOptions, env: NodeJS.ProcessEnv): LoomConfig {
     approvePlan: raw.approvePlan ?? false,
   };
   if (raw.modelWindow !== undefined) config.modelWindow = windowTokens(raw.modelWindow);
+  if (raw.maxParallelSubagents !== undefined) {
+    config.maxParallelSubagents = positiveInteger(raw.maxParallelSubagents, '--max-parallel-subagents', DEFAULTS.maxParallelSubagents);
+  }
   if (raw.trashDays !== undefined) config.trashDays = positiveInteger(raw.trashDays, '--trash-days', DEFAULT_TRASH_DAYS);
   if (raw.noProjectInstructions) config.projectInstructions = false;
   if (raw.tools !== undefined) config.tools = toolNames(raw.tools);
+  if (raw.agent !== undefined) config.agent = nonEmpty(raw.agent, '--agent', 'an agent name');
   if (raw.passEnv !== undefined) config.passEnv = envNames(raw.passEnv);
   if (raw.logDir !== undefined) config.logDir = path.resolve(nonEmpty(raw.logDir, '--log-dir', 'a folder'));
   if (raw.mcpConfig !== undefined) config.mcpConfigFile = path.resolve(nonEmpty(raw.mcpConfig, '--mcp-config', 'a file'));

@@ -6,6 +6,7 @@
  */
 import readline from 'node:readline';
 import type { LoomEngine } from '../core/engine';
+import { DEFAULT_AGENT } from '../core/agents/built-in';
 import { errorMessage, isLoomError } from '../core/errors';
 import { describeGrant } from '../shared/approvals';
 import type { EngineEvent } from '../shared/engine-events';
@@ -107,6 +108,8 @@ type Write = (text: string) => void;
 export class TerminalView {
   private replyOpen = false;
   private turnRunning = false;
+  /** Sub-agents' sessions started from this chat (docs/DESIGN.md#sub-agents). */
+  private readonly children = new Set<string>();
   private readonly say: Write;
   private readonly status: Write;
 
@@ -120,6 +123,8 @@ export class TerminalView {
   }
 
   readonly handle = (event: EngineEvent): void => {
+    // A sub-agent's own stream stays in its session: the chat shows one line as it starts and one as it ends.
+    if ('sessionId' in event && this.children.has(event.sessionId)) return;
     switch (event.type) {
       case 'text':
         if (!this.replyOpen) this.say(this.replyPrefix);
@@ -153,6 +158,10 @@ export class TerminalView {
         break;
       case 'grants':
         // Granted at this prompt or revoked by \revoke, which say so themselves.
+        break;
+      case 'subagent':
+        if (event.state === 'running') this.children.add(event.childId);
+        this.line(`[sub-agent ${event.agent}] ${event.state === 'running' ? 'started' : event.state}: ${clip(event.task, 120)}`);
         break;
       case 'usage':
       case 'session_changed':
@@ -211,6 +220,7 @@ const HELP_TEXT = [
   '  \\pin [TEXT]    pin the last message, or a note: kept in front of the model through every compaction',
   '  \\pins          list the pins; \\unpin N removes pin N',
   "  \\fork [N]      a new session sharing this one's history (up to message N; you stay in this one)",
+  "  \\agent [NAME]  list the agents, or make NAME the session's agent from the next message on",
   '  \\grants        what is allowed for this session (answer "a" at an approval to add to it)',
   '  \\revoke N      take back grant N of \\grants',
   '  \\help          this list',
@@ -301,6 +311,8 @@ async function runCommand(ctx: ReplContext, text: string): Promise<'exit' | void
         return await unpin(ctx, arg);
       case '\\fork':
         return fork(ctx, arg);
+      case '\\agent':
+        return await agent(ctx, arg);
       case '\\grants':
         return ctx.view.line(grantsText(ctx.engine.grants(ctx.sessionId)));
       case '\\revoke':
@@ -362,6 +374,19 @@ function fork(ctx: ReplContext, arg: string): void {
   if (arg && !/^\d+$/.test(arg)) return ctx.view.line('Usage: \\fork [N], N the message to fork after (1 = the system message)');
   const forked = ctx.engine.fork(ctx.sessionId, arg ? Number(arg) : undefined);
   ctx.view.line(`Forked as ${forked.id}. You are still in session ${ctx.sessionId}; open the fork with: loom --resume ${forked.id}`);
+}
+
+/** `\\agent` lists the agents of the session's folder (the current one marked); `\\agent NAME` switches. */
+async function agent(ctx: ReplContext, name: string): Promise<void> {
+  const meta = ctx.engine.store.getMeta(ctx.sessionId);
+  if (name) {
+    const changed = await ctx.engine.setSessionAgent(ctx.sessionId, name);
+    return ctx.view.line(changed.agent === meta.agent ? `The agent is already ${name}.` : `Agent: ${changed.agent} from your next message on.`);
+  }
+  const current = meta.agent ?? DEFAULT_AGENT;
+  const { agents } = await ctx.engine.sessionAgents(ctx.sessionId);
+  const width = Math.max(...agents.map((a) => a.name.length));
+  ctx.view.line(agents.map((a) => `${a.name === current ? '*' : ' '} ${a.name.padEnd(width)}  ${a.description}`).join('\n'));
 }
 
 function revoke(ctx: ReplContext, arg: string): void {

@@ -17,6 +17,8 @@ export interface LoomConfig {
   mode: PermissionMode;
   /** false: no AGENTS.md / CLAUDE.md in the system prompt (--no-project-instructions); default on. */
   projectInstructions?: boolean;
+  /** The agent new sessions start with (--agent); undefined: the default, build (docs/DESIGN.md#agents). */
+  agent?: string;
   /** Names of the tools offered to the model; undefined means all. */
   tools?: string[];
   toolTimeoutSec: number;
@@ -26,7 +28,10 @@ export interface LoomConfig {
   llmIdleTimeoutSec: number;
   maxTurns: number;
   maxToolCalls: number;
+  /** --max-cost-usd covers a session and all its sub-agents together. */
   maxCostUsd: number;
+  /** How many run_subagent calls of one reply run at once (--max-parallel-subagents); default 3 (docs/DESIGN.md#sub-agents). */
+  maxParallelSubagents?: number;
   approvePlan: boolean;
   /** Where audit logs go; defaults to <dataDir>/audit. */
   logDir?: string;
@@ -49,4 +54,5 @@ export const DEFAULTS = {
   maxTurns: 40,
   maxToolCalls: 200,
   maxCostUsd: 5.0,
+  maxParallelSubagents: 3,
 };

@@ -13,8 +13,11 @@ import type { EngineEvent, PendingRequest, TurnResult } from '../shared/engine-e
 import type { ContextState, SessionProject } from '../shared/contract';
 import { IMPORT_SOURCES, IMPORT_SOURCE_LABELS, type ImportSourceName } from '../shared/import-sources';
 import { mcpProblems, type McpOverview, type McpServerEdit } from '../shared/mcp';
-import type { BranchPoint, CompactionDetail, Pin, SessionFamily, SessionMeta } from '../shared/types';
+import type { BranchPoint, ChildState, CompactionDetail, Pin, SessionFamily, SessionMeta } from '../shared/types';
 import { AgentSession } from './agent/session';
+import { DEFAULT_AGENT } from './agents/built-in';
+import type { AgentDefinition } from './agents/definition';
+import { findAgent, loadAgents, type AgentRegistry } from './agents/registry';
 import { auditDir } from './audit/audit-log';
 import type { AgentHost } from './agent/host';
 import { runReplyTurn, runUserTurn } from './agent/loop';
@@ -23,7 +26,8 @@ import { recoverInterruptedCalls } from './agent/recovery';
 import { compactNow } from './agent/context-guard';
 import { readProjectInstructions, type ProjectInstructions } from './agent/project-instructions';
 import { buildSystemPrompt } from './agent/system-prompt';
-import type { LoomConfig } from './config';
+import { childHost, taskLabel, type OpenChild, type SubagentHost } from './agent/subagent';
+import { DEFAULTS, type LoomConfig } from './config';
 import { estimateTotal } from './context/budget';
 import { upToCut } from './context/compactor';
 import { LoomError } from './errors';
@@ -45,6 +49,7 @@ import { ImportRecords } from './store/repositories/import-records';
 import type { ImportedSession, SessionStore } from './store/session-store';
 import { parseExport } from './store/export-schema';
 import { ALL_TOOLS, type Tool } from './tools/index';
+import { RUN_SUBAGENT } from './tools/subagent-tool';
 
 /**
  * A session's folder may be changed while its transcript holds only system prompts (one per
@@ -155,9 +160,47 @@ export class LoomEngine extends SessionLifecycle {
   async createSession(folder?: string): Promise<SessionMeta> {
     const projectDir = projectFolder(folder ?? this.runFolder());
     const instructions = await this.projectInstructions(projectDir);
+    // An unknown --agent is refused before a session is made.
+    const agent = this.config.agent === undefined ? null : namedAgent(await this.agentsIn(projectDir), this.config.agent);
     const meta = this.store.create({ model: this.config.model, projectDir });
-    this.attach(meta.id, projectDir, false, instructions);
+    if (agent && agent.name !== DEFAULT_AGENT) this.store.setAgent(meta.id, agent.name);
+    this.attach(meta.id, projectDir, false, instructions, await this.agentsIn(projectDir));
     return this.changed(meta.id);
+  }
+
+  /**
+   * The agents the session may choose, in the folder it works in (else the run's; with
+   * neither, the data folder's and the built-ins), with a line for each file that could
+   * not be used (docs/DESIGN.md#agents).
+   */
+  sessionAgents(idOrPrefix: string): Promise<AgentRegistry> {
+    const meta = this.store.getMeta(this.store.resolveId(idOrPrefix));
+    return this.agentsIn(this.sessions.get(meta.id)?.agent.projectDir ?? meta.project_dir ?? this.projectDir ?? null);
+  }
+
+  /** Read afresh each time: agent files are few and small, and the user may have just written one. */
+  private agentsIn(projectDir: string | null): Promise<AgentRegistry> {
+    return loadAgents({ projectDir, dataDir: this.config.dataDir, knownTools: this.tools.map((t) => t.name) });
+  }
+
+  /**
+   * Makes `name` the session's agent from its next turn on (docs/DESIGN.md#the-sessions-agent),
+   * recorded with when and from what; an unknown name is refused, changing nothing. Refused
+   * while another process works in the session.
+   */
+  async setSessionAgent(idOrPrefix: string, name: string): Promise<SessionMeta> {
+    const id = this.store.resolveId(idOrPrefix);
+    const meta = this.store.getMeta(id);
+    const open = this.sessions.get(id)?.agent;
+    const agent = namedAgent(await this.sessionAgents(id), name.trim());
+    const before = meta.agent ?? DEFAULT_AGENT;
+    if (before === agent.name) return meta;
+    this.store.whileFree(id, () => this.store.setAgent(id, agent.name));
+    if (open) {
+      open.audit.write('agent_change', { from: before, to: agent.name });
+      open.reconfigure(this.config, this.clientFor(id, agent), agent);
+    }
+    return this.changed(id);
   }
 
   /** The project's AGENTS.md (or CLAUDE.md), unless the user turned them off (docs/DESIGN.md#project-instructions). */
@@ -212,10 +255,19 @@ export class LoomEngine extends SessionLifecycle {
     }
     const projectDir = this.sessionFolder(meta);
     const instructions = await this.projectInstructions(projectDir);
+    const agents = await this.agentsIn(projectDir);
     if (this.sessions.has(id)) return this.store.getMeta(id);
-    const agent = this.attach(id, projectDir, true, instructions);
+    const agent = this.attach(id, projectDir, true, instructions, agents);
     if (meta.cwd !== null && meta.cwd !== projectDir) {
       this.emit({ type: 'notice', sessionId: id, level: 'info', text: `This session was recorded in ${meta.cwd}; working in ${projectDir}.` });
+    }
+    if (meta.agent !== null && agent.agent.name !== meta.agent) {
+      this.emit({
+        type: 'notice',
+        sessionId: id,
+        level: 'warning',
+        text: `This session's agent ${meta.agent} is not defined here; working as ${agent.agent.name}.`,
+      });
     }
     await recoverInterruptedCalls(agent);
     return this.changed(id);
@@ -273,9 +325,10 @@ export class LoomEngine extends SessionLifecycle {
     }
     if (this.sessions.get(id)?.agent.busy) throw new LoomError('This session is busy; change its folder once the current turn has ended.', 'busy');
     const instructions = await this.projectInstructions(projectDir);
+    const agent = sessionAgent(await this.agentsIn(projectDir), meta.agent);
     const reopen = this.sessions.has(id);
     this.store.whileFree(id, () =>
-      this.store.setProject(id, { cwd: projectDir, systemPrompt: buildSystemPrompt({ projectDir, tools: this.tools, instructions }) }),
+      this.store.setProject(id, { cwd: projectDir, systemPrompt: buildSystemPrompt({ projectDir, tools: this.tools, instructions, agent }) }),
     );
     // An open session's tools hold their folder: it is opened again in the new one.
     if (reopen) {
@@ -561,7 +614,7 @@ export class LoomEngine extends SessionLifecycle {
   updateConfig(patch: Partial<Pick<LoomConfig, 'baseUrl' | 'model' | 'apiKey' | 'maxContextTokens' | 'modelWindow' | 'mode' | 'passEnv' | 'trashDays'>>): void {
     this.config = { ...this.config, ...patch };
     if (patch.trashDays !== undefined) this.days = patch.trashDays;
-    for (const [id, { agent }] of this.sessions) agent.reconfigure(this.config, this.clientFor(id));
+    for (const [id, { agent }] of this.sessions) agent.reconfigure(this.config, this.clientFor(id, agent.agent));
   }
 
   /**
@@ -578,7 +631,7 @@ export class LoomEngine extends SessionLifecycle {
     if (window !== undefined) this.setModelWindow(name, window);
     const agent = this.sessions.get(id)?.agent;
     if (changed && agent) agent.audit.write('model_change', { from: before, to: name });
-    if ((changed || window !== undefined) && agent) agent.reconfigure(this.config, this.clientFor(id));
+    if ((changed || window !== undefined) && agent) agent.reconfigure(this.config, this.clientFor(id, agent.agent));
     return this.changed(id);
   }
 
@@ -737,17 +790,19 @@ export class LoomEngine extends SessionLifecycle {
    * tool set, is never sent again (it stays in the transcript). No lease is kept: each turn
    * takes it (AgentSession.beginTurn).
    */
-  private attach(id: string, projectDir: string, resumed: boolean, instructions: ProjectInstructions | null): AgentSession {
+  private attach(id: string, projectDir: string, resumed: boolean, instructions: ProjectInstructions | null, agents: AgentRegistry): AgentSession {
+    const definition = sessionAgent(agents, this.store.getMeta(id).agent);
     this.store.whileFree(id, () => {
-      this.store.setProject(id, { cwd: projectDir, systemPrompt: buildSystemPrompt({ projectDir, tools: this.tools, instructions }) });
+      this.store.setProject(id, { cwd: projectDir, systemPrompt: buildSystemPrompt({ projectDir, tools: this.tools, instructions, agent: definition }) });
       this.store.setStatus(id, 'active');
     });
     const agent = new AgentSession({
       sessionId: id,
       projectDir,
       config: this.config,
+      agent: definition,
       store: this.store,
-      client: this.clientFor(id),
+      client: this.clientFor(id, definition),
       memory: this.memory,
       windows: this.windows,
       instructions,
@@ -755,10 +810,81 @@ export class LoomEngine extends SessionLifecycle {
       tools: this.tools,
       auditDir: auditDir(this.config.dataDir, this.config.logDir),
       owner: this.owner,
+      subagents: this.subagentHost,
     });
     this.sessions.set(id, { agent });
     this.auditStart(agent, resumed);
     return agent;
+  }
+
+  /** The agent lookups of run_subagent calls, one after another: children are created (and listed) in call order. */
+  private childLookups: Promise<unknown> = Promise.resolve();
+
+  /** How a top-level session's run_subagent calls open their children (docs/DESIGN.md#sub-agents). */
+  private readonly subagentHost: SubagentHost = {
+    agentNamed: (parent, name) => {
+      const lookup = this.childLookups.then(async () => namedAgent(await this.agentsIn(parent.projectDir), name));
+      this.childLookups = lookup.catch(() => undefined);
+      return lookup;
+    },
+    maxParallel: () => this.config.maxParallelSubagents ?? DEFAULTS.maxParallelSubagents,
+    open: (parent, callId, definition, task) => this.openChild(parent, callId, definition, task),
+  };
+
+  /**
+   * A child session for call `callId` of `parent`: its own row linked to both, its own lease,
+   * Loom's system prompt for the agent's tools with the agent's prompt after it, and the
+   * parent's folder, model and settings narrowed by the agent. It cannot start children of
+   * its own (depth 1). `finish` records how it ended, and closes it.
+   */
+  private openChild(parent: AgentSession, callId: string, definition: AgentDefinition, task: string): OpenChild {
+    // Never run_subagent: a child cannot start children (depth 1).
+    const tools = parent.tools.filter((t) => t.name !== RUN_SUBAGENT);
+    const systemPrompt = buildSystemPrompt({ projectDir: parent.projectDir, tools, instructions: parent.instructions, agent: definition });
+    // Its row and prompt in one transaction: one commit (one fsync) per start, so parallel starts do not queue behind each other's.
+    // Its lease is its turn's, as every session's (AgentSession.beginTurn).
+    const id = this.store.batch(() => {
+      const meta = this.store.create({
+        model: parent.client.settings.model,
+        projectDir: parent.projectDir,
+        title: `${definition.name}: ${taskLabel(task)}`,
+        spawn: { parentId: parent.id, callId, agent: definition.name },
+      });
+      this.store.setProject(meta.id, { cwd: parent.projectDir, systemPrompt });
+      return meta.id;
+    });
+    const agent = new AgentSession({
+      sessionId: id,
+      projectDir: parent.projectDir,
+      // The parent's settings as its agent narrowed them, narrowed again by the child's: a child never widens them.
+      config: parent.config,
+      agent: definition,
+      store: this.store,
+      client: this.clientFor(id, definition),
+      memory: this.memory,
+      windows: this.windows,
+      instructions: parent.instructions,
+      host: childHost(this.hostFor(parent.id), definition.name, task),
+      tools,
+      auditDir: auditDir(this.config.dataDir, this.config.logDir),
+      owner: this.owner,
+      costRoot: parent.costRoot,
+    });
+    this.sessions.set(id, { agent });
+    this.auditStart(agent, false);
+    this.emitChild(parent.id, id, callId, definition.name, task, 'running');
+    return {
+      agent,
+      finish: (state) => {
+        this.store.setChildState(id, state);
+        this.close(id);
+        this.emitChild(parent.id, id, callId, definition.name, task, state);
+      },
+    };
+  }
+
+  private emitChild(parentId: string, childId: string, callId: string, agent: string, task: string, state: ChildState): void {
+    this.emit({ type: 'subagent', sessionId: parentId, childId, callId, agent, task, state });
   }
 
   private auditStart(agent: AgentSession, resumed: boolean): void {
@@ -773,7 +899,8 @@ export class LoomEngine extends SessionLifecycle {
     agent.audit.write('config', {
       base_url: c.baseUrl,
       model: agent.client.settings.model,
-      mode: c.mode,
+      agent: agent.agent.name,
+      mode: agent.config.mode,
       tools: this.tools.map((t) => t.name),
       mcp_servers: this.mcp?.overview().servers.map(({ name, transport, state, sandboxed, message }) => ({ name, transport, state, sandboxed, message })) ?? [],
       pass_env: c.passEnv ?? [],
@@ -788,7 +915,6 @@ export class LoomEngine extends SessionLifecycle {
     });
   }
 
-  /** A client for the session's own model (the default for a session that records none). */
   /**
    * The model another agent recorded for a session it imported (or one branched from it)
    * that nobody has chosen in Loom since: it is that agent's model, which the user's server
@@ -813,8 +939,9 @@ export class LoomEngine extends SessionLifecycle {
     );
   }
 
-  private clientFor(sessionId: string): ModelClient {
-    const model = this.store.getMeta(sessionId).model ?? this.config.model;
+  /** A client for the agent's model, else the session's own (else the default). */
+  private clientFor(sessionId: string, agent: AgentDefinition): ModelClient {
+    const model = agent.model ?? this.store.getMeta(sessionId).model ?? this.config.model;
     return clientFor({ ...this.config, model }, this.prices);
   }
 
@@ -909,6 +1036,18 @@ function clientFor(config: LoomConfig, prices: PriceTable): ModelClient {
 function retryBaseMs(env: NodeJS.ProcessEnv): number | undefined {
   const ms = Number(env.LOOM_RETRY_BASE_MS);
   return env.LOOM_RETRY_BASE_MS && Number.isInteger(ms) && ms >= 0 ? ms : undefined;
+}
+
+/** The agent named `name`, else a LoomError listing the agents there are. */
+function namedAgent(registry: AgentRegistry, name: string): AgentDefinition {
+  const agent = findAgent(registry, name);
+  if (agent) return agent;
+  throw new LoomError(`There is no agent named "${name}". Agents: ${registry.agents.map((a) => a.name).join(', ')}.`, 'unknown_agent');
+}
+
+/** The session's recorded agent; the default when it records none or one not defined here (openSession says so). */
+function sessionAgent(registry: AgentRegistry, name: string | null): AgentDefinition {
+  return findAgent(registry, name ?? DEFAULT_AGENT) ?? findAgent(registry, DEFAULT_AGENT)!;
 }
 
 /** --tools: the named tools only, in the registry's order; an unknown name is refused. */

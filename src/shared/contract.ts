@@ -24,6 +24,7 @@ import type {
   ConnectionReport,
   MessageFacts,
   ModelChange,
+  AgentChange,
   Pin,
   SessionFamily,
   SessionMeta,
@@ -74,6 +75,25 @@ export interface SessionInfo extends SessionMeta {
   usage: SessionUsage;
   /** Each change of the session's model, oldest first. */
   model_changes: ModelChange[];
+  /** Each change of the session's agent, oldest first. */
+  agent_changes: AgentChange[];
+}
+
+/** An agent the session may choose (docs/DESIGN.md#agents), as the agent picker lists it. */
+export interface AgentSummary {
+  name: string;
+  description: string;
+  /** Where it was defined: the project, the data folder, or built in. */
+  scope: 'project' | 'data' | 'built-in';
+  /** The file, relative to the project for a project's; absent for a built-in. */
+  file?: string;
+  readOnly: boolean;
+}
+
+/** The agents of a session's folder, and one line for each agent file that could not be used. */
+export interface AgentList {
+  agents: AgentSummary[];
+  problems: string[];
 }
 
 export interface TranscriptPage {
@@ -181,6 +201,7 @@ const bySession = z.strictObject({ id: sessionId });
 const includeArchived = z.boolean().optional();
 /** A transcript position (engine-events.ts TranscriptSeq: 0 is the system prompt); bounded like the store's counts. */
 const transcriptSeq = z.int().min(0).max(100_000_000);
+const agentName = z.string().trim().min(1, 'An agent name is required.').max(64, 'An agent name can have at most 64 characters.');
 const modelName = z.string().trim().min(1, 'A model name is required.').max(200, 'A model name can have at most 200 characters.');
 const baseUrl = z.url({ protocol: /^https?$/, error: 'The base URL must be an http(s) URL.' }).max(2000);
 /**
@@ -354,6 +375,10 @@ export const contract = {
       window: z.int().min(1000, 'A model window is at least 1000 tokens.').max(100_000_000).nullable().optional(),
     }),
   ),
+  /** The session's agent from its next turn on; recorded (sessions.info's agent_changes). An unknown name is refused. */
+  'sessions.setAgent': method<SessionMeta>()(z.strictObject({ id: sessionId, agent: agentName })),
+  /** The agents the session may choose, in its folder. */
+  'agents.list': method<AgentList>()(bySession),
   /** Desktop only: drags the JSON export out of the window as a file. */
   'sessions.startDrag': method<{ started: boolean }>()(bySession),
   /** Browser mode only: a single-use, short-lived link to the export, for a DownloadURL drag. */

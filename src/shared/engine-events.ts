@@ -4,7 +4,7 @@
  */
 import type { ApprovalPreview, GrantOffer, SessionGrant, ToolEffect } from './approvals';
 import type { ModelFailure, ModelRetry } from './model-failure';
-import type { ChatMessage, MessageFacts, SessionMeta, SessionUsage } from './types';
+import type { ChatMessage, ChildState, MessageFacts, SessionMeta, SessionUsage } from './types';
 
 /**
  * A message's position in its session's transcript, as the store numbers it (the
@@ -67,7 +67,12 @@ export type EngineEvent =
   /** A session was deleted, here or by another process; `meta` is how it was last seen. */
   | { type: 'session_deleted'; sessionId: string; meta: SessionMeta }
   /** A window's "Import from…" (`importId`: the one its request named) has read `done` of `total` files. */
-  | { type: 'import_progress'; importId: string; done: number; total: number };
+  | { type: 'import_progress'; importId: string; done: number; total: number }
+  /**
+   * A sub-agent of session `sessionId` started (running) or ended (docs/DESIGN.md#sub-agents):
+   * its own session `childId`, the parent's call that started it, its agent and task.
+   */
+  | { type: 'subagent'; sessionId: string; childId: string; callId: string; agent: string; task: string; state: ChildState };
 
 /** What a turn's request (chat.send, chat.reply) answers once the turn has ended: as the turn's end event says. */
 export interface TurnResult {

@@ -104,6 +104,16 @@ export interface ModelChange {
   transcript_index: number;
 }
 
+/** A session's agent changed (docs/DESIGN.md#the-sessions-agent), recorded as model changes are. */
+export interface AgentChange {
+  at: string;
+  /** Null for the default agent, `build`, never chosen. */
+  from: string | null;
+  to: string;
+  /** The transcript length at the change: it applies from the message at that index on. */
+  transcript_index: number;
+}
+
 /** What can stop Loom from using a model server, as the connection test names it. */
 export type ConnectionProblem = 'unreachable' | 'refused' | 'timeout' | 'http' | 'bad_response' | 'missing_model';
 
@@ -168,6 +178,24 @@ export interface SessionMeta {
   project_dir: string | null;
   /** Kept on top of the sidebar (docs/DESIGN.md#the-sidebar); this device's, never synced. */
   pinned: boolean;
+  /** The session's agent (docs/DESIGN.md#the-sessions-agent); null: the default, `build`. */
+  agent: string | null;
+}
+
+/** Where a sub-agent's run stands (docs/DESIGN.md#sub-agents): running until its final answer (done), a failure, a stop or a crash. */
+export type ChildState = 'running' | 'done' | 'failed' | 'stopped' | 'interrupted';
+
+/** What links a sub-agent's session to the session and the run_subagent call that started it. */
+export interface ChildLink {
+  parent_id: string;
+  call_id: string;
+  agent: string;
+  state: ChildState;
+}
+
+/** A sub-agent's session as its parent lists it: its metadata and its link. */
+export interface ChildSession extends SessionMeta {
+  child: ChildLink;
 }
 
 /** A session in the Trash (docs/DESIGN.md#trash): when it was deleted and when it will be purged. */
@@ -187,6 +215,7 @@ export interface SessionRecord extends SessionMeta {
   /** Aligned with `transcript`: each message's facts, null where none were recorded. */
   transcript_facts: (MessageFacts | null)[];
   model_changes: ModelChange[];
+  agent_changes: AgentChange[];
 }
 
 /** Where a page of the session list ends: the last session's place in listing order (newest updated first, then id). */

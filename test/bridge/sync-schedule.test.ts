@@ -84,6 +84,7 @@ const LOCAL: SessionMeta = {
   cwd: null,
   project_dir: null,
   pinned: false,
+  agent: null,
 };
 
 async function started() {

@@ -189,8 +189,14 @@ describe('--info', () => {
       'usage',
       'model',
       'model_changes',
+      'agent',
+      'agent_changes',
+      'subagent_of',
+      'children',
+      'children_usage',
+      'total_usage',
     ]);
-    expect(info).toMatchObject({ model: 'gemma4', model_changes: [] });
+    expect(info).toMatchObject({ model: 'gemma4', model_changes: [], agent: 'build', agent_changes: [] });
     expect(info.usage.cost_usd).toBeCloseTo(0.85);
     expect(info.usage.by_kind.chat).toMatchObject({ calls: 2, prompt_tokens: 2000, completion_tokens: 400 });
     expect(info.usage.by_kind.compaction).toMatchObject({ calls: 1, prompt_tokens: 900 });

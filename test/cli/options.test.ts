@@ -122,7 +122,12 @@ describe('configuration', () => {
 
 describe('actions', () => {
   it('maps each lifecycle flag to its action', () => {
-    expect(run(['--list-sessions', '--include-archived', '--json']).action).toEqual({ kind: 'list', includeArchived: true, json: true });
+    expect(run(['--list-sessions', '--include-archived', '--json']).action).toEqual({
+      kind: 'list',
+      includeArchived: true,
+      includeChildren: false,
+      json: true,
+    });
     expect(run(['--search', 'parser bug']).action).toEqual({ kind: 'search', query: 'parser bug', includeArchived: false, json: false });
     expect(run(['--info', 'ab12', '--json']).action).toEqual({ kind: 'info', id: 'ab12', json: true });
     expect(run(['--rename', 'ab12', 'New title']).action).toEqual({ kind: 'rename', id: 'ab12', title: 'New title' });

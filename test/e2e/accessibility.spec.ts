@@ -353,6 +353,15 @@ const SCREENS: Screen[] = [
     scope: dialog('Model for this session'),
   },
   {
+    name: "the session's agent picker",
+    open: async (page, loom) => {
+      await openNotes(page, loom);
+      await page.getByRole('button', { name: /^Agent: / }).click();
+      await expect(page.getByRole('dialog', { name: 'Agent for this session' }).getByRole('radio', { name: /^plan/ })).toBeVisible();
+    },
+    scope: dialog('Agent for this session'),
+  },
+  {
     name: 'info dialog with model changes',
     open: async (page, loom) => {
       const { id } = loom.store.create({ title: 'Switched', model: 'gemma4', messages: CONVERSATION, cwd: loom.projectDir });
@@ -454,6 +463,7 @@ test('every control has an accessible name', async ({ page, loom }) => {
     [() => sessionAction(page, 'Notes', 'Rename…'), 'Rename session'],
     [() => sessionAction(page, 'Notes', 'Delete…'), 'Delete session?'],
     [() => page.getByRole('button', { name: /^Model: / }).click(), 'Model for this session'],
+    [() => page.getByRole('button', { name: /^Agent: / }).click(), 'Agent for this session'],
   ] as const) {
     await open();
     const box = page.getByRole('dialog', { name });

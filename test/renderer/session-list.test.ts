@@ -18,6 +18,7 @@ const meta = (id: string, updated_at: string, extra: Partial<SessionMeta> = {}):
   cwd: null,
   project_dir: null,
   pinned: false,
+  agent: null,
   ...extra,
 });
 

@@ -53,7 +53,9 @@ describe('JSON export', () => {
       'model_changes',
     ]);
     // The project folder is chosen on this device and is never exported (docs/DESIGN.md#the-project-folder), nor is a pin on its sidebar.
-    const { message_count, project_dir, pinned, ...record } = store.get(id);
+    const { message_count, project_dir, pinned, agent, agent_changes, ...record } = store.get(id);
+    // A session that never chose an agent exports as before agents were recorded.
+    expect([agent, agent_changes]).toEqual([null, []]);
     expect(message_count).toBe(5);
     expect(project_dir).toBeNull();
     expect(pinned).toBe(false);

@@ -247,7 +247,21 @@ describe.each(RELEASES)('the loom.db made by %s', (release) => {
     expect(listAll).toEqual(expected.list_sessions_all);
     expect(await loomJson(dataDir, ['--list-sessions', '--json'])).toEqual(expected.list_sessions);
     const infos = await inPairs(ids.map((id) => () => loomJson(dataDir, ['--info', id, '--json'])));
-    ids.forEach((id, i) => expect(infos[i], `--info ${id}`).toEqual(expected.info[id]));
+    // Keys added since the release (docs/DESIGN.md#json-output: new keys may be added, none removed): the agent, and sub-agents (none).
+    ids.forEach((id, i) => {
+      const released = prop(expected.info, id) as { usage: unknown };
+      const noUsage = { calls: 0, prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 };
+      const noChildUsage = { ...noUsage, by_kind: { chat: noUsage, compaction: noUsage, summary: noUsage } };
+      expect(infos[i], `--info ${id}`).toEqual({
+        ...released,
+        agent: 'build',
+        agent_changes: [],
+        subagent_of: null,
+        children: [],
+        children_usage: noChildUsage,
+        total_usage: released.usage,
+      });
+    });
     const exports = await inPairs(ids.map((id) => () => loomJson(dataDir, ['--export', id])));
     ids.forEach((id, i) => expect(comparableExport(exports[i]), `--export ${id}`).toEqual(comparableExport(prop(expected.export, id))));
     const words = Object.keys(expected.search);
@@ -325,6 +339,7 @@ describe.each(RELEASES)('the loom.db made by %s', (release) => {
     const {
       schema_version: version,
       session_changes: changes,
+      agent_changes: agentChanges,
       sqlite_sequence: sequence,
       file_snapshots: snapshots,
       ...rows
@@ -334,6 +349,7 @@ describe.each(RELEASES)('the loom.db made by %s', (release) => {
     expect(version).toEqual([JSON.stringify({ version: latestVersion(MIGRATIONS) })]);
     expect(changes).toEqual([]);
     expect(snapshots).toEqual([]);
+    expect(agentChanges).toEqual([]);
     expect(sequence).toEqual(fixtureSequence);
     expect(rows).toEqual(fixtureRows);
     // The columns added since start empty: no session of the release is in the Trash or had a folder chosen, only recorded.

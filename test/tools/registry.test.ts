@@ -25,6 +25,7 @@ describe('ALL_TOOLS', () => {
       memory_forget: 'loom-store',
       search_sessions: 'read',
       read_session: 'read',
+      run_subagent: 'interact',
     });
   });
 });

@@ -20,15 +20,21 @@ export function stopBeforeRequest(session: AgentSession, requests: number, signa
   if (requests >= maxTurns) {
     return { event: 'iteration_cap_hit', reason: `reached --max-turns (${counted(maxTurns, 'model request')} for one message)` };
   }
-  const cost = session.store.getUsage(session.id).cost_usd;
+  const cost = familyCost(session);
   if (costLimitReached(session, cost)) {
-    return { event: 'cost_limit_hit', reason: `reached --max-cost-usd ($${maxCostUsd.toFixed(2)}; this session has cost $${cost.toFixed(4)})` };
+    const whose = session.isChild ? 'this session and its parent and sub-agents have' : 'this session has';
+    return { event: 'cost_limit_hit', reason: `reached --max-cost-usd ($${maxCostUsd.toFixed(2)}; ${whose} cost $${cost.toFixed(4)})` };
   }
   return null;
 }
 
+/** What counts against --max-cost-usd: the session at the top of the family and all its sub-agents (docs/DESIGN.md#sub-agents). */
+function familyCost(session: AgentSession): number {
+  return session.store.getFamilyUsage(session.costRoot).total.cost_usd;
+}
+
 /** Local models cost nothing: a cost of 0 never trips the cap, whatever its value. */
-export function costLimitReached(session: AgentSession, cost = session.store.getUsage(session.id).cost_usd): boolean {
+export function costLimitReached(session: AgentSession, cost = familyCost(session)): boolean {
   return cost > 0 && cost >= session.config.maxCostUsd;
 }
 

@@ -18,7 +18,8 @@ import { refreshListingSummary } from './listing-summary';
 import { callModel, isAbort, retryNotice } from './model-call';
 import type { AgentSession } from './session';
 import { describeAttachments } from './user-message';
-import { answerToolCall, notRunResult, plainOutcome, runToolCall, STOPPED_REASON } from './tool-runner';
+import { answerToolCall, answerToolCallsTogether, notRunResult, plainOutcome, runToolCall, STOPPED_REASON } from './tool-runner';
+import { RUN_SUBAGENT } from '../tools/subagent-tool';
 
 /** Sent when the model answers with nothing at all; bounded so a silent model cannot loop. */
 const CONTINUE_NUDGE = 'Continue.';
@@ -69,7 +70,7 @@ async function runTurn(session: AgentSession, prepare: () => void): Promise<Turn
     session.endTurn();
     session.host.emit({ type: 'turn', sessionId: session.id, phase: 'end', ...(error ? { error } : {}), ...(failure ? { failure } : {}) });
   }
-  if (answered) session.runInBackground((summarySignal) => refreshListingSummary(session, summarySignal));
+  if (answered && !session.isChild) session.runInBackground((summarySignal) => refreshListingSummary(session, summarySignal));
   return { ...(error ? { error } : {}), ...(failure ? { failure } : {}) };
 }
 
@@ -175,18 +176,36 @@ function keepStoppedReply(session: AgentSession, signal: AbortSignal): string | 
   }
 }
 
-/** Runs the calls in order; once a cap or a stop cuts the batch, the rest get "Not run". */
+/**
+ * Runs the calls in order; run_subagent calls next to each other run at the same time
+ * (docs/DESIGN.md#sub-agents), their results still in call order. Once a cap or a stop cuts
+ * the batch, the rest get "Not run".
+ */
 async function runToolBatch(session: AgentSession, calls: ToolCall[], signal: AbortSignal): Promise<TurnStop | null> {
   let cut: TurnStop | null = null;
-  for (const call of calls) {
+  const outcomeOf = (call: ToolCall) => {
     const stop = (cut ??= stopBeforeTool(session, signal));
-    await answerToolCall(session, call, () => {
-      if (stop) return plainOutcome(notRunResult(stop.reason));
-      session.toolCalls++;
-      return runToolCall(session, call, signal);
-    });
+    if (stop) return plainOutcome(notRunResult(stop.reason));
+    session.toolCalls++;
+    return runToolCall(session, call, signal);
+  };
+  for (let i = 0; i < calls.length;) {
+    const together = subagentCallsFrom(calls, i);
+    if (together.length > 1) {
+      await answerToolCallsTogether(session, together, session.subagents?.maxParallel() ?? 1, async (call) => outcomeOf(call));
+      i += together.length;
+    } else {
+      const call = calls[i++]!;
+      await answerToolCall(session, call, () => outcomeOf(call));
+    }
   }
   return cut ?? (signal.aborted ? { event: 'session_abort', reason: STOPPED_REASON } : null);
+}
+
+/** The run_subagent calls from `start` on, up to the first call of another tool. */
+function subagentCallsFrom(calls: readonly ToolCall[], start: number): ToolCall[] {
+  const end = calls.findIndex((call, i) => i >= start && call.function.name !== RUN_SUBAGENT);
+  return calls.slice(start, end === -1 ? calls.length : end);
 }
 
 function stopped(session: AgentSession, stop: TurnStop): 'stopped' {

@@ -1,11 +1,13 @@
 /**
- * Whether one tool call may run: the hard policy and the permission mode (decide, in
- * security/permissions.ts), --approve-plan before the first action tool, the session's
+ * Whether one tool call may run: the session's agent first (a tool it does not use, a write
+ * or command under a read-only agent: agents/narrow.ts), then the hard policy and the
+ * permission mode (decide, in security/permissions.ts), --approve-plan before the first action tool, the session's
  * grants, and the user's answer when the mode asks ("allow for this session" adds a grant).
  * Every decision, grant and revoke is audited; a refusal comes back as the text the model receives.
  */
 import type { GrantOffer } from '../../shared/approvals';
 import type { PlanState } from '../../shared/types';
+import { refusal } from '../agents/narrow';
 import { decide } from '../security/permissions';
 import { ACTION_EFFECTS } from '../security/tool-effects';
 import type { Tool } from '../tools/tool';
@@ -19,6 +21,22 @@ export async function checkPermission(
   args: unknown,
   opts: { preApproved?: boolean; callId?: string } = {},
 ): Promise<Permission> {
+  const refused = refusal(session.agent, tool);
+  if (refused) {
+    session.audit.write('permission_decision', {
+      tool: tool.name,
+      call_id: opts.callId,
+      args,
+      decision: 'deny',
+      by: 'agent',
+      label: refused,
+      mode: session.config.mode,
+    });
+    return {
+      allowed: false,
+      result: `Denied (${refused}): this agent may not do this, whatever is asked. Do not retry it; the user can switch to another agent.`,
+    };
+  }
   const decision = await decide({ tool, args, mode: session.config.mode, projectDir: session.projectDir, grants: session.grants });
   // The arguments say what was allowed or refused (the audit log redacts and cuts them).
   const record = (outcome: string, by: string, label?: string, grant?: string) =>

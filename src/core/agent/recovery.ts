@@ -6,6 +6,7 @@
  */
 import type { ChatMessage, ToolCall } from '../../shared/types';
 import type { AgentSession } from './session';
+import { RUN_SUBAGENT } from '../tools/subagent-tool';
 import { answerToolCall, plainOutcome, runToolCall } from './tool-runner';
 
 export const INTERRUPTED_RESULT = 'Interrupted: this tool call did not complete (the session was interrupted). It was not re-run.';
@@ -40,6 +41,7 @@ export async function recoverInterruptedCalls(session: AgentSession): Promise<nu
 
 async function recoverCall(session: AgentSession, call: ToolCall, signal: AbortSignal): Promise<void> {
   const { name, arguments: args } = call.function;
+  if (name === RUN_SUBAGENT) return recoverSubagentCall(session, call);
   session.host.emit({
     type: 'notice',
     sessionId: session.id,
@@ -69,4 +71,23 @@ async function recoverCall(session: AgentSession, call: ToolCall, signal: AbortS
     // The user's yes counts as the approval the mode would ask for; the hard policy still applies.
     return runToolCall(session, call, signal, { preApproved: true });
   });
+}
+
+/**
+ * A sub-agent the last process was running (docs/DESIGN.md#sub-agents) is never started
+ * again unasked: the call is answered "interrupted", and its child session, kept with what
+ * it did, is marked interrupted; the user can resume it on its own.
+ */
+async function recoverSubagentCall(session: AgentSession, call: ToolCall): Promise<void> {
+  const child = session.store.childOfCall(session.id, call.id);
+  if (child?.child.state === 'running') session.store.setChildState(child.id, 'interrupted');
+  const kept = child ? ` Its session ${child.id} is kept, marked interrupted; it can be resumed on its own.` : '';
+  session.host.emit({
+    type: 'notice',
+    sessionId: session.id,
+    level: 'warning',
+    text: `Interrupted sub-agent from the last run: ${call.function.arguments}.${kept}`,
+  });
+  session.audit.write('permission_decision', { tool: call.function.name, decision: 'deny', by: 'recovery', label: 'interrupted sub-agent', call_id: call.id });
+  await answerToolCall(session, call, () => plainOutcome(`${INTERRUPTED_RESULT}${kept}`));
 }

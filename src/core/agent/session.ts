@@ -5,6 +5,8 @@
  */
 import type { ToolEffect } from '../../shared/approvals';
 import type { ChatMessage, PlanState } from '../../shared/types';
+import type { AgentDefinition } from '../agents/definition';
+import { narrowConfig, offeredTools } from '../agents/narrow';
 import { AuditLog } from '../audit/audit-log';
 import type { LoomConfig } from '../config';
 import { ContextBudget } from '../context/budget';
@@ -20,6 +22,8 @@ import { toolSpecs } from '../tools/index';
 import type { Tool } from '../tools/tool';
 import type { AgentHost } from './host';
 import type { ProjectInstructions } from './project-instructions';
+import type { SubagentHost } from './subagent';
+import { buildSystemPrompt } from './system-prompt';
 
 export interface AgentSessionOptions {
   sessionId: string;
@@ -29,8 +33,10 @@ export interface AgentSessionOptions {
   client: ModelClient;
   memory: MemoryStore;
   host: AgentHost;
-  /** The tools offered to the model (already limited by --tools). */
+  /** The session's tools (already limited by --tools); the model is offered those the agent uses. */
   tools: Tool[];
+  /** The session's agent: it narrows the settings and the tools (agents/narrow.ts). */
+  agent: AgentDefinition;
   auditDir: string;
   /** What is known of each model's window (docs/DESIGN.md#the-models-window). */
   windows: ModelWindows;
@@ -38,23 +44,33 @@ export interface AgentSessionOptions {
   instructions: ProjectInstructions | null;
   /** Who holds the session's lease during this agent's units of work (engine.ts's owner). */
   owner: string;
+  /** How run_subagent starts children; absent for a session that may not (a sub-agent's own, docs/DESIGN.md#sub-agents). */
+  subagents?: SubagentHost;
+  /** A sub-agent's: the session at the top of its family, whose --max-cost-usd covers the whole family. */
+  costRoot?: string;
 }
 
 export class AgentSession {
   readonly id: string;
   readonly projectDir: string;
+  /** The settings as the agent narrows them: what the loop, the caps and the gate go by. */
   config: LoomConfig;
+  agent: AgentDefinition;
   readonly store: SessionStore;
   client: ModelClient;
   readonly memory: MemoryStore;
   readonly host: AgentHost;
+  /** Every tool of the session; the gate refuses those the agent does not use. */
   tools: Tool[];
-  /** The tools' specs as every chat request offers them (none when --tools left none). */
+  /** The specs of the tools the agent uses, as every chat request offers them (none when it uses none). */
   toolSpecs: ToolSpec[] | undefined;
   readonly audit: AuditLog;
   readonly windows: ModelWindows;
   /** The project's instructions file in the system prompt (AGENTS.md or CLAUDE.md), if one was read. */
   readonly instructions: ProjectInstructions | null;
+  readonly subagents: SubagentHost | undefined;
+  /** The session whose --max-cost-usd this one counts against, with all its sub-agents: itself unless it is a sub-agent. */
+  readonly costRoot: string;
   /** The window of the session's model on its server, when known: it bounds the budget and the summariser's requests. */
   window: ModelWindow | null = null;
   /** The server and model whose window this session last made sure of (context-guard.ts). */
@@ -86,25 +102,28 @@ export class AgentSession {
   /** The session as this agent last read or wrote it (freshness()): another process's work since changes it. */
   private seen: string;
   /** Settings given during a turn: they take effect when it ends (the next turn's requests use them). */
-  private nextSettings: { config: LoomConfig; client: ModelClient } | null = null;
+  private nextSettings: { config: LoomConfig; client: ModelClient; agent: AgentDefinition } | null = null;
   /** Work after a turn (the listing summary): never busy, cancelled by the next unit of work. */
   private background: { controller: AbortController; done: Promise<void> } | null = null;
 
   constructor(opts: AgentSessionOptions) {
     this.id = opts.sessionId;
     this.projectDir = opts.projectDir;
-    this.config = opts.config;
+    this.agent = opts.agent;
+    this.config = narrowConfig(opts.config, opts.agent);
     this.store = opts.store;
     this.client = opts.client;
     this.memory = opts.memory;
     this.host = opts.host;
     this.tools = opts.tools;
-    this.toolSpecs = opts.tools.length ? toolSpecs(opts.tools) : undefined;
+    this.toolSpecs = specsFor(opts.agent, opts.tools);
     this.audit = new AuditLog(opts.auditDir, opts.sessionId);
     this.messages = opts.store.getContext(opts.sessionId);
     this.plan = opts.store.getPlan(opts.sessionId);
     this.windows = opts.windows;
     this.instructions = opts.instructions;
+    this.subagents = opts.subagents;
+    this.costRoot = opts.costRoot ?? opts.sessionId;
     this.budget = budgetFor(opts.config.maxContextTokens, this.messages);
     this.owner = opts.owner;
     this.snapshots = new FileSnapshots(opts.store.fileOriginals(opts.sessionId));
@@ -185,15 +204,20 @@ export class AgentSession {
   }
 
   /**
-   * New settings (the settings dialog) or a new model for this session: at once between
-   * turns, else when the turn running now ends, so a turn never changes model midway.
+   * New settings (the settings dialog), a new model or a new agent for this session: at
+   * once between turns, else when the turn running now ends, so a turn never changes
+   * model or agent midway.
    */
-  reconfigure(config: LoomConfig, client: ModelClient): void {
+  reconfigure(config: LoomConfig, client: ModelClient, agent: AgentDefinition = this.nextSettings?.agent ?? this.agent): void {
     if (this.busy) {
-      this.nextSettings = { config, client };
+      this.nextSettings = { config, client, agent };
       return;
     }
-    this.config = config;
+    const newAgent = agent !== this.agent;
+    this.agent = agent;
+    this.config = narrowConfig(config, agent);
+    this.toolSpecs = specsFor(agent, this.tools);
+    if (newAgent) this.putPromptInForce();
     this.client = client;
     const before = this.budget.maxTokens;
     this.refreshWindow();
@@ -201,10 +225,18 @@ export class AgentSession {
     if (this.budget.maxTokens !== before) this.emitUsage();
   }
 
+  /** Loom's system prompt for the agent now in force, first in the context (the one it replaces stays in the transcript). */
+  private putPromptInForce(): void {
+    const systemPrompt = buildSystemPrompt({ projectDir: this.projectDir, tools: this.tools, instructions: this.instructions, agent: this.agent });
+    this.store.setProject(this.id, { cwd: this.projectDir, systemPrompt });
+    this.adoptContext(this.store.getContext(this.id));
+    this.budget.reset(this.messages);
+  }
+
   /** The tools from the next request on: the MCP servers' changed (a server added, removed, restarted in the settings). */
   offerTools(tools: Tool[]): void {
     this.tools = tools;
-    this.toolSpecs = tools.length ? toolSpecs(tools) : undefined;
+    this.toolSpecs = specsFor(this.agent, tools);
   }
 
   /** Tells every window the session's grants as they are now. */
@@ -230,6 +262,11 @@ export class AgentSession {
       contextTokens: this.budget.estimate(),
       maxContextTokens: this.budget.maxTokens,
     });
+  }
+
+  /** True for a sub-agent's session: it has no listing summary of its own to ask for (its title names its task). */
+  get isChild(): boolean {
+    return this.costRoot !== this.id;
   }
 
   get busy(): boolean {
@@ -278,13 +315,18 @@ export class AgentSession {
     this.lease = null;
     const next = this.nextSettings;
     this.nextSettings = null;
-    if (next) this.reconfigure(next.config, next.client);
+    if (next) this.reconfigure(next.config, next.client, next.agent);
   }
 
   /** Aborts the model request or tool in flight; the loop stops before the next step. */
   stop(): void {
     this.turn?.abort();
   }
+}
+
+function specsFor(agent: AgentDefinition, tools: readonly Tool[]): ToolSpec[] | undefined {
+  const offered = offeredTools(agent, tools);
+  return offered.length ? toolSpecs(offered) : undefined;
 }
 
 function budgetFor(maxTokens: number, messages: readonly ChatMessage[]): ContextBudget {

@@ -3,6 +3,8 @@
  * imported session alike) and put first in the working context; the store keeps earlier
  * ones in the transcript only (SessionStore.setProject), so no other prompt is ever sent.
  */
+import type { AgentDefinition } from '../agents/definition';
+import { offeredTools } from '../agents/narrow';
 import { UNTRUSTED_CONTENT_POLICY } from '../security/untrusted';
 import type { Tool } from '../tools/tool';
 import { instructionsSection, type ProjectInstructions } from './project-instructions';
@@ -31,8 +33,14 @@ const PLANNING_GUIDANCE = [
   '- Finish with a brief summary of what you changed and how you verified it.',
 ].join('\n');
 
-export function buildSystemPrompt(opts: { projectDir: string; tools: readonly Tool[]; instructions?: ProjectInstructions | null }): string {
-  const toolNames = opts.tools.map((tool) => tool.name).join(', ') || '(none)';
+/** `agent`: the session's agent, whose tools are listed and whose prompt comes last (docs/DESIGN.md#agents). */
+export function buildSystemPrompt(opts: {
+  projectDir: string;
+  tools: readonly Tool[];
+  instructions?: ProjectInstructions | null;
+  agent?: AgentDefinition;
+}): string {
+  const toolNames = (opts.agent ? offeredTools(opts.agent, opts.tools) : opts.tools).map((tool) => tool.name).join(', ') || '(none)';
   return [
     ROLE,
     `The project folder is: ${opts.projectDir}`,
@@ -41,5 +49,6 @@ export function buildSystemPrompt(opts: { projectDir: string; tools: readonly To
     PLANNING_GUIDANCE,
     UNTRUSTED_CONTENT_POLICY,
     ...(opts.instructions ? [instructionsSection(opts.instructions)] : []),
+    ...(opts.agent?.prompt ? [`You are working as the ${opts.agent.name} agent:\n${opts.agent.prompt}`] : []),
   ].join('\n\n');
 }

@@ -12,6 +12,7 @@ import { parseToolArguments, truncateToolResult } from '../tools/index';
 import type { Tool, ToolContext } from '../tools/tool';
 import { checkPermission } from './permission-gate';
 import type { AgentSession } from './session';
+import { runSubagent } from './subagent';
 
 export interface ToolOutcome {
   /** What the model receives as the tool message content. */
@@ -82,6 +83,61 @@ export async function answerToolCall(session: AgentSession, call: ToolCall, outc
   session.host.emit({ type: 'tool_end', sessionId: session.id, seq, callId: call.id, name, effect, result: outcome.display });
 }
 
+/**
+ * answerToolCall for calls that run at the same time (run_subagent's, docs/DESIGN.md#sub-agents),
+ * at most `limit` at once: each is announced at the position its result will take, and the
+ * results are committed in call order, each as soon as it and those before it are in.
+ */
+export async function answerToolCallsTogether(
+  session: AgentSession,
+  calls: readonly ToolCall[],
+  limit: number,
+  outcomeOf: (call: ToolCall) => Promise<ToolOutcome>,
+): Promise<void> {
+  const first = session.nextSeq();
+  for (const [i, call] of calls.entries()) {
+    const { name, arguments: args } = call.function;
+    session.host.emit({ type: 'tool_start', sessionId: session.id, seq: first + i, callId: call.id, name, effect: session.effectOf(name), args });
+  }
+  const outcomes = startLimited(
+    calls.map((call) => () => outcomeOf(call)),
+    limit,
+  );
+  for (const [i, call] of calls.entries()) {
+    const outcome = await outcomes[i]!;
+    const seq = session.append({ role: 'tool', tool_call_id: call.id, content: outcome.content });
+    const { name } = call.function;
+    session.host.emit({ type: 'tool_end', sessionId: session.id, seq, callId: call.id, name, effect: session.effectOf(name), result: outcome.display });
+  }
+}
+
+/** Starts the tasks in order, at most `limit` running at a time; each promise settles with its task. */
+function startLimited<T>(tasks: readonly (() => Promise<T>)[], limit: number): Promise<T>[] {
+  let active = 0;
+  const waiting: (() => void)[] = [];
+  const acquire = (): Promise<void> => {
+    if (active < limit) {
+      active++;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => waiting.push(resolve));
+  };
+  // A freed slot passes straight to the next waiting task, so `active` counts it still.
+  const release = () => {
+    const next = waiting.shift();
+    if (next) next();
+    else active--;
+  };
+  return tasks.map(async (task) => {
+    await acquire();
+    try {
+      return await task();
+    } finally {
+      release();
+    }
+  });
+}
+
 /** The result of a call that a cap or a stop cut from its batch. */
 export function notRunResult(reason: string): string {
   return `Not run: ${reason}.`;
@@ -100,7 +156,7 @@ async function execute(session: AgentSession, tool: Tool, args: unknown, callId:
     session.audit.write('tool_timeout', { tool: tool.name, call_id: callId, timeout_sec: session.config.toolTimeoutSec });
   };
   try {
-    const outcome = await Promise.race([tool.run(args, toolContext(session, controller.signal, timeoutMs)), guard.expired]);
+    const outcome = await Promise.race([tool.run(args, toolContext(session, callId, controller.signal, timeoutMs)), guard.expired]);
     auditIfTimedOut();
     if (outcome !== TIMED_OUT) return outcome;
     controller.abort();
@@ -127,8 +183,10 @@ function timeLimit(tool: Tool, ms: number): { expired: Promise<typeof TIMED_OUT>
   return { expired, clear: () => clearTimeout(timer) };
 }
 
-function toolContext(session: AgentSession, signal: AbortSignal, toolTimeoutMs: number): ToolContext {
+function toolContext(session: AgentSession, callId: string, signal: AbortSignal, toolTimeoutMs: number): ToolContext {
+  const host = session.subagents;
   return {
+    ...(host && { runSubagent: (request) => runSubagent(session, host, callId, request, signal) }),
     projectDir: session.projectDir,
     sessionId: session.id,
     signal,

@@ -19,6 +19,7 @@ export const AUDIT_EVENTS = [
   'session_start',
   'config',
   'model_change',
+  'agent_change',
   'user_message',
   'llm_request',
   'llm_response',

@@ -41,6 +41,7 @@ const COLUMNS = [
   'cwd',
   'project_dir',
   'pinned',
+  'agent',
 ];
 const SEEN = 'temp.loom_seen_sessions';
 const DIFFERS = COLUMNS.filter((c) => c !== 'id')

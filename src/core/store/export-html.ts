@@ -9,7 +9,7 @@
 import { createHash } from 'node:crypto';
 import { userParts } from '../../shared/fences';
 import type { ChatMessage, SessionRecord } from '../../shared/types';
-import { ROLE_LABELS, compactionHeading, detailLines, displayTitle, factsLine, modelChangeLine, shownContent } from './export-lines';
+import { ROLE_LABELS, changeLists, compactionHeading, detailLines, displayTitle, factsLine, shownContent } from './export-lines';
 import { escapeHtml, markdownHtml } from './markdown-html';
 
 export const HTML_STYLE = `
@@ -80,9 +80,9 @@ export function renderHtml(s: SessionRecord): string {
     .map(([k, v]) => `<dt>${escapeHtml(k)}</dt><dd>${escapeHtml(v)}</dd>`)
     .join('');
   const messages = s.transcript.map((m, i) => htmlMessage(m, factsLine(s.transcript_facts[i]))).join('\n');
-  const modelChanges = s.model_changes.length
-    ? `<h2>Model changes</h2><ul>${s.model_changes.map((c) => `<li>${escapeHtml(modelChangeLine(c))}</li>`).join('')}</ul>`
-    : '';
+  const modelChanges = changeLists(s)
+    .map(([heading, lines]) => `<h2>${heading}</h2><ul>${lines.map((line) => `<li>${escapeHtml(line)}</li>`).join('')}</ul>`)
+    .join('');
   const compactions = s.compactions.length
     ? `<h2>Compactions</h2>${s.compactions.map((c) => `<p>${escapeHtml(compactionHeading(c))}</p><pre>${escapeHtml(c.summary)}</pre>`).join('')}`
     : '';

@@ -3,7 +3,7 @@
  * about a session and its messages, so they cannot tell a reader different things.
  */
 import { toolText, userParts } from '../../shared/fences';
-import type { ChatMessage, Compaction, MessageFacts, ModelChange, SessionRecord } from '../../shared/types';
+import type { AgentChange, ChatMessage, Compaction, MessageFacts, ModelChange, SessionRecord } from '../../shared/types';
 
 export function displayTitle(s: SessionRecord): string {
   return s.title || s.summary || 'Untitled session';
@@ -25,6 +25,7 @@ export function detailLines(s: SessionRecord): [string, string][] {
     ['Created', s.created_at],
     ['Updated', s.updated_at],
     ['Model', s.model ?? '-'],
+    ...(s.agent !== null ? ([['Agent', s.agent]] as [string, string][]) : []),
     ['Folder', s.cwd ?? '-'],
     ['Messages', String(s.transcript.length)],
     ['Compactions', String(s.compactions.length)],
@@ -46,8 +47,21 @@ export function factsLine(facts: MessageFacts | null | undefined): string {
   return parts.join(' · ');
 }
 
-export function modelChangeLine(c: ModelChange): string {
+function modelChangeLine(c: ModelChange): string {
   return `${c.at}: model changed from ${c.from ?? 'none'} to ${c.to} (from message ${c.transcript_index + 1})`;
+}
+
+function agentChangeLine(c: AgentChange): string {
+  return `${c.at}: agent changed from ${c.from ?? 'build'} to ${c.to} (from message ${c.transcript_index + 1})`;
+}
+
+/** The model changes and the agent changes, each under its heading, as Markdown and HTML both list them. */
+export function changeLists(s: SessionRecord): [string, string[]][] {
+  const lists: [string, string[]][] = [
+    ['Model changes', s.model_changes.map(modelChangeLine)],
+    ['Agent changes', s.agent_changes.map(agentChangeLine)],
+  ];
+  return lists.filter(([, lines]) => lines.length > 0);
 }
 
 /** When a compaction happened and what it saved, as Markdown and HTML both show it. */

@@ -79,6 +79,9 @@ const factsSchema = z.strictObject({
 
 const modelChangeSchema = z.strictObject({ at: timestamp, from: z.string().max(200).nullable(), to: z.string().min(1).max(200), transcript_index: count });
 
+const agentName = z.string().regex(/^[a-z0-9][a-z0-9._-]{0,63}$/i, 'is not an agent name');
+const agentChangeSchema = z.strictObject({ at: timestamp, from: agentName.nullable(), to: agentName, transcript_index: count });
+
 type MessageSchema = typeof messageSchema | typeof textMessageSchema;
 
 const sessionFieldsWith = <M extends MessageSchema>(message: M) => ({
@@ -111,6 +114,9 @@ const sessionFieldsWith = <M extends MessageSchema>(message: M) => ({
   // Optional: exports made before Loom recorded them have neither.
   transcript_facts: z.array(factsSchema.nullable()).optional(),
   model_changes: z.array(modelChangeSchema).optional(),
+  // Optional: exports made before sessions had agents have neither.
+  agent: agentName.nullable().optional(),
+  agent_changes: z.array(agentChangeSchema).optional(),
 });
 const textSessionFields = sessionFieldsWith(textMessageSchema);
 const sessionFields = sessionFieldsWith(messageSchema);
@@ -127,6 +133,7 @@ function placedCompactions(
     transcript: unknown[];
     transcript_facts?: unknown[];
     model_changes?: { transcript_index: number }[];
+    agent_changes?: { transcript_index: number }[];
   },
   ctx: z.RefinementCtx,
 ): void {
@@ -134,15 +141,17 @@ function placedCompactions(
   if (session.transcript_facts && session.transcript_facts.length !== length) {
     ctx.addIssue({ code: 'custom', path: ['transcript_facts'], message: `has ${session.transcript_facts.length} entries for ${length} transcript messages` });
   }
-  session.model_changes?.forEach((c, i) => {
-    if (c.transcript_index > length) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['model_changes', i, 'transcript_index'],
-        message: `${c.transcript_index} is past the end of the transcript (${length} messages)`,
-      });
-    }
-  });
+  for (const field of ['model_changes', 'agent_changes'] as const) {
+    session[field]?.forEach((c, i) => {
+      if (c.transcript_index > length) {
+        ctx.addIssue({
+          code: 'custom',
+          path: [field, i, 'transcript_index'],
+          message: `${c.transcript_index} is past the end of the transcript (${length} messages)`,
+        });
+      }
+    });
+  }
   session.compactions.forEach((c, i) => {
     if (c.transcript_index !== undefined && c.transcript_index > session.transcript.length) {
       ctx.addIssue({

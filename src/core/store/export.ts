@@ -3,7 +3,7 @@ import type { ChatMessage, SessionRecord } from '../../shared/types';
 import { isImageDataUrl } from '../security/image-data';
 import { redactSecrets } from '../security/secrets';
 import type { ExportFormat } from '../../shared/export-name';
-import { ROLE_LABELS, compactionHeading, detailLines, displayTitle, factsLine, modelChangeLine, shownContent } from './export-lines';
+import { ROLE_LABELS, changeLists, compactionHeading, detailLines, displayTitle, factsLine, shownContent } from './export-lines';
 
 export const EXPORT_FORMAT = 'loom-session';
 /**
@@ -83,6 +83,8 @@ function renderJson(s: SessionRecord, tree: TreeFields, now: Date): string {
     usage: s.usage,
     transcript_facts: s.transcript_facts,
     model_changes: s.model_changes,
+    // Only once an agent was chosen: the export of a session that never chose one stays as it was.
+    ...(s.agent !== null || s.agent_changes.length ? { agent: s.agent, agent_changes: s.agent_changes } : {}),
   };
   return `${JSON.stringify({ format: EXPORT_FORMAT, version: EXPORT_VERSION, exported_at: now.toISOString(), session }, null, 2)}\n`;
 }
@@ -100,11 +102,7 @@ function renderMarkdown(s: SessionRecord): string {
   for (const [label, value] of detailLines(s)) out.push(`- **${label}:** ${value}`);
   out.push('', '## Transcript', '');
   s.transcript.forEach((m, i) => out.push(...markdownMessage(m, factsLine(s.transcript_facts[i])), ''));
-  if (s.model_changes.length) {
-    out.push('## Model changes', '');
-    for (const c of s.model_changes) out.push(`- ${modelChangeLine(c)}`);
-    out.push('');
-  }
+  for (const [heading, lines] of changeLists(s)) out.push(`## ${heading}`, '', ...lines.map((line) => `- ${line}`), '');
   if (s.compactions.length) {
     out.push('## Compactions', '');
     for (const c of s.compactions) {

@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import { deriveContexts } from './migration-v3';
-import { SESSION_CHANGES, SESSION_CHANGES_V13, SESSION_CHANGES_V14 } from './session-changes';
+import { CHILD_LINKS } from './children';
+import { SESSION_CHANGES, SESSION_CHANGES_V13, SESSION_CHANGES_V14, SESSION_CHANGES_V16 } from './session-changes';
 import { SYNC_TABLES } from './sync-tables';
 import { TRASH } from './trash';
 
@@ -422,6 +423,36 @@ export const MIGRATIONS: readonly Migration[] = [
           PRIMARY KEY (session_pk, path)
         );
       `);
+    },
+  },
+  {
+    version: 16,
+    description:
+      "sessions.agent: the session's agent (docs/DESIGN.md#the-sessions-agent), null for the default; " +
+      'agent_changes: each change, placed in the transcript like model changes; the change log hears of it',
+    up(db) {
+      db.exec(`
+        ALTER TABLE sessions ADD COLUMN agent TEXT;
+        CREATE TABLE agent_changes (
+          id INTEGER PRIMARY KEY,
+          session_pk INTEGER NOT NULL REFERENCES sessions (pk) ON DELETE CASCADE,
+          at TEXT NOT NULL,
+          from_agent TEXT,
+          to_agent TEXT NOT NULL,
+          transcript_index INTEGER NOT NULL
+        );
+        CREATE INDEX agent_changes_by_session ON agent_changes (session_pk, id);
+        ${SESSION_CHANGES_V16}
+      `);
+    },
+  },
+  {
+    version: 18,
+    description:
+      "sub-agents (docs/DESIGN.md#sub-agents): sessions.spawned_by, the session whose run_subagent call started this one, that call's id, " +
+      'the agent it ran and its state (running, done, failed, stopped, interrupted); the change log hears of them',
+    up(db) {
+      db.exec(CHILD_LINKS);
     },
   },
 ];

@@ -2,7 +2,7 @@ import type { SessionMeta, SessionStatus } from '../../shared/types';
 
 /** The sessions columns a SessionMeta is read from (table aliased `s`). */
 export const META_COLUMNS =
-  's.id, s.parent_id, s.title, s.summary, s.status, s.archived, s.created_at, s.updated_at, s.message_count, s.model, s.cwd, s.project_dir, s.pinned';
+  's.id, s.parent_id, s.title, s.summary, s.status, s.archived, s.created_at, s.updated_at, s.message_count, s.model, s.cwd, s.project_dir, s.pinned, s.agent';
 
 export interface MetaRow {
   id: string;
@@ -18,6 +18,7 @@ export interface MetaRow {
   cwd: string | null;
   project_dir: string | null;
   pinned: number;
+  agent: string | null;
 }
 
 export function metaFromRow(row: MetaRow): SessionMeta {
@@ -35,5 +36,6 @@ export function metaFromRow(row: MetaRow): SessionMeta {
     cwd: row.cwd,
     project_dir: row.project_dir,
     pinned: row.pinned === 1,
+    agent: row.agent,
   };
 }

@@ -33,6 +33,13 @@ export const SESSION_CHANGES_V13 = `DROP TRIGGER session_changes_changed; ${chan
 
 /** Version 14 adds the pin that keeps a session on top of the sidebar: pinning is a change windows show. */
 export const SESSION_CHANGES_V14 = `DROP TRIGGER session_changes_changed; ${changedTrigger(metaDiffers([...META_COLUMNS_V11, 'project_dir', 'pinned']))}`;
+/** Version 16 adds the session's agent: choosing one is a change windows show. */
+export const SESSION_CHANGES_V16 = `DROP TRIGGER session_changes_changed; ${changedTrigger(metaDiffers([...META_COLUMNS_V11, 'project_dir', 'pinned', 'agent']))}`;
+
+/** Version 18 adds a sub-agent's link and state: a child starting, ending or stopping is a change windows show. */
+export const SESSION_CHANGES_V18 = `DROP TRIGGER session_changes_changed; ${changedTrigger(
+  metaDiffers([...META_COLUMNS_V11, 'project_dir', 'pinned', 'agent', 'spawned_by', 'spawn_call_id', 'spawn_agent', 'child_state']),
+)}`;
 
 export const SESSION_CHANGES = `
   CREATE TABLE session_changes (

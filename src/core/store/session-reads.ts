@@ -6,8 +6,9 @@
 import type Database from 'better-sqlite3';
 import type { PlanState, SessionCursor, SessionMeta, SessionPage, SessionRecord } from '../../shared/types';
 import { LoomError } from '../errors';
+import { TOP_LEVEL } from './children';
 import type { TreeFields } from './export';
-import { listCompactions, listModelChanges, readUsage } from './repositories/records';
+import { listAgentChanges, listCompactions, listModelChanges, readUsage } from './repositories/records';
 import { META_COLUMNS, metaFromRow, type MetaRow } from './rows';
 import { prepared } from './statements';
 import { LIVE } from './trash';
@@ -66,6 +67,7 @@ export function readRecord(db: Database.Database, id: string): SessionRecord {
     usage: readUsage(db, pk),
     transcript_facts: readTranscriptFacts(db, pk),
     model_changes: listModelChanges(db, pk),
+    agent_changes: listAgentChanges(db, pk),
   };
 }
 
@@ -75,6 +77,8 @@ export interface ListOptions {
   after?: SessionCursor;
   /** Only the sessions of this project folder (the sidebar's filter). */
   project?: string;
+  /** Sub-agents' sessions too (docs/DESIGN.md#sub-agents); left out by default. */
+  includeChildren?: boolean;
 }
 
 /**
@@ -86,6 +90,7 @@ export function listSessions(db: Database.Database, opts: ListOptions): SessionM
     LIVE,
     ...(opts.project === undefined ? [] : ['s.project_dir = @project']),
     ...(opts.includeArchived ? [] : ['s.archived = 0']),
+    ...(opts.includeChildren ? [] : [TOP_LEVEL]),
     ...(opts.after ? ['(s.updated_at, s.id) < (@updated_at, @id)'] : []),
   ];
   const rows = prepared(db, `SELECT ${META_COLUMNS} FROM sessions s WHERE ${conditions.join(' AND ')} ORDER BY s.updated_at DESC, s.id DESC LIMIT @limit`).all({

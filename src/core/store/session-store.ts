@@ -2,12 +2,16 @@ import type Database from 'better-sqlite3';
 import type {
   BranchPoint,
   CallKind,
+  ChildLink,
+  ChildSession,
+  ChildState,
   CallUsage,
   ChatMessage,
   Compaction,
   CompactionDetail,
   MessageFacts,
   ModelChange,
+  AgentChange,
   Pin,
   PlanState,
   SearchHit,
@@ -24,6 +28,7 @@ import type { TranscriptSeq } from '../../shared/engine-events';
 import { EXPORT_FORMATS, type ExportFormat } from '../../shared/export-name';
 import { isUnstarted } from '../../shared/message-count';
 import { LoomError } from '../errors';
+import { childOfCall, descendantPks, descendants, listChildren, readChildLink } from './children';
 import { openDatabase } from './db';
 import { renderExport } from './export';
 import type { ParsedExport } from './export-schema';
@@ -34,7 +39,7 @@ import { Maintenance } from './maintenance';
 import { listDetails } from './repositories/compaction-records';
 import { deleteSession } from './repositories/forks';
 import { addPin, listPins, removePin } from './repositories/pins';
-import { addUsage, listCompactions, listModelChanges, readUsage } from './repositories/records';
+import { addUsage, listAgentChanges, listCompactions, listModelChanges, readUsage, readUsageOf } from './repositories/records';
 import { nextUpdateTime, setSessionColumns, type SessionColumns } from './repositories/sessions';
 import { findInSession } from './find';
 import { searchSessions, updateSearchIndex } from './search';
@@ -56,7 +61,7 @@ import {
 import { branchesAt, branchPoints, familyOf, forkSession } from './session-tree';
 import * as steps from './session-writes';
 import { DEFAULT_TRASH_DAYS } from '../../shared/settings';
-import { expiredPks, listTrashed, matchTrashed, trashedPk } from './trash';
+import { expiredPks, listTrashed, matchTrashed, trashedAt, trashedPk } from './trash';
 import { readContext, readTranscript, readTranscriptFacts } from './transcript-chain';
 
 export type { Lease } from './leases';
@@ -158,6 +163,11 @@ export class SessionStore {
     return this.write(() => steps.changeModel(this.db, this.pkOf(id), model));
   }
 
+  /** Makes `agent` the session's from its next turn on and records the change; false, recording nothing, when it already is. */
+  setAgent(id: string, agent: string): boolean {
+    return this.write(() => steps.changeAgent(this.db, this.pkOf(id), agent));
+  }
+
   recordUsage(id: string, kind: CallKind, usage: CallUsage): void {
     this.write(() => addUsage(this.db, this.pkOf(id), kind, usage, 1));
   }
@@ -186,8 +196,17 @@ export class SessionStore {
     this.update(id, { summary: summary.trim() || null }, true);
   }
 
+  /** A parent's sub-agents are archived and unarchived with it: they are hidden with it. */
   setArchived(id: string, archived: boolean): void {
-    this.update(id, { archived: archived ? 1 : 0 }, false);
+    this.write(() => {
+      const pk = this.pkOf(id);
+      for (const each of [pk, ...descendantPks(this.db, pk)]) setSessionColumns(this.db, each, { archived: archived ? 1 : 0 });
+    });
+  }
+
+  /** Where sub-agent `id`'s run stands (docs/DESIGN.md#sub-agents); bookkeeping, as status is. */
+  setChildState(id: string, state: ChildState): void {
+    this.update(id, { child_state: state }, false);
   }
 
   /** A session imported from another agent keeps the dates it had there (docs/DESIGN.md#importing-from-other-agents). */
@@ -244,6 +263,10 @@ export class SessionStore {
     return listModelChanges(this.db, this.pkOf(id));
   }
 
+  getAgentChanges(id: string): AgentChange[] {
+    return listAgentChanges(this.db, this.pkOf(id));
+  }
+
   /** In order; `transcript_index` only where it is known (older records may lack it). */
   getCompactions(id: string): Compaction[] {
     return listCompactions(this.db, this.pkOf(id));
@@ -251,6 +274,17 @@ export class SessionStore {
 
   getUsage(id: string): SessionUsage {
     return readUsage(this.db, this.pkOf(id));
+  }
+
+  /** The session's own usage, its sub-agents' (theirs included) and the two summed: what --max-cost-usd and Info count. */
+  getFamilyUsage(id: string): { own: SessionUsage; children: SessionUsage; total: SessionUsage } {
+    return this.db.transaction(() => {
+      const pk = this.pkOf(id);
+      const children = descendants(this.db, pk)
+        .filter((d) => d.deleted_at === null)
+        .map((d) => d.pk);
+      return { own: readUsage(this.db, pk), children: readUsageOf(this.db, children), total: readUsageOf(this.db, [pk, ...children]) };
+    })();
   }
 
   /** What the user pinned in the session, oldest first. */
@@ -270,6 +304,21 @@ export class SessionStore {
   /** One page of the list (`limit` sessions after `after`) and the cursor of the next one. */
   listPage(opts: { includeArchived?: boolean; limit: number; after?: SessionCursor; project?: string }): SessionPage {
     return listPage(this.db, opts);
+  }
+
+  /** Session `id`'s sub-agents, in the order they started. */
+  children(id: string): ChildSession[] {
+    return listChildren(this.db, id);
+  }
+
+  /** What links sub-agent `id` to its parent; null for a session no run_subagent call started. */
+  childLink(id: string): ChildLink | null {
+    return readChildLink(this.db, id);
+  }
+
+  /** The sub-agent call `callId` of session `parentId` started, if it got that far. */
+  childOfCall(parentId: string, callId: string): ChildSession | undefined {
+    return childOfCall(this.db, parentId, callId);
   }
 
   /** The most recently updated unarchived session. */
@@ -333,12 +382,13 @@ export class SessionStore {
 
   // ---- whole-session operations ----
 
-  /** Removes the session and all its rows; refused while another live process holds its lease. */
+  /** Removes the session, its sub-agents and all their rows; refused while another live process holds the session's lease or a child's. */
   delete(id: string): void {
     this.whileFree(id, () => {
-      const pk = this.pkOf(id);
-      deleteSession(this.db, pk);
-      this.leases.forget(pk);
+      for (const pk of [...descendantPks(this.db, this.pkOf(id)), this.pkOf(id)]) {
+        deleteSession(this.db, pk);
+        this.leases.forget(pk);
+      }
     });
   }
 
@@ -359,8 +409,12 @@ export class SessionStore {
   trash(id: string, now = new Date()): void {
     this.whileFree(id, () => {
       const pk = this.pkOf(id);
-      setSessionColumns(this.db, pk, { deleted_at: now.toISOString() });
-      this.leases.letGo(pk);
+      // Its sub-agents go with it, on the same date, so they come back with it (those already there keep theirs).
+      const live = descendants(this.db, pk).filter((d) => d.deleted_at === null);
+      for (const each of [pk, ...live.map((d) => d.pk)]) {
+        setSessionColumns(this.db, each, { deleted_at: now.toISOString() });
+        this.leases.letGo(each);
+      }
     });
   }
 
@@ -385,13 +439,27 @@ export class SessionStore {
 
   /** Brings a trashed session back exactly as it was (title, archived, pins, records, place in the list). */
   restore(id: string): SessionMeta {
-    this.write(() => setSessionColumns(this.db, this.trashedPkOf(id), { deleted_at: null }));
+    this.write(() => {
+      const pk = this.trashedPkOf(id);
+      const at = trashedAt(this.db, pk);
+      for (const each of [
+        pk,
+        ...descendants(this.db, pk)
+          .filter((d) => d.deleted_at === at)
+          .map((d) => d.pk),
+      ]) {
+        setSessionColumns(this.db, each, { deleted_at: null });
+      }
+    });
     return this.getMeta(id);
   }
 
-  /** Deletes a trashed session for good: its forks take over the rows they read from it. */
+  /** Deletes a trashed session and its sub-agents for good: its forks take over the rows they read from it. */
   purge(id: string): void {
-    this.write(() => deleteSession(this.db, this.trashedPkOf(id)));
+    this.write(() => {
+      const pk = this.trashedPkOf(id);
+      for (const each of [...descendantPks(this.db, pk), pk]) deleteSession(this.db, each);
+    });
   }
 
   /** The Trash, most recently deleted first, with when each is purged when kept `days`. */

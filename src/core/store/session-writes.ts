@@ -10,7 +10,7 @@ import { derive, normalized, sameMessages, startFor, type ContextStart } from '.
 import type { ExportedSession } from './export-schema';
 import { toColumns } from './messages';
 import { recordFacts, undoLast } from './repositories/compaction-records';
-import { addUsage, insertCompaction, insertModelChange, insertStart } from './repositories/records';
+import { addUsage, insertCompaction, insertAgentChange, insertModelChange, insertStart } from './repositories/records';
 import { insertSession, nextUpdateTime, setSessionColumns } from './repositories/sessions';
 import { insertEntry } from './repositories/transcript';
 import { prepared } from './statements';
@@ -27,6 +27,8 @@ export interface NewSession {
   messages?: ChatMessage[];
   /** A session this one came from without sharing its messages (an imported sub-agent's). */
   parentId?: string | null;
+  /** A sub-agent's: the session and the run_subagent call that start it, and its agent (children.ts); it starts running. */
+  spawn?: { parentId: string; callId: string; agent: string };
 }
 
 /** Session `id`, active, with an empty plan and `init.messages` appended, all at one time. */
@@ -46,8 +48,11 @@ export function insertNew(db: Database.Database, id: string, init: NewSession): 
     cwd: init.cwd ?? init.projectDir ?? null,
     project_dir: init.projectDir ?? null,
     pinned: 0,
+    agent: null,
     plan: JSON.stringify(EMPTY_PLAN),
   });
+  const { spawn } = init;
+  if (spawn) setSessionColumns(db, pk, { spawned_by: spawn.parentId, spawn_call_id: spawn.callId, spawn_agent: spawn.agent, child_state: 'running' });
   for (const message of init.messages ?? []) appendTo(db, pk, message, at);
 }
 
@@ -139,6 +144,7 @@ export function insertImported(db: Database.Database, id: string, s: ExportedSes
     // The folder an export records is its say, never where its tools work: the user chooses that.
     project_dir: null,
     pinned: 0,
+    agent: s.agent ?? null,
     plan: JSON.stringify(s.plan),
   });
   s.transcript.forEach((message, seq) => insertMessage(db, pk, seq, message, s.transcript_facts?.[seq] ?? null));
@@ -146,6 +152,7 @@ export function insertImported(db: Database.Database, id: string, s: ExportedSes
   writeContext(db, pk, s.messages);
   for (const c of s.compactions) insertCompaction(db, pk, c);
   for (const change of s.model_changes ?? []) insertModelChange(db, pk, change);
+  for (const change of s.agent_changes ?? []) insertAgentChange(db, pk, change);
   for (const kind of CALL_KINDS) {
     const totals = s.usage.by_kind[kind];
     if (totals.calls || totals.prompt_tokens || totals.completion_tokens || totals.cost_usd) addUsage(db, pk, kind, totals, totals.calls);
@@ -198,6 +205,15 @@ export function changeModel(db: Database.Database, pk: number, model: string): b
   if (from === model) return false;
   setSessionColumns(db, pk, { model });
   insertModelChange(db, pk, { at: new Date().toISOString(), from, to: model, transcript_index: messageCount(db, pk) });
+  return true;
+}
+
+/** The session's agent from its next turn on, and the change recorded; false, recording nothing, when it already is. */
+export function changeAgent(db: Database.Database, pk: number, agent: string): boolean {
+  const { agent: from } = prepared(db, 'SELECT agent FROM sessions WHERE pk = ?').get(pk) as { agent: string | null };
+  if (from === agent) return false;
+  setSessionColumns(db, pk, { agent });
+  insertAgentChange(db, pk, { at: new Date().toISOString(), from, to: agent, transcript_index: messageCount(db, pk) });
   return true;
 }
 

@@ -41,6 +41,11 @@ export function trashedPk(db: Database.Database, id: string): number | undefined
   return (prepared(db, 'SELECT pk FROM sessions WHERE id = ? AND deleted_at IS NOT NULL').get(id) as { pk: number } | undefined)?.pk;
 }
 
+/** When session `pk` went to the Trash; null while it is live. */
+export function trashedAt(db: Database.Database, pk: number): string | null {
+  return (prepared(db, 'SELECT deleted_at FROM sessions WHERE pk = ?').pluck().get(pk) as string | null | undefined) ?? null;
+}
+
 /** The trashed sessions whose id starts with `prefix` (the one named by a full id), at most two. */
 export function matchTrashed(db: Database.Database, prefix: string): string[] {
   const rows = prepared(db, 'SELECT id FROM sessions WHERE id >= ? AND id < ? AND deleted_at IS NOT NULL ORDER BY id LIMIT 2').all(

@@ -345,6 +345,7 @@ function createLocally(db: Database.Database, remote: RemoteSession): void {
     // A folder is chosen on each device: the hub never names one to work in; so is a pin on its sidebar.
     project_dir: null,
     pinned: 0,
+    agent: null,
     plan: s.plan,
   });
   writeState(db, pk, s);

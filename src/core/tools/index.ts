@@ -10,6 +10,7 @@ import { MEMORY_TOOLS } from './memory-tools';
 import { PLAN_TOOLS } from './plan-tools';
 import { SESSION_TOOLS } from './session-tools';
 import { runBashTool } from './shell-tool';
+import { runSubagentTool } from './subagent-tool';
 import type { Tool } from './tool';
 import { webfetchTool } from './webfetch';
 
@@ -17,7 +18,7 @@ export type { Tool } from './tool';
 export { parseToolArguments } from './arguments';
 export { truncateToolResult } from './result';
 
-export const ALL_TOOLS: Tool[] = [...FS_TOOLS, runBashTool, webfetchTool, ...PLAN_TOOLS, askQuestionTool, ...MEMORY_TOOLS, ...SESSION_TOOLS];
+export const ALL_TOOLS: Tool[] = [...FS_TOOLS, runBashTool, webfetchTool, ...PLAN_TOOLS, askQuestionTool, ...MEMORY_TOOLS, ...SESSION_TOOLS, runSubagentTool];
 
 /** Each tool's spec, made once: converting its zod schema costs about a millisecond, for every session opened. */
 const specs = new WeakMap<Tool, ToolSpec>();

@@ -27,6 +27,8 @@ export interface ToolContext {
   allowNetworkInShell?: boolean;
   /** Environment variables the user passes to tools on top of the base allowlist. */
   passEnv?: readonly string[];
+  /** Runs a sub-agent for this very call and resolves to its bounded answer; absent where sub-agents may not start (depth). */
+  runSubagent?(request: { agent: string; task: string }): Promise<string>;
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- deliberate: ALL_TOOLS holds tools of different argument types.

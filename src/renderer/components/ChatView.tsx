@@ -23,6 +23,7 @@ import { MenuButton, type MenuItem } from './MenuButton';
 import { Composer } from './Composer';
 import { ContextMeter } from './ContextMeter';
 import { BranchActionsContext, ContextActionsContext, type BranchActions, type ContextActions } from './MessageActions';
+import { SessionAgentButton } from './SessionAgent';
 import { SessionModelButton } from './SessionModel';
 import { ProjectBanner, ProjectButton, SessionProjectDialog, useSessionProject } from './SessionProject';
 import type { SessionAction } from './Sidebar';
@@ -133,6 +134,7 @@ export function ChatView({ chat, onAction, onShowChanges, onOpenSettings, branch
           {label}
         </h1>
         {meta && <SessionModelButton meta={meta} asking={snap.modelToChoose} onAskSettled={() => chat.modelChoiceSettled()} />}
+        {meta && <SessionAgentButton meta={meta} />}
         {folder.project && <ProjectButton project={folder.project} onChoose={() => folder.choose(true)} />}
         <ContextMeter tokens={snap.contextTokens} max={snap.maxContextTokens} compactions={counts} />
         {/* A narrow window folds these into More (styles.css, the chat's container query), so the title keeps its room. */}

@@ -1,7 +1,7 @@
 /**
  * Everything about one session: ids, times, transcript size, the project instructions and
  * the model's window it runs with, each compaction with its time, token figures and
- * requests (the last one undoable), each change of its model, cumulative usage by kind of
+ * requests (the last one undoable), each change of its model and agent, cumulative usage by kind of
  * model call, its pins, and what is allowed for the rest of the session (revocable).
  */
 import { useEffect, useRef, useState } from 'react';
@@ -19,6 +19,41 @@ import { FamilyTree, ParentLink } from './FamilyTree';
 import { PinsSection } from './PinsSection';
 import { SessionGrants } from './SessionGrants';
 import { errorMessage } from '../lib/errors';
+
+/** Each change of the session's model or agent: when, from, to, and the message it applies from. */
+function ChangesTable({
+  label,
+  changes,
+  none,
+}: {
+  label: string;
+  changes: readonly { at: string; from: string | null; to: string; transcript_index: number }[];
+  none: string;
+}) {
+  if (changes.length === 0) return null;
+  return (
+    <table className="figures" aria-label={label}>
+      <thead>
+        <tr>
+          <th scope="col">When</th>
+          <th scope="col">From</th>
+          <th scope="col">To</th>
+          <th scope="col">From message</th>
+        </tr>
+      </thead>
+      <tbody>
+        {changes.map((change, i) => (
+          <tr key={`${change.at}-${i}`}>
+            <td>{localTime(change.at)}</td>
+            <td>{change.from ?? none}</td>
+            <td>{change.to}</td>
+            <td>{formatCount(change.transcript_index + 1)}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
 
 /** `onOpen`: opens a related session (parent, sibling, fork) in a tab. */
 export function InfoDialog({ id, onClose, onOpen }: { id: string; onClose: () => void; onOpen?: (id: string) => void }) {
@@ -85,32 +120,13 @@ function InfoBody({ info, family, onOpen, context, compactions }: InfoBodyProps)
         <Fact term="Summariser requests" value={formatCount(counts.steps)} />
         <Fact term="Undone" value={formatCount(counts.undone)} />
         <Fact term="Model" value={info.model ?? '—'} />
+        <Fact term="Agent" value={info.agent ?? 'build'} />
         <Fact term="Model window" value={windowText(context)} />
         <Fact term="Project folder" value={info.cwd ?? '—'} mono />
         <Fact term="Project instructions" value={instructionsText(context)} />
       </dl>
-      {info.model_changes.length > 0 && (
-        <table className="figures" aria-label="Model changes">
-          <thead>
-            <tr>
-              <th scope="col">When</th>
-              <th scope="col">From</th>
-              <th scope="col">To</th>
-              <th scope="col">From message</th>
-            </tr>
-          </thead>
-          <tbody>
-            {info.model_changes.map((change, i) => (
-              <tr key={`${change.at}-${i}`}>
-                <td>{localTime(change.at)}</td>
-                <td>{change.from ?? '—'}</td>
-                <td>{change.to}</td>
-                <td>{formatCount(change.transcript_index + 1)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      <ChangesTable label="Model changes" changes={info.model_changes} none="—" />
+      <ChangesTable label="Agent changes" changes={info.agent_changes} none="build" />
       <table className="figures" aria-label="Usage">
         <thead>
           <tr>

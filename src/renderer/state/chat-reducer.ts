@@ -217,6 +217,7 @@ export function chatReducer(state: ChatState, event: ChatEvent): ChatState {
     case 'grants':
     case 'session_changed':
     case 'session_deleted':
+    case 'subagent':
     case 'open_session':
       // Not the chat's state: the controller, the grants list and the window follow these.
       return state;

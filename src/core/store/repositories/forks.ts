@@ -10,7 +10,7 @@ import { RECORD_TABLES, insertStart } from './records';
 import { setSessionColumns } from './sessions';
 import { copyRowsBelow, moveRowsFrom } from './transcript';
 
-/** What a new fork sets itself; the rest (summary, model, cwd, project folder, plan) it copies from its source. */
+/** What a new fork sets itself; the rest (summary, model, cwd, project folder, agent, plan) it copies from its source. */
 export interface ForkRow {
   id: string;
   /** The title Loom gave it (branch-title.ts); null: its source's, as its source had it (a divergence). */
@@ -30,8 +30,8 @@ export interface ForkRow {
 export function forkRows(db: Database.Database, source: number, point: number, row: ForkRow): number {
   const { lastInsertRowid } = prepared(
     db,
-    `INSERT INTO sessions (id, parent_id, title, summary, status, archived, created_at, updated_at, message_count, model, cwd, project_dir, plan, fork_parent_pk, fork_at, note, title_by_loom)
-     SELECT @id, id, COALESCE(@title, title), summary, 'saved', 0, @created_at, @updated_at, @message_count, model, cwd, project_dir, plan, @fork_parent_pk, @fork_at, @note,
+    `INSERT INTO sessions (id, parent_id, title, summary, status, archived, created_at, updated_at, message_count, model, cwd, project_dir, agent, plan, fork_parent_pk, fork_at, note, title_by_loom)
+     SELECT @id, id, COALESCE(@title, title), summary, 'saved', 0, @created_at, @updated_at, @message_count, model, cwd, project_dir, agent, plan, @fork_parent_pk, @fork_at, @note,
             CASE WHEN @title IS NULL THEN title_by_loom ELSE 1 END
        FROM sessions WHERE pk = @source`,
   ).run({ ...row, fork_parent_pk: point === 0 ? null : forkTarget(db, source, point), fork_at: point, source });
@@ -47,7 +47,7 @@ export function forkRows(db: Database.Database, source: number, point: number, r
 export function inheritRecords(db: Database.Database, pk: number, source: number, point: number, length: number): void {
   const start = startAtOrBefore(db, source, point);
   if (start) insertStart(db, pk, point, start);
-  for (const { table, columns, position } of [RECORD_TABLES.compaction, RECORD_TABLES.model_change]) {
+  for (const { table, columns, position } of [RECORD_TABLES.compaction, RECORD_TABLES.model_change, RECORD_TABLES.agent_change]) {
     const cols = columns.join(', ');
     prepared(
       db,

@@ -4,7 +4,7 @@
  * facts and undo are compaction-records.ts); forks.ts copies and moves them with a fork.
  */
 import type Database from 'better-sqlite3';
-import type { CallKind, CallUsage, Compaction, ModelChange, SessionUsage, UsageTotals } from '../../../shared/types';
+import type { AgentChange, CallKind, CallUsage, Compaction, ModelChange, SessionUsage, UsageTotals } from '../../../shared/types';
 import type { ContextStart } from '../context-start';
 import { prepared } from '../statements';
 
@@ -17,6 +17,8 @@ export const RECORD_TABLES = {
   compaction: { table: 'compactions', columns: ['at', 'before_tokens', 'after_tokens', 'summary', 'transcript_index'], position: 'transcript_index' },
   context_start: { table: 'context_starts', columns: ['at_seq', 'kept_from', 'with_system', 'head', 'prompt_seq'], position: 'at_seq' },
   model_change: { table: 'model_changes', columns: ['at', 'from_model', 'to_model', 'transcript_index'], position: 'transcript_index' },
+  // Carried by forks; not synced yet (the hub's schema names no agent changes).
+  agent_change: { table: 'agent_changes', columns: ['at', 'from_agent', 'to_agent', 'transcript_index'], position: 'transcript_index' },
 } as const;
 
 export type RecordTable = (typeof RECORD_TABLES)[keyof typeof RECORD_TABLES];
@@ -41,6 +43,16 @@ export function insertCompaction(db: Database.Database, pk: number, c: Compactio
 
 export function insertModelChange(db: Database.Database, pk: number, c: ModelChange): void {
   prepared(db, 'INSERT INTO model_changes (session_pk, at, from_model, to_model, transcript_index) VALUES (?, ?, ?, ?, ?)').run(
+    pk,
+    c.at,
+    c.from,
+    c.to,
+    c.transcript_index,
+  );
+}
+
+export function insertAgentChange(db: Database.Database, pk: number, c: AgentChange): void {
+  prepared(db, 'INSERT INTO agent_changes (session_pk, at, from_agent, to_agent, transcript_index) VALUES (?, ?, ?, ?, ?)').run(
     pk,
     c.at,
     c.from,
@@ -95,9 +107,25 @@ export function listModelChanges(db: Database.Database, pk: number): ModelChange
   ) as ModelChange[];
 }
 
+/** Oldest first. */
+export function listAgentChanges(db: Database.Database, pk: number): AgentChange[] {
+  return prepared(db, 'SELECT at, from_agent AS "from", to_agent AS "to", transcript_index FROM agent_changes WHERE session_pk = ? ORDER BY id').all(
+    pk,
+  ) as AgentChange[];
+}
+
 /** The session's totals, by kind and overall. */
 export function readUsage(db: Database.Database, pk: number): SessionUsage {
-  const rows = prepared(db, `SELECT kind, calls, prompt_tokens, completion_tokens, cost_usd FROM usage WHERE session_pk = ?`).all(pk) as (UsageTotals & {
+  return readUsageOf(db, [pk]);
+}
+
+/** The usage of several sessions summed (a parent's sub-agents, docs/DESIGN.md#sub-agents). */
+export function readUsageOf(db: Database.Database, pks: readonly number[]): SessionUsage {
+  const rows = prepared(
+    db,
+    `SELECT kind, SUM(calls) AS calls, SUM(prompt_tokens) AS prompt_tokens, SUM(completion_tokens) AS completion_tokens, SUM(cost_usd) AS cost_usd
+       FROM usage WHERE session_pk IN (SELECT value FROM json_each(?)) GROUP BY kind`,
+  ).all(JSON.stringify(pks)) as (UsageTotals & {
     kind: CallKind;
   })[];
   const zero = (): UsageTotals => ({ calls: 0, prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 });

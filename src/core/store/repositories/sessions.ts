@@ -4,6 +4,7 @@
  * session tree whole.
  */
 import type Database from 'better-sqlite3';
+import type { ChildColumns } from '../children';
 import type { MetaRow } from '../rows';
 import { prepared } from '../statements';
 
@@ -11,7 +12,7 @@ import { prepared } from '../statements';
 export type SessionRow = MetaRow & { plan: string };
 
 /** The columns a caller may set on an existing session, by name. */
-export interface SessionColumns extends Omit<SessionRow, 'id'> {
+export interface SessionColumns extends Omit<SessionRow, 'id'>, ChildColumns {
   fork_parent_pk: number | null;
   fork_at: number;
   note: string | null;
@@ -24,8 +25,8 @@ export interface SessionColumns extends Omit<SessionRow, 'id'> {
 export function insertSession(db: Database.Database, row: SessionRow): number {
   const { lastInsertRowid } = prepared(
     db,
-    `INSERT INTO sessions (id, parent_id, title, summary, status, archived, created_at, updated_at, message_count, model, cwd, project_dir, pinned, plan)
-     VALUES (@id, @parent_id, @title, @summary, @status, @archived, @created_at, @updated_at, @message_count, @model, @cwd, @project_dir, @pinned, @plan)`,
+    `INSERT INTO sessions (id, parent_id, title, summary, status, archived, created_at, updated_at, message_count, model, cwd, project_dir, pinned, agent, plan)
+     VALUES (@id, @parent_id, @title, @summary, @status, @archived, @created_at, @updated_at, @message_count, @model, @cwd, @project_dir, @pinned, @agent, @plan)`,
   ).run(row);
   return Number(lastInsertRowid);
 }

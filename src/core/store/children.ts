@@ -1,0 +1,86 @@
+/**
+ * Version 18 (docs/DESIGN.md#sub-agents): a sub-agent is a session of its own, linked to
+ * the session whose run_subagent call started it (`spawned_by`, a public id as parent_id
+ * is) and to that call (`spawn_call_id`). Lists leave children out unless asked; delete,
+ * Trash and archive take a parent's children with it (session-store.ts), so a child never
+ * outlives its parent unseen. The link is not parent_id: that one names a fork's source.
+ */
+import type Database from 'better-sqlite3';
+import type { ChildLink, ChildSession, ChildState } from '../../shared/types';
+import { META_COLUMNS, metaFromRow, type MetaRow } from './rows';
+import { prepared } from './statements';
+import { LIVE } from './trash';
+import { SESSION_CHANGES_V18 } from './session-changes';
+
+export const CHILD_LINKS = `
+  ALTER TABLE sessions ADD COLUMN spawned_by TEXT;
+  ALTER TABLE sessions ADD COLUMN spawn_call_id TEXT;
+  ALTER TABLE sessions ADD COLUMN spawn_agent TEXT;
+  ALTER TABLE sessions ADD COLUMN child_state TEXT CHECK (child_state IN ('running', 'done', 'failed', 'stopped', 'interrupted'));
+  -- A parent's children in the order they started; top-level sessions are not in the index.
+  CREATE INDEX sessions_children ON sessions (spawned_by, pk) WHERE spawned_by IS NOT NULL;
+  ${SESSION_CHANGES_V18}
+`;
+
+/** The condition a session alias `s` meets when it is no sub-agent's. */
+export const TOP_LEVEL = 's.spawned_by IS NULL';
+
+/** The link columns as a write sets them (repositories/sessions.ts). */
+export interface ChildColumns {
+  spawned_by: string;
+  spawn_call_id: string;
+  spawn_agent: string;
+  child_state: ChildState;
+}
+
+interface ChildRow extends MetaRow {
+  spawned_by: string;
+  spawn_call_id: string;
+  spawn_agent: string;
+  child_state: ChildState;
+}
+
+const CHILD_COLUMNS = `${META_COLUMNS}, s.spawned_by, s.spawn_call_id, s.spawn_agent, s.child_state`;
+
+function childFromRow(row: ChildRow): ChildSession {
+  return { ...metaFromRow(row), child: { parent_id: row.spawned_by, call_id: row.spawn_call_id, agent: row.spawn_agent, state: row.child_state } };
+}
+
+/** Session `parentId`'s live children, in the order they started. */
+export function listChildren(db: Database.Database, parentId: string): ChildSession[] {
+  const rows = prepared(db, `SELECT ${CHILD_COLUMNS} FROM sessions s WHERE s.spawned_by = ? AND ${LIVE} ORDER BY s.pk`).all(parentId) as ChildRow[];
+  return rows.map(childFromRow);
+}
+
+/** The link of session `id`; null for a session no run_subagent call started. */
+export function readChildLink(db: Database.Database, id: string): ChildLink | null {
+  const row = prepared(db, `SELECT ${CHILD_COLUMNS} FROM sessions s WHERE s.id = ? AND s.spawned_by IS NOT NULL AND ${LIVE}`).get(id) as ChildRow | undefined;
+  return row ? childFromRow(row).child : null;
+}
+
+/** The child started by call `callId` of session `parentId`, if one was. */
+export function childOfCall(db: Database.Database, parentId: string, callId: string): ChildSession | undefined {
+  const row = prepared(db, `SELECT ${CHILD_COLUMNS} FROM sessions s WHERE s.spawned_by = ? AND s.spawn_call_id = ? AND ${LIVE}`).get(parentId, callId) as
+    ChildRow | undefined;
+  return row && childFromRow(row);
+}
+
+/**
+ * Session `pk`'s descendants through sub-agent links (children, their children…), deepest
+ * first, trashed ones too: a parent's delete must not leave one behind. Bounded like
+ * import-records' lines, so a cycle an edited import made cannot loop.
+ */
+export function descendants(db: Database.Database, pk: number): { pk: number; deleted_at: string | null }[] {
+  return prepared(
+    db,
+    `WITH RECURSIVE tree (pk, id, depth) AS (
+       SELECT pk, id, 0 FROM sessions WHERE pk = ?
+       UNION SELECT s.pk, s.id, tree.depth + 1 FROM sessions s JOIN tree ON s.spawned_by = tree.id WHERE tree.depth < 64
+     )
+     SELECT tree.pk, s.deleted_at FROM tree JOIN sessions s ON s.pk = tree.pk WHERE depth > 0 GROUP BY tree.pk ORDER BY MAX(depth) DESC, tree.pk`,
+  ).all(pk) as { pk: number; deleted_at: string | null }[];
+}
+
+export function descendantPks(db: Database.Database, pk: number): number[] {
+  return descendants(db, pk).map((d) => d.pk);
+}

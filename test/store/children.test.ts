@@ -1,0 +1,57 @@
+/** Sub-agents' sessions in the store (docs/DESIGN.md#sub-agents): linked, left out of lists, deleted, trashed and archived with their parent. */
+import { describe, expect, it } from 'vitest';
+import type { SessionStore } from '../../src/core/store/session-store';
+import { assistant, openStore, system, user } from './helpers';
+
+function family(store: SessionStore): { parent: string; child: string; grandchild: string } {
+  const parent = store.create({ title: 'the parent', messages: [system(), user('look around')] }).id;
+  const child = store.create({ spawn: { parentId: parent, callId: 'call_1', agent: 'explore' }, messages: [system(), user('find the tests')] }).id;
+  const grandchild = store.create({ spawn: { parentId: child, callId: 'call_9', agent: 'explore' }, messages: [user('deeper')] }).id;
+  return { parent, child, grandchild };
+}
+
+describe('sub-agent sessions', () => {
+  it('are linked to their parent and its call, start running, and stay out of the list unless asked for', () => {
+    const store = openStore();
+    const { parent, child, grandchild } = family(store);
+    expect(store.childLink(child)).toEqual({ parent_id: parent, call_id: 'call_1', agent: 'explore', state: 'running' });
+    expect(store.childLink(parent)).toBeNull();
+    expect(store.children(parent).map((c) => [c.id, c.child.agent])).toEqual([[child, 'explore']]);
+    expect(store.childOfCall(parent, 'call_1')?.id).toBe(child);
+    expect(store.list().map((s) => s.id)).toEqual([parent]);
+    expect(store.list({ includeChildren: true }).map((s) => s.id)).toEqual([grandchild, child, parent]);
+
+    store.setChildState(child, 'done');
+    expect(store.childLink(child)?.state).toBe('done');
+  });
+
+  it('a child state change is in the change log other processes read', () => {
+    const store = openStore();
+    const { child } = family(store);
+    const last = () => store.db.prepare('SELECT session_id, kind FROM session_changes ORDER BY seq DESC LIMIT 1').get();
+    store.setChildState(child, 'stopped');
+    expect(last()).toEqual({ session_id: child, kind: 'changed' });
+  });
+
+  it('delete, Trash and archive take the children with the parent; restore brings them back', () => {
+    const store = openStore();
+    const { parent, child, grandchild } = family(store);
+    store.appendMessage(child, assistant('found them'));
+
+    store.setArchived(parent, true);
+    expect(store.list({ includeArchived: false, includeChildren: true })).toEqual([]);
+    expect(store.getMeta(grandchild).archived).toBe(true);
+    store.setArchived(parent, false);
+
+    store.trash(parent);
+    expect(() => store.getMeta(child)).toThrow('No session with id');
+    expect(() => store.getMeta(grandchild)).toThrow('No session with id');
+    store.restore(parent);
+    expect(store.children(parent).map((c) => c.id)).toEqual([child]);
+    expect(store.getMeta(grandchild).id).toBe(grandchild);
+
+    store.delete(parent);
+    const left = store.db.prepare('SELECT count(*) AS n FROM sessions').get();
+    expect(left).toEqual({ n: 0 });
+  });
+});
