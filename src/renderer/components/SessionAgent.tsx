@@ -24,10 +24,12 @@ export function SessionAgentButton({ meta }: { meta: SessionMeta }) {
         type="button"
         className="session-agent"
         aria-haspopup="dialog"
+        aria-label={`Agent: ${agent}`}
         title="The agent this session works as; choose another"
         onClick={() => setOpen(true)}
       >
-        Agent: {agent}
+        <span className="head-prefix">Agent: </span>
+        {agent}
       </button>
       {open && <SessionAgentDialog meta={meta} onClose={() => setOpen(false)} />}
     </>

@@ -26,8 +26,16 @@ export function SessionModelButton({ meta, asking, onAskSettled }: { meta: Sessi
   };
   return (
     <>
-      <button type="button" className="session-model" aria-haspopup="dialog" title="The model this session uses; choose another" onClick={() => setOpen(true)}>
-        Model: {model}
+      <button
+        type="button"
+        className="session-model"
+        aria-haspopup="dialog"
+        aria-label={`Model: ${model}`}
+        title="The model this session uses; choose another"
+        onClick={() => setOpen(true)}
+      >
+        <span className="head-prefix">Model: </span>
+        {model}
       </button>
       {(open || asking !== null) && <SessionModelDialog meta={meta} reason={asking} onClose={close} />}
     </>
