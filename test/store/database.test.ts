@@ -199,7 +199,7 @@ describe('migrations', () => {
     // nor version 10's model windows, pins and compaction details, nor version 11's change log, nor version 12's Trash, nor version 13's project folder, nor version 14's pinned and title_by_loom).
     store.db.exec(
       'DROP TRIGGER session_changes_created; DROP TRIGGER session_changes_changed; DROP TRIGGER session_changes_deleted; DROP TRIGGER session_changes_trashed; ' +
-        'DROP TABLE session_changes; ALTER TABLE sessions DROP COLUMN pinned; ALTER TABLE sessions DROP COLUMN title_by_loom; DROP INDEX sessions_page_project; ALTER TABLE sessions DROP COLUMN project_dir; ' +
+        'DROP TABLE session_changes; DROP INDEX sessions_pinned; ALTER TABLE sessions DROP COLUMN pinned; ALTER TABLE sessions DROP COLUMN title_by_loom; DROP INDEX sessions_page_project; ALTER TABLE sessions DROP COLUMN project_dir; ' +
         'DROP INDEX sessions_trashed; ALTER TABLE sessions DROP COLUMN deleted_at; ' +
         'DROP TABLE model_windows; DROP TABLE pins; ' +
         ['summarised_from', 'kept_from', 'steps', 'carried', 'start_id', 'undone_at'].map((c) => `ALTER TABLE compactions DROP COLUMN ${c};`).join(' '),

@@ -181,6 +181,11 @@ export class SessionStore {
     this.update(id, { summary: summary.trim() || null }, true);
   }
 
+  /** Keeps the session on top of the sidebar, or not; bookkeeping: its place among the others stays. */
+  setPinned(id: string, pinned: boolean): void {
+    this.update(id, { pinned: pinned ? 1 : 0 }, false);
+  }
+
   setArchived(id: string, archived: boolean): void {
     this.update(id, { archived: archived ? 1 : 0 }, false);
   }

@@ -20,7 +20,7 @@ import { SessionMenu } from './SessionMenu';
 import { Snippet } from './Snippet';
 import { SyncStatusLine } from './SyncStatusLine';
 
-export type SessionAction = 'open' | 'rename' | 'fork' | 'archive' | 'unarchive' | `export:${ExportFormat}` | 'delete' | 'info' | 'share';
+export type SessionAction = 'open' | 'rename' | 'fork' | 'pin' | 'unpin' | 'archive' | 'unarchive' | `export:${ExportFormat}` | 'delete' | 'info' | 'share';
 
 interface SidebarProps {
   searchRef: RefObject<HTMLInputElement | null>;
@@ -232,6 +232,7 @@ export function Sidebar(props: SidebarProps) {
                     </span>
                     <span className="session-time">
                       {item.team ? `${item.team.owner} · ` : ''}
+                      {item.pinned ? 'pinned · ' : ''}
                       {item.archived ? 'archived · ' : ''}
                       {relativeTime(item.updated_at)} · {item.team && !item.team.synced ? 'not on this device yet' : messageCountText(item)}
                     </span>
