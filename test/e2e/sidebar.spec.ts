@@ -235,6 +235,8 @@ test('Alt+N saves no empty session: closing its tab or reloading leaves none in 
   await sidebarRow(page, 'Kept').getByRole('button', { name: /^Kept/ }).click();
   await expect(tabs).toHaveCount(2);
   await expect.poll(() => loom.store.list()).toHaveLength(2);
+  // The window saves its tabs a moment after they change: reload once both are saved.
+  await expect.poll(async () => (await loom.mode.backend.handlers['settings.get']({})).openTabs).toHaveLength(2);
   await page.reload();
   await expect(tabs).toHaveCount(1);
   await expect(tabs.first()).toHaveText('Kept');
