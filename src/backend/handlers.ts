@@ -109,6 +109,8 @@ export function createHandlers(deps: HandlerDeps): Handlers {
     'sessions.importSources': () => importSourceList(os.homedir()),
     'sessions.importFrom': async (input) => importReport(input.source, await engine.importFromFolder({ ...input, home: os.homedir() })),
     'sessions.delete': (input) => ({ deleted: engine.deleteSession(input.id) }),
+    'sessions.pin': (input) => engine.setPinned(input.id, true),
+    'sessions.unpin': (input) => engine.setPinned(input.id, false),
     'sessions.discard': (input) => ({ discarded: engine.discardUnstarted(input.id) }),
     'sessions.trash': () => engine.listTrash(),
     'sessions.restore': (input) => engine.restoreSession(input.id),

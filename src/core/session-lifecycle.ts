@@ -52,6 +52,13 @@ export class SessionLifecycle {
     return this.changed(id);
   }
 
+  /** Pins the session on top of the sidebar, or unpins it; refused while another process works in it. */
+  setPinned(idOrPrefix: string, pinned: boolean): SessionMeta {
+    const id = this.store.resolveId(idOrPrefix);
+    this.store.whileFree(id, () => this.store.setPinned(id, pinned));
+    return this.changed(id);
+  }
+
   /**
    * Archives (ending this engine's work on it first: an archived session is not worked on)
    * or unarchives; refused while another process works in the session.

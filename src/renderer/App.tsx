@@ -3,7 +3,7 @@
  * dialogs, and the global shortcuts. Open tabs are saved in the settings so they come
  * back after a restart or a reload.
  */
-import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState, type MouseEvent } from 'react';
 import { flushSync } from 'react-dom';
 import { IMPORT_MAX_BODY_BYTES, type AppInfo, type Settings } from '../shared/contract';
 import type { SessionMeta } from '../shared/types';
@@ -52,6 +52,15 @@ type DialogState =
   /** `closing`: asked because the user closes the session's tab; Keep or Revert closes it, Cancel keeps it open. */
   | { kind: 'changes'; id: string; files: string[]; closing: boolean }
   | null;
+
+const CHAT_ID = 'chat';
+
+/** The skip link: past the sidebar, into the message box (the chat itself when no tab is open). */
+function skipToChat(event: MouseEvent<HTMLAnchorElement>): void {
+  event.preventDefault();
+  const box = document.querySelector<HTMLElement>(`#${CHAT_ID} textarea[aria-label="Message"]`);
+  (box ?? document.getElementById(CHAT_ID))?.focus();
+}
 
 export function App({ initialSettings, appInfo }: { initialSettings: Settings; appInfo: AppInfo }) {
   const bridge = useBridge();
@@ -231,6 +240,9 @@ export function App({ initialSettings, appInfo }: { initialSettings: Settings; a
 
   return (
     <div className={`app${sidebar.collapsed ? ' sidebar-collapsed' : ''}`} {...importDrop.handlers}>
+      <a className="skip-link" href={`#${CHAT_ID}`} onClick={skipToChat}>
+        Skip to chat
+      </a>
       {importDrop.dragging && (
         <div className="drop-target" role="status">
           <span>Drop Loom session files (.loom, .json) to import them</span>
@@ -253,7 +265,7 @@ export function App({ initialSettings, appInfo }: { initialSettings: Settings; a
         onSettings={() => setDialog({ kind: 'settings' })}
         onError={banners.show}
       />
-      <main className="main">
+      <main id={CHAT_ID} className="main" tabIndex={-1}>
         <TabBar
           tabs={tabs.ids}
           markers={markers}

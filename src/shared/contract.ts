@@ -357,6 +357,9 @@ export const contract = {
   'sessions.importFrom': method<ImportReport>()(z.strictObject({ importId, source: z.enum(IMPORT_SOURCES), path: importPath.optional() })),
   /** Moves the session to the Trash (docs/DESIGN.md#trash); `sessions.restore` brings it back. */
   'sessions.delete': method<{ deleted: string }>()(bySession),
+  /** Keeps the session on top of the sidebar (this device's); unpin lets it go back among the others. */
+  'sessions.pin': method<SessionMeta>()(bySession),
+  'sessions.unpin': method<SessionMeta>()(bySession),
   /** Deletes a session nothing was said in yet (its tab closed, or left by a reload); false once it has a message or a title. */
   'sessions.discard': method<{ discarded: boolean }>()(bySession),
   /** The Trash, most recently deleted first, with when each session is purged. */

@@ -173,8 +173,8 @@ describe('REPL commands', () => {
     expect(saved.early.messages).toEqual(saved.early.transcript);
     expect(saved.early.compactions).toEqual([]);
     expect(saved.fork.parent_id).toBe(id);
-    // A branch is titled for what it is (docs/DESIGN.md#branch-titles).
-    expect(saved.fork.title).toBe('My work · fork at 5');
+    // Named for what it is (docs/DESIGN.md#branch-titles): the whole session, forked.
+    expect(saved.fork.title).toBe(`My work · fork at ${saved.fork.message_count}`);
     // The fork inherits the compacted context and the compaction history.
     expect((nth(saved.context, 1).content as string).startsWith('<session_context_data>\nEarlier conversation summary')).toBe(true);
     expect(saved.forkContext).toEqual(saved.context);

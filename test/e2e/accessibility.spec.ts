@@ -165,6 +165,16 @@ const SCREENS: Screen[] = [
       await expect(page.getByRole('button', { name: 'Session sidebar' })).toHaveAttribute('aria-expanded', 'false');
     },
   },
+  ...([1280, 800] as const).map((width) => ({
+    name: `Skip to chat focused, the session list one Tab stop, at ${width === 1280 ? '1280×800' : '800×600'}`,
+    open: async (page: Page, loom: LoomHarness) => {
+      await page.setViewportSize(width === 1280 ? { width: 1280, height: 800 } : { width: 800, height: 600 });
+      await openNotes(page, loom);
+      await page.getByRole('complementary', { name: 'Sessions' }).getByRole('button', { name: 'Session sidebar' }).focus();
+      await page.keyboard.press('Shift+Tab');
+      await expect(page.getByRole('link', { name: 'Skip to chat' })).toBeFocused();
+    },
+  })),
   {
     name: 'sidebar with archived sessions shown',
     open: async (page, loom) => {

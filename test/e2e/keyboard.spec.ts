@@ -1,7 +1,8 @@
 /**
  * Keyboard use: Home and End in a long transcript reach its very first and last message,
  * Escape that closes a dialog or a menu puts the focus back on the control that opened
- * it, and a whole flow (new session, send, menu, rename, Escape) works without a mouse.
+ * it, a whole flow (new session, send, menu, rename, Escape) works without a mouse, and
+ * the session list is one Tab stop behind a Skip to chat link.
  */
 import type { Locator, Page } from '@playwright/test';
 import type { ChatMessage } from '../../src/shared/types';
@@ -71,10 +72,12 @@ test('keyboard only: new session, send, session menu, rename, Escape — focus v
   await page.keyboard.press('Enter');
   await expect(transcript(page).getByText('Herons wait.')).toBeVisible();
 
+  // The row is the list's one Tab stop; ArrowRight opens its actions.
+  const row = sidebarRow(page, 'Heron talk').getByRole('button', { name: /^Heron talk/ });
+  await tabTo(page, row);
+  await expectFocusRing(row);
+  await page.keyboard.press('ArrowRight');
   const actions = sidebarRow(page, 'Heron talk').getByRole('button', { name: 'Actions for Heron talk' });
-  await tabTo(page, actions);
-  await expectFocusRing(actions);
-  await page.keyboard.press('Enter');
   const menu = page.getByRole('menu', { name: 'Actions for Heron talk' });
   await expect(menu.getByRole('menuitem', { name: 'Open' })).toBeFocused();
   await page.keyboard.press('ArrowDown');
@@ -176,8 +179,8 @@ test('keyboard only: the Team search scope by arrow keys, and Share with… from
   await expect(sidebar.getByRole('radio', { name: 'Team' })).toBeChecked();
 
   const actions = sidebarRow(page, 'Heron notes').getByRole('button', { name: 'Actions for Heron notes' });
-  await tabTo(page, actions);
-  await page.keyboard.press('Enter');
+  await tabTo(page, sidebarRow(page, 'Heron notes').getByRole('button', { name: /^Heron notes/ }));
+  await page.keyboard.press('ArrowRight');
   const menu = page.getByRole('menu', { name: 'Actions for Heron notes' });
   await expect(menu.getByRole('menuitem', { name: 'Open' })).toBeFocused();
   // Up from the first item wraps to the last (Delete…); Share with… is just above it.
@@ -194,4 +197,60 @@ test('keyboard only: the Team search scope by arrow keys, and Share with… from
   await page.keyboard.press('Escape');
   await expect(dialog).toBeHidden();
   await expect(actions).toBeFocused();
+});
+
+test('the session list is one Tab stop, walked with the arrow keys; Skip to chat is the first Tab stop of the page', async ({ page, loom }) => {
+  // 232 sessions were about 464 Tab presses (two buttons a row) before the list became one stop.
+  for (let i = 0; i < 232; i++) loom.store.create({ title: `Session ${String(i).padStart(3, '0')}`, cwd: loom.projectDir, messages: conversation(3) });
+  await openLoom(page, loom);
+  const sidebar = page.getByRole('complementary', { name: 'Sessions' });
+  const rows = sidebar.getByRole('list', { name: 'Session list' });
+  await expect(rows.getByRole('listitem').first()).toBeVisible();
+  await page.keyboard.press('Tab');
+  const skip = page.getByRole('link', { name: 'Skip to chat' });
+  await expectFocusRing(skip);
+  await expect(skip).toBeInViewport();
+
+  await rows
+    .getByRole('button', { name: /^Session 231/ })
+    .first()
+    .click();
+  const box = page.getByRole('textbox', { name: 'Message' });
+  await expect(box).toBeEnabled();
+  await sidebar.getByRole('button', { name: 'Session sidebar' }).focus();
+  await page.keyboard.press('Shift+Tab');
+  await expect(skip).toBeFocused();
+  await page.keyboard.press('Enter');
+  await expect(box).toBeFocused();
+
+  // From the search box, out of the sidebar in a few presses, whatever the number of sessions.
+  await sidebar.getByRole('searchbox', { name: 'Search sessions' }).focus();
+  let presses = 0;
+  while (await sidebar.evaluate((el) => el.contains(el.ownerDocument.activeElement))) {
+    await page.keyboard.press('Tab');
+    if (++presses > 40) throw new Error('Tab never left the sidebar');
+  }
+  expect(presses).toBeLessThan(12);
+  test.info().annotations.push({ type: 'tabs-past-sidebar', description: String(presses) });
+
+  const first = rows.getByRole('button', { name: /^Session 231/ });
+  await tabTo(page, first);
+  await page.keyboard.press('ArrowDown');
+  await expect(rows.getByRole('button', { name: /^Session 230/ })).toBeFocused();
+  await page.keyboard.press('ArrowDown');
+  await page.keyboard.press('ArrowUp');
+  await expect(rows.getByRole('button', { name: /^Session 230/ })).toBeFocused();
+  await page.keyboard.press('End');
+  await expect(rows.getByRole('button', { name: /^Session 132/ })).toBeFocused(); // the last of the first page of 100
+  await page.keyboard.press('Home');
+  await expect(first).toBeFocused();
+  await page.keyboard.press('ArrowDown');
+  await page.keyboard.press('ArrowRight');
+  await expect(page.getByRole('menu', { name: 'Actions for Session 230' }).getByRole('menuitem', { name: 'Open' })).toBeFocused();
+  await page.keyboard.press('Escape');
+  await expect(sidebarRow(page, 'Session 230').getByRole('button', { name: 'Actions for Session 230' })).toBeFocused();
+  await page.keyboard.press('Shift+Tab'); // the row's own button, the list's Tab stop
+  await expect(rows.getByRole('button', { name: /^Session 230/ })).toBeFocused();
+  await page.keyboard.press('Enter');
+  await expect(page.getByRole('heading', { level: 1, name: 'Session 230' })).toBeVisible();
 });

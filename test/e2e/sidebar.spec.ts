@@ -235,6 +235,8 @@ test('Alt+N saves no empty session: closing its tab or reloading leaves none in 
   await sidebarRow(page, 'Kept').getByRole('button', { name: /^Kept/ }).click();
   await expect(tabs).toHaveCount(2);
   await expect.poll(() => loom.store.list()).toHaveLength(2);
+  // The window saves its tabs a moment after they change: reload once both are saved.
+  await expect.poll(async () => (await loom.mode.backend.handlers['settings.get']({})).openTabs).toHaveLength(2);
   await page.reload();
   await expect(tabs).toHaveCount(1);
   await expect(tabs.first()).toHaveText('Kept');
@@ -265,4 +267,26 @@ test('opening or renaming a session keeps its place in the list; a new message m
   await send(page, 'One more question');
   await expect(transcript(page).getByRole('article', { name: 'Assistant' }).last()).toContainText('Noted.');
   await expect(rows.first()).toContainText('Older talk, renamed');
+});
+
+test('a pinned session stays on top, across a reload, until unpinned', async ({ page, loom }) => {
+  const older = loom.store.create({ title: 'Pinned talk', cwd: loom.projectDir, messages: conversation(3) });
+  loom.store.create({ title: 'Newer talk', cwd: loom.projectDir, messages: conversation(3) });
+  await openLoom(page, loom);
+  const rows = sessionList(page).getByRole('listitem');
+  await expect(rows.first()).toContainText('Newer talk');
+  await sessionAction(page, 'Pinned talk', 'Pin to top');
+  await expect(rows.first()).toContainText('Pinned talk');
+  await expect(rows.first()).toContainText('pinned');
+  expect(loom.store.getMeta(older.id)).toMatchObject({ pinned: true, updated_at: older.updated_at });
+  // Another session's new message does not move it past the pinned one.
+  const other = SessionStore.open(loom.dataDir);
+  other.create({ title: 'Newest talk', cwd: loom.projectDir, messages: conversation(3) });
+  other.close();
+  await expect(rows.nth(1)).toContainText('Newest talk');
+  await page.reload();
+  await expect(rows.first()).toContainText('Pinned talk');
+  await sessionAction(page, 'Pinned talk', 'Unpin');
+  await expect(rows.last()).toContainText('Pinned talk');
+  await expect(rows.last()).not.toContainText('pinned');
 });

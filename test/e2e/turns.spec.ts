@@ -4,6 +4,7 @@
  * reload mid-reply, and a stopped reply that is kept and continued.
  */
 import type { Page } from '@playwright/test';
+import { SessionStore } from '../../src/core/store/session-store';
 import { nth } from '../support/elements';
 import { expect, newSession, openLoom, send, sessionAction, SUMMARY, test, transcript } from './fixtures';
 
@@ -83,11 +84,16 @@ test('a fork opens right after its parent tab, scrolled into view', async ({ pag
   await page.getByRole('tablist', { name: 'Open sessions' }).evaluate((strip) => (strip.scrollLeft = strip.scrollWidth));
   await expect(tabStrip(page).first()).not.toBeInViewport();
 
+  // A new session is listed from its first message on (here from another connection, as `loom` would).
+  const other = SessionStore.open(loom.dataDir);
+  other.appendMessage(first.id, { role: 'user', content: '<user_input>\nFirst words\n</user_input>' });
+  other.close();
   await sessionAction(page, `Session ${first.id.slice(0, 8)}`, 'Fork');
   await expect(tabStrip(page)).toHaveCount(13);
   const fork = loom.store.list().find((s) => s.parent_id === first.id)!;
+  expect(fork.title).toBe(`First words · fork at ${fork.message_count}`);
   const forkTab = tabStrip(page).nth(1);
-  await expect(forkTab).toHaveText(`Session ${fork.id.slice(0, 8)}`);
+  await expect(forkTab).toHaveText(fork.title!);
   await expect(forkTab).toHaveAttribute('aria-selected', 'true');
   await expect(forkTab).toBeInViewport();
   await expect(tabStrip(page).nth(2)).toHaveText(second!);

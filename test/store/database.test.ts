@@ -200,7 +200,7 @@ describe('migrations', () => {
     // nor version 15's file snapshots, nor version 16's agent, nor version 18's sub-agent links).
     store.db.exec(
       'DROP TRIGGER session_changes_created; DROP TRIGGER session_changes_changed; DROP TRIGGER session_changes_deleted; DROP TRIGGER session_changes_trashed; ' +
-        'DROP TABLE session_changes; ALTER TABLE sessions DROP COLUMN pinned; ALTER TABLE sessions DROP COLUMN title_by_loom; DROP INDEX sessions_page_project; ALTER TABLE sessions DROP COLUMN project_dir; ' +
+        'DROP TABLE session_changes; DROP INDEX sessions_pinned; ALTER TABLE sessions DROP COLUMN pinned; ALTER TABLE sessions DROP COLUMN title_by_loom; DROP INDEX sessions_page_project; ALTER TABLE sessions DROP COLUMN project_dir; ' +
         'DROP TABLE agent_changes; ALTER TABLE sessions DROP COLUMN agent; DROP INDEX sessions_children; ' +
         ['spawned_by', 'spawn_call_id', 'spawn_agent', 'child_state'].map((c) => `ALTER TABLE sessions DROP COLUMN ${c};`).join(' ') +
         ' ' +

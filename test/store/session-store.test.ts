@@ -195,6 +195,22 @@ describe('working context, compactions, usage, plan', () => {
 });
 
 describe('listing', () => {
+  it('lists the pinned sessions first, all on the first page, and pages through the others', () => {
+    const store = openStore();
+    const ids = Array.from({ length: 5 }, (_, i) => store.create({ title: `s${i}` }).id);
+    store.setPinned(nth(ids, 1), true);
+    store.setPinned(nth(ids, 3), true);
+    const first = store.listPage({ limit: 2 });
+    expect(first.sessions.map((s) => s.title)).toEqual(['s3', 's1', 's4', 's2']);
+    expect(first.sessions.map((s) => s.pinned)).toEqual([true, true, false, false]);
+    const second = store.listPage({ limit: 2, after: first.next! });
+    expect(second.sessions.map((s) => s.title)).toEqual(['s0']);
+    expect(second.next).toBeNull();
+    // Pinning is bookkeeping: unpinned, a session is back in its place by its last message.
+    store.setPinned(nth(ids, 3), false);
+    expect(store.listPage({ limit: 10 }).sessions.map((s) => s.title)).toEqual(['s1', 's4', 's3', 's2', 's0']);
+  });
+
   it('moves a session up for a new message only: renaming, status and the plan keep its place', () => {
     const store = openStore();
     const [older, newer] = [store.create({ title: 'older', messages: conversation() }), store.create({ title: 'newer' })];

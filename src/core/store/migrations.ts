@@ -401,6 +401,7 @@ export const MIGRATIONS: readonly Migration[] = [
       db.exec(`
         ALTER TABLE sessions ADD COLUMN pinned INTEGER NOT NULL DEFAULT 0 CHECK (pinned IN (0, 1));
         ALTER TABLE sessions ADD COLUMN title_by_loom INTEGER NOT NULL DEFAULT 0 CHECK (title_by_loom IN (0, 1));
+        CREATE INDEX sessions_pinned ON sessions (updated_at, id) WHERE pinned = 1;
         ${SESSION_CHANGES_V14}
       `);
     },

@@ -79,6 +79,8 @@ export interface ListOptions {
   project?: string;
   /** Sub-agents' sessions too (docs/DESIGN.md#sub-agents); left out by default. */
   includeChildren?: boolean;
+  /** Only the pinned sessions (true) or only the others (false); both when absent. */
+  pinned?: boolean;
 }
 
 /**
@@ -91,6 +93,8 @@ export function listSessions(db: Database.Database, opts: ListOptions): SessionM
     ...(opts.project === undefined ? [] : ['s.project_dir = @project']),
     ...(opts.includeArchived ? [] : ['s.archived = 0']),
     ...(opts.includeChildren ? [] : [TOP_LEVEL]),
+    // Written out, not a parameter: the pinned ones are read from their partial index.
+    ...(opts.pinned === undefined ? [] : [`s.pinned = ${opts.pinned ? 1 : 0}`]),
     ...(opts.after ? ['(s.updated_at, s.id) < (@updated_at, @id)'] : []),
   ];
   const rows = prepared(db, `SELECT ${META_COLUMNS} FROM sessions s WHERE ${conditions.join(' AND ')} ORDER BY s.updated_at DESC, s.id DESC LIMIT @limit`).all({
@@ -101,13 +105,18 @@ export function listSessions(db: Database.Database, opts: ListOptions): SessionM
   return rows.map(metaFromRow);
 }
 
-/** One page of the list (`limit` sessions after `after`) and the cursor of the next one. */
+/**
+ * One page of the list (`limit` sessions after `after`) and the cursor of the next one. The
+ * pinned sessions come first, all of them on the first page (they are few); the pages page
+ * through the others (docs/DESIGN.md#the-sidebar).
+ */
 export function listPage(db: Database.Database, opts: ListOptions & { limit: number }): SessionPage {
   // One row more than asked says whether another page follows, without a count.
-  const rows = listSessions(db, { ...opts, limit: opts.limit + 1 });
+  const rows = listSessions(db, { ...opts, pinned: false, limit: opts.limit + 1 });
   const sessions = rows.slice(0, opts.limit);
   const last = sessions.at(-1);
-  return { sessions, next: rows.length > opts.limit && last ? { updated_at: last.updated_at, id: last.id } : null };
+  const pinned = opts.after ? [] : listSessions(db, { ...opts, pinned: true, limit: -1 });
+  return { sessions: [...pinned, ...sessions], next: rows.length > opts.limit && last ? { updated_at: last.updated_at, id: last.id } : null };
 }
 
 /**

@@ -196,6 +196,11 @@ export class SessionStore {
     this.update(id, { summary: summary.trim() || null }, true);
   }
 
+  /** Keeps the session on top of the sidebar, or not; bookkeeping: its place among the others stays. */
+  setPinned(id: string, pinned: boolean): void {
+    this.update(id, { pinned: pinned ? 1 : 0 }, false);
+  }
+
   /** A parent's sub-agents are archived and unarchived with it: they are hidden with it. */
   setArchived(id: string, archived: boolean): void {
     this.write(() => {

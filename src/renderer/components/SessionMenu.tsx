@@ -33,6 +33,7 @@ export function SessionMenu({
     ['open', 'Open'],
     ['rename', 'Rename…'],
     ['fork', 'Fork'],
+    [meta.pinned ? 'unpin' : 'pin', meta.pinned ? 'Unpin' : 'Pin to top'],
     [meta.archived ? 'unarchive' : 'archive', meta.archived ? 'Unarchive' : 'Archive'],
     ['export:json', 'Export as JSON'],
     ['export:markdown', 'Export as Markdown'],

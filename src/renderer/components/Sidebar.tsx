@@ -5,7 +5,7 @@
  * screen, fetched a page at a time as the user scrolls. Collapsible to a narrow rail.
  */
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { useEffect, useRef, useState, type RefObject } from 'react';
+import { useEffect, useRef, useState, type KeyboardEvent, type RefObject } from 'react';
 import type { ExportFormat, SearchScope, SyncStatus } from '../../shared/contract';
 import { messageCountText } from '../../shared/message-count';
 import type { SessionMeta } from '../../shared/types';
@@ -20,7 +20,7 @@ import { SessionMenu } from './SessionMenu';
 import { Snippet } from './Snippet';
 import { SyncStatusLine } from './SyncStatusLine';
 
-export type SessionAction = 'open' | 'rename' | 'fork' | 'archive' | 'unarchive' | `export:${ExportFormat}` | 'delete' | 'info' | 'share';
+export type SessionAction = 'open' | 'rename' | 'fork' | 'pin' | 'unpin' | 'archive' | 'unarchive' | `export:${ExportFormat}` | 'delete' | 'info' | 'share';
 
 interface SidebarProps {
   searchRef: RefObject<HTMLInputElement | null>;
@@ -82,6 +82,45 @@ export function Sidebar(props: SidebarProps) {
     if (lastRow >= items.length - LOAD_AHEAD_ROWS) loadMore();
   }, [lastRow, items.length, loadMore]);
 
+  /**
+   * The list is one Tab stop (a roving tabindex): the row last focused, or the first one on
+   * screen when that one is scrolled away; the arrow keys, Home and End move between rows.
+   */
+  const [current, setCurrent] = useState(0);
+  const focusAfterRender = useRef<number | null>(null);
+  const tabStop = rows.some((row) => row.index === current) ? current : (rows[0]?.index ?? 0);
+  useEffect(() => {
+    const index = focusAfterRender.current;
+    const button = index === null ? null : scroller.current?.querySelector<HTMLElement>(`[data-index="${index}"] .session-open`);
+    if (!button) return;
+    focusAfterRender.current = null;
+    button.focus();
+  });
+  const moveTo = (index: number) => {
+    const to = Math.max(0, Math.min(items.length - 1, index));
+    setCurrent(to);
+    focusAfterRender.current = to;
+    virtualizer.scrollToIndex(to);
+  };
+  const openMenu = (item: SidebarItem, actions: HTMLElement) => {
+    const box = actions.getBoundingClientRect();
+    setMenu({ meta: item, x: box.left, y: box.bottom, opener: actions });
+  };
+  const onListKey = (event: KeyboardEvent<HTMLUListElement>) => {
+    const row = (event.target as HTMLElement).closest<HTMLElement>('li[data-index]');
+    const index = Number(row?.dataset.index);
+    const item = items[index];
+    if (!row || item === undefined) return;
+    const actions = row.querySelector<HTMLElement>('.session-actions');
+    if (event.key === 'ArrowDown') moveTo(index + 1);
+    else if (event.key === 'ArrowUp') moveTo(index - 1);
+    else if (event.key === 'Home') moveTo(0);
+    else if (event.key === 'End') moveTo(items.length - 1);
+    else if ((event.key === 'ArrowRight' || event.key === 'ContextMenu' || (event.key === 'F10' && event.shiftKey)) && actions) openMenu(item, actions);
+    else return;
+    event.preventDefault();
+  };
+
   const open = (item: SidebarItem) => {
     if (item.team && !item.team.synced) props.onOpenUnsynced(item);
     else if (searching && typeof item.message_index === 'number') props.onOpenAt(item, item.message_index);
@@ -139,7 +178,13 @@ export function Sidebar(props: SidebarProps) {
         )}
         {list.loaded && list.items.length === 0 && !list.error && <p className="sidebar-note">{searching ? 'No session matches.' : 'No sessions yet.'}</p>}
         <div ref={scroller} className="session-scroller">
-          <ul className="session-list" aria-label={searching ? 'Search results' : 'Session list'} style={{ height: virtualizer.getTotalSize() }}>
+          <ul
+            className="session-list"
+            aria-label={searching ? 'Search results' : 'Session list'}
+            aria-keyshortcuts="ArrowUp ArrowDown Home End ArrowRight"
+            style={{ height: virtualizer.getTotalSize() }}
+            onKeyDown={onListKey}
+          >
             {rows.map((row) => {
               const item = list.items[row.index];
               if (!item) {
@@ -176,6 +221,8 @@ export function Sidebar(props: SidebarProps) {
                     type="button"
                     className="session-open"
                     title={label}
+                    tabIndex={row.index === tabStop ? 0 : -1}
+                    onFocus={() => setCurrent(row.index)}
                     onClick={() => open(item)}
                     aria-current={item.id === activeId ? 'page' : undefined}
                   >
@@ -185,6 +232,7 @@ export function Sidebar(props: SidebarProps) {
                     </span>
                     <span className="session-time">
                       {item.team ? `${item.team.owner} · ` : ''}
+                      {item.pinned ? 'pinned · ' : ''}
                       {item.archived ? 'archived · ' : ''}
                       {relativeTime(item.updated_at)} · {item.team && !item.team.synced ? 'not on this device yet' : messageCountText(item)}
                     </span>
@@ -195,10 +243,8 @@ export function Sidebar(props: SidebarProps) {
                     className="icon session-actions"
                     aria-label={`Actions for ${label}`}
                     aria-haspopup="menu"
-                    onClick={(event) => {
-                      const box = event.currentTarget.getBoundingClientRect();
-                      setMenu({ meta: item, x: box.left, y: box.bottom, opener: event.currentTarget });
-                    }}
+                    tabIndex={-1}
+                    onClick={(event) => openMenu(item, event.currentTarget)}
                   >
                     ⋯
                   </button>

@@ -118,6 +118,10 @@ export function useSessionActions({ bridge, chats, tabs, attempt, showDialog, of
             });
           }
           return;
+        case 'pin':
+        case 'unpin':
+          await attempt(() => bridge.invoke(action === 'pin' ? 'sessions.pin' : 'sessions.unpin', { id: meta.id }));
+          return;
         case 'export:json':
         case 'export:markdown':
         case 'export:html': {

@@ -132,7 +132,14 @@ function firstPage(bridge: LoomBridge, text: string, filter: Filter): Promise<Pa
 }
 
 function nextPage(bridge: LoomBridge, text: string, filter: Filter, items: SidebarItem[], hitsFetched: number): Promise<Page> {
-  return text ? searchPage(bridge, text, filter, hitsFetched) : listPage(bridge, filter, items.at(-1));
+  // The pinned sessions all come with the first page: the next one follows the last of the others.
+  return text
+    ? searchPage(bridge, text, filter, hitsFetched)
+    : listPage(
+        bridge,
+        filter,
+        items.findLast((item) => !item.pinned),
+      );
 }
 
 async function listPage(bridge: LoomBridge, { includeArchived, project }: Filter, last: SessionMeta | undefined): Promise<Page> {
@@ -165,8 +172,9 @@ function applyEvent(
   return text ? applyToHits(items, change, includeArchived) : applyChange(items, change, includeArchived, complete);
 }
 
-/** True when `a` lists before `b`: newer first, then the greater id (the store's order). */
+/** True when `a` lists before `b`: pinned first, then newer first, then the greater id (the store's order). */
 function listsBefore(a: SessionMeta, b: SessionMeta): boolean {
+  if (a.pinned !== b.pinned) return a.pinned;
   return a.updated_at > b.updated_at || (a.updated_at === b.updated_at && a.id > b.id);
 }
 
