@@ -14,6 +14,7 @@ import { replyFacts } from '../model/reply-facts';
 import { messageKey } from '../store/messages';
 import { reportStop, stopBeforeRequest, stopBeforeTool, type TurnStop } from './caps';
 import { fitContext } from './context-guard';
+import { closeForeignDanglingCalls } from './recovery';
 import { refreshListingSummary } from './listing-summary';
 import { callModel, isAbort, retryNotice } from './model-call';
 import type { AgentSession } from './session';
@@ -57,6 +58,7 @@ async function runTurn(session: AgentSession, prepare: () => void): Promise<Turn
   let answered = false;
   try {
     session.userTurns++;
+    await closeForeignDanglingCalls(session);
     prepare();
     answered = (await runUntilDone(session, signal)) === 'answered';
   } catch (err) {

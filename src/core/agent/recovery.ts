@@ -74,6 +74,29 @@ async function recoverCall(session: AgentSession, call: ToolCall, signal: AbortS
 }
 
 /**
+ * Calls another process left without a result while this one had the session open between
+ * its turns (that `loom` was killed mid-tool, docs/DESIGN.md#who-may-change-a-session): closed
+ * as interrupted when this process's next turn starts, so its request stays valid. They are
+ * not offered to run again: the user has moved on to a new message.
+ */
+export async function closeForeignDanglingCalls(session: AgentSession): Promise<void> {
+  for (const call of findDanglingCalls(session.messages)) {
+    if (call.function.name === RUN_SUBAGENT) {
+      await recoverSubagentCall(session, call);
+      continue;
+    }
+    session.audit.write('permission_decision', {
+      tool: call.function.name,
+      decision: 'deny',
+      by: 'recovery',
+      label: 'call left by another process',
+      call_id: call.id,
+    });
+    await answerToolCall(session, call, () => plainOutcome(INTERRUPTED_RESULT));
+  }
+}
+
+/**
  * A sub-agent the last process was running (docs/DESIGN.md#sub-agents) is never started
  * again unasked: the call is answered "interrupted", and its child session, kept with what
  * it did, is marked interrupted; the user can resume it on its own.
