@@ -48,6 +48,17 @@ function processesWith(marker: string): number[] {
     .map(Number);
 }
 
+/** The `sleep <marker>` processes themselves, not the shell or sandbox whose command lines name them. */
+function sleepsWith(marker: string): number[] {
+  return processesWith(marker).filter((pid) => {
+    try {
+      return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8') === `sleep\0${marker}\0`;
+    } catch {
+      return false;
+    }
+  });
+}
+
 async function eventuallyNone(marker: string): Promise<number[]> {
   for (let i = 0; i < 50 && processesWith(marker).length; i++) await new Promise((r) => setTimeout(r, 50));
   return processesWith(marker);
@@ -98,7 +109,8 @@ describe.each([
     const marker = sandbox ? '986.125' : '986.25';
     const controller = new AbortController();
     const pending = runShell(`sleep ${marker} & sleep ${marker} & wait`, { ...base(), sandbox, signal: controller.signal });
-    for (let i = 0; i < 100 && processesWith(marker).length < 2; i++) await new Promise((r) => setTimeout(r, 20));
+    // Both sleeps running: the sandbox is set up (its command lines name the marker from the start).
+    for (let i = 0; i < 250 && sleepsWith(marker).length < 2; i++) await new Promise((r) => setTimeout(r, 20));
     controller.abort();
     const r = await pending;
     expect(r).toMatchObject({ aborted: true, timedOut: false, exitCode: null });

@@ -59,9 +59,9 @@ describe('sync on the device', () => {
     store.appendMessage(a.id, user('three'));
     store.rename(a.id, 'renamed');
     const added = store.db.prepare('SELECT kind, fields FROM sync_outbox WHERE seq > ? ORDER BY seq').all(before);
+    // A rename is only its title: it does not move the session up (docs/DESIGN.md#the-sidebar).
     expect(added).toEqual([
       { kind: 'entry', fields: null },
-      { kind: 'meta', fields: 'state' },
       { kind: 'meta', fields: 'state' },
       { kind: 'meta', fields: 'title' },
     ]);
