@@ -1,6 +1,6 @@
 /**
  * The `loom` lifecycle commands (docs/DESIGN.md#command-line) that need no model: list, search, info,
- * rename, fork, archive/unarchive, export, import, delete and the Trash (list, restore, purge). Each one opens the store,
+ * rename, fork, pin/unpin, archive/unarchive, export, import, delete and the Trash (list, restore, purge). Each one opens the store,
  * does one thing, and returns what to print; refusals are LoomErrors (exit 1). Changes go
  * through the engine's lifecycle (SessionLifecycle, which LoomEngine extends), so they obey
  * the same rules as in a window (a session another process works in is not renamed,
@@ -80,6 +80,8 @@ function change(lifecycle: SessionLifecycle, action: Exclude<LifecycleAction, Re
       return `Renamed session ${lifecycle.rename(action.id, action.title).id} to "${action.title}".`;
     case 'fork':
       return lifecycle.fork(action.id, action.at).id;
+    case 'pin':
+      return `${action.pinned ? 'Pinned' : 'Unpinned'} session ${lifecycle.setPinned(action.id, action.pinned).id}.`;
     case 'archive':
       return `${action.archived ? 'Archived' : 'Unarchived'} session ${lifecycle.setArchived(action.id, action.archived).id}.`;
     case 'delete':
@@ -192,10 +194,15 @@ function toJson(value: unknown): string {
 function listSessions(store: SessionStore, includeArchived: boolean, includeChildren: boolean, json: boolean): string {
   // The short ids must tell apart every session (archived ones and sub-agents' too).
   const all = store.list({ includeArchived: true, includeChildren: true });
-  const sessions = store.list({ includeArchived, includeChildren });
+  const sessions = pinnedFirst(store.list({ includeArchived, includeChildren }));
   if (json) return toJson(sessions.map(listEntry));
   if (!sessions.length) return all.length ? 'No sessions; archived ones show with --include-archived.' : 'No sessions yet.';
   return sessionTable(sessions, all).join('\n');
+}
+
+/** As the sidebar lists them: the pinned sessions first, each part newest first. */
+function pinnedFirst(sessions: SessionMeta[]): SessionMeta[] {
+  return [...sessions.filter((s) => s.pinned), ...sessions.filter((s) => !s.pinned)];
 }
 
 function searchSessions(store: SessionStore, query: string, includeArchived: boolean, json: boolean): string {
@@ -235,7 +242,8 @@ function sessionTable(sessions: SessionMeta[], all: SessionMeta[]): [string, ...
 
 function displayTitle(s: SessionMeta): string {
   const name = s.title?.trim() || s.summary?.trim() || '(untitled)';
-  return s.archived ? `[archived] ${name}` : name;
+  const marked = s.pinned ? `[pinned] ${name}` : name;
+  return s.archived ? `[archived] ${marked}` : marked;
 }
 
 // ---- info -----------------------------------------------------------------------------

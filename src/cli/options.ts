@@ -21,6 +21,7 @@ export type LifecycleAction =
   | { kind: 'rename'; id: string; title: string }
   /** at: fork after the at-th transcript message (1 = the system message); all of them when absent. */
   | { kind: 'fork'; id: string; at?: number }
+  | { kind: 'pin'; id: string; pinned: boolean }
   | { kind: 'archive'; id: string; archived: boolean }
   | { kind: 'export'; id: string; format: ExportFormat }
   | { kind: 'import'; file: string }
@@ -106,6 +107,8 @@ interface RawOptions {
   rename?: string[];
   fork?: string;
   at?: string;
+  pin?: string;
+  unpin?: string;
   archive?: string;
   unarchive?: string;
   export?: string;
@@ -202,6 +205,8 @@ const OPTION_GROUPS: readonly OptionGroup[] = [
       { flags: '--rename <id> <title...>', description: "set a session's title" },
       { flags: '--fork <id>', description: 'start a new session from this one, sharing its history; prints the new id' },
       { flags: '--at <n>', description: 'with --fork: share only the first N transcript messages (as --export lists them)' },
+      { flags: '--pin <id>', description: 'pin a session: listed first, here and on top of the sidebar' },
+      { flags: '--unpin <id>', description: 'unpin a session' },
       { flags: '--archive <id>', description: 'archive a session (hidden from lists and search)' },
       { flags: '--unarchive <id>', description: 'unarchive a session' },
       { flags: '--export <id>', description: 'print a session to stdout, as JSON unless --format says otherwise' },
@@ -283,6 +288,8 @@ const LIFECYCLE_FLAGS: Array<[keyof RawOptions, string]> = [
   ['info', '--info'],
   ['rename', '--rename'],
   ['fork', '--fork'],
+  ['pin', '--pin'],
+  ['unpin', '--unpin'],
   ['archive', '--archive'],
   ['unarchive', '--unarchive'],
   ['export', '--export'],
@@ -349,6 +356,8 @@ function toLifecycleAction(raw: RawOptions): LifecycleAction {
   if (raw.info !== undefined) return { kind: 'info', id: sessionId(raw.info, '--info'), json };
   if (raw.rename !== undefined) return renameAction(raw.rename);
   if (raw.fork !== undefined) return forkAction(raw.fork, raw.at);
+  if (raw.pin !== undefined) return { kind: 'pin', id: sessionId(raw.pin, '--pin'), pinned: true };
+  if (raw.unpin !== undefined) return { kind: 'pin', id: sessionId(raw.unpin, '--unpin'), pinned: false };
   if (raw.archive !== undefined) return { kind: 'archive', id: sessionId(raw.archive, '--archive'), archived: true };
   if (raw.unarchive !== undefined) return { kind: 'archive', id: sessionId(raw.unarchive, '--unarchive'), archived: false };
   if (raw.export !== undefined) return { kind: 'export', id: sessionId(raw.export, '--export'), format: raw.format ?? 'json' };

@@ -43,6 +43,8 @@ describe('loom --help', () => {
       '--info',
       '--rename',
       '--fork',
+      '--pin',
+      '--unpin',
       '--archive',
       '--unarchive',
       '--export',

@@ -138,10 +138,12 @@ describe('loom lifecycle commands load only what they need', () => {
     expect(sources.filter((source) => /src\/core\/(engine\.ts|agent\/)/.test(source))).toEqual([]);
   });
 
-  it('--rename, --archive, --unarchive, --fork and --delete go through the engine’s lifecycle (and so its lease rule), without the rest of the engine', async () => {
+  it('--rename, --pin, --unpin, --archive, --unarchive, --fork and --delete go through the engine’s lifecycle (and so its lease rule), without the rest of the engine', async () => {
     const id = await sessionId();
     for (const args of [
       ['--rename', id, 'Lexer fix'],
+      ['--pin', id],
+      ['--unpin', id],
       ['--archive', id],
       ['--unarchive', id],
       ['--fork', id],

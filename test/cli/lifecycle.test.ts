@@ -317,6 +317,24 @@ describe('changing sessions', () => {
     expect((await loom('--list-sessions')).stdout).toContain('Parser fix');
   });
 
+  it('--pin lists a session first, marked, until --unpin; an unknown id is one error line', async () => {
+    const s = seed();
+    const pinned = await loom('--pin', s.parser.id.slice(0, 8));
+    expect(pinned).toMatchObject({ code: 0, stdout: `Pinned session ${s.parser.id}.\n`, stderr: '' });
+    expect(withStore((store) => store.getMeta(s.parser.id))).toMatchObject({ pinned: true, updated_at: s.parser.updated_at });
+    const lines = (await loom('--list-sessions')).stdout.trimEnd().split('\n');
+    expect(lines[1]).toMatch(new RegExp(`^${s.parser.id.slice(0, 8)}\\S*\\s+\\[pinned\\] Parser fix\\s`));
+    expect(lines[2]).toContain('Speeding up the build');
+    expect(JSON.parse((await loom('--list-sessions', '--json')).stdout).map((e: { id: string }) => e.id)).toEqual([s.parser.id, s.build.id]);
+
+    expect(await loom('--unpin', s.parser.id)).toMatchObject({ code: 0, stdout: `Unpinned session ${s.parser.id}.\n` });
+    expect((await loom('--list-sessions')).stdout.trimEnd().split('\n')[1]).toContain('Speeding up the build');
+
+    const unknown = await loom('--pin', 'nope-nope');
+    expect(unknown).toMatchObject({ code: 1, stdout: '' });
+    expect(expectOneErrorLine(unknown)).toContain('nope-nope');
+  });
+
   it('--delete without --yes refuses and deletes nothing; with --yes it deletes', async () => {
     const s = seed();
     const refused = await loom('--delete', s.parser.id);

@@ -136,6 +136,8 @@ describe('actions', () => {
     expect(run(['--fork', 'ab12', '--at', '7']).action).toEqual({ kind: 'fork', id: 'ab12', at: 7 });
     expect(run(['--archive', 'ab12']).action).toEqual({ kind: 'archive', id: 'ab12', archived: true });
     expect(run(['--unarchive', 'ab12']).action).toEqual({ kind: 'archive', id: 'ab12', archived: false });
+    expect(run(['--pin', 'ab12']).action).toEqual({ kind: 'pin', id: 'ab12', pinned: true });
+    expect(run(['--unpin', 'ab12']).action).toEqual({ kind: 'pin', id: 'ab12', pinned: false });
     expect(run(['--export', 'ab12']).action).toEqual({ kind: 'export', id: 'ab12', format: 'json' });
     expect(run(['--export', 'ab12', '--format', 'html']).action).toEqual({ kind: 'export', id: 'ab12', format: 'html' });
     expect(run(['--import', 'f.json']).action).toEqual({ kind: 'import', file: 'f.json' });

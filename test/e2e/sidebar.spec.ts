@@ -1,12 +1,14 @@
 /**
  * The sidebar at scale (docs/DESIGN.md#sidebar-paging): pages fetched as the user scrolls,
  * changes applied from events without fetching the list again, paged search whose hit
- * opens the session at the matching message, the fold at 800×600, and message counts.
+ * opens the session at the matching message, the fold at 800×600, message counts, pins and
+ * the date groups.
  */
 import type { Page, Request } from '@playwright/test';
 import { SessionStore } from '../../src/core/store/session-store';
 import type { ChatMessage } from '../../src/shared/types';
 import { nth } from '../support/elements';
+import { expectNoAxeViolations } from './axe';
 import { SUMMARY, expect, newSession, openLoom, send, sessionAction, sidebarRow, test, transcript, type LoomHarness } from './fixtures';
 
 const sidebar = (page: Page) => page.getByRole('complementary', { name: 'Sessions' });
@@ -289,4 +291,47 @@ test('a pinned session stays on top, across a reload, until unpinned', async ({ 
   await sessionAction(page, 'Pinned talk', 'Unpin');
   await expect(rows.last()).toContainText('Pinned talk');
   await expect(rows.last()).not.toContainText('pinned');
+});
+
+test('the list is grouped by last activity under headings, pinned first; the arrow keys cross the groups', async ({ page, loom }) => {
+  const midnight = new Date();
+  midnight.setHours(0, 0, 0, 0);
+  const daysBefore = (days: number) => new Date(midnight.getFullYear(), midnight.getMonth(), midnight.getDate() - days, 12).toISOString();
+  const seed = (title: string, updatedAt: string | null) => {
+    const meta = loom.store.create({ title, cwd: loom.projectDir, messages: conversation(3) });
+    if (updatedAt) loom.store.setDates(meta.id, updatedAt, updatedAt);
+    return meta;
+  };
+  seed('Ancient talk', daysBefore(40));
+  seed('Last month talk', daysBefore(30));
+  seed('Midweek talk', daysBefore(3));
+  seed('Yesterday talk', daysBefore(1));
+  seed('Fresh talk', null);
+  loom.store.setPinned(seed('Pinned old talk', daysBefore(60)).id, true);
+  await openLoom(page, loom);
+  const list = sessionList(page);
+  await expect(list.getByRole('heading')).toHaveText(['Pinned', 'Today', 'Yesterday', 'Previous 7 days', 'Older']);
+  // Read top to bottom, each heading comes before the rows of its group; the empty ones are left out.
+  await expect(list.locator('h2, .session-title')).toHaveText([
+    'Pinned',
+    'Pinned old talk',
+    'Today',
+    'Fresh talk',
+    'Yesterday',
+    'Yesterday talk',
+    'Previous 7 days',
+    'Midweek talk',
+    'Older',
+    'Last month talk',
+    'Ancient talk',
+  ]);
+  await expectNoAxeViolations(page, sidebar(page));
+
+  await list.getByRole('button', { name: /^Pinned old talk/ }).focus();
+  for (const title of ['Fresh talk', 'Yesterday talk', 'Midweek talk']) {
+    await page.keyboard.press('ArrowDown');
+    await expect(list.getByRole('button', { name: new RegExp(`^${title}`) })).toBeFocused();
+  }
+  await page.keyboard.press('ArrowUp');
+  await expect(list.getByRole('button', { name: /^Yesterday talk/ })).toBeFocused();
 });

@@ -2,7 +2,8 @@
  * The session sidebar: newest first with title (or listing summary) and time, a
  * full-text search with snippets (on this device, or the team's on the sync hub), a switch
  * for archived sessions, a filter by project folder, per-session actions, drag-export, and the sync's status line. Virtualised and paged: 100,000 sessions render as the few rows on
- * screen, fetched a page at a time as the user scrolls. Collapsible to a narrow rail.
+ * screen, fetched a page at a time as the user scrolls. The list (not search hits, which are
+ * ranked) is grouped: Pinned, Today, Yesterday, Previous 7 days, Older. Collapsible to a narrow rail.
  */
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useEffect, useRef, useState, type KeyboardEvent, type RefObject } from 'react';
@@ -10,6 +11,7 @@ import type { ExportFormat, SearchScope, SyncStatus } from '../../shared/contrac
 import { messageCountText } from '../../shared/message-count';
 import type { SessionMeta } from '../../shared/types';
 import { useBridge } from '../bridge/context';
+import { groupHeading } from '../lib/date-groups';
 import { relativeTime, sessionLabel } from '../lib/format';
 import type { AttentionMarker } from '../state/attention';
 import { useDragExport } from '../state/drag-export';
@@ -47,6 +49,8 @@ interface SidebarProps {
 
 const ROW_HEIGHT = 64;
 const SNIPPET_ROW_HEIGHT = 96;
+/** A group's heading, drawn in its first row. */
+const HEADING_HEIGHT = 28;
 /** Rows before the end of the loaded ones at which the next page is asked for. */
 const LOAD_AHEAD_ROWS = 20;
 const BODY_ID = 'session-sidebar-body';
@@ -66,12 +70,15 @@ export function Sidebar(props: SidebarProps) {
   const importInput = useRef<HTMLInputElement>(null);
   /** Whether the rows shown are search hits (a new search's rows replace the old ones when they arrive). */
   const searching = list.query.length > 0;
+  /** The group heading drawn in a row, if any: search hits are ranked, so not grouped. */
+  const now = new Date();
+  const headingAt = (index: number) => (searching ? null : groupHeading(list.items, index, now));
 
   // One row past the loaded ones while more follow: it says so, and scrolling to it loads them.
   const virtualizer = useVirtualizer({
     count: list.items.length + (list.more ? 1 : 0),
     getScrollElement: () => scroller.current,
-    estimateSize: () => (searching ? SNIPPET_ROW_HEIGHT : ROW_HEIGHT),
+    estimateSize: (index) => (searching ? SNIPPET_ROW_HEIGHT : ROW_HEIGHT + (headingAt(index) ? HEADING_HEIGHT : 0)),
     getItemKey: (index) => list.items[index]?.id ?? 'more',
     overscan: 8,
   });
@@ -202,12 +209,13 @@ export function Sidebar(props: SidebarProps) {
               }
               const label = sessionLabel(item);
               const marker = props.markers.get(item.id);
+              const heading = headingAt(row.index);
               return (
                 <li
                   key={row.key}
                   data-index={row.index}
                   ref={virtualizer.measureElement}
-                  className={`session-row${item.id === activeId ? ' active' : ''}${item.archived ? ' archived' : ''}`}
+                  className={`session-row${heading ? ' group-start' : ''}${item.id === activeId ? ' active' : ''}${item.archived ? ' archived' : ''}`}
                   style={{ transform: `translateY(${row.start}px)` }}
                   draggable
                   onPointerDown={() => dragExport.prepare(item.id)}
@@ -217,6 +225,7 @@ export function Sidebar(props: SidebarProps) {
                     setMenu({ meta: item, x: event.clientX, y: event.clientY, opener: event.currentTarget.querySelector<HTMLElement>('.session-actions') });
                   }}
                 >
+                  {heading && <h2 className="session-group">{heading}</h2>}
                   <button
                     type="button"
                     className="session-open"
