@@ -100,7 +100,12 @@ async function importInto(engine: LoomEngine, action: ImportingAction, importTex
 
 /** The new id on stdout (scripts read it); a repair of the import, if any, on stderr. */
 function importSession(engine: LoomEngine, text: string): string {
-  const { meta, closedCalls } = engine.importSession(text);
+  const { meta, closedCalls, unlinked } = engine.importSession(text);
+  if (unlinked.length) {
+    writeError(
+      `Imported session ${meta.id}: ${counted(unlinked.length, 'sub-agent session')} named no run_subagent call of its transcript; imported unlinked (${unlinked.map((s) => s.id).join(', ')}).`,
+    );
+  }
   if (closedCalls) {
     writeError(
       `Imported session ${meta.id}: closed ${counted(closedCalls, 'tool call')} that had no result in the export with a result saying so (nothing was run).`,
