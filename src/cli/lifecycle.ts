@@ -130,7 +130,11 @@ async function importFrom(engine: LoomEngine, request: ImportRequest): Promise<s
 function deleteSession(lifecycle: SessionLifecycle, idOrPrefix: string, yes: boolean): string {
   const id = lifecycle.store.resolveId(idOrPrefix);
   // Its sub-agents go with it (docs/DESIGN.md#sub-agents): the confirmation names them.
-  const children = lifecycle.store.children(id).map((c) => c.id);
+  // Its own only: a fork's inherited children belong to the session they were started in.
+  const children = lifecycle.store
+    .children(id)
+    .filter((c) => c.child.parent_id === id)
+    .map((c) => c.id);
   const withChildren = children.length ? ` and its ${counted(children.length, 'sub-agent session')} (${children.join(', ')})` : '';
   if (!yes) throw new LoomError(`Refusing to delete session ${id}${withChildren} without --yes; nothing was deleted. Add --yes to confirm.`);
   lifecycle.deleteSession(id);

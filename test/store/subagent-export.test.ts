@@ -55,6 +55,15 @@ describe('export and import of a parent with sub-agents', () => {
     expect(other.db.prepare('SELECT count(*) AS n FROM sessions').get()).toEqual({ n: 0 });
   });
 
+  it("a fork's export carries the children its history started, and imports them linked", async () => {
+    const store = openStore();
+    const { parent } = parentWithTwoChildren(store);
+    const fork = store.fork(parent, 4).id;
+    const other = openStore();
+    const { meta } = other.importSession(parseExport(await store.exportSession(fork)));
+    expect(other.children(meta.id).map((c) => [c.child.parent_id, c.child.call_id])).toEqual([[meta.id, 'call_a']]);
+  });
+
   it('a session without sub-agents exports without a children key', async () => {
     const store = openStore();
     const { id } = store.create({ messages: [system(), user('hi'), assistant('hello')] });

@@ -315,9 +315,9 @@ export class SessionStore {
     return listPage(this.db, opts);
   }
 
-  /** Session `id`'s sub-agents, in the order they started. */
+  /** Session `id`'s sub-agents, in the order they started; a fork's include those its inherited history started (child.parent_id says whose). */
   children(id: string): ChildSession[] {
-    return listChildren(this.db, id);
+    return listChildren(this.db, this.pkOf(id));
   }
 
   /** What links sub-agent `id` to its parent; null for a session no run_subagent call started. */
