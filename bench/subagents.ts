@@ -1,8 +1,12 @@
 /**
  * Sub-agents (docs/DESIGN.md#sub-agents): the wall time of three run_subagent calls of one
  * reply run together, against the same three run one after another, with the scripted
- * model answering every request in 200 ms; and Loom's own time to start a sub-agent (its
- * session row, lease, agent and prompt, until its first model request arrives).
+ * model answering every request in 200 ms; and Loom's own time to start a sub-agent (the
+ * parent's result of the one before committed, the agent looked up, the child's session
+ * row, prompt and lease, its task appended, until its first model request arrives). The
+ * scripted server shares this process's event loop: a request is stamped when the loop
+ * reads it, so Loom's own work in the way counts, and so does the server's parsing (well
+ * under a millisecond for these requests).
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -52,7 +56,13 @@ async function runSubagentBench(): Promise<void> {
         ['three in parallel', formatMs(p50(parallel)), '', ''],
         ['one after another', formatMs(p50(sequential)), '', ''],
         ['parallel / one after another', `${ratio.toFixed(2)}×`, `≤ ${TARGETS.ratio}×`, ratio <= TARGETS.ratio ? 'yes' : 'NO'],
-        ["Loom's own start of a sub-agent (p50)", formatMs(start), `≤ ${TARGETS.startMs} ms`, start <= TARGETS.startMs ? 'yes' : 'NO'],
+        // The server is in this process: its request parsing is in the figure, as is any event-loop wait behind it.
+        [
+          "Loom's own start of a sub-agent (p50: a child's end to the next one's request at the server)",
+          formatMs(start),
+          `≤ ${TARGETS.startMs} ms`,
+          start <= TARGETS.startMs ? 'yes' : 'NO',
+        ],
       ],
     );
   } finally {

@@ -102,7 +102,12 @@ async function importInto(engine: LoomEngine, action: ImportingAction, importTex
 
 /** The new id on stdout (scripts read it); a repair of the import, if any, on stderr. */
 function importSession(engine: LoomEngine, text: string): string {
-  const { meta, closedCalls } = engine.importSession(text);
+  const { meta, closedCalls, unlinked } = engine.importSession(text);
+  if (unlinked.length) {
+    writeError(
+      `Imported session ${meta.id}: ${counted(unlinked.length, 'sub-agent session')} named no run_subagent call of its transcript; imported unlinked (${unlinked.map((s) => s.id).join(', ')}).`,
+    );
+  }
   if (closedCalls) {
     writeError(
       `Imported session ${meta.id}: closed ${counted(closedCalls, 'tool call')} that had no result in the export with a result saying so (nothing was run).`,
@@ -127,7 +132,11 @@ async function importFrom(engine: LoomEngine, request: ImportRequest): Promise<s
 function deleteSession(lifecycle: SessionLifecycle, idOrPrefix: string, yes: boolean): string {
   const id = lifecycle.store.resolveId(idOrPrefix);
   // Its sub-agents go with it (docs/DESIGN.md#sub-agents): the confirmation names them.
-  const children = lifecycle.store.children(id).map((c) => c.id);
+  // Its own only: a fork's inherited children belong to the session they were started in.
+  const children = lifecycle.store
+    .children(id)
+    .filter((c) => c.child.parent_id === id)
+    .map((c) => c.id);
   const withChildren = children.length ? ` and its ${counted(children.length, 'sub-agent session')} (${children.join(', ')})` : '';
   if (!yes) throw new LoomError(`Refusing to delete session ${id}${withChildren} without --yes; nothing was deleted. Add --yes to confirm.`);
   lifecycle.deleteSession(id);

@@ -820,16 +820,32 @@ export class LoomEngine extends SessionLifecycle {
   /** The agent lookups of run_subagent calls, one after another: children are created (and listed) in call order. */
   private childLookups: Promise<unknown> = Promise.resolve();
 
+  /** The agent files a parent read for its turn's run_subagent calls (turnAgents). */
+  private readonly childRegistries = new WeakMap<AgentSession, { turn: number; registry: Promise<AgentRegistry> }>();
+
   /** How a top-level session's run_subagent calls open their children (docs/DESIGN.md#sub-agents). */
   private readonly subagentHost: SubagentHost = {
     agentNamed: (parent, name) => {
-      const lookup = this.childLookups.then(async () => namedAgent(await this.agentsIn(parent.projectDir), name));
+      const lookup = this.childLookups.then(async () => namedAgent(await this.turnAgents(parent), name));
       this.childLookups = lookup.catch(() => undefined);
       return lookup;
     },
     maxParallel: () => this.config.maxParallelSubagents ?? DEFAULTS.maxParallelSubagents,
     open: (parent, callId, definition, task) => this.openChild(parent, callId, definition, task),
   };
+
+  /**
+   * The agents `parent`'s folder has, read once per parent turn: the calls of one reply (and
+   * of the turn's later replies) start their children without walking the agent folders
+   * each time; a file written meanwhile is read at the parent's next turn.
+   */
+  private turnAgents(parent: AgentSession): Promise<AgentRegistry> {
+    const cached = this.childRegistries.get(parent);
+    if (cached?.turn === parent.userTurns) return cached.registry;
+    const registry = this.agentsIn(parent.projectDir);
+    this.childRegistries.set(parent, { turn: parent.userTurns, registry });
+    return registry;
+  }
 
   /**
    * A child session for call `callId` of `parent`: its own row linked to both, its own lease,
@@ -876,8 +892,11 @@ export class LoomEngine extends SessionLifecycle {
     return {
       agent,
       finish: (state) => {
-        this.store.setChildState(id, state);
-        this.close(id);
+        // Its state and its close (status saved) in one commit, as its start is one.
+        this.store.batch(() => {
+          this.store.setChildState(id, state);
+          this.close(id);
+        });
         this.emitChild(parent.id, id, callId, definition.name, task, state);
       },
     };

@@ -183,7 +183,8 @@ export interface SessionMeta {
 }
 
 /** Where a sub-agent's run stands (docs/DESIGN.md#sub-agents): running until its final answer (done), a failure, a stop or a crash. */
-export type ChildState = 'running' | 'done' | 'failed' | 'stopped' | 'interrupted';
+export const CHILD_STATES = ['running', 'done', 'failed', 'stopped', 'interrupted'] as const;
+export type ChildState = (typeof CHILD_STATES)[number];
 
 /** What links a sub-agent's session to the session and the run_subagent call that started it. */
 export interface ChildLink {

@@ -170,6 +170,36 @@ describe('run_subagent', () => {
         .map((m) => m.tool_call_id),
     ).toEqual(['sa0', 'sa1', 'sa2']);
   });
+  it("reads the folder's agents once per parent turn: a file written during a turn is used from the next", async () => {
+    h = await makeAgentHarness();
+    const scout = '---\nname: scout\ndescription: Looks around\naccess: readOnly\n---\nYou scout.';
+    route(h, {
+      'look around': [
+        { toolCalls: [subagent('sa0', 'explore', 'find the parser')] },
+        { toolCalls: [subagent('sa1', 'scout', 'find more')] },
+        { text: 'No scout yet.' },
+        { toolCalls: [subagent('sa2', 'scout', 'find more')] },
+        { text: 'Scouted.' },
+      ],
+      'find the parser': [
+        async () => {
+          h.write('.loom/agents/scout.md', scout);
+          return { text: 'The parser is in src.' };
+        },
+      ],
+      'find more': [{ text: 'More found.' }],
+    });
+
+    expect(await h.send('look around')).toEqual({ error: null });
+    const missing = h.context().find((m) => m.role === 'tool' && m.tool_call_id === 'sa1');
+    expect(missing?.content).toContain('There is no agent named "scout"');
+
+    expect(await h.send('look again')).toEqual({ error: null });
+    expect(childrenOf(h).map((c) => [c.child.call_id, c.child.agent, c.child.state])).toEqual([
+      ['sa0', 'explore', 'done'],
+      ['sa2', 'scout', 'done'],
+    ]);
+  });
 });
 
 describe('a crash mid-child', () => {

@@ -441,6 +441,34 @@ describe('--export and --import', () => {
     expect(sessionCount()).toBe(3);
   });
 
+  it('imports a parent with its sub-agents; a link to a call it never made is dropped, said in one line', async () => {
+    const parent = withStore((store) => {
+      const { id } = store.create({ title: 'Parent', messages: [{ role: 'user', content: 'look around' }] });
+      const call = { id: 'call_a', type: 'function' as const, function: { name: 'run_subagent', arguments: '{}' } };
+      store.appendMessage(id, { role: 'assistant', content: null, tool_calls: [call] });
+      for (const callId of ['call_a', 'call_elsewhere']) store.create({ title: `explore: ${callId}`, spawn: { parentId: id, callId, agent: 'explore' } });
+      store.appendMessage(id, { role: 'tool', tool_call_id: 'call_a', content: 'found' });
+      return id;
+    });
+    const file = path.join(dir, 'family.json');
+    fs.writeFileSync(file, (await loom('--export', parent)).stdout);
+    const run = await loom('--import', file);
+    expect(run.code).toBe(0);
+    const id = run.stdout.trim();
+    expect(expectOneErrorLine(run)).toMatch(
+      new RegExp(`^loom: Imported session ${id}: 1 sub-agent session named no run_subagent call of its transcript; imported unlinked \\(`),
+    );
+    expect(withStore((store) => store.children(id).map((c) => c.child.call_id))).toEqual(['call_a']);
+
+    const doc = JSON.parse(fs.readFileSync(file, 'utf8'));
+    fs.writeFileSync(file, JSON.stringify({ ...doc, children: Array.from({ length: 10_000 }, () => doc.children[0]) }));
+    const before = withStore((store) => store.list({ includeChildren: true }).length);
+    const hostile = await loom('--import', file);
+    expect(hostile.code).toBe(1);
+    expect(expectOneErrorLine(hostile)).toContain('children: 10000 sub-agent sessions, more than the 1000 an import takes');
+    expect(withStore((store) => store.list({ includeChildren: true }).length)).toBe(before);
+  });
+
   it('rejects a missing file by name', async () => {
     const run = await loom('--import', path.join(dir, 'missing.json'));
     expect(run.code).toBe(1);

@@ -1,7 +1,7 @@
 /** Sub-agents' sessions in the store (docs/DESIGN.md#sub-agents): linked, left out of lists, deleted, trashed and archived with their parent. */
 import { describe, expect, it } from 'vitest';
 import type { SessionStore } from '../../src/core/store/session-store';
-import { assistant, openStore, system, user } from './helpers';
+import { assistant, openStore, system, tool, user } from './helpers';
 
 function family(store: SessionStore): { parent: string; child: string; grandchild: string } {
   const parent = store.create({ title: 'the parent', messages: [system(), user('look around')] }).id;
@@ -53,5 +53,39 @@ describe('sub-agent sessions', () => {
     store.delete(parent);
     const left = store.db.prepare('SELECT count(*) AS n FROM sessions').get();
     expect(left).toEqual({ n: 0 });
+  });
+});
+
+describe("a fork's children", () => {
+  it('are the children its inherited history started, read along the chain, plus its own', () => {
+    const store = openStore();
+    const parent = store.create({ messages: [system(), user('look around')] }).id;
+    store.appendMessage(parent, assistant(null, [{ id: 'call_1', name: 'run_subagent', args: '{}' }]));
+    const first = store.create({ spawn: { parentId: parent, callId: 'call_1', agent: 'explore' }, messages: [user('first')] }).id;
+    store.appendMessage(parent, tool('call_1', 'found it'));
+    store.appendMessage(parent, assistant(null, [{ id: 'call_2', name: 'run_subagent', args: '{}' }]));
+    const second = store.create({ spawn: { parentId: parent, callId: 'call_2', agent: 'explore' }, messages: [user('second')] }).id;
+    store.appendMessage(parent, tool('call_2', 'found more'));
+    const ids = (id: string) => store.children(id).map((c) => c.id);
+
+    // After call_1's result (4 messages), before call_2's: the first child only.
+    const fork = store.fork(parent, 4).id;
+    expect(ids(fork)).toEqual([first]);
+    expect(store.children(fork)[0]?.child.parent_id).toBe(parent);
+    // Before any result: none; at the end: both.
+    expect(ids(store.fork(parent, 3).id)).toEqual([]);
+    expect(ids(store.fork(parent).id)).toEqual([first, second]);
+
+    // A fork of the fork inherits through it, and a child the fork starts is its own.
+    store.appendMessage(fork, assistant(null, [{ id: 'call_3', name: 'run_subagent', args: '{}' }]));
+    const own = store.create({ spawn: { parentId: fork, callId: 'call_3', agent: 'explore' }, messages: [user('own')] }).id;
+    expect(ids(fork)).toEqual([first, own]);
+    store.appendMessage(fork, tool('call_3', 'own answer'));
+    expect(ids(store.fork(fork).id)).toEqual([first, own]);
+
+    // No link rows were copied: deleting the fork takes only its own child.
+    store.delete(fork);
+    expect(ids(parent)).toEqual([first, second]);
+    expect(() => store.getMeta(own)).toThrow('No session with id');
   });
 });

@@ -11,6 +11,7 @@ import { META_COLUMNS, metaFromRow, type MetaRow } from './rows';
 import { prepared } from './statements';
 import { LIVE } from './trash';
 import { SESSION_CHANGES_V18 } from './session-changes';
+import { segmentsOf } from './transcript-chain';
 
 export const CHILD_LINKS = `
   ALTER TABLE sessions ADD COLUMN spawned_by TEXT;
@@ -46,9 +47,26 @@ function childFromRow(row: ChildRow): ChildSession {
   return { ...metaFromRow(row), child: { parent_id: row.spawned_by, call_id: row.spawn_call_id, agent: row.spawn_agent, state: row.child_state } };
 }
 
-/** Session `parentId`'s live children, in the order they started. */
-export function listChildren(db: Database.Database, parentId: string): ChildSession[] {
-  const rows = prepared(db, `SELECT ${CHILD_COLUMNS} FROM sessions s WHERE s.spawned_by = ? AND ${LIVE} ORDER BY s.pk`).all(parentId) as ChildRow[];
+const CHILDREN_OF = `SELECT ${CHILD_COLUMNS} FROM sessions s JOIN sessions p ON p.id = s.spawned_by WHERE p.pk = ? AND ${LIVE}`;
+
+/**
+ * Session `pk`'s live children, in the order they started: its own, and a fork's inherited
+ * ones (docs/DESIGN.md#sub-agents) — each fork ancestor's children whose run_subagent result
+ * lies in the history the fork reads from that ancestor. Read along the chain, as the
+ * transcript is: forking copies no link.
+ */
+export function listChildren(db: Database.Database, pk: number): ChildSession[] {
+  const segments = segmentsOf(db, pk);
+  const own = segments.pop();
+  const inherited = prepared(
+    db,
+    `${CHILDREN_OF} AND EXISTS (
+       SELECT 1 FROM transcript t JOIN messages m ON m.id = t.message_id
+        WHERE t.session_pk = p.pk AND t.seq >= ? AND t.seq < ? AND m.role = 'tool' AND m.tool_call_id = s.spawn_call_id)
+     ORDER BY s.pk`,
+  );
+  const rows = segments.flatMap((segment) => inherited.all(segment.pk, segment.from, segment.to) as ChildRow[]);
+  if (own) rows.push(...(prepared(db, `${CHILDREN_OF} ORDER BY s.pk`).all(own.pk) as ChildRow[]));
   return rows.map(childFromRow);
 }
 

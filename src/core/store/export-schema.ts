@@ -4,7 +4,7 @@
  * export sessions never load zod (docs/ARCHITECTURE.md#the-node-build).
  */
 import { z } from 'zod';
-import { CALL_KINDS, SESSION_STATUSES, TODO_STATUSES } from '../../shared/types';
+import { CALL_KINDS, CHILD_STATES, SESSION_STATUSES, TODO_STATUSES, type ChildState } from '../../shared/types';
 import { LoomError } from '../errors';
 import { imageDataProblem } from '../security/image-data';
 import { checkContext, ContextRuleError, type CheckedContext } from './context-rules';
@@ -173,6 +173,25 @@ function startInsideTranscript(session: { context_start: { kept_from: number }; 
   }
 }
 
+/**
+ * How many sub-agent sessions one export may carry: far more than a parent's tool-call
+ * budget starts, and a bound on what a hostile document makes an import write.
+ */
+export const MAX_EXPORTED_CHILDREN = 1000;
+
+const v3Session = z
+  .strictObject({ ...sessionFields, ...treeFieldsWith(messageSchema) })
+  .superRefine(placedCompactions)
+  .superRefine(startInsideTranscript);
+
+/** A sub-agent's session in its parent's export (docs/DESIGN.md#export-version-3): its link and its whole session, no children of its own (depth 1). */
+const childSchema = z.strictObject({
+  call_id: z.string().min(1).max(200),
+  agent: agentName,
+  state: z.enum(CHILD_STATES),
+  session: v3Session,
+});
+
 const exportSchemas = {
   1: z.strictObject({
     format: z.literal(EXPORT_FORMAT),
@@ -193,10 +212,9 @@ const exportSchemas = {
     format: z.literal(EXPORT_FORMAT),
     version: z.literal(3),
     exported_at: timestamp,
-    session: z
-      .strictObject({ ...sessionFields, ...treeFieldsWith(messageSchema) })
-      .superRefine(placedCompactions)
-      .superRefine(startInsideTranscript),
+    session: v3Session,
+    // Optional: only a session with sub-agents has them.
+    children: z.array(childSchema).min(1).max(MAX_EXPORTED_CHILDREN).optional(),
   }),
 };
 
@@ -208,6 +226,15 @@ export interface ParsedExport {
   session: ExportedSession;
   /** Tool calls without a result that were closed with a "no result" result. */
   closedCalls: number;
+  children: ParsedChild[];
+}
+
+/** A sub-agent's session, checked as its parent is. */
+export interface ParsedChild {
+  session: ExportedSession;
+  closedCalls: number;
+  /** Null when the export's link named no call of the parent's transcript, or one another child already has. */
+  link: { call_id: string; agent: string; state: ChildState } | null;
 }
 
 /** Parses and validates an export; one LoomError saying what is wrong otherwise. */
@@ -225,22 +252,48 @@ export function parseExport(text: string): ParsedExport {
   if (!READ_VERSIONS.includes(head.version)) {
     throw new LoomError(`Unsupported Loom session export version ${describe(head.version)}; this Loom reads versions 1 to 3.`, 'bad_import');
   }
+  checkChildrenShape(doc as { children?: unknown });
   const parsed = exportSchemas[head.version as 1 | 2 | 3].safeParse(doc);
   if (!parsed.success) {
     const [issue] = parsed.error.issues;
     const where = issue?.path.length ? issue.path.join('.') : 'the document';
     throw invalidExport(where, issue?.message ?? 'it does not match the export format');
   }
-  const { fork: _fork, context_start: _start, ...session } = parsed.data.session as ExportedSession & Partial<TreeFields>;
-  const context = checkedContext(session.messages);
+  const { session, closedCalls } = checkedSession(parsed.data.session, 'session');
+  const calls = new Set(session.transcript.flatMap((m) => (m.role === 'assistant' ? (m.tool_calls ?? []).map((c) => c.id) : [])));
+  const children = ('children' in parsed.data ? (parsed.data.children ?? []) : []).map(({ call_id, agent, state, session: child }, i): ParsedChild => {
+    // A link is kept once, to a call the parent made: anything else would name a call no result of the parent answers.
+    const linked = calls.delete(call_id);
+    // The child cannot be running in this store: nothing here runs it.
+    const link = linked ? { call_id, agent, state: state === 'running' ? ('interrupted' as const) : state } : null;
+    return { ...checkedSession(child, `children.${i}.session`), link };
+  });
+  return { session, closedCalls, children };
+}
+
+/** Checked before the schema: a bound and a depth read at once, rather than thousands of sessions parsed first. */
+function checkChildrenShape(doc: { children?: unknown }): void {
+  if (!Array.isArray(doc.children)) return;
+  if (doc.children.length > MAX_EXPORTED_CHILDREN) {
+    throw invalidExport('children', `${doc.children.length} sub-agent sessions, more than the ${MAX_EXPORTED_CHILDREN} an import takes`);
+  }
+  const nested = doc.children.findIndex(
+    (c: unknown) => typeof c === 'object' && c !== null && ('children' in c || 'children' in ((c as { session?: object }).session ?? {})),
+  );
+  if (nested >= 0) throw invalidExport(`children.${nested}`, "a sub-agent's own sub-agents are not imported (a sub-agent starts none)");
+}
+
+function checkedSession(exported: ExportedSession & Partial<TreeFields>, path: string): { session: ExportedSession; closedCalls: number } {
+  const { fork: _fork, context_start: _start, ...session } = exported;
+  const context = checkedContext(session.messages, path);
   return { session: { ...session, messages: context.messages }, closedCalls: context.closedCalls };
 }
 
-function checkedContext(messages: ExportedSession['messages']): CheckedContext {
+function checkedContext(messages: ExportedSession['messages'], path: string): CheckedContext {
   try {
     return checkContext(messages);
   } catch (err) {
-    if (err instanceof ContextRuleError) throw invalidExport(`session.messages.${err.index}`, err.reason);
+    if (err instanceof ContextRuleError) throw invalidExport(`${path}.messages.${err.index}`, err.reason);
     throw err;
   }
 }

@@ -1,5 +1,5 @@
 import { userParts } from '../../shared/fences';
-import type { ChatMessage, SessionRecord } from '../../shared/types';
+import type { ChatMessage, ChildLink, SessionRecord } from '../../shared/types';
 import { isImageDataUrl } from '../security/image-data';
 import { redactSecrets } from '../security/secrets';
 import type { ExportFormat } from '../../shared/export-name';
@@ -18,17 +18,32 @@ export interface TreeFields {
   context_start: { kept_from: number; with_system: boolean; head: ChatMessage[] };
 }
 
+/** A sub-agent's session as its parent's export carries it (docs/DESIGN.md#export-version-3): its link and its whole record. */
+export interface ExportedChildSource {
+  link: ChildLink;
+  record: SessionRecord;
+  tree: TreeFields;
+}
+
+/** What an export is rendered from, read in one transaction. */
+export interface ExportSource {
+  record: SessionRecord;
+  tree: TreeFields;
+  /** Only the JSON export carries them; Markdown and HTML show the parent alone. */
+  children: readonly ExportedChildSource[];
+}
+
 // ---- rendering ----
 
 /**
  * The HTML page is loaded on its first export: its Markdown parser and highlighter would
  * add tens of milliseconds to every `loom` start that reads the store.
  */
-export async function renderExport(record: SessionRecord, tree: TreeFields, format: ExportFormat, now = new Date()): Promise<string> {
-  const { session, tree: redactedTree } = redactDeep({ session: record, tree });
+export async function renderExport(source: ExportSource, format: ExportFormat, now = new Date()): Promise<string> {
+  const { record: session, tree, children } = redactDeep(source);
   switch (format) {
     case 'json':
-      return renderJson(session, redactedTree, now);
+      return renderJson(session, tree, children, now);
     case 'markdown':
       return renderMarkdown(session);
     case 'html':
@@ -62,8 +77,25 @@ function mapStrings<T>(value: T, fn: (text: string) => string): T {
   return copy as T;
 }
 
-function renderJson(s: SessionRecord, tree: TreeFields, now: Date): string {
-  const session = {
+function renderJson(s: SessionRecord, tree: TreeFields, children: readonly ExportedChildSource[], now: Date): string {
+  const doc = { format: EXPORT_FORMAT, version: EXPORT_VERSION, exported_at: now.toISOString(), session: sessionJson(s, tree) };
+  // Only when there are some: the export of a session without sub-agents stays as it was.
+  const withChildren = children.length
+    ? {
+        ...doc,
+        children: children.map(({ link, record, tree: childTree }) => ({
+          call_id: link.call_id,
+          agent: link.agent,
+          state: link.state,
+          session: sessionJson(record, childTree),
+        })),
+      }
+    : doc;
+  return `${JSON.stringify(withChildren, null, 2)}\n`;
+}
+
+function sessionJson(s: SessionRecord, tree: TreeFields): Record<string, unknown> {
+  return {
     id: s.id,
     parent_id: s.parent_id,
     fork: tree.fork,
@@ -86,7 +118,6 @@ function renderJson(s: SessionRecord, tree: TreeFields, now: Date): string {
     // Only once an agent was chosen: the export of a session that never chose one stays as it was.
     ...(s.agent !== null || s.agent_changes.length ? { agent: s.agent, agent_changes: s.agent_changes } : {}),
   };
-  return `${JSON.stringify({ format: EXPORT_FORMAT, version: EXPORT_VERSION, exported_at: now.toISOString(), session }, null, 2)}\n`;
 }
 
 /** A fence longer than any backtick run inside, so code in tool output cannot close it. */

@@ -69,8 +69,12 @@ export type { AppendFacts } from './session-writes';
 
 export interface ImportedSession {
   meta: SessionMeta;
-  /** Tool calls the export left without a result, closed on import. */
+  /** Tool calls the export left without a result, closed on import (its sub-agents' included). */
   closedCalls: number;
+  /** Its sub-agents' new sessions, linked to it, in the export's order. */
+  children: SessionMeta[];
+  /** Sub-agent sessions whose link named no call of the parent's transcript: imported as sessions of their own. */
+  unlinked: SessionMeta[];
 }
 
 /**
@@ -311,9 +315,9 @@ export class SessionStore {
     return listPage(this.db, opts);
   }
 
-  /** Session `id`'s sub-agents, in the order they started. */
+  /** Session `id`'s sub-agents, in the order they started; a fork's include those its inherited history started (child.parent_id says whose). */
   children(id: string): ChildSession[] {
-    return listChildren(this.db, id);
+    return listChildren(this.db, this.pkOf(id));
   }
 
   /** What links sub-agent `id` to its parent; null for a session no run_subagent call started. */
@@ -487,15 +491,36 @@ export class SessionStore {
       throw new LoomError(`Unknown export format "${format}"; use ${EXPORT_FORMATS.join(', ')}.`, 'bad_format');
     }
     // Read in one transaction, rendered after it: the HTML renderer loads on first use.
-    const { record, tree } = this.db.transaction(() => ({ record: this.get(id), tree: treeFields(this.db, this.pkOf(id)) }))();
-    return renderExport(record, tree, format);
+    const source = this.db.transaction(() => ({
+      record: this.get(id),
+      tree: treeFields(this.db, this.pkOf(id)),
+      children: (format === 'json' ? this.children(id) : []).map(({ id: childId, child }) => ({
+        link: child,
+        record: this.get(childId),
+        tree: treeFields(this.db, this.pkOf(childId)),
+      })),
+    }))();
+    return renderExport(source, format);
   }
 
-  /** A JSON export (parseExport) as a new session: new id, status saved, tool calls without a result closed (context-rules.ts). */
-  importSession({ session, closedCalls }: ParsedExport): ImportedSession {
+  /**
+   * A JSON export (parseExport) as a new session: new id, status saved, tool calls without a
+   * result closed (context-rules.ts); its sub-agents new sessions linked to it, all in one transaction.
+   */
+  importSession({ session, closedCalls, children }: ParsedExport): ImportedSession {
     const id = newSessionId();
-    this.write(() => steps.insertImported(this.db, id, session));
-    return { meta: this.getMeta(id), closedCalls };
+    const imported = children.map((child) => ({ ...child, id: newSessionId() }));
+    this.write(() => {
+      steps.insertImported(this.db, id, session);
+      for (const child of imported) steps.insertImported(this.db, child.id, child.session, child.link && { parentId: id, ...child.link });
+    });
+    const metas = (linked: boolean) => imported.filter((child) => (child.link !== null) === linked).map((child) => this.getMeta(child.id));
+    return {
+      meta: this.getMeta(id),
+      closedCalls: closedCalls + children.reduce((n, c) => n + c.closedCalls, 0),
+      children: metas(true),
+      unlinked: metas(false),
+    };
   }
 
   /** Runs `fn` (calls of this store) in one write transaction: all of it is committed, or none of it. */

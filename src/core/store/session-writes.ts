@@ -5,7 +5,7 @@
  * (repositories/README.md); this is what the steps mean.
  */
 import type Database from 'better-sqlite3';
-import { CALL_KINDS, type CallUsage, type ChatMessage, type Compaction, type MessageFacts, type PlanState } from '../../shared/types';
+import { CALL_KINDS, type CallUsage, type ChatMessage, type ChildState, type Compaction, type MessageFacts, type PlanState } from '../../shared/types';
 import { derive, normalized, sameMessages, startFor, type ContextStart } from './context-start';
 import type { ExportedSession } from './export-schema';
 import { toColumns } from './messages';
@@ -127,8 +127,8 @@ export function compactionStart(db: Database.Database, pk: number, compacted: Ch
   return { keptFrom, withSystem: true, head: compacted.slice(1, 1 + headLength).map(normalized), promptSeq };
 }
 
-/** A JSON export as session `id`: its rows as given (status saved), updated now. */
-export function insertImported(db: Database.Database, id: string, s: ExportedSession): void {
+/** A JSON export as session `id`: its rows as given (status saved), updated now; `link`: the sub-agent link to its imported parent. */
+export function insertImported(db: Database.Database, id: string, s: ExportedSession, link: ImportedLink | null = null): void {
   const pk = insertSession(db, {
     id,
     parent_id: s.parent_id,
@@ -157,6 +157,14 @@ export function insertImported(db: Database.Database, id: string, s: ExportedSes
     const totals = s.usage.by_kind[kind];
     if (totals.calls || totals.prompt_tokens || totals.completion_tokens || totals.cost_usd) addUsage(db, pk, kind, totals, totals.calls);
   }
+  if (link) setSessionColumns(db, pk, { spawned_by: link.parentId, spawn_call_id: link.call_id, spawn_agent: link.agent, child_state: link.state });
+}
+
+export interface ImportedLink {
+  parentId: string;
+  call_id: string;
+  agent: string;
+  state: ChildState;
 }
 
 export interface CompactionWrite {
