@@ -65,6 +65,16 @@ export function childOfCall(db: Database.Database, parentId: string, callId: str
   return row && childFromRow(row);
 }
 
+/** The tools session `pk`'s calls named, each once, in the order first used (a sub-agent's card). */
+export function toolsUsed(db: Database.Database, pk: number): string[] {
+  const rows = prepared(
+    db,
+    `SELECT json_extract(call.value, '$.function.name') AS name FROM transcript t JOIN messages m ON m.id = t.message_id, json_each(m.tool_calls) call
+     WHERE t.session_pk = ? AND m.tool_calls IS NOT NULL GROUP BY name ORDER BY MIN(t.seq)`,
+  ).all(pk) as { name: string | null }[];
+  return rows.flatMap((row) => (typeof row.name === 'string' ? [row.name] : []));
+}
+
 /**
  * Session `pk`'s descendants through sub-agent links (children, their children…), deepest
  * first, trashed ones too: a parent's delete must not leave one behind. Bounded like
