@@ -234,6 +234,8 @@ export interface SessionCursor {
 /** One page of the session list and where the next one starts (null: this was the last). */
 export interface SessionPage {
   sessions: SessionMeta[];
+  /** How many sub-agents each listed session has, for those that have any (children are listed under their parent). */
+  children: Record<string, number>;
   next: SessionCursor | null;
 }
 

@@ -52,6 +52,16 @@ export function listChildren(db: Database.Database, parentId: string): ChildSess
   return rows.map(childFromRow);
 }
 
+/** How many live sub-agents each of sessions `ids` has, for those that have any (the sidebar's disclosure). */
+export function childCounts(db: Database.Database, ids: readonly string[]): Record<string, number> {
+  if (ids.length === 0) return {};
+  const rows = prepared(
+    db,
+    `SELECT s.spawned_by AS id, COUNT(*) AS n FROM sessions s WHERE s.spawned_by IN (SELECT value FROM json_each(?)) AND ${LIVE} GROUP BY s.spawned_by`,
+  ).all(JSON.stringify(ids)) as { id: string; n: number }[];
+  return Object.fromEntries(rows.map((row) => [row.id, row.n]));
+}
+
 /** The link of session `id`; null for a session no run_subagent call started. */
 export function readChildLink(db: Database.Database, id: string): ChildLink | null {
   const row = prepared(db, `SELECT ${CHILD_COLUMNS} FROM sessions s WHERE s.id = ? AND s.spawned_by IS NOT NULL AND ${LIVE}`).get(id) as ChildRow | undefined;
