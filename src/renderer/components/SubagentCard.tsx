@@ -6,17 +6,9 @@
  */
 import { useEffect, useMemo, useState } from 'react';
 import { subagentName, taskLabel } from '../../shared/subagents';
-import type { ChildState, SubagentRun, ToolCall } from '../../shared/types';
+import type { SubagentRun, ToolCall } from '../../shared/types';
 import { formatCost, formatCount } from '../lib/format';
 import { useSubagents } from '../state/subagents';
-
-const STATE_TEXT: Record<ChildState, string> = {
-  running: 'running',
-  done: 'done',
-  failed: 'failed',
-  stopped: 'stopped',
-  interrupted: 'interrupted',
-};
 
 export function SubagentCard({ call }: { call: ToolCall }) {
   const { runs, approvals, open } = useSubagents();
@@ -24,12 +16,12 @@ export function SubagentCard({ call }: { call: ToolCall }) {
   const run = runs.find((r) => r.child.call_id === call.id);
   const name = subagentName(agent, task);
   const waiting = run?.child.state === 'running' && approvals.some((a) => a.label.startsWith(`${name}: `));
-  const status = waiting ? 'waiting for approval' : run ? STATE_TEXT[run.child.state] : 'not started';
+  const status = waiting ? 'waiting for approval' : (run?.child.state ?? 'not started');
   return (
     <div className="card subagent" role="group" aria-label={`Sub-agent ${agent}: ${taskLabel(task)}`}>
       <div className="subagent-head">
         <span className="card-kind">Sub-agent</span> <code>{agent}</code>{' '}
-        <span className={`subagent-state state-${waiting ? 'waiting' : (run?.child.state ?? 'none')}`} role="status" aria-label={`Status: ${status}`}>
+        <span className={`subagent-state${waiting ? ' waiting' : ''}`} role="status" aria-label={`Status: ${status}`}>
           {status}
         </span>
       </div>
@@ -90,14 +82,12 @@ function elapsed(ms: number): string {
 
 /** The call's agent and task as the model wrote them; untrusted, shown as text. */
 function requestOf(raw: string): { agent: string; task: string } {
+  let parsed: unknown = null;
   try {
-    const parsed: unknown = JSON.parse(raw);
-    const field = (key: string) =>
-      parsed && typeof parsed === 'object' && typeof (parsed as Record<string, unknown>)[key] === 'string'
-        ? String((parsed as Record<string, unknown>)[key])
-        : '';
-    return { agent: field('agent') || 'unknown', task: field('task') };
+    parsed = JSON.parse(raw);
   } catch {
-    return { agent: 'unknown', task: '' };
+    // Shown as an unknown agent with no task: the tool refused the call the same way.
   }
+  const fields = parsed !== null && typeof parsed === 'object' ? (parsed as Record<string, unknown>) : {};
+  return { agent: typeof fields.agent === 'string' && fields.agent ? fields.agent : 'unknown', task: typeof fields.task === 'string' ? fields.task : '' };
 }
