@@ -90,6 +90,7 @@ export function createHandlers(deps: HandlerDeps): Handlers {
         usage: store.getUsage(sessionId),
         model_changes: store.getModelChanges(sessionId),
         agent_changes: store.getAgentChanges(sessionId),
+        child: store.childLink(sessionId),
       };
     },
     'sessions.transcript': (input) => {
@@ -102,6 +103,11 @@ export function createHandlers(deps: HandlerDeps): Handlers {
     'sessions.fork': (input) => engine.fork(input.id, input.at),
     'sessions.branches': (input) => engine.branches(input.id),
     'sessions.family': (input) => engine.family(input.id),
+    'sessions.children': (input) =>
+      store.children(id(input.id)).map((child) => {
+        const { calls, prompt_tokens, completion_tokens, cost_usd } = store.getUsage(child.id);
+        return { ...child, tools: store.toolsUsed(child.id), usage: { calls, prompt_tokens, completion_tokens, cost_usd } };
+      }),
     'sessions.archive': (input) => engine.setArchived(input.id, true),
     'sessions.unarchive': (input) => engine.setArchived(input.id, false),
     'sessions.export': (input) => exportFile(input.id, input.format),

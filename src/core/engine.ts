@@ -26,7 +26,8 @@ import { recoverInterruptedCalls } from './agent/recovery';
 import { compactNow } from './agent/context-guard';
 import { readProjectInstructions, type ProjectInstructions } from './agent/project-instructions';
 import { buildSystemPrompt } from './agent/system-prompt';
-import { childHost, taskLabel, type OpenChild, type SubagentHost } from './agent/subagent';
+import { RUN_SUBAGENT, taskLabel } from '../shared/subagents';
+import { childHost, type OpenChild, type SubagentHost } from './agent/subagent';
 import { DEFAULTS, type LoomConfig } from './config';
 import { estimateTotal } from './context/budget';
 import { upToCut } from './context/compactor';
@@ -49,7 +50,6 @@ import { ImportRecords } from './store/repositories/import-records';
 import type { ImportedSession, SessionStore } from './store/session-store';
 import { parseExport } from './store/export-schema';
 import { ALL_TOOLS, type Tool } from './tools/index';
-import { RUN_SUBAGENT } from './tools/subagent-tool';
 
 /**
  * A session's folder may be changed while its transcript holds only system prompts (one per

@@ -154,6 +154,8 @@ export function App({ initialSettings, appInfo }: { initialSettings: Settings; a
     [tabs],
   );
   const shownHit = hit?.id === tabs.active ? hit : null;
+  /** A sub-agent's card in the tab in front opens the child's session in a tab right after it. */
+  const openChild = useCallback((childId: string) => tabs.open(childId, tabs.active ?? undefined), [tabs]);
   /** A teammate's session found on the hub but not here yet: a sync brings it (when shared with a team of mine), then it opens. */
   const openUnsynced = useCallback(
     async (meta: SessionMeta) => {
@@ -288,6 +290,7 @@ export function App({ initialSettings, appInfo }: { initialSettings: Settings; a
             highlightMessage={shownHit?.index}
             findAsked={findAsked}
             onOpenSettings={() => setDialog({ kind: 'settings' })}
+            onOpenChild={openChild}
             onShowChanges={() => {
               const id = tabs.active!;
               setDialog({ kind: 'changes', id, files: chats.get(id).getSnapshot().changedFiles, closing: false });

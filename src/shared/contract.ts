@@ -19,6 +19,7 @@ import { SEARCH_SCOPES, type SessionSearchHit, type ShareResult, type SyncStatus
 import type {
   BranchPoint,
   ChatMessage,
+  ChildLink,
   Compaction,
   CompactionDetail,
   ConnectionReport,
@@ -30,6 +31,7 @@ import type {
   SessionMeta,
   SessionPage,
   SessionUsage,
+  SubagentRun,
   TrashedSession,
 } from './types';
 
@@ -77,6 +79,8 @@ export interface SessionInfo extends SessionMeta {
   model_changes: ModelChange[];
   /** Each change of the session's agent, oldest first. */
   agent_changes: AgentChange[];
+  /** A sub-agent's link to its parent and its state; null for a session no run_subagent call started. */
+  child: ChildLink | null;
 }
 
 /** An agent the session may choose (docs/DESIGN.md#agents), as the agent picker lists it. */
@@ -341,6 +345,8 @@ export const contract = {
   'sessions.branches': method<BranchPoint[]>()(bySession),
   /** The session's parent, siblings and forks. */
   'sessions.family': method<SessionFamily>()(bySession),
+  /** The session's sub-agents, in the order they started: each one's link, tools used, usage and times (docs/DESIGN.md#sub-agents). */
+  'sessions.children': method<SubagentRun[]>()(bySession),
   'sessions.archive': method<SessionMeta>()(bySession),
   'sessions.unarchive': method<SessionMeta>()(bySession),
   'sessions.export': method<ExportFile>()(z.strictObject({ id: sessionId, format: z.enum(EXPORT_FORMATS).optional() })),

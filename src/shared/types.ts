@@ -199,6 +199,13 @@ export interface ChildSession extends SessionMeta {
   child: ChildLink;
 }
 
+/** A sub-agent as its parent's card and sidebar row show it (sessions.children): its session and link, the tools it used, its usage. */
+export interface SubagentRun extends ChildSession {
+  /** The tools its calls named, each once, in the order first used. */
+  tools: string[];
+  usage: UsageTotals;
+}
+
 /** A session in the Trash (docs/DESIGN.md#trash): when it was deleted and when it will be purged. */
 export interface TrashedSession extends SessionMeta {
   deleted_at: string;
@@ -228,6 +235,8 @@ export interface SessionCursor {
 /** One page of the session list and where the next one starts (null: this was the last). */
 export interface SessionPage {
   sessions: SessionMeta[];
+  /** How many sub-agents each listed session has, for those that have any (children are listed under their parent). */
+  children: Record<string, number>;
   next: SessionCursor | null;
 }
 

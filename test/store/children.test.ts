@@ -25,6 +25,24 @@ describe('sub-agent sessions', () => {
     expect(store.childLink(child)?.state).toBe('done');
   });
 
+  it("counts a listed parent's live children and names the tools a child used, each once, in the order first used", () => {
+    const store = openStore();
+    const { parent, child } = family(store);
+    store.appendMessage(
+      child,
+      assistant(null, [
+        { id: 'c1', name: 'grep', args: '{}' },
+        { id: 'c2', name: 'read_file', args: '{}' },
+      ]),
+    );
+    store.appendMessage(child, assistant(null, [{ id: 'c3', name: 'grep', args: '{}' }]));
+    expect(store.toolsUsed(child)).toEqual(['grep', 'read_file']);
+    expect(store.toolsUsed(parent)).toEqual([]);
+    expect(store.listPage({ limit: 10 }).children).toEqual({ [parent]: 1 });
+    store.delete(child);
+    expect(store.listPage({ limit: 10 }).children).toEqual({});
+  });
+
   it('a child state change is in the change log other processes read', () => {
     const store = openStore();
     const { child } = family(store);

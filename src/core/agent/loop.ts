@@ -20,7 +20,7 @@ import { callModel, isAbort, retryNotice } from './model-call';
 import type { AgentSession } from './session';
 import { describeAttachments } from './user-message';
 import { answerToolCall, answerToolCallsTogether, notRunResult, plainOutcome, runToolCall, STOPPED_REASON } from './tool-runner';
-import { RUN_SUBAGENT } from '../tools/subagent-tool';
+import { RUN_SUBAGENT } from '../../shared/subagents';
 
 /** Sent when the model answers with nothing at all; bounded so a silent model cannot loop. */
 const CONTINUE_NUDGE = 'Continue.';

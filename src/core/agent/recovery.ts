@@ -6,7 +6,7 @@
  */
 import type { ChatMessage, ToolCall } from '../../shared/types';
 import type { AgentSession } from './session';
-import { RUN_SUBAGENT } from '../tools/subagent-tool';
+import { RUN_SUBAGENT } from '../../shared/subagents';
 import { answerToolCall, plainOutcome, runToolCall } from './tool-runner';
 
 export const INTERRUPTED_RESULT = 'Interrupted: this tool call did not complete (the session was interrupted). It was not re-run.';

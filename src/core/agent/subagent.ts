@@ -4,6 +4,7 @@
  * opens the child (its row, lease, prompt and tools: SubagentHost.open); this module runs it
  * under the parent's stop and turns how it ended into the result and the child's state.
  */
+import { subagentName } from '../../shared/subagents';
 import type { ChildState, ChatMessage } from '../../shared/types';
 import type { AgentDefinition } from '../agents/definition';
 import { LoomError } from '../errors';
@@ -13,12 +14,6 @@ import type { AgentSession } from './session';
 
 /** The cap on a child's answer as the parent receives it: the child's whole work stays in its own session. */
 const MAX_SUBAGENT_ANSWER_CHARS = 16_000;
-
-/** A task as approvals and progress lines name it: its start, on one line. */
-export function taskLabel(task: string): string {
-  const line = task.replace(/\s+/g, ' ').trim();
-  return line.length > 60 ? `${line.slice(0, 59)}…` : line;
-}
 
 /** An opened child: its agent, and the end of its run (state recorded, lease released, closed). */
 export interface OpenChild {
@@ -92,7 +87,7 @@ function bounded(answer: string): string {
  * other events go out under its own session id, for a window that shows the child.
  */
 export function childHost(parent: AgentHost, agent: string, task: string): AgentHost {
-  const who = `${agent} sub-agent, "${taskLabel(task)}"`;
+  const who = subagentName(agent, task);
   return {
     emit: (event) => parent.emit(event),
     approve: (request) => parent.approve({ ...request, label: `${who}: ${request.label}` }),

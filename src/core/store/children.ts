@@ -70,6 +70,16 @@ export function listChildren(db: Database.Database, pk: number): ChildSession[] 
   return rows.map(childFromRow);
 }
 
+/** How many live sub-agents each of sessions `ids` has, for those that have any (the sidebar's disclosure). */
+export function childCounts(db: Database.Database, ids: readonly string[]): Record<string, number> {
+  if (ids.length === 0) return {};
+  const rows = prepared(
+    db,
+    `SELECT s.spawned_by AS id, COUNT(*) AS n FROM sessions s WHERE s.spawned_by IN (SELECT value FROM json_each(?)) AND ${LIVE} GROUP BY s.spawned_by`,
+  ).all(JSON.stringify(ids)) as { id: string; n: number }[];
+  return Object.fromEntries(rows.map((row) => [row.id, row.n]));
+}
+
 /** The link of session `id`; null for a session no run_subagent call started. */
 export function readChildLink(db: Database.Database, id: string): ChildLink | null {
   const row = prepared(db, `SELECT ${CHILD_COLUMNS} FROM sessions s WHERE s.id = ? AND s.spawned_by IS NOT NULL AND ${LIVE}`).get(id) as ChildRow | undefined;
@@ -81,6 +91,16 @@ export function childOfCall(db: Database.Database, parentId: string, callId: str
   const row = prepared(db, `SELECT ${CHILD_COLUMNS} FROM sessions s WHERE s.spawned_by = ? AND s.spawn_call_id = ? AND ${LIVE}`).get(parentId, callId) as
     ChildRow | undefined;
   return row && childFromRow(row);
+}
+
+/** The tools session `pk`'s calls named, each once, in the order first used (a sub-agent's card). */
+export function toolsUsed(db: Database.Database, pk: number): string[] {
+  const rows = prepared(
+    db,
+    `SELECT json_extract(call.value, '$.function.name') AS name FROM transcript t JOIN messages m ON m.id = t.message_id, json_each(m.tool_calls) call
+     WHERE t.session_pk = ? AND m.tool_calls IS NOT NULL GROUP BY name ORDER BY MIN(t.seq)`,
+  ).all(pk) as { name: string | null }[];
+  return rows.flatMap((row) => (typeof row.name === 'string' ? [row.name] : []));
 }
 
 /**

@@ -6,7 +6,7 @@
 import type Database from 'better-sqlite3';
 import type { PlanState, SessionCursor, SessionMeta, SessionPage, SessionRecord } from '../../shared/types';
 import { LoomError } from '../errors';
-import { TOP_LEVEL } from './children';
+import { TOP_LEVEL, childCounts } from './children';
 import type { TreeFields } from './export';
 import { listAgentChanges, listCompactions, listModelChanges, readUsage } from './repositories/records';
 import { META_COLUMNS, metaFromRow, type MetaRow } from './rows';
@@ -116,7 +116,15 @@ export function listPage(db: Database.Database, opts: ListOptions & { limit: num
   const sessions = rows.slice(0, opts.limit);
   const last = sessions.at(-1);
   const pinned = opts.after ? [] : listSessions(db, { ...opts, pinned: true, limit: -1 });
-  return { sessions: [...pinned, ...sessions], next: rows.length > opts.limit && last ? { updated_at: last.updated_at, id: last.id } : null };
+  const listed = [...pinned, ...sessions];
+  return {
+    sessions: listed,
+    children: childCounts(
+      db,
+      listed.map((s) => s.id),
+    ),
+    next: rows.length > opts.limit && last ? { updated_at: last.updated_at, id: last.id } : null,
+  };
 }
 
 /**

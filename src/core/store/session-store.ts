@@ -28,7 +28,7 @@ import type { TranscriptSeq } from '../../shared/engine-events';
 import { EXPORT_FORMATS, type ExportFormat } from '../../shared/export-name';
 import { isUnstarted } from '../../shared/message-count';
 import { LoomError } from '../errors';
-import { childOfCall, descendantPks, descendants, listChildren, readChildLink } from './children';
+import { childOfCall, descendantPks, descendants, listChildren, readChildLink, toolsUsed } from './children';
 import { openDatabase } from './db';
 import { renderExport } from './export';
 import type { ParsedExport } from './export-schema';
@@ -318,6 +318,11 @@ export class SessionStore {
   /** Session `id`'s sub-agents, in the order they started; a fork's include those its inherited history started (child.parent_id says whose). */
   children(id: string): ChildSession[] {
     return listChildren(this.db, this.pkOf(id));
+  }
+
+  /** The tools session `id`'s calls named, each once, in the order first used. */
+  toolsUsed(id: string): string[] {
+    return toolsUsed(this.db, this.pkOf(id));
   }
 
   /** What links sub-agent `id` to its parent; null for a session no run_subagent call started. */

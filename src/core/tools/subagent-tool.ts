@@ -5,10 +5,9 @@
  * the context; a session offered none (a sub-agent's own, by default) is told so.
  */
 import { z } from 'zod';
+import { RUN_SUBAGENT } from '../../shared/subagents';
 import { LoomError } from '../errors';
 import { defineTool } from './tool';
-
-export const RUN_SUBAGENT = 'run_subagent';
 
 export const runSubagentTool = defineTool({
   name: RUN_SUBAGENT,

@@ -13,6 +13,7 @@ import { useBranchPoints } from '../state/branches';
 import { isBusy } from '../state/chat-reducer';
 import type { ChatSession } from '../state/chat-session';
 import { usePins } from '../state/session-records';
+import { SubagentsContext, useRunningChild, useSubagentRuns, type SubagentsView } from '../state/subagents';
 import { useSessionMeta } from '../state/session-meta';
 import { ErrorBanner, TurnProblemBanner } from './Banners';
 import { CompactDialog } from './CompactDialog';
@@ -51,6 +52,8 @@ interface ChatViewProps {
   highlightMessage?: number;
   /** Counts the times Ctrl+F was pressed (App.tsx): a change opens the find bar, or focuses it again. */
   findAsked?: number;
+  /** Opens a sub-agent's session in a tab beside this one (its card's Open). */
+  onOpenChild: (childId: string) => void;
 }
 
 /** What the branch actions of a session's messages do, by session id and transcript index. */
@@ -61,7 +64,17 @@ export interface BranchHandlers {
   switchTo(sessionId: string, siblingId: string, index: number): void;
 }
 
-export function ChatView({ chat, onAction, onShowChanges, onOpenSettings, branching, scrollToMessage, highlightMessage, findAsked = 0 }: ChatViewProps) {
+export function ChatView({
+  chat,
+  onAction,
+  onShowChanges,
+  onOpenSettings,
+  branching,
+  scrollToMessage,
+  highlightMessage,
+  findAsked = 0,
+  onOpenChild,
+}: ChatViewProps) {
   const snap = useSyncExternalStore(chat.subscribe, chat.getSnapshot);
   const busy = isBusy(snap.phase);
   // Read once: the tab opens there, later renders leave the scrolling to the user.
@@ -106,6 +119,9 @@ export function ChatView({ chat, onAction, onShowChanges, onOpenSettings, branch
     () => ({ busy, show: (record, n) => setShownCompaction({ record, n }), undo: () => chat.uncompact() }),
     [busy, chat],
   );
+  const runs = useSubagentRuns(chat.id);
+  const subagents = useMemo<SubagentsView>(() => ({ runs, approvals: snap.approvals, open: onOpenChild }), [runs, snap.approvals, onOpenChild]);
+  const childRunning = useRunningChild(chat.id);
   const counts = compactionCounts(snap.markers.flatMap((m) => (m.record ? [m.record] : [])));
 
   const canCompact = !busy && !archived;
@@ -174,9 +190,11 @@ export function ChatView({ chat, onAction, onShowChanges, onOpenSettings, branch
       {finding.open && <FindBar chat={chat} focusAsked={findAsked} onFind={finding.setTarget} onClose={finding.close} />}
       <BranchActionsContext.Provider value={branchActions}>
         <ContextActionsContext.Provider value={contextActions}>
-          <Suspense fallback={<div className="transcript" role="log" aria-label="Transcript" aria-busy="true" />}>
-            <Transcript chat={chat} snap={snap} scrollToMessage={openAt} highlightMessage={highlightAt} find={finding.target} markerActions={markerActions} />
-          </Suspense>
+          <SubagentsContext.Provider value={subagents}>
+            <Suspense fallback={<div className="transcript" role="log" aria-label="Transcript" aria-busy="true" />}>
+              <Transcript chat={chat} snap={snap} scrollToMessage={openAt} highlightMessage={highlightAt} find={finding.target} markerActions={markerActions} />
+            </Suspense>
+          </SubagentsContext.Provider>
         </ContextActionsContext.Provider>
       </BranchActionsContext.Provider>
       <div className="chat-foot">
@@ -197,7 +215,12 @@ export function ChatView({ chat, onAction, onShowChanges, onOpenSettings, branch
             </button>
           </div>
         )}
-        <Composer chat={chat} busy={busy} disabled={archived || !snap.loaded} />
+        {childRunning && (
+          <div className="banner banner-info" role="status">
+            <span className="banner-text">A sub-agent is running; this session is read-only until it ends.</span>
+          </div>
+        )}
+        <Composer chat={chat} busy={busy} disabled={archived || childRunning || !snap.loaded} />
       </div>
       {folder.choosing && meta && folder.project && <SessionProjectDialog meta={meta} project={folder.project} onClose={() => folder.choose(false)} />}
       {askingFocus && <CompactDialog onClose={() => setAskingFocus(false)} onCompact={(focus) => void chat.compact({ focus })} />}

@@ -1,16 +1,19 @@
 /**
  * One transcript message: the user's words as typed, the assistant's reply as Markdown
- * (raw HTML shown as text), each tool call as a collapsible card with its arguments, each
- * tool result as a collapsible card, the system prompt folded away. Under yours and the
- * replies: their facts and copy buttons (MessageFooter).
+ * (raw HTML shown as text), each tool call as a collapsible card with its arguments (a
+ * run_subagent call as a sub-agent card), each tool result as a collapsible card, the
+ * system prompt folded away. Under yours and the replies: their facts and copy buttons
+ * (MessageFooter).
  */
 import { memo, useMemo, type ReactNode } from 'react';
+import { RUN_SUBAGENT } from '../../shared/subagents';
 import type { ChatMessage, MessageFacts, ToolCall, UserMessage } from '../../shared/types';
 import { prettyArguments, toolText, userParts } from '../lib/display';
 import { inlineImageSrc } from '../../shared/markdown';
 import { CopyButton } from './CopyButton';
 import { Markdown } from './Markdown';
 import { MessageFooter } from './MessageFooter';
+import { SubagentCard } from './SubagentCard';
 
 interface MessageRowProps {
   message: ChatMessage;
@@ -44,9 +47,9 @@ export const MessageRow = memo(function MessageRow({ message, facts, toolName, c
         <article className="msg msg-assistant" aria-label={message.stopped ? 'Assistant (stopped)' : 'Assistant'}>
           <div className="msg-who">Loom</div>
           {message.content ? <Markdown text={message.content} /> : null}
-          {message.tool_calls?.map((call) => (
-            <ToolCallCard key={call.id} call={call} />
-          ))}
+          {message.tool_calls?.map((call) =>
+            call.function.name === RUN_SUBAGENT ? <SubagentCard key={call.id} call={call} /> : <ToolCallCard key={call.id} call={call} />,
+          )}
           {message.stopped && <div className="msg-stopped">Stopped by you{message.content ? '' : ' before any text arrived'}.</div>}
           <MessageFooter message={message} facts={facts} />
           {children}

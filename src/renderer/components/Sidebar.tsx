@@ -19,6 +19,7 @@ import { useSessionList, type SidebarItem } from '../state/session-list';
 import { AttentionBadge } from './AttentionBadge';
 import { ProjectFilter } from './ProjectFilter';
 import { SessionMenu } from './SessionMenu';
+import { SidebarChildren } from './SidebarChildren';
 import { Snippet } from './Snippet';
 import { SyncStatusLine } from './SyncStatusLine';
 
@@ -210,6 +211,7 @@ export function Sidebar(props: SidebarProps) {
               const label = sessionLabel(item);
               const marker = props.markers.get(item.id);
               const heading = headingAt(row.index);
+              const childCount = list.childCounts[item.id] ?? 0;
               return (
                 <li
                   key={row.key}
@@ -257,6 +259,7 @@ export function Sidebar(props: SidebarProps) {
                   >
                     ⋯
                   </button>
+                  {childCount > 0 && <SidebarChildren label={label} parentId={item.id} count={childCount} onOpen={(child) => onAction('open', child)} />}
                 </li>
               );
             })}

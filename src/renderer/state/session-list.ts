@@ -28,13 +28,16 @@ interface ListState {
   more: boolean;
   loaded: boolean;
   error: string | null;
+  /** How many sub-agents each listed session has, for those that have any. */
+  childCounts: Record<string, number>;
 }
 
-const EMPTY: ListState = { query: '', items: [], more: false, loaded: false, error: null };
+const EMPTY: ListState = { query: '', items: [], more: false, loaded: false, error: null, childCounts: {} };
 
 interface Page {
   items: SidebarItem[];
   more: boolean;
+  childCounts: Record<string, number>;
 }
 
 function isSessionEvent(event: BridgeEvent): event is SessionEvent {
@@ -79,6 +82,7 @@ export function useSessionList(bridge: LoomBridge, query: string, includeArchive
             more: page.more,
             loaded: true,
             error: null,
+            childCounts: first ? page.childCounts : { ...now.childCounts, ...page.childCounts },
           };
         });
       } catch (err) {
@@ -99,6 +103,8 @@ export function useSessionList(bridge: LoomBridge, query: string, includeArchive
 
   useEffect(() => {
     const off = bridge.onEvent((event) => {
+      // A child started (or ended): its parent's count is read again, whatever the events before said.
+      if (event.type === 'subagent') void countChildren(bridge, event.sessionId, setState);
       if (!isSessionEvent(event)) return;
       heard.current?.push(event);
       setState((now) => ({ ...now, items: applyEvent(now.items, event, now.query, includeArchived, !now.more, project) }));
@@ -142,6 +148,11 @@ function nextPage(bridge: LoomBridge, text: string, filter: Filter, items: Sideb
       );
 }
 
+async function countChildren(bridge: LoomBridge, parentId: string, setState: (update: (now: ListState) => ListState) => void): Promise<void> {
+  const children = await bridge.invoke('sessions.children', { id: parentId }).catch(() => null);
+  if (children) setState((now) => ({ ...now, childCounts: { ...now.childCounts, [parentId]: children.length } }));
+}
+
 async function listPage(bridge: LoomBridge, { includeArchived, project }: Filter, last: SessionMeta | undefined): Promise<Page> {
   const page = await bridge.invoke('sessions.list', {
     includeArchived,
@@ -149,13 +160,14 @@ async function listPage(bridge: LoomBridge, { includeArchived, project }: Filter
     ...(project !== null && { project }),
     ...(last && { after: { updated_at: last.updated_at, id: last.id } }),
   });
-  return { items: page.sessions, more: page.next !== null };
+  return { items: page.sessions, more: page.next !== null, childCounts: page.children };
 }
 
 async function searchPage(bridge: LoomBridge, query: string, { includeArchived, scope, project }: Filter, offset: number): Promise<Page> {
   const inProject = project !== null && scope === 'local' ? { project } : {};
   const hits = await bridge.invoke('sessions.search', { query, includeArchived, scope, limit: SEARCH_PAGE, offset, ...inProject });
-  return { items: hits, more: hits.length === SEARCH_PAGE };
+  // A hit's children are a hit of their own, or not: no disclosure under it.
+  return { items: hits, more: hits.length === SEARCH_PAGE, childCounts: {} };
 }
 
 function applyEvent(
