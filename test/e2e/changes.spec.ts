@@ -6,8 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Page } from '@playwright/test';
-import { startBrowserMode } from '../../src/server/browser-mode';
-import { STATIC_DIR, SUMMARY, expect, newSession, openLoom, send, sidebarRow, test, transcript } from './fixtures';
+import { SUMMARY, expect, newSession, openLoom, restartLoom, send, sidebarRow, test, transcript } from './fixtures';
 
 /** Allows the approval the turn waits on, after checking it is about `file`. */
 async function allow(page: Page, tool: string, file: string): Promise<void> {
@@ -129,14 +128,7 @@ test('after a server restart the session still lists its changed files, and Reve
   await expect(transcript(page).getByText('Done both.')).toBeVisible();
   await expect(changedFilesButton(page)).toHaveText('Changed files (2)');
 
-  await loom.mode.close();
-  const restarted = await startBrowserMode({
-    dataDir: loom.dataDir,
-    projectDir: loom.projectDir,
-    staticDir: STATIC_DIR,
-    overrides: { baseUrl: loom.model.baseUrl, model: 'gemma4', apiKey: '' },
-    env: {},
-  });
+  const restarted = await restartLoom(loom);
   try {
     await page.goto(restarted.url);
     await sidebarRow(page, 'Changing two files')

@@ -23,6 +23,22 @@ export interface LoomHarness {
 /** The run's private copy of the built UI (global-setup.ts). */
 export const STATIC_DIR = process.env.LOOM_E2E_STATIC ?? path.resolve('out/renderer');
 
+/**
+ * Closes the harness's server and starts another on the same data and project folders (a new
+ * access token, as a real restart gives), on `port` when given; the caller closes it.
+ */
+export async function restartLoom(loom: LoomHarness, port?: number): Promise<BrowserMode> {
+  await loom.mode.close();
+  return startBrowserMode({
+    dataDir: loom.dataDir,
+    projectDir: loom.projectDir,
+    staticDir: STATIC_DIR,
+    ...(port === undefined ? {} : { port }),
+    overrides: { baseUrl: loom.model.baseUrl, model: 'gemma4', apiKey: '' },
+    env: {},
+  });
+}
+
 export const test = base.extend<{ loom: LoomHarness; pageErrors: void; mcpServers: Record<string, unknown> | null; preselectProject: boolean }>({
   /** The `mcpServers` of the data folder's mcp.json, written before Loom starts (test.use({ mcpServers })); null: no file. */
   mcpServers: [null, { option: true }],

@@ -3,8 +3,7 @@
  * says in one line what to do and stops retrying its event stream; pasting the new URL
  * into the same tab (only the fragment changes, which loads nothing) is enough.
  */
-import { startBrowserMode } from '../../src/server/browser-mode';
-import { STATIC_DIR, expect, newSession, openLoom, send, test } from './fixtures';
+import { expect, newSession, openLoom, restartLoom, send, test } from './fixtures';
 
 test('after a restart the page says to open the new URL, stops retrying, and takes the new URL pasted into the same tab', async ({ page, loom }) => {
   await page.clock.install();
@@ -15,16 +14,7 @@ test('after a restart the page says to open the new URL, stops retrying, and tak
   await openLoom(page, loom);
   await expect.poll(() => events.length).toBe(1);
 
-  const port = loom.mode.server.port;
-  await loom.mode.close();
-  const restarted = await startBrowserMode({
-    dataDir: loom.dataDir,
-    projectDir: loom.projectDir,
-    staticDir: STATIC_DIR,
-    port,
-    overrides: { baseUrl: loom.model.baseUrl, model: 'gemma4', apiKey: '' },
-    env: {},
-  });
+  const restarted = await restartLoom(loom, loom.mode.server.port);
   try {
     expect(restarted.url).not.toBe(loom.url);
     // The stream retries while the server is away, then hears the refusal once.
@@ -52,16 +42,7 @@ test('after a restart the page says to open the new URL, stops retrying, and tak
 test('after a restart a message sent says once that the URL changed, not again in the chat', async ({ page, loom }) => {
   await openLoom(page, loom);
   await newSession(page);
-  const port = loom.mode.server.port;
-  await loom.mode.close();
-  const restarted = await startBrowserMode({
-    dataDir: loom.dataDir,
-    projectDir: loom.projectDir,
-    staticDir: STATIC_DIR,
-    port,
-    overrides: { baseUrl: loom.model.baseUrl, model: 'gemma4', apiKey: '' },
-    env: {},
-  });
+  const restarted = await restartLoom(loom, loom.mode.server.port);
   try {
     await send(page, 'Are you there?');
     const notice = page.getByRole('alert').filter({ hasText: 'The Loom server restarted with a new access token' });
