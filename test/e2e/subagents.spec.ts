@@ -38,6 +38,9 @@ test('sub-agent cards show their live status, and a child opens read-only in a t
   await expect(card(page, 1).getByRole('status')).toHaveText('running');
   await expect(card(page, 0)).toContainText('find the parser');
   await expect(card(page, 1)).toContainText('find the tests');
+  // One line for the two, whose cards say the rest; no "Running run_subagent…" per child.
+  await expect(transcript(page).getByRole('status').filter({ hasText: 'sub-agents are working' })).toHaveText('2 sub-agents are working…');
+  await expect(transcript(page).getByText(/Running run_subagent/)).toHaveCount(0);
   await expectNoAxeViolations(page);
 
   await card(page, 0).getByRole('button', { name: "Open the explore sub-agent's session" }).click();

@@ -4,6 +4,7 @@
  * questions from ask_question — answered right here in the transcript.
  */
 import { useDeferredValue, useRef, useState } from 'react';
+import { RUN_SUBAGENT } from '../../shared/subagents';
 import { usePromptFocus } from '../lib/focus-return';
 import { waitingText } from '../state/attention';
 import type { Question } from '../state/chat-reducer';
@@ -18,6 +19,9 @@ export function LiveRow({ chat, snap }: { chat: ChatSession; snap: ChatSnapshot 
   const streaming = snap.streaming ? deferred : '';
   const waitsFor = waitingText(snap);
   const waiting = snap.phase === 'running' && !streaming && snap.runningTools.length === 0 && snap.approvals.length === 0 && snap.questions.length === 0;
+  // Each sub-agent has its card (SubagentCard) with its own status: one line says they work.
+  const subagents = snap.runningTools.filter((tool) => tool.name === RUN_SUBAGENT).length;
+  const tools = snap.runningTools.filter((tool) => tool.name !== RUN_SUBAGENT);
   return (
     <div className="live">
       {streaming && (
@@ -32,11 +36,18 @@ export function LiveRow({ chat, snap }: { chat: ChatSession; snap: ChatSnapshot 
           {waitsFor}
         </div>
       ) : (
-        snap.runningTools.map((tool) => (
-          <div key={tool.callId} className="progress" role="status">
-            <span className="spinner" aria-hidden="true" /> Running <code>{tool.name}</code>…
-          </div>
-        ))
+        <>
+          {tools.map((tool) => (
+            <div key={tool.callId} className="progress" role="status">
+              <span className="spinner" aria-hidden="true" /> Running <code>{tool.name}</code>…
+            </div>
+          ))}
+          {subagents > 0 && (
+            <div className="progress" role="status">
+              <span className="spinner" aria-hidden="true" /> {subagents === 1 ? 'A sub-agent is working…' : `${subagents} sub-agents are working…`}
+            </div>
+          )}
+        </>
       )}
       {snap.approvals.map((approval) => (
         <ApprovalCard key={approval.requestId} approval={approval} chat={chat} />
