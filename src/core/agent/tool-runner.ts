@@ -74,13 +74,22 @@ export const STOPPED_REASON = 'the turn was stopped by the user';
  * every tool call, in a turn or recovered after a crash, gets its one result message.
  */
 export async function answerToolCall(session: AgentSession, call: ToolCall, outcomeOf: () => ToolOutcome | Promise<ToolOutcome>): Promise<void> {
-  const { name, arguments: args } = call.function;
-  const effect = session.effectOf(name);
   // Calls run one at a time and nothing else is appended meanwhile: the result takes the next position.
-  session.host.emit({ type: 'tool_start', sessionId: session.id, seq: session.nextSeq(), callId: call.id, name, effect, args });
-  const outcome = await outcomeOf();
+  announce(session, call, session.nextSeq());
+  commitResult(session, call, await outcomeOf());
+}
+
+/** The tool_start event of a call whose result will take transcript position `seq`. */
+function announce(session: AgentSession, call: ToolCall, seq: number): void {
+  const { name, arguments: args } = call.function;
+  session.host.emit({ type: 'tool_start', sessionId: session.id, seq, callId: call.id, name, effect: session.effectOf(name), args });
+}
+
+/** Appends the call's one result message and says so (tool_end). */
+function commitResult(session: AgentSession, call: ToolCall, outcome: ToolOutcome): void {
+  const { name } = call.function;
   const seq = session.append({ role: 'tool', tool_call_id: call.id, content: outcome.content });
-  session.host.emit({ type: 'tool_end', sessionId: session.id, seq, callId: call.id, name, effect, result: outcome.display });
+  session.host.emit({ type: 'tool_end', sessionId: session.id, seq, callId: call.id, name, effect: session.effectOf(name), result: outcome.display });
 }
 
 /**
@@ -95,20 +104,12 @@ export async function answerToolCallsTogether(
   outcomeOf: (call: ToolCall) => Promise<ToolOutcome>,
 ): Promise<void> {
   const first = session.nextSeq();
-  for (const [i, call] of calls.entries()) {
-    const { name, arguments: args } = call.function;
-    session.host.emit({ type: 'tool_start', sessionId: session.id, seq: first + i, callId: call.id, name, effect: session.effectOf(name), args });
-  }
+  for (const [i, call] of calls.entries()) announce(session, call, first + i);
   const outcomes = startLimited(
     calls.map((call) => () => outcomeOf(call)),
     limit,
   );
-  for (const [i, call] of calls.entries()) {
-    const outcome = await outcomes[i]!;
-    const seq = session.append({ role: 'tool', tool_call_id: call.id, content: outcome.content });
-    const { name } = call.function;
-    session.host.emit({ type: 'tool_end', sessionId: session.id, seq, callId: call.id, name, effect: session.effectOf(name), result: outcome.display });
-  }
+  for (const [i, call] of calls.entries()) commitResult(session, call, await outcomes[i]!);
 }
 
 /** Starts the tasks in order, at most `limit` running at a time; each promise settles with its task. */
