@@ -139,3 +139,26 @@ test('Ctrl+F finds in the whole transcript of a long fork, steps through the mat
   await send(page, 'And herons?');
   await expect(transcript(page).getByRole('article', { name: 'You' }).filter({ hasText: 'And herons?' })).toBeInViewport();
 });
+
+test('the find bar counts in the messages a turn saves while it is open, staying on its match', async ({ page, loom }) => {
+  loom.store.create({ title: 'Herons', cwd: loom.projectDir, messages: conversation(40, { 5: 'A grey heron at the weir.' }) });
+  await openLoom(page, loom);
+  await page.getByRole('button', { name: /^Herons/ }).click();
+  await page.keyboard.press('Control+f');
+  const box = page.getByRole('searchbox', { name: 'Find in session' });
+  await box.fill('heron');
+  const status = page.getByRole('search', { name: 'Find in session' }).getByRole('status');
+  await expect(status).toHaveText('1 of 1');
+  const first = transcript(page).locator('.row').filter({ hasText: 'A grey heron at the weir.' });
+  await expect(first).toBeInViewport();
+
+  loom.model.enqueue({ text: 'Another heron flew over the reeds.' });
+  await send(page, 'Any more birds?');
+  await expect(status).toHaveText('1 of 2');
+  // Still on the first match; the new one is highlighted as a match, and Next goes to it.
+  await expect.poll(() => highlighted(page, 'find-current')).toEqual(['heron']);
+  await expect(first).toBeInViewport();
+  await box.press('Enter');
+  await expect(status).toHaveText('2 of 2');
+  await expect(transcript(page).locator('.row').filter({ hasText: 'Another heron flew over the reeds.' })).toBeInViewport();
+});

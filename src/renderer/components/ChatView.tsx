@@ -187,7 +187,7 @@ export function ChatView({
         </div>
       )}
       {snap.loadError && <ErrorBanner text={snap.loadError} onDismiss={() => void chat.load()} />}
-      {finding.open && <FindBar chat={chat} focusAsked={findAsked} onFind={finding.setTarget} onClose={finding.close} />}
+      {finding.open && <FindBar chat={chat} total={snap.total} focusAsked={findAsked} onFind={finding.setTarget} onClose={finding.close} />}
       <BranchActionsContext.Provider value={branchActions}>
         <ContextActionsContext.Provider value={contextActions}>
           <SubagentsContext.Provider value={subagents}>

@@ -27,13 +27,15 @@ interface Found {
 
 interface FindBarProps {
   chat: ChatSession;
+  /** The transcript's length: when messages arrive while the bar is open, the find runs again. */
+  total: number;
   /** Moves each time Ctrl+F is pressed: the box takes the focus again, its text selected. */
   focusAsked: number;
   onFind: (find: FindTarget | null) => void;
   onClose: () => void;
 }
 
-export function FindBar({ chat, focusAsked, onFind, onClose }: FindBarProps) {
+export function FindBar({ chat, total, focusAsked, onFind, onClose }: FindBarProps) {
   const [query, setQuery] = useState('');
   const [found, setFound] = useState<Found | null>(null);
   const [at, setAt] = useState(0);
@@ -47,29 +49,45 @@ export function FindBar({ chat, focusAsked, onFind, onClose }: FindBarProps) {
     box.current?.select();
   }, [focusAsked]);
 
-  const show = ({ query: text, matches }: Found, index: number) => {
+  /** `go`: scroll to the match (a new find, Next, Previous); a refresh only repaints and recounts. */
+  const show = ({ query: text, matches }: Found, index: number, go = true) => {
     setAt(index);
     const current = matches[index];
-    onFind(current === undefined ? null : { patterns: termPatterns(searchTerms(text)), matches: new Set(matches), current, n: ++goings.current });
+    if (go) goings.current++;
+    onFind(current === undefined ? null : { patterns: termPatterns(searchTerms(text)), matches: new Set(matches), current, n: goings.current });
   };
-  const find = (text: string) => {
-    setQuery(text);
-    setError(null);
+  /** `stayAt`: the message the bar was on, kept as the current match when it still matches (a refresh). */
+  const run = (text: string, stayAt?: number) => {
     const request = ++requests.current;
-    if (searchTerms(text).length === 0) {
-      setFound(null);
-      onFind(null);
-      return;
-    }
     chat.find(text).then(
       (matches) => {
         if (request !== requests.current) return;
         setFound({ query: text, matches });
-        show({ query: text, matches }, 0);
+        const kept = stayAt === undefined ? -1 : matches.indexOf(stayAt);
+        show({ query: text, matches }, Math.max(kept, 0), kept < 0);
       },
       (err: unknown) => request === requests.current && setError(errorMessage(err)),
     );
   };
+  const find = (text: string) => {
+    setQuery(text);
+    setError(null);
+    if (searchTerms(text).length === 0) {
+      ++requests.current;
+      setFound(null);
+      onFind(null);
+      return;
+    }
+    run(text);
+  };
+  // Messages saved while the bar is open (a reply, a tool result) may match too: count them in
+  // without moving the view from the match the user is on.
+  const seenTotal = useRef(total);
+  useEffect(() => {
+    if (total === seenTotal.current) return;
+    seenTotal.current = total;
+    if (found) run(found.query, found.matches[at]);
+  });
   const count = found?.matches.length ?? 0;
   const step = (by: number) => {
     if (found && count > 0) show(found, (at + by + count) % count);
