@@ -13,7 +13,7 @@ import type { EngineEvent, PendingRequest, TurnResult } from '../shared/engine-e
 import type { ContextState, SessionProject } from '../shared/contract';
 import { IMPORT_SOURCES, IMPORT_SOURCE_LABELS, type ImportSourceName } from '../shared/import-sources';
 import { mcpProblems, type McpOverview, type McpServerEdit } from '../shared/mcp';
-import type { BranchPoint, ChildState, CompactionDetail, Pin, SessionFamily, SessionMeta } from '../shared/types';
+import type { BranchPoint, ChatMessage, ChildState, CompactionDetail, Pin, SessionFamily, SessionMeta } from '../shared/types';
 import { AgentSession } from './agent/session';
 import { DEFAULT_AGENT } from './agents/built-in';
 import type { AgentDefinition } from './agents/definition';
@@ -857,9 +857,10 @@ export class LoomEngine extends SessionLifecycle {
     // Never run_subagent: a child cannot start children (depth 1).
     const tools = parent.tools.filter((t) => t.name !== RUN_SUBAGENT);
     const systemPrompt = buildSystemPrompt({ projectDir: parent.projectDir, tools, instructions: parent.instructions, agent: definition });
-    // Its row and prompt in one transaction: one commit (one fsync) per start, so parallel starts do not queue behind each other's.
-    // Its lease is its turn's, as every session's (AgentSession.beginTurn).
-    const id = this.store.batch(() => {
+    // Its row, prompt and task in one transaction: one commit (one fsync) per start, so parallel starts do not queue
+    // behind each other's. Its lease is its turn's, as every session's (AgentSession.beginTurn).
+    const taskMessage: ChatMessage = { role: 'user', content: task };
+    const { id, appended } = this.store.batch(() => {
       const meta = this.store.create({
         model: parent.client.settings.model,
         projectDir: parent.projectDir,
@@ -867,7 +868,7 @@ export class LoomEngine extends SessionLifecycle {
         spawn: { parentId: parent.id, callId, agent: definition.name },
       });
       this.store.setProject(meta.id, { cwd: parent.projectDir, systemPrompt });
-      return meta.id;
+      return { id: meta.id, appended: this.store.appendMessage(meta.id, taskMessage) };
     });
     const agent = new AgentSession({
       sessionId: id,
@@ -888,6 +889,8 @@ export class LoomEngine extends SessionLifecycle {
     });
     this.sessions.set(id, { agent });
     this.auditStart(agent, false);
+    agent.audit.write('user_message', { text: task });
+    this.emit({ type: 'message', sessionId: id, seq: appended.seq, message: taskMessage, facts: appended.facts });
     this.emitChild(parent.id, id, callId, definition.name, task, 'running');
     return {
       agent,

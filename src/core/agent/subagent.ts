@@ -9,7 +9,7 @@ import type { ChildState, ChatMessage } from '../../shared/types';
 import type { AgentDefinition } from '../agents/definition';
 import { LoomError } from '../errors';
 import type { AgentHost } from './host';
-import { runUserTurn } from './loop';
+import { runReplyTurn } from './loop';
 import type { AgentSession } from './session';
 
 /** The cap on a child's answer as the parent receives it: the child's whole work stays in its own session. */
@@ -27,6 +27,7 @@ export interface SubagentHost {
   agentNamed(parent: AgentSession, name: string): Promise<AgentDefinition>;
   /** At most this many children of one reply run at once (--max-parallel-subagents). */
   maxParallel(): number;
+  /** The child's session, its task its first message. */
   open(parent: AgentSession, callId: string, definition: AgentDefinition, task: string): OpenChild;
 }
 
@@ -50,7 +51,8 @@ export async function runSubagent(
   let state: ChildState = 'failed';
   const stopChild = () => child.agent.stop();
   try {
-    const running = runUserTurn(child.agent, { role: 'user', content: request.task }, request.task);
+    // The task is the child's first message already (SubagentHost.open): the turn answers it.
+    const running = runReplyTurn(child.agent);
     signal.addEventListener('abort', stopChild, { once: true });
     if (signal.aborted) stopChild();
     const outcome = await running;

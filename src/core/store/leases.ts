@@ -60,6 +60,25 @@ function hasExited(pid: number): boolean {
   return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) === 'Z';
 }
 
+/**
+ * Runs `write`, which touches only the leases table, without waiting for the disk at its
+ * commit. A lease is a lock between processes that are alive: after a power loss its holder
+ * is gone too, so a lease the disk lost is one nobody holds any more. The WAL stays
+ * consistent either way, and the next durable commit (every other write of the store, at
+ * synchronous = FULL: db.ts) takes these frames to the disk with its own. This keeps a
+ * turn's start and end, and each heartbeat, from paying an fsync each. Inside another
+ * transaction the outer one's commit decides, so nothing is changed there.
+ */
+function withoutWaitingForDisk<T>(db: Database.Database, write: () => T): T {
+  if (db.inTransaction) return write();
+  db.pragma('synchronous = NORMAL');
+  try {
+    return write();
+  } finally {
+    db.pragma('synchronous = FULL');
+  }
+}
+
 export function inUseError(sessionId: string, pid: number): LoomError {
   return new LoomError(`Session ${sessionId} is in use by pid ${pid}.`, 'session_in_use');
 }
@@ -84,7 +103,7 @@ export class LeaseKeeper {
         new Date().toISOString(),
       );
     });
-    take.immediate();
+    withoutWaitingForDisk(this.db, () => take.immediate());
     const timer = setInterval(() => this.heartbeat(sessionPk, owner), HEARTBEAT_INTERVAL_MS);
     timer.unref();
     const lease: Lease = { sessionId, release: () => this.release(sessionPk, owner) };
@@ -119,13 +138,13 @@ export class LeaseKeeper {
     const mine = this.held.get(sessionPk);
     if (!mine || mine.owner !== owner) return;
     this.forget(sessionPk);
-    prepared(this.db, `DELETE FROM leases WHERE session_pk = ? AND owner = ?`).run(sessionPk, owner);
+    withoutWaitingForDisk(this.db, () => prepared(this.db, `DELETE FROM leases WHERE session_pk = ? AND owner = ?`).run(sessionPk, owner));
   }
 
   private heartbeat(sessionPk: number, owner: string): void {
     try {
       const beat = prepared(this.db, `UPDATE leases SET heartbeat_at = ? WHERE session_pk = ? AND owner = ?`);
-      beat.run(new Date().toISOString(), sessionPk, owner);
+      withoutWaitingForDisk(this.db, () => beat.run(new Date().toISOString(), sessionPk, owner));
     } catch {
       // Busy for longer than busy_timeout: the next beat retries, well before the lease goes stale.
     }
