@@ -1,8 +1,9 @@
 /**
  * How a sub-agent is named to the user (docs/DESIGN.md#sub-agents): its approvals' labels
  * (agent/subagent.ts childHost), its session's title and its card in the parent's tab,
- * which finds the child's pending approvals by this same name.
+ * and how its card words a call that started none.
  */
+import { toolText } from './fences';
 
 /** The tool that starts a sub-agent (core/tools/subagent-tool.ts); the transcript shows its calls as sub-agent cards. */
 export const RUN_SUBAGENT = 'run_subagent';
@@ -16,4 +17,23 @@ export function taskLabel(task: string): string {
 /** A child as its approvals and questions name it: `build sub-agent, "write the notes"`. */
 export function subagentName(agent: string, task: string): string {
   return `${agent} sub-agent, "${taskLabel(task)}"`;
+}
+
+/** What a sub-agent card says of a run_subagent call that started no child, read from its result. */
+export interface UnstartedRun {
+  state: 'refused' | 'failed';
+  /** The result's first line, as the model was told it. */
+  reason: string;
+}
+
+/**
+ * How a run_subagent call that started no child ended, from its tool result (fence and all):
+ * `refused` when it was never tried — the permission gate's "Denied …"
+ * (core/agent/permission-gate.ts), a cap's or a stop's "Not run: …" (tool-runner.ts
+ * notRunResult) — and `failed` for every other answer (no such agent, a depth or read-only
+ * refusal of the tool, arguments it could not take).
+ */
+export function unstartedRun(result: string): UnstartedRun {
+  const reason = toolText(result).trim().split('\n', 1)[0] ?? '';
+  return { state: /^(Denied\b|Not run:)/.test(reason) ? 'refused' : 'failed', reason };
 }
