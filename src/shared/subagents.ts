@@ -1,7 +1,8 @@
 /**
  * How a sub-agent is named to the user (docs/DESIGN.md#sub-agents): its approvals' labels
  * (agent/subagent.ts childHost), its session's title and its card in the parent's tab,
- * and how its card words a call that started none.
+ * how its card words a call that started none, and what an import says of children it
+ * could not link.
  */
 import { toolText } from './fences';
 
@@ -36,4 +37,13 @@ export interface UnstartedRun {
 export function unstartedRun(result: string): UnstartedRun {
   const reason = toolText(result).trim().split('\n', 1)[0] ?? '';
   return { state: /^(Denied\b|Not run:)/.test(reason) ? 'refused' : 'failed', reason };
+}
+
+/**
+ * What an import says of the sub-agent sessions `unlinked` of session `sessionId` whose
+ * run_subagent call its transcript does not have (`loom --import`, the window's import).
+ */
+export function unlinkedNote(sessionId: string, unlinked: readonly string[]): string {
+  const sessions = unlinked.length === 1 ? '1 sub-agent session' : `${unlinked.length} sub-agent sessions`;
+  return `Imported session ${sessionId}: ${sessions} named no run_subagent call of its transcript; imported unlinked (${unlinked.join(', ')}).`;
 }

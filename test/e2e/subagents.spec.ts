@@ -3,7 +3,8 @@
  * the parent's transcript with its live status, the child opened in a tab beside its
  * parent (read-only while it runs), the children under their parent in the sidebar, a
  * child's approval or question in the parent's tab, named by the child's agent and task and
- * answered for that child only, and a call that started no child.
+ * answered for that child only, a call that started no child, and an import's note on
+ * children it could not link.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -221,4 +222,22 @@ test('a call that started no child says it failed, and why', async ({ page, loom
   // After a reload the card reads the same from the transcript.
   await page.reload();
   await expect(card(page, 0).getByRole('status')).toHaveText('failed');
+});
+
+test('an import whose sub-agent session names no call of its transcript says so, as `loom --import` does', async ({ page, loom }) => {
+  const { store } = loom;
+  const parent = store.create({ title: 'Family', messages: [{ role: 'user', content: 'look around' }] });
+  const call = { id: 'call_a', type: 'function' as const, function: { name: 'run_subagent', arguments: JSON.stringify({ agent: 'explore', task: 'a' }) } };
+  store.appendMessage(parent.id, { role: 'assistant', content: null, tool_calls: [call] });
+  for (const callId of ['call_a', 'call_elsewhere']) store.create({ title: `explore: ${callId}`, spawn: { parentId: parent.id, callId, agent: 'explore' } });
+  store.appendMessage(parent.id, { role: 'tool', tool_call_id: 'call_a', content: 'found' });
+  const text = await store.exportSession(parent.id);
+  await openLoom(page, loom);
+
+  await page.getByLabel('Session export file to import').setInputFiles({ name: 'family.loom', mimeType: 'application/json', buffer: Buffer.from(text) });
+  const note = page.getByRole('status').filter({ hasText: 'imported unlinked' });
+  await expect(note.getByText(/^family/)).toHaveText(
+    /^family\.loom: Imported session [0-9a-f-]+: 1 sub-agent session named no run_subagent call of its transcript; imported unlinked \([0-9a-f-]+\)\.$/,
+  );
+  await expectNoAxeViolations(page);
 });
