@@ -111,7 +111,10 @@ export function createHandlers(deps: HandlerDeps): Handlers {
     'sessions.archive': (input) => engine.setArchived(input.id, true),
     'sessions.unarchive': (input) => engine.setArchived(input.id, false),
     'sessions.export': (input) => exportFile(input.id, input.format),
-    'sessions.import': (input) => engine.importSession(input.text).meta,
+    'sessions.import': (input) => {
+      const { meta, unlinked } = engine.importSession(input.text);
+      return { meta, unlinked: unlinked.map((s) => s.id) };
+    },
     'sessions.importSources': () => importSourceList(os.homedir()),
     'sessions.importFrom': async (input) => importReport(input.source, await engine.importFromFolder({ ...input, home: os.homedir() })),
     'sessions.delete': (input) => ({ deleted: engine.deleteSession(input.id) }),

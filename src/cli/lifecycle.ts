@@ -16,6 +16,7 @@ import { SessionLifecycle } from '../core/session-lifecycle';
 import { LoomError, errorMessage } from '../core/errors';
 import { SessionStore } from '../core/store/session-store';
 import { CALL_KINDS, type SearchHit, type SessionMeta, type SessionUsage, type UsageTotals } from '../shared/types';
+import { unlinkedNote } from '../shared/subagents';
 import { formatCost, formatCount, localTime, oneLine, relativeTime, renderTable, truncate, uniquePrefixes, type Column } from './format';
 import type { ImportRequest, ImportSummary } from '../core/import/run';
 import { summaryLine } from '../core/import/summary';
@@ -103,11 +104,13 @@ async function importInto(engine: LoomEngine, action: ImportingAction, importTex
 /** The new id on stdout (scripts read it); a repair of the import, if any, on stderr. */
 function importSession(engine: LoomEngine, text: string): string {
   const { meta, closedCalls, unlinked } = engine.importSession(text);
-  if (unlinked.length) {
+  if (unlinked.length)
     writeError(
-      `Imported session ${meta.id}: ${counted(unlinked.length, 'sub-agent session')} named no run_subagent call of its transcript; imported unlinked (${unlinked.map((s) => s.id).join(', ')}).`,
+      unlinkedNote(
+        meta.id,
+        unlinked.map((s) => s.id),
+      ),
     );
-  }
   if (closedCalls) {
     writeError(
       `Imported session ${meta.id}: closed ${counted(closedCalls, 'tool call')} that had no result in the export with a result saying so (nothing was run).`,

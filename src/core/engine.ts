@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { ApprovalAnswer, SessionGrant } from '../shared/approvals';
 import type { Attachment } from '../shared/attachments';
-import type { EngineEvent, PendingRequest, TurnResult } from '../shared/engine-events';
+import type { EngineEvent, PendingRequest, RequestOrigin, TurnResult } from '../shared/engine-events';
 import type { ContextState, SessionProject } from '../shared/contract';
 import { IMPORT_SOURCES, IMPORT_SOURCE_LABELS, type ImportSourceName } from '../shared/import-sources';
 import { mcpProblems, type McpOverview, type McpServerEdit } from '../shared/mcp';
@@ -870,6 +870,7 @@ export class LoomEngine extends SessionLifecycle {
       this.store.setProject(meta.id, { cwd: parent.projectDir, systemPrompt });
       return { id: meta.id, appended: this.store.appendMessage(meta.id, taskMessage) };
     });
+    const origin: RequestOrigin = { childId: id, callId, agent: definition.name, task };
     const agent = new AgentSession({
       sessionId: id,
       projectDir: parent.projectDir,
@@ -881,7 +882,7 @@ export class LoomEngine extends SessionLifecycle {
       memory: this.memory,
       windows: this.windows,
       instructions: parent.instructions,
-      host: childHost(this.hostFor(parent.id), definition.name, task),
+      host: childHost(this.hostFor(parent.id, origin), origin),
       tools,
       auditDir: auditDir(this.config.dataDir, this.config.logDir),
       owner: this.owner,
@@ -991,11 +992,14 @@ export class LoomEngine extends SessionLifecycle {
     return null;
   }
 
-  private hostFor(sessionId: string): AgentHost {
+  /** Session `sessionId`'s face to the user; `subagent`: the child of it whose requests these are, named in each. */
+  private hostFor(sessionId: string, subagent?: RequestOrigin): AgentHost {
+    const from = subagent && { subagent };
     return {
       emit: (event) => this.emit(event),
-      approve: (request) => this.waitForAnswer(sessionId, 'deny', (requestId) => ({ kind: 'approval', requestId, ...request })) as Promise<ApprovalAnswer>,
-      ask: (question) => this.waitForAnswer(sessionId, null, (requestId) => ({ kind: 'question', requestId, question })),
+      approve: (request) =>
+        this.waitForAnswer(sessionId, 'deny', (requestId) => ({ kind: 'approval', requestId, ...request, ...from })) as Promise<ApprovalAnswer>,
+      ask: (question) => this.waitForAnswer(sessionId, null, (requestId) => ({ kind: 'question', requestId, question, ...from })),
     };
   }
 
@@ -1036,7 +1040,8 @@ function requestEvent(sessionId: string, request: PendingRequest): EngineEvent {
     const { kind: _kind, ...details } = request;
     return { type: 'approval', sessionId, ...details };
   }
-  return { type: 'question', sessionId, requestId: request.requestId, question: request.question };
+  const { kind: _kind, ...question } = request;
+  return { type: 'question', sessionId, ...question };
 }
 
 function clientFor(config: LoomConfig, prices: PriceTable): ModelClient {

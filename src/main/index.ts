@@ -151,7 +151,7 @@ async function openSessionFile(file: string): Promise<void> {
   const handlers = backend?.handlers;
   if (!handlers) return;
   try {
-    const meta = await handlers['sessions.import']({ text: await readSessionFile(file) });
+    const { meta } = await handlers['sessions.import']({ text: await readSessionFile(file) });
     const { openTabs } = await handlers['settings.get']({});
     await handlers['settings.set']({ openTabs: [...openTabs.filter((id) => id !== meta.id), meta.id].slice(-100), activeTab: meta.id });
     broadcast({ type: 'open_session', sessionId: meta.id });

@@ -8,6 +8,7 @@ import { flushSync } from 'react-dom';
 import { IMPORT_MAX_BODY_BYTES, type AppInfo, type Settings } from '../shared/contract';
 import type { SessionMeta } from '../shared/types';
 import { mcpProblems } from '../shared/mcp';
+import { unlinkedNote } from '../shared/subagents';
 import { Banners, useBanners } from './components/Banners';
 import { ChangesDialog } from './components/ChangesDialog';
 import { ChatView } from './components/ChatView';
@@ -203,14 +204,18 @@ export function App({ initialSettings, appInfo }: { initialSettings: Settings; a
     [bridge, tabs],
   );
 
-  /** Imports each file and opens it; each one refused gets its own banner naming it. */
+  /**
+   * Imports each file and opens it; each one refused gets its own banner naming it, and so
+   * does one whose sub-agent sessions were imported unlinked (as `loom --import` says it).
+   */
   const importFiles = useCallback(
     async (files: File[]) => {
       for (const file of files) {
         try {
           if (file.size > IMPORT_MAX_BODY_BYTES) throw new Error(`it is larger than any Loom export can be (${IMPORT_MAX_BODY_BYTES / 1024 / 1024} MB).`);
-          const meta = await bridge.invoke('sessions.import', { text: await file.text() });
+          const { meta, unlinked } = await bridge.invoke('sessions.import', { text: await file.text() });
           tabs.open(meta.id);
+          if (unlinked.length) banners.note(`${file.name}: ${unlinkedNote(meta.id, unlinked)}`);
         } catch (err) {
           banners.show(`${file.name}: ${errorMessage(err)}`);
         }

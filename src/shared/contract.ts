@@ -72,6 +72,13 @@ export interface AppInfo {
   secretEnvNames: string[];
 }
 
+/** What sessions.import made of a file. */
+export interface ImportedFile {
+  meta: SessionMeta;
+  /** Its sub-agent sessions whose run_subagent call its transcript lacks: imported as sessions of their own (by id). */
+  unlinked: string[];
+}
+
 export interface SessionInfo extends SessionMeta {
   compactions: Compaction[];
   usage: SessionUsage;
@@ -350,7 +357,7 @@ export const contract = {
   'sessions.archive': method<SessionMeta>()(bySession),
   'sessions.unarchive': method<SessionMeta>()(bySession),
   'sessions.export': method<ExportFile>()(z.strictObject({ id: sessionId, format: z.enum(EXPORT_FORMATS).optional() })),
-  'sessions.import': method<SessionMeta>()(
+  'sessions.import': method<ImportedFile>()(
     z.strictObject({ text: z.string().min(1, 'The file is empty.').max(IMPORT_MAX_BODY_BYTES) }),
     IMPORT_MAX_BODY_BYTES + 1024,
   ),

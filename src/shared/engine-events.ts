@@ -32,12 +32,15 @@ export type EngineEvent =
    */
   | { type: 'tool_start'; sessionId: string; seq: TranscriptSeq; callId: string; name: string; effect: ToolEffect | null; args: string }
   | { type: 'tool_end'; sessionId: string; seq: TranscriptSeq; callId: string; name: string; effect: ToolEffect | null; result: string }
-  /** The engine waits for answerApproval(requestId, answer); the fields are ApprovalDetails. */
-  | ({ type: 'approval'; sessionId: string; requestId: string } & ApprovalDetails)
+  /**
+   * The engine waits for answerApproval(requestId, answer); the fields are ApprovalDetails.
+   * `subagent`: the child of session `sessionId` whose call it is (docs/DESIGN.md#sub-agents).
+   */
+  | ({ type: 'approval'; sessionId: string; requestId: string; subagent?: RequestOrigin } & ApprovalDetails)
   /** The session's "allow for this session" grants changed (granted or revoked, in any window). */
   | { type: 'grants'; sessionId: string; grants: SessionGrant[] }
-  /** The engine waits for answerQuestion(requestId, answer). */
-  | { type: 'question'; sessionId: string; requestId: string; question: string }
+  /** The engine waits for answerQuestion(requestId, answer); `subagent` as for an approval. */
+  | { type: 'question'; sessionId: string; requestId: string; question: string; subagent?: RequestOrigin }
   | {
       type: 'compaction';
       sessionId: string;
@@ -84,7 +87,20 @@ export interface TurnResult {
  * A request the engine is waiting on, as its 'approval' or 'question' event announced it:
  * listed again for a window that reloaded (or reconnected) and so missed the event.
  */
-export type PendingRequest = ({ kind: 'approval'; requestId: string } & ApprovalDetails) | { kind: 'question'; requestId: string; question: string };
+export type PendingRequest =
+  | ({ kind: 'approval'; requestId: string; subagent?: RequestOrigin } & ApprovalDetails)
+  | { kind: 'question'; requestId: string; question: string; subagent?: RequestOrigin };
+
+/**
+ * The sub-agent an approval or question of a parent's tab comes from: its own session, the
+ * parent's run_subagent call that started it, its agent and task. Absent for the session's own.
+ */
+export interface RequestOrigin {
+  childId: string;
+  callId: string;
+  agent: string;
+  task: string;
+}
 
 /** What an approval shows (docs/DESIGN.md#permissions-and-security). */
 export interface ApprovalDetails {

@@ -165,7 +165,7 @@ describe('3. The project folder is the one the user chose (the app)', () => {
     const doc = JSON.parse(text);
     doc.session.cwd = '/';
     doc.session.messages[0].content = INJECTED_PROMPT;
-    const imported = await app.call<{ id: string }>('sessions.import', { text: JSON.stringify(doc) });
+    const { meta: imported } = await app.call<{ meta: { id: string } }>('sessions.import', { text: JSON.stringify(doc) });
 
     const events: BridgeEvent[] = [];
     app.backend.subscribe((event) => void events.push(event));

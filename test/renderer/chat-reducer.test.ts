@@ -27,6 +27,7 @@ const failedTurn: ChatEvent = {
   error: 'Cannot reach it. Pass --base-url.',
   failure: { problem: 'Cannot reach it.', advice: 'start_server' },
 };
+const child = { childId: 'c9', callId: 'call_1', agent: 'build', task: 'write the notes' };
 const question = (requestId: string): ChatEvent => ({ type: 'question', sessionId, requestId, question: 'Which?' });
 const context = (patch: Partial<ContextState> = {}): ContextState => ({
   contextTokens: 10,
@@ -74,6 +75,42 @@ describe('chatReducer', () => {
     { name: 'a tool whose result is in is not running', events: [user(3), toolStart(3)], expected: { runningTools: [] } },
     { name: 'a question is asked once', events: [question('q1'), question('q1')], expected: { questions: [{ requestId: 'q1', question: 'Which?' }] } },
     { name: 'an answered question goes', events: [question('q1'), { type: 'answered', requestId: 'q1' }], expected: { questions: [] } },
+    {
+      name: "a sub-agent's question keeps the child it names",
+      events: [{ type: 'question', sessionId, requestId: 'q1', question: 'Which?', subagent: child }],
+      expected: { questions: [{ requestId: 'q1', question: 'Which?', subagent: child }] },
+    },
+    {
+      name: "a reloaded view's pending requests keep the child they name",
+      events: [
+        turn('start'),
+        {
+          type: 'loaded',
+          messageCount: 2,
+          context: context({ busy: true }),
+          pending: [
+            { kind: 'question', requestId: 'q1', question: 'Which?', subagent: child },
+            {
+              kind: 'approval',
+              requestId: 'a1',
+              tool: 'write_file',
+              effect: 'write-files',
+              summary: 's',
+              label: 'l',
+              preview: null,
+              offer: null,
+              subagent: child,
+            },
+          ],
+          compactions: null,
+          turnEventsAsked: 1,
+        },
+      ],
+      expected: {
+        questions: [{ requestId: 'q1', question: 'Which?', subagent: child }],
+        approvals: [{ requestId: 'a1', tool: 'write_file', effect: 'write-files', summary: 's', label: 'l', preview: null, offer: null, subagent: child }],
+      },
+    },
     { name: 'a turn runs, then ends with its error', events: [turn('start'), turn('end', 'Model down.')], expected: { phase: 'idle', error: 'Model down.' } },
     {
       name: 'a compaction within a turn goes back to running',

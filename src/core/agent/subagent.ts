@@ -5,6 +5,7 @@
  * under the parent's stop and turns how it ended into the result and the child's state.
  */
 import { subagentName } from '../../shared/subagents';
+import type { RequestOrigin } from '../../shared/engine-events';
 import type { ChildState, ChatMessage } from '../../shared/types';
 import type { AgentDefinition } from '../agents/definition';
 import { LoomError } from '../errors';
@@ -84,12 +85,13 @@ function bounded(answer: string): string {
 }
 
 /**
- * The child's face to the user is its parent's: its approvals and questions go to the
- * parent's tab (so a stop there settles them), named by the child's agent and task; its
- * other events go out under its own session id, for a window that shows the child.
+ * The child's face to the user is its parent's: `parent` (the parent's host, which names
+ * `origin` in each request) takes its approvals and questions to the parent's tab, so a
+ * stop there settles them; their words name the child's agent and task too, for the command
+ * line. Its other events go out under its own session id, for a window that shows the child.
  */
-export function childHost(parent: AgentHost, agent: string, task: string): AgentHost {
-  const who = subagentName(agent, task);
+export function childHost(parent: AgentHost, origin: RequestOrigin): AgentHost {
+  const who = subagentName(origin.agent, origin.task);
   return {
     emit: (event) => parent.emit(event),
     approve: (request) => parent.approve({ ...request, label: `${who}: ${request.label}` }),

@@ -6,6 +6,8 @@
  */
 import { useId, useRef } from 'react';
 import { describeGrant } from '../../shared/approvals';
+import type { RequestOrigin } from '../../shared/engine-events';
+import { subagentName } from '../../shared/subagents';
 import type { Approval } from '../state/chat-reducer';
 import type { ChatSession } from '../state/chat-session';
 import { usePromptFocus } from '../lib/focus-return';
@@ -18,7 +20,7 @@ export function ApprovalCard({ approval, chat }: { approval: Approval; chat: Cha
   usePromptFocus(card, approval.requestId, chat.isNewPrompt);
   const { preview, offer } = approval;
   return (
-    <div ref={card} className="card approval" role="group" aria-label={`Approval needed: ${approval.tool}`} tabIndex={-1}>
+    <div ref={card} className="card approval" role="group" aria-label={`Approval needed: ${approval.tool}${fromChild(approval)}`} tabIndex={-1}>
       <p>
         <strong>{approval.tool}</strong> {heading(approval)}
       </p>
@@ -51,6 +53,11 @@ export function ApprovalCard({ approval, chat }: { approval: Approval; chat: Cha
       </div>
     </div>
   );
+}
+
+/** Whose request it is, when a sub-agent's: two children asking at once are told apart. */
+export function fromChild({ subagent }: { subagent?: RequestOrigin }): string {
+  return subagent ? `, from the ${subagentName(subagent.agent, subagent.task)}` : '';
 }
 
 /** What the tool is about to do, from the preview and the effect the tool declares. */

@@ -1,5 +1,6 @@
 /**
- * Non-blocking error banners at the top of the window, each dismissible; and the chat's one
+ * Non-blocking banners at the top of the window (errors, and notes such as an import's),
+ * each dismissible; and the chat's one
  * banner about its model server, which a retry updates and the failure then takes over.
  */
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
@@ -9,16 +10,20 @@ import { retryLine, windowAdvice } from '../lib/model-advice';
 export interface Banner {
   id: number;
   text: string;
+  /** An error (the default), or something done that the user should know of (an import's note). */
+  level: 'error' | 'info';
 }
 
 export function useBanners() {
   const [list, setList] = useState<Banner[]>([]);
   const next = useRef(0);
-  const show = useCallback((text: string) => {
-    setList((current) => [...current.filter((b) => b.text !== text).slice(-3), { id: ++next.current, text }]);
+  const add = useCallback((text: string, level: Banner['level']) => {
+    setList((current) => [...current.filter((b) => b.text !== text).slice(-3), { id: ++next.current, text, level }]);
   }, []);
+  const show = useCallback((text: string) => add(text, 'error'), [add]);
+  const note = useCallback((text: string) => add(text, 'info'), [add]);
   const dismiss = useCallback((id: number) => setList((current) => current.filter((b) => b.id !== id)), []);
-  return useMemo(() => ({ list, show, dismiss }), [list, show, dismiss]);
+  return useMemo(() => ({ list, show, note, dismiss }), [list, show, note, dismiss]);
 }
 
 export function Banners({ banners, onDismiss }: { banners: Banner[]; onDismiss: (id: number) => void }) {
@@ -26,7 +31,7 @@ export function Banners({ banners, onDismiss }: { banners: Banner[]; onDismiss: 
   return (
     <div className="banners">
       {banners.map((banner) => (
-        <ErrorBanner key={banner.id} text={banner.text} onDismiss={() => onDismiss(banner.id)} />
+        <ErrorBanner key={banner.id} text={banner.text} level={banner.level} onDismiss={() => onDismiss(banner.id)} />
       ))}
     </div>
   );

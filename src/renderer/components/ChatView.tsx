@@ -120,7 +120,11 @@ export function ChatView({
     [busy, chat],
   );
   const runs = useSubagentRuns(chat.id);
-  const subagents = useMemo<SubagentsView>(() => ({ runs, approvals: snap.approvals, open: onOpenChild }), [runs, snap.approvals, onOpenChild]);
+  const { approvals, questions, version } = snap;
+  const subagents = useMemo<SubagentsView>(
+    () => ({ runs, approvals, questions, version, resultOf: (callId) => chat.transcript.resultOf(callId), open: onOpenChild }),
+    [runs, approvals, questions, version, chat, onOpenChild],
+  );
   const childRunning = useRunningChild(chat.id);
   const counts = compactionCounts(snap.markers.flatMap((m) => (m.record ? [m.record] : [])));
 

@@ -1,7 +1,8 @@
 /**
  * The part of the turn still happening: the reply streaming in, the tools running, and
  * what the engine waits for — approvals (ApprovalCard: what they approve, allow once / for the session / deny) and
- * questions from ask_question — answered right here in the transcript.
+ * questions from ask_question — answered right here in the transcript; a sub-agent's are
+ * named by its agent and task, and answer that child only.
  */
 import { useDeferredValue, useRef, useState } from 'react';
 import { RUN_SUBAGENT } from '../../shared/subagents';
@@ -9,7 +10,7 @@ import { usePromptFocus } from '../lib/focus-return';
 import { waitingText } from '../state/attention';
 import type { Question } from '../state/chat-reducer';
 import type { ChatSession, ChatSnapshot } from '../state/chat-session';
-import { ApprovalCard } from './ApprovalCard';
+import { ApprovalCard, fromChild } from './ApprovalCard';
 import { Markdown } from './Markdown';
 
 export function LiveRow({ chat, snap }: { chat: ChatSession; snap: ChatSnapshot }) {
@@ -70,7 +71,7 @@ function QuestionCard({ question, chat }: { question: Question; chat: ChatSessio
   usePromptFocus(card, question.requestId, chat.isNewPrompt);
   const answer = (value: string | null) => chat.answer(question.requestId, value);
   return (
-    <div ref={card} className="card question" role="group" aria-label="Question from the assistant">
+    <div ref={card} className="card question" role="group" aria-label={question.subagent ? `Question${fromChild(question)}` : 'Question from the assistant'}>
       <form
         onSubmit={(event) => {
           event.preventDefault();

@@ -1,22 +1,22 @@
 /**
  * A run_subagent call in the parent's transcript (docs/DESIGN.md#sub-agents): the agent,
  * the task, where its run stands (live from the engine's events, from the store after a
- * reload), the tools it used, its tokens, cost and time, and Open, which shows the
- * child's session in a tab beside its parent.
+ * reload; waiting on the user; refused or failed before it started, and why), the tools it
+ * used, its tokens, cost and time, and Open, which shows the child's session in a tab
+ * beside its parent.
  */
 import { useEffect, useMemo, useState } from 'react';
-import { subagentName, taskLabel } from '../../shared/subagents';
+import { taskLabel } from '../../shared/subagents';
 import type { SubagentRun, ToolCall } from '../../shared/types';
 import { formatCost, formatCount } from '../lib/format';
-import { useSubagents } from '../state/subagents';
+import { cardStatus, useSubagents } from '../state/subagents';
 
 export function SubagentCard({ call }: { call: ToolCall }) {
-  const { runs, approvals, open } = useSubagents();
+  const view = useSubagents();
   const { agent, task } = useMemo(() => requestOf(call.function.arguments), [call.function.arguments]);
-  const run = runs.find((r) => r.child.call_id === call.id);
-  const name = subagentName(agent, task);
-  const waiting = run?.child.state === 'running' && approvals.some((a) => a.label.startsWith(`${name}: `));
-  const status = waiting ? 'waiting for approval' : (run?.child.state ?? 'not started');
+  const run = view.runs.find((r) => r.child.call_id === call.id);
+  const { status, waiting, reason } = cardStatus(call.id, run, view);
+  const { open } = view;
   return (
     <div className="card subagent" role="group" aria-label={`Sub-agent ${agent}: ${taskLabel(task)}`}>
       <div className="subagent-head">
@@ -26,6 +26,7 @@ export function SubagentCard({ call }: { call: ToolCall }) {
         </span>
       </div>
       <p className="subagent-task">{task}</p>
+      {reason && <p className="subagent-reason">{reason}</p>}
       {run && <RunFacts run={run} />}
       {run && (
         <div className="card-actions">

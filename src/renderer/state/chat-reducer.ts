@@ -7,18 +7,23 @@
  * changes nothing, so a duplicated or late event is seen to be harmless.
  */
 import type { BridgeEvent, ContextState, PendingRequest, TranscriptSeq } from '../../shared/contract';
-import type { ApprovalDetails } from '../../shared/engine-events';
+import type { ApprovalDetails, RequestOrigin } from '../../shared/engine-events';
 import type { ModelFailure, ModelRetry } from '../../shared/model-failure';
 import type { CompactionDetail } from '../../shared/types';
 
-/** An approval the engine waits on, with what it shows (the preview) and may grant (the offer). */
+/**
+ * An approval the engine waits on, with what it shows (the preview) and may grant (the
+ * offer); `subagent`: the child whose call it is (its card says it waits).
+ */
 export interface Approval extends ApprovalDetails {
   requestId: string;
+  subagent?: RequestOrigin;
 }
 
 export interface Question {
   requestId: string;
   question: string;
+  subagent?: RequestOrigin;
 }
 
 /** A compaction shown in the transcript before the message at `index`. */
@@ -173,9 +178,11 @@ export function chatReducer(state: ChatState, event: ChatEvent): ChatState {
       const { type: _type, sessionId: _sessionId, ...approval } = event;
       return patch(state, { approvals: [...state.approvals, approval] });
     }
-    case 'question':
+    case 'question': {
       if (isShown(state, event.requestId)) return state;
-      return patch(state, { questions: [...state.questions, { requestId: event.requestId, question: event.question }] });
+      const { type: _type, sessionId: _sessionId, ...question } = event;
+      return patch(state, { questions: [...state.questions, question] });
+    }
     case 'compaction':
       return withCompaction(state, event);
     case 'usage':
@@ -343,7 +350,14 @@ function withPending(state: ChatState, pending: PendingRequest[]): Pick<ChatStat
         return [approval];
       }),
     ],
-    questions: [...state.questions, ...missing.flatMap((r) => (r.kind === 'question' ? [{ requestId: r.requestId, question: r.question }] : []))],
+    questions: [
+      ...state.questions,
+      ...missing.flatMap((r) => {
+        if (r.kind !== 'question') return [];
+        const { kind: _kind, ...question } = r;
+        return [question];
+      }),
+    ],
   };
 }
 

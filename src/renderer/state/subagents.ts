@@ -5,9 +5,11 @@
  * tools and tokens as they come). The engine decides; this only mirrors it.
  */
 import { createContext, useContext, useEffect, useRef, useState } from 'react';
+import type { RequestOrigin } from '../../shared/engine-events';
+import { unstartedRun } from '../../shared/subagents';
 import type { ChildState, SubagentRun } from '../../shared/types';
 import { useBridge } from '../bridge/context';
-import type { Approval } from './chat-reducer';
+import type { Approval, Question } from './chat-reducer';
 
 export function useSubagentRuns(parentId: string): SubagentRun[] {
   const bridge = useBridge();
@@ -61,14 +63,46 @@ export function useRunningChild(id: string): boolean {
 /** What a tab gives the sub-agent cards of its transcript. */
 export interface SubagentsView {
   runs: SubagentRun[];
-  /** The tab's pending approvals: a child's name the child (shared/subagents.ts). */
+  /** The tab's pending approvals and questions: each names the child it comes from, if one (`subagent`). */
   approvals: Approval[];
+  questions: Question[];
+  /** The result of a call of this transcript, once the view holds it. */
+  resultOf: (callId: string) => string | undefined;
+  /** The transcript view's version: a new one may hold more results, so the cards read them again. */
+  version: number;
   /** Opens the child's session in a tab beside this one. */
   open: (childId: string) => void;
 }
 
-export const SubagentsContext = createContext<SubagentsView>({ runs: [], approvals: [], open: () => {} });
+export const SubagentsContext = createContext<SubagentsView>({ runs: [], approvals: [], questions: [], resultOf: () => undefined, version: 0, open: () => {} });
 
 export function useSubagents(): SubagentsView {
   return useContext(SubagentsContext);
+}
+
+/** What a sub-agent card says: where the call's run stands, and why, when it started none. */
+export interface CardStatus {
+  status: string;
+  /** The child waits on the user (an approval or a question in this tab). */
+  waiting: boolean;
+  /** The one-line reason a call that started no child gave. */
+  reason: string | null;
+}
+
+/**
+ * The status of run_subagent call `callId`, whose child is `run` (none yet, or none ever):
+ * a running child with a request pending in the tab waits for the user; a call answered
+ * without a child was refused or failed, its result says why.
+ */
+export function cardStatus(callId: string, run: SubagentRun | undefined, view: Pick<SubagentsView, 'approvals' | 'questions' | 'resultOf'>): CardStatus {
+  // The request's own ids name its child: before the runs are read, its call alone does.
+  const fromThisChild = ({ subagent }: { subagent?: RequestOrigin }) => subagent?.callId === callId && (!run || subagent.childId === run.id);
+  const live = !run || run.child.state === 'running';
+  if (live && view.approvals.some(fromThisChild)) return { status: 'waiting for approval', waiting: true, reason: null };
+  if (live && view.questions.some(fromThisChild)) return { status: 'waiting for your answer', waiting: true, reason: null };
+  if (run) return { status: run.child.state, waiting: false, reason: null };
+  const result = view.resultOf(callId);
+  if (result === undefined) return { status: 'not started', waiting: false, reason: null };
+  const { state, reason } = unstartedRun(result);
+  return { status: state, waiting: false, reason };
 }

@@ -24,12 +24,15 @@ export class TranscriptCache {
   private entries = new Map<TranscriptSeq, Entry>();
   /** How many positions of each page are held: a page is fetched until it is full. */
   private held = new Map<number, number>();
+  /** Each tool result held, by the call it answers: a sub-agent card reads how its call ended. */
+  private results = new Map<string, string>();
 
   /** Holds the message at `seq`; true when that position was new here. */
   put(seq: TranscriptSeq, message: ChatMessage, facts: MessageFacts | null): boolean {
     const isNew = !this.entries.has(seq);
     if (isNew) this.held.set(pageOf(seq), (this.held.get(pageOf(seq)) ?? 0) + 1);
     this.entries.set(seq, { message, facts });
+    if (message.role === 'tool') this.results.set(message.tool_call_id, message.content);
     return isNew;
   }
 
@@ -43,6 +46,11 @@ export class TranscriptCache {
 
   facts(seq: TranscriptSeq): MessageFacts | null {
     return this.entries.get(seq)?.facts ?? null;
+  }
+
+  /** The result of call `callId`, when this view holds it. */
+  resultOf(callId: string): string | undefined {
+    return this.results.get(callId);
   }
 
   /** The name of the tool whose call `callId` is, looking back from a tool result at `seq`. */
