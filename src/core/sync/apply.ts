@@ -234,11 +234,16 @@ function changeProblem(change: RemoteChange): string | null {
       return named(`message ${e.seq} of session ${e.session_id}`, e.seq >= 0 ? bodyProblem(e.body) : 'its position is negative');
     }
     case 'record':
-      return named(`a ${change.record.kind} record of session ${change.record.session_id}`, recordProblem(change.record.kind, change.record.body));
+      return named(
+        `${article(change.record.kind)} ${change.record.kind} record of session ${change.record.session_id}`,
+        recordProblem(change.record.kind, change.record.body),
+      );
   }
 }
 
 const MAX_TITLE_CHARS = 100_000;
+
+const article = (word: string) => (/^[aeiou]/i.test(word) ? 'an' : 'a');
 
 /** How far up a sub-agent link is followed for a cycle: as deep as children.ts's descendants reads. */
 const MAX_LINK_DEPTH = 64;
