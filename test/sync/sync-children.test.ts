@@ -4,12 +4,15 @@
  * session's agent and its agent changes arrive with it; a delete takes the children along
  * on the other device. Two data folders as two devices of alice, syncing with syncOnce.
  */
+import path from 'node:path';
+import Database from 'better-sqlite3';
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
 import { parseHubUrl, type HubConfig } from '../../src/core/sync/hub-connection';
 import { initHub } from '../../src/core/sync/hub-init';
 import { syncOnce } from '../../src/core/sync/sync';
-import type { SessionStore } from '../../src/core/store/session-store';
-import { assistant, openStore, user } from '../store/helpers';
+import { databasePath } from '../../src/core/store/db';
+import { SessionStore } from '../../src/core/store/session-store';
+import { assistant, openStore, tempDir, user } from '../store/helpers';
 import { describeWithHub } from '../support/hub-suite';
 import { startTestCluster, type TestCluster } from '../support/postgres';
 
@@ -129,5 +132,34 @@ describeWithHub('sync carries sub-agents and agents', () => {
     await sync(desktop, 'desktop');
     expect(desktop.list().map((s) => s.id)).toEqual([parent]);
     expect(childrenOf(desktop, parent).map((c) => c.id)).toEqual([first, second]);
+  });
+
+  it('a device that synced before this Loom (store version 18) sends its links, agents and agent changes once it upgrades', async () => {
+    const dir = path.join(tempDir(), 'laptop');
+    let laptop = SessionStore.open(dir);
+    const { parent, first, second } = parentWithChildren(laptop);
+    await sync(laptop, 'laptop');
+    laptop.close();
+    // What an older Loom left: the hub's states without the five fields, no agent-change records; the store at version 18.
+    await cluster.admin(`UPDATE loom.sessions SET state = state - 'agent' - 'spawned_by' - 'spawn_call_id' - 'spawn_agent' - 'child_state'`);
+    await cluster.admin(`DELETE FROM loom.records WHERE kind = 'agent_change'`);
+    const old = new Database(databasePath(dir));
+    old.exec('DROP TRIGGER sync_queue_agent_changes; UPDATE schema_version SET version = 18');
+    old.close();
+
+    laptop = SessionStore.open(dir);
+    try {
+      await sync(laptop, 'laptop');
+    } finally {
+      laptop.close();
+    }
+    const desktop = openStore();
+    expect(await sync(desktop, 'desktop')).toMatchObject({ skipped: [] });
+    expect(childrenOf(desktop, parent).map((c) => [c.id, c.agent, c.state])).toEqual([
+      [first, 'explore', 'done'],
+      [second, 'plan.v2', 'running'],
+    ]);
+    expect(desktop.getMeta(parent).agent).toBe('review');
+    expect(desktop.getAgentChanges(parent).map((c) => c.to)).toEqual(['review']);
   });
 });

@@ -138,13 +138,14 @@ export const SYNC_TABLES = `
 /**
  * Version 19: the state trigger hears the agent and the sub-agent columns, agent changes are
  * records; a device already syncing queues again the sessions and records the hub never had
- * them of (a session with an agent or a link, each agent change), stamped now.
+ * them of (a session with an agent or a link, each agent change), stamped now (the clock
+ * moves only when there is one: a device without any keeps its clock as it was).
  */
 export const SYNC_TABLES_V19 = `
   DROP TRIGGER sync_queue_state;
   ${stateTrigger(STATE_COLUMNS_V19)}
   ${recordTrigger('agent_changes')}
-  ${TICK};
+  ${TICK} WHERE EXISTS (SELECT 1 FROM sessions WHERE agent IS NOT NULL OR spawned_by IS NOT NULL) OR EXISTS (SELECT 1 FROM agent_changes);
   INSERT INTO sync_outbox (kind, session_id, hlc, fields)
     SELECT 'meta', id, ${STAMP}, 'state' FROM sessions WHERE (agent IS NOT NULL OR spawned_by IS NOT NULL) AND ${SYNC_ON} ORDER BY pk;
   INSERT INTO sync_clocks (session_id, state_hlc)
