@@ -398,6 +398,21 @@ describeWithHub('a hostile teammate', () => {
       expect(aliceStore((s) => [s.children(other), s.getFamilyUsage(bobs.id).children.calls])).toEqual([[], 0]);
     });
 
+    it("bob's session linked under alice's own arrives as a session of its own, not as her sub-agent", async () => {
+      await asBob((client, { seq }) =>
+        client.query(`UPDATE loom.sessions SET state = state || $2::jsonb, state_hlc = state_hlc + 1000000000, hub_seq = $3 WHERE id = $1`, [
+          other,
+          JSON.stringify({ ...linkTo(alice.id), child_state: 'running' }),
+          seq,
+        ]),
+      );
+      const run = await syncAs('alice', alice.dir);
+      expect(run.stderr).toBe('');
+      expect(run.stdout).not.toContain('skipped');
+      expect(aliceStore((s) => [s.children(alice.id), s.childLink(other), s.getMeta(other).title])).toEqual([[], null, expect.stringMatching(/^renamed/)]);
+      expect(aliceStore((s) => s.list().map((m) => m.id))).toEqual(expect.arrayContaining([alice.id, other]));
+    });
+
     it("bob's well-formed rows still arrive: a message with a PNG, a new summary", async () => {
       const png = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
       await badMessage({ content: 'look at this', images: JSON.stringify([png]) });
