@@ -74,6 +74,30 @@ describe('sub-agent sessions', () => {
   });
 });
 
+describe('links that loop (a hostile or broken row)', () => {
+  it("a session its own parent, or two each the other's, hang no reader: list, children, usage, delete", () => {
+    const store = openStore();
+    const self = store.create({ title: 'its own parent', messages: [user('me')] }).id;
+    const a = store.create({ title: 'a', messages: [user('a')] }).id;
+    const b = store.create({ title: 'b', spawn: { parentId: a, callId: 'call_b', agent: 'explore' }, messages: [user('b')] }).id;
+    const link = store.db.prepare("UPDATE sessions SET spawned_by = ?, spawn_call_id = 'call_x', spawn_agent = 'explore', child_state = 'done' WHERE id = ?");
+    link.run(self, self);
+    link.run(b, a);
+
+    expect(store.list()).toEqual([]);
+    expect(store.children(self).map((c) => c.id)).toEqual([self]);
+    expect(store.children(a).map((c) => c.id)).toEqual([b]);
+    // The loop names a among its own descendants: its usage is its own, never counted again as a child's.
+    store.recordUsage(a, 'chat', { prompt_tokens: 10, completion_tokens: 5, cost_usd: 0.01 });
+    expect(store.getFamilyUsage(a)).toMatchObject({ own: { calls: 1 }, children: { calls: 0 }, total: { calls: 1 } });
+    store.trash(a);
+    store.restore(a);
+    store.delete(a);
+    store.delete(self);
+    expect(store.list({ includeChildren: true, includeArchived: true })).toEqual([]);
+  });
+});
+
 describe("a fork's children", () => {
   it('are the children its inherited history started, read along the chain, plus its own', () => {
     const store = openStore();

@@ -197,7 +197,10 @@ describe('migrations', () => {
     const before = store.getTranscript(id);
     // As version 3 wrote it (without the later stopped, images and facts columns and model changes, nor version 9's sync tables,
     // nor version 10's model windows, pins and compaction details, nor version 11's change log, nor version 12's Trash, nor version 13's project folder, nor version 14's pinned and title_by_loom,
-    // nor version 15's file snapshots, nor version 16's agent, nor version 18's sub-agent links).
+    // nor version 15's file snapshots, nor version 16's agent, nor version 18's sub-agent links, which version 19's sync triggers name).
+    for (const { name } of store.db.prepare(`SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'sync_queue_%'`).all() as { name: string }[]) {
+      store.db.exec(`DROP TRIGGER ${name}`);
+    }
     store.db.exec(
       'DROP TRIGGER session_changes_created; DROP TRIGGER session_changes_changed; DROP TRIGGER session_changes_deleted; DROP TRIGGER session_changes_trashed; ' +
         'DROP TABLE session_changes; DROP INDEX sessions_pinned; ALTER TABLE sessions DROP COLUMN pinned; ALTER TABLE sessions DROP COLUMN title_by_loom; DROP INDEX sessions_page_project; ALTER TABLE sessions DROP COLUMN project_dir; ' +
@@ -208,9 +211,6 @@ describe('migrations', () => {
         'DROP TABLE model_windows; DROP TABLE pins; DROP TABLE file_snapshots; ' +
         ['summarised_from', 'kept_from', 'steps', 'carried', 'start_id', 'undone_at'].map((c) => `ALTER TABLE compactions DROP COLUMN ${c};`).join(' '),
     );
-    for (const { name } of store.db.prepare(`SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'sync_queue_%'`).all() as { name: string }[]) {
-      store.db.exec(`DROP TRIGGER ${name}`);
-    }
     store.db.exec(
       'DROP TABLE sync_state; DROP TABLE sync_outbox; DROP TABLE sync_clocks; DROP TABLE sync_applying; DROP TABLE sync_inbox; ALTER TABLE sessions DROP COLUMN note',
     );

@@ -147,6 +147,15 @@ describeWithHub('a hostile teammate', () => {
         client.query(`UPDATE loom.sessions SET state = $2::jsonb, state_hlc = state_hlc + 1000000000, hub_seq = $3 WHERE id = $1`, [bobs.id, state, seq]),
       );
 
+    /** A sub-agent link to session `parent`, as a state's fields, with `change` made. */
+    const linkTo = (parent: string, change: Record<string, unknown> = {}) => ({
+      spawned_by: parent,
+      spawn_call_id: 'call_1',
+      spawn_agent: 'explore',
+      child_state: 'done',
+      ...change,
+    });
+
     /** bob's session's state as his device pushed it, with `change` made: one field bad at a time. */
     let pushedState: Record<string, unknown>;
     const withState = (change: Record<string, unknown>) => Promise.resolve(JSON.stringify({ ...pushedState, ...change }));
@@ -233,6 +242,32 @@ describeWithHub('a hostile teammate', () => {
       ],
       ['a folder with an escape sequence', async () => badState(await withState({ cwd: '/tmp/\u001b[2Jx' })), /its folder is not a plain text/],
       ['a negative fork point', async () => badState(await withState({ fork_at: -3 })), /its fork point is not a count/],
+      [
+        'a sub-agent link with an unknown state',
+        async () => badState(await withState(linkTo(other, { child_state: 'zombie' }))),
+        /its sub-agent state "zombie" is not one Loom knows/,
+      ],
+      [
+        "an overlong sub-agent's agent",
+        async () => badState(await withState(linkTo(other, { spawn_agent: 'x'.repeat(5000) }))),
+        /its sub-agent's agent "x+… is not an agent name/,
+      ],
+      ['a session its own sub-agent parent', async () => badState(await withState(linkTo(bobs.id))), /it is its own sub-agent parent/],
+      [
+        'a sub-agent parent that is no session id',
+        async () => badState(await withState(linkTo('../../x'))),
+        /its sub-agent parent "\.\.\/\.\.\/x" is not a session id/,
+      ],
+      [
+        'an agent with an escape sequence',
+        async () => badState(await withState({ agent: 'evil\u001b[2J' })),
+        /its agent "evil\\u001b\[2J" is not an agent name/,
+      ],
+      [
+        'an agent change to a path',
+        () => badRecord('agent_change', { at: '2026-11-30T10:00:00.000Z', from_agent: null, to_agent: '../../etc/passwd', transcript_index: 0 }),
+        /an agent_change record of session \S+: it is not an agent change Loom reads/,
+      ],
       [
         'a context start whose head is not JSON',
         () => badRecord('context_start', { at_seq: 0, kept_from: 0, with_system: 1, head: '[oops', prompt_seq: null }),
@@ -339,6 +374,43 @@ describeWithHub('a hostile teammate', () => {
         { role: 'assistant', content: 'done' },
       ]);
       expect(strictChatViolations({ model: 'm', messages: aliceStore((store) => store.getContext(bobs.id)) })).toEqual([]);
+    });
+
+    it("links that loop through two of bob's sessions: the one that closes the loop is skipped and named, and every reader still ends", async () => {
+      // other becomes bobs's sub-agent (a link that holds), then bobs other's: that one would close a loop.
+      await asBob((client, { seq }) =>
+        client.query(`UPDATE loom.sessions SET state = state || $2::jsonb, state_hlc = state_hlc + 1000000000, hub_seq = $3 WHERE id = $1`, [
+          other,
+          JSON.stringify(linkTo(bobs.id)),
+          seq,
+        ]),
+      );
+      const linked = await syncAs('alice', alice.dir);
+      expect(linked.stdout).not.toContain('skipped');
+      expect(aliceStore((s) => s.children(bobs.id).map((c) => [c.id, c.child.agent, c.child.state]))).toEqual([[other, 'explore', 'done']]);
+
+      await badState(await withState(linkTo(other)));
+      const looped = await syncAs('alice', alice.dir);
+      expect(looped.stderr).toBe('');
+      expect(looped.stdout).toMatch(new RegExp(`skipped 1 malformed row from the hub \\(session ${bobs.id}: its sub-agent link makes a cycle`));
+      expect(aliceStore((s) => [s.childLink(bobs.id), s.list().map((m) => m.id)])).toEqual([null, expect.arrayContaining([bobs.id])]);
+      expect(aliceStore((s) => s.list().map((m) => m.id))).not.toContain(other);
+      expect(aliceStore((s) => [s.children(other), s.getFamilyUsage(bobs.id).children.calls])).toEqual([[], 0]);
+    });
+
+    it("bob's session linked under alice's own arrives as a session of its own, not as her sub-agent", async () => {
+      await asBob((client, { seq }) =>
+        client.query(`UPDATE loom.sessions SET state = state || $2::jsonb, state_hlc = state_hlc + 1000000000, hub_seq = $3 WHERE id = $1`, [
+          other,
+          JSON.stringify({ ...linkTo(alice.id), child_state: 'running' }),
+          seq,
+        ]),
+      );
+      const run = await syncAs('alice', alice.dir);
+      expect(run.stderr).toBe('');
+      expect(run.stdout).not.toContain('skipped');
+      expect(aliceStore((s) => [s.children(alice.id), s.childLink(other), s.getMeta(other).title])).toEqual([[], null, expect.stringMatching(/^renamed/)]);
+      expect(aliceStore((s) => s.list().map((m) => m.id))).toEqual(expect.arrayContaining([alice.id, other]));
     });
 
     it("bob's well-formed rows still arrive: a message with a PNG, a new summary", async () => {

@@ -23,15 +23,19 @@ export const CHILD_LINKS = `
   ${SESSION_CHANGES_V18}
 `;
 
-/** The condition a session alias `s` meets when it is no sub-agent's. */
-export const TOP_LEVEL = 's.spawned_by IS NULL';
+/**
+ * The condition a session alias `s` meets when it lists on its own: no sub-agent's, or one
+ * whose parent is not on this device (a sync brought the child first, or without it): the
+ * link is kept, and the child goes under its parent once the parent arrives.
+ */
+export const TOP_LEVEL = '(s.spawned_by IS NULL OR NOT EXISTS (SELECT 1 FROM sessions p WHERE p.id = s.spawned_by))';
 
-/** The link columns as a write sets them (repositories/sessions.ts). */
+/** The link columns as a write sets them (repositories/sessions.ts): all null for no link (a pulled state may unset one). */
 export interface ChildColumns {
-  spawned_by: string;
-  spawn_call_id: string;
-  spawn_agent: string;
-  child_state: ChildState;
+  spawned_by: string | null;
+  spawn_call_id: string | null;
+  spawn_agent: string | null;
+  child_state: ChildState | null;
 }
 
 interface ChildRow extends MetaRow {
@@ -49,6 +53,9 @@ function childFromRow(row: ChildRow): ChildSession {
 
 const CHILDREN_OF = `SELECT ${CHILD_COLUMNS} FROM sessions s JOIN sessions p ON p.id = s.spawned_by WHERE p.pk = ? AND ${LIVE}`;
 
+/** Started first, listed first: by creation time, which sync carries (a pull may create them in another order), then by row. */
+const STARTED = 'ORDER BY s.created_at, s.pk';
+
 /**
  * Session `pk`'s live children, in the order they started: its own, and a fork's inherited
  * ones (docs/DESIGN.md#sub-agents) — each fork ancestor's children whose run_subagent result
@@ -63,10 +70,10 @@ export function listChildren(db: Database.Database, pk: number): ChildSession[] 
     `${CHILDREN_OF} AND EXISTS (
        SELECT 1 FROM transcript t JOIN messages m ON m.id = t.message_id
         WHERE t.session_pk = p.pk AND t.seq >= ? AND t.seq < ? AND m.role = 'tool' AND m.tool_call_id = s.spawn_call_id)
-     ORDER BY s.pk`,
+     ${STARTED}`,
   );
   const rows = segments.flatMap((segment) => inherited.all(segment.pk, segment.from, segment.to) as ChildRow[]);
-  if (own) rows.push(...(prepared(db, `${CHILDREN_OF} ORDER BY s.pk`).all(own.pk) as ChildRow[]));
+  if (own) rows.push(...(prepared(db, `${CHILDREN_OF} ${STARTED}`).all(own.pk) as ChildRow[]));
   return rows.map(childFromRow);
 }
 
@@ -106,17 +113,18 @@ export function toolsUsed(db: Database.Database, pk: number): string[] {
 /**
  * Session `pk`'s descendants through sub-agent links (children, their children…), deepest
  * first, trashed ones too: a parent's delete must not leave one behind. Bounded like
- * import-records' lines, so a cycle an edited import made cannot loop.
+ * import-records' lines, so a cycle an edited import made cannot loop, and never the
+ * session itself, which such a cycle would name among its own descendants.
  */
 export function descendants(db: Database.Database, pk: number): { pk: number; deleted_at: string | null }[] {
   return prepared(
     db,
     `WITH RECURSIVE tree (pk, id, depth) AS (
-       SELECT pk, id, 0 FROM sessions WHERE pk = ?
+       SELECT pk, id, 0 FROM sessions WHERE pk = @pk
        UNION SELECT s.pk, s.id, tree.depth + 1 FROM sessions s JOIN tree ON s.spawned_by = tree.id WHERE tree.depth < 64
      )
-     SELECT tree.pk, s.deleted_at FROM tree JOIN sessions s ON s.pk = tree.pk WHERE depth > 0 GROUP BY tree.pk ORDER BY MAX(depth) DESC, tree.pk`,
-  ).all(pk) as { pk: number; deleted_at: string | null }[];
+     SELECT tree.pk, s.deleted_at FROM tree JOIN sessions s ON s.pk = tree.pk WHERE depth > 0 AND tree.pk <> @pk GROUP BY tree.pk ORDER BY MAX(depth) DESC, tree.pk`,
+  ).all({ pk }) as { pk: number; deleted_at: string | null }[];
 }
 
 export function descendantPks(db: Database.Database, pk: number): number[] {

@@ -2,7 +2,7 @@ import type Database from 'better-sqlite3';
 import { deriveContexts } from './migration-v3';
 import { CHILD_LINKS } from './children';
 import { SESSION_CHANGES, SESSION_CHANGES_V13, SESSION_CHANGES_V14, SESSION_CHANGES_V16 } from './session-changes';
-import { SYNC_TABLES } from './sync-tables';
+import { SYNC_TABLES, SYNC_TABLES_V19 } from './sync-tables';
 import { TRASH } from './trash';
 
 /**
@@ -454,6 +454,15 @@ export const MIGRATIONS: readonly Migration[] = [
       'the agent it ran and its state (running, done, failed, stopped, interrupted); the change log hears of them',
     up(db) {
       db.exec(CHILD_LINKS);
+    },
+  },
+  {
+    version: 19,
+    description:
+      "sync carries the session's agent and a sub-agent's link and state (its state's trigger hears them) and agent changes (as records); " +
+      'a device already syncing queues them again',
+    up(db) {
+      db.exec(SYNC_TABLES_V19);
     },
   },
 ];

@@ -30,6 +30,24 @@ function clockUpsert(column: string): string {
 /** The session columns that move as its "state" (one LWW field); message_count follows the transcript. */
 const STATE_COLUMNS = ['parent_id', 'summary', 'status', 'created_at', 'updated_at', 'model', 'cwd', 'plan', 'fork_parent_pk', 'fork_at', 'note'];
 
+/**
+ * Version 19 (docs/DESIGN.md#sync-through-a-hub): the session's agent and a sub-agent's link
+ * and run state move with its state too (project_dir and pinned stay each device's own).
+ */
+const STATE_COLUMNS_V19 = [...STATE_COLUMNS, 'agent', 'spawned_by', 'spawn_call_id', 'spawn_agent', 'child_state'];
+
+const stateTrigger = (columns: readonly string[]) =>
+  queueTrigger(
+    'sync_queue_state',
+    `AFTER UPDATE OF ${columns.join(', ')} ON sessions`,
+    columns.map((c) => `old.${c} IS NOT new.${c}`).join(' OR '),
+    'meta',
+    'new.id',
+    'NULL',
+    `'state'`,
+    clockUpsert('state_hlc'),
+  );
+
 const sessionOf = (pk: string) => `(SELECT id FROM sessions WHERE pk = ${pk})`;
 
 function recordTrigger(table: string): string {
@@ -108,20 +126,31 @@ export const SYNC_TABLES = `
   )}
   ${queueTrigger('sync_queue_title', 'AFTER UPDATE OF title ON sessions', 'old.title IS NOT new.title', 'meta', 'new.id', 'NULL', `'title'`, clockUpsert('title_hlc'))}
   ${queueTrigger('sync_queue_archived', 'AFTER UPDATE OF archived ON sessions', 'old.archived IS NOT new.archived', 'meta', 'new.id', 'NULL', `'archived'`, clockUpsert('archived_hlc'))}
-  ${queueTrigger(
-    'sync_queue_state',
-    `AFTER UPDATE OF ${STATE_COLUMNS.join(', ')} ON sessions`,
-    STATE_COLUMNS.map((c) => `old.${c} IS NOT new.${c}`).join(' OR '),
-    'meta',
-    'new.id',
-    'NULL',
-    `'state'`,
-    clockUpsert('state_hlc'),
-  )}
+  ${stateTrigger(STATE_COLUMNS)}
   ${queueTrigger('sync_queue_tombstone', 'AFTER DELETE ON sessions', '', 'tombstone', 'old.id', 'NULL', 'NULL')}
   ${recordTrigger('compactions')}
   ${recordTrigger('context_starts')}
   ${recordTrigger('model_changes')}
   ${usageTrigger('INSERT')}
   ${usageTrigger('UPDATE')}
+`;
+
+/**
+ * Version 19: the state trigger hears the agent and the sub-agent columns, agent changes are
+ * records; a device already syncing queues again the sessions and records the hub never had
+ * them of (a session with an agent or a link, each agent change), stamped now (the clock
+ * moves only when there is one: a device without any keeps its clock as it was).
+ */
+export const SYNC_TABLES_V19 = `
+  DROP TRIGGER sync_queue_state;
+  ${stateTrigger(STATE_COLUMNS_V19)}
+  ${recordTrigger('agent_changes')}
+  ${TICK} WHERE EXISTS (SELECT 1 FROM sessions WHERE agent IS NOT NULL OR spawned_by IS NOT NULL) OR EXISTS (SELECT 1 FROM agent_changes);
+  INSERT INTO sync_outbox (kind, session_id, hlc, fields)
+    SELECT 'meta', id, ${STAMP}, 'state' FROM sessions WHERE (agent IS NOT NULL OR spawned_by IS NOT NULL) AND ${SYNC_ON} ORDER BY pk;
+  INSERT INTO sync_clocks (session_id, state_hlc)
+    SELECT id, ${STAMP} FROM sessions WHERE (agent IS NOT NULL OR spawned_by IS NOT NULL) AND ${SYNC_ON}
+    ON CONFLICT (session_id) DO UPDATE SET state_hlc = excluded.state_hlc;
+  INSERT INTO sync_outbox (kind, session_id, ref, hlc, fields)
+    SELECT 'record', s.id, r.id, ${STAMP}, 'agent_changes' FROM agent_changes r JOIN sessions s ON s.pk = r.session_pk WHERE ${SYNC_ON} ORDER BY r.id;
 `;

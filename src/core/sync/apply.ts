@@ -3,6 +3,7 @@ import type Database from 'better-sqlite3';
 import type { ChatMessage, SessionStatus } from '../../shared/types';
 import { LoomError } from '../errors';
 import type { SessionStore } from '../store/session-store';
+import { descendantPks } from '../store/children';
 import { checkContext, ContextRuleError } from '../store/context-rules';
 import { prepared } from '../store/statements';
 import { deleteSession } from '../store/repositories/forks';
@@ -205,7 +206,7 @@ function describeRows(id: string, group: RemoteChange[]): string {
 
 function applyRows(db: Database.Database, id: string, group: RemoteChange[], context: ApplyContext, counts: ApplyCounts): void {
   for (const change of group) {
-    const problem = changeProblem(change);
+    const problem = changeProblem(change) ?? (change.type === 'session' ? linkCycleProblem(db, change.session) : null);
     if (problem) counts.skipped.push(problem);
     else if (change.type === 'session') applySession(db, change.session, counts);
     else if (change.type === 'entry') applyEntry(db, change.entry, context, counts);
@@ -226,18 +227,44 @@ function changeProblem(change: RemoteChange): string | null {
     case 'session': {
       const s = change.session;
       if (s.deleted_hlc !== null) return null;
-      return named(`session ${s.id}`, s.title !== null && s.title.length > MAX_TITLE_CHARS ? 'its title is too long' : sessionStateProblem(s.state));
+      return named(`session ${s.id}`, s.title !== null && s.title.length > MAX_TITLE_CHARS ? 'its title is too long' : sessionStateProblem(s.id, s.state));
     }
     case 'entry': {
       const e = change.entry;
       return named(`message ${e.seq} of session ${e.session_id}`, e.seq >= 0 ? bodyProblem(e.body) : 'its position is negative');
     }
     case 'record':
-      return named(`a ${change.record.kind} record of session ${change.record.session_id}`, recordProblem(change.record.kind, change.record.body));
+      return named(
+        `${article(change.record.kind)} ${change.record.kind} record of session ${change.record.session_id}`,
+        recordProblem(change.record.kind, change.record.body),
+      );
   }
 }
 
 const MAX_TITLE_CHARS = 100_000;
+
+const article = (word: string) => (/^[aeiou]/i.test(word) ? 'an' : 'a');
+
+/** How far up a sub-agent link is followed for a cycle: as deep as children.ts's descendants reads. */
+const MAX_LINK_DEPTH = 64;
+
+/**
+ * A pulled link that would make a session a sub-agent of its own sub-agent (directly or
+ * further down, as the links stand here): the row is skipped. Which checks a single row
+ * cannot make, since the loop takes two rows, maybe pulled apart.
+ */
+function linkCycleProblem(db: Database.Database, remote: RemoteSession): string | null {
+  const parent = remote.deleted_hlc === null ? remote.state.spawned_by : null;
+  if (!parent) return null;
+  const loops = prepared(
+    db,
+    `WITH RECURSIVE up (id, depth) AS (
+       SELECT ?, 0
+       UNION SELECT s.spawned_by, up.depth + 1 FROM sessions s JOIN up ON s.id = up.id WHERE s.spawned_by IS NOT NULL AND up.depth < ${MAX_LINK_DEPTH}
+     ) SELECT 1 FROM up WHERE id = ? LIMIT 1`,
+  ).get(parent, remote.id);
+  return loops ? `session ${remote.id}: its sub-agent link makes a cycle` : null;
+}
 
 const FIELDS = ['title', 'archived', 'state'] as const;
 type Field = (typeof FIELDS)[number];
@@ -249,8 +276,7 @@ function applySession(db: Database.Database, remote: RemoteSession, counts: Appl
   const pk = localPk(db, remote.id);
   if (remote.deleted_hlc !== null) {
     if (pk === undefined) return;
-    deleteLocally(db, pk);
-    counts.deletes += 1;
+    counts.deletes += deleteLocally(db, pk);
     counts.sessions.add(remote.id);
     return;
   }
@@ -367,14 +393,27 @@ function writeState(db: Database.Database, pk: number, s: SessionState): void {
     fork_parent_pk: parentPk,
     fork_at: parentPk === null ? 0 : s.fork_at,
     note: s.note,
+    // A state an older Loom pushed has none of these (pulled-rows.ts reads them as null); checked there when present.
+    agent: s.agent ?? null,
+    spawned_by: s.spawned_by ?? null,
+    spawn_call_id: s.spawn_call_id ?? null,
+    spawn_agent: s.spawn_agent ?? null,
+    child_state: s.child_state ?? null,
   });
   replaceUsage(db, pk, s.usage);
 }
-/** As SessionStore.delete, with the triggers on: forks that took over rows queue them (the hub may not have them). */
-function deleteLocally(db: Database.Database, pk: number): void {
+
+/**
+ * As SessionStore.delete, its sub-agents with it (those here the deleting device never saw
+ * too), with the triggers on: each delete queues its tombstone, and forks that took over
+ * rows queue them (the hub may not have them). Returns how many sessions went.
+ */
+function deleteLocally(db: Database.Database, pk: number): number {
   prepared(db, 'DELETE FROM sync_applying').run();
-  deleteSession(db, pk);
+  const gone = [...descendantPks(db, pk), pk];
+  for (const each of gone) deleteSession(db, each);
   prepared(db, 'INSERT OR IGNORE INTO sync_applying (one) VALUES (1)').run();
+  return gone.length;
 }
 
 function applyEntry(db: Database.Database, entry: RemoteEntry, context: ApplyContext, counts: ApplyCounts): void {

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { ChildState } from '../../shared/types';
 import { isImageDataUrl } from '../security/image-data';
 import { redactSecrets } from '../security/secrets';
 
@@ -33,6 +34,13 @@ export interface SessionState {
   fork_parent_id: string | null;
   fork_at: number;
   note: string | null;
+  /** The session's agent (null: the default); a state an older Loom pushed has none of these five. */
+  agent: string | null;
+  /** A sub-agent's link (store/children.ts): all four null for a session no run_subagent call started. */
+  spawned_by: string | null;
+  spawn_call_id: string | null;
+  spawn_agent: string | null;
+  child_state: ChildState | null;
   usage: UsageRow[];
 }
 
@@ -61,7 +69,7 @@ export interface HubEntry {
   device_seq: number;
 }
 
-export type RecordKind = 'compaction' | 'context_start' | 'model_change';
+export type RecordKind = 'compaction' | 'context_start' | 'model_change' | 'agent_change';
 
 export interface HubRecord {
   session_id: string;

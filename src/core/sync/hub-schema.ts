@@ -404,10 +404,20 @@ const TEAM_SEARCH_FORKS = [
    END $$`,
 ];
 
+/**
+ * Version 4: a session's agent changes travel as records, as its model changes do (its
+ * agent and a sub-agent's link ride in its state, which the hub keeps as it is sent).
+ */
+const AGENT_CHANGE_RECORDS = [
+  `ALTER TABLE loom.records DROP CONSTRAINT records_kind_check`,
+  `ALTER TABLE loom.records ADD CONSTRAINT records_kind_check CHECK (kind IN ('compaction', 'context_start', 'model_change', 'agent_change'))`,
+];
+
 export const HUB_MIGRATIONS: readonly HubMigration[] = [
   { version: 1, statements: [...TABLES, ...CLOCK_GUARD, ...TEAM_MEMBER_TRIGGER, OWN_SESSION_FUNCTION, ...TEAM_SEARCH_FUNCTION, ...GRANTS, ...POLICIES] },
   { version: 2, statements: TEAM_SEARCH_READABLE_FIRST },
   { version: 3, statements: TEAM_SEARCH_FORKS },
+  { version: 4, statements: AGENT_CHANGE_RECORDS },
 ];
 
 /** The newest hub schema this Loom knows; a hub at a higher version is refused, untouched. */

@@ -155,7 +155,7 @@ export function readSession(db: Database.Database, id: string): HubSession | und
   const row = prepared(
     db,
     `SELECT s.pk, s.id, s.parent_id, s.title, s.summary, s.status, s.archived, s.created_at, s.updated_at, s.model, s.cwd, s.plan,
-            p.id AS fork_parent_id, s.fork_at, s.note, c.title_hlc, c.archived_hlc, c.state_hlc
+            p.id AS fork_parent_id, s.fork_at, s.note, s.agent, s.spawned_by, s.spawn_call_id, s.spawn_agent, s.child_state, c.title_hlc, c.archived_hlc, c.state_hlc
        FROM sessions s LEFT JOIN sessions p ON p.pk = s.fork_parent_pk LEFT JOIN sync_clocks c ON c.session_id = s.id WHERE s.id = ?`,
   ).get(id) as SessionRow | undefined;
   if (!row) return undefined;
@@ -174,6 +174,11 @@ export function readSession(db: Database.Database, id: string): HubSession | und
     fork_parent_id: row.fork_parent_id,
     fork_at: row.fork_at,
     note: row.note,
+    agent: row.agent,
+    spawned_by: row.spawned_by,
+    spawn_call_id: row.spawn_call_id,
+    spawn_agent: row.spawn_agent,
+    child_state: row.child_state,
     usage,
   };
   return redactDeep({

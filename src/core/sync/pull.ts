@@ -59,19 +59,34 @@ export async function deviceLabels(client: pg.Client): Promise<(deviceId: string
 }
 
 interface SessionRow extends Omit<RemoteSession, 'title_hlc' | 'archived_hlc' | 'state_hlc' | 'deleted_hlc'> {
+  foreign_parent: boolean;
   title_hlc: string;
   archived_hlc: string;
   state_hlc: string;
   deleted_hlc: string | null;
 }
 
+/**
+ * Whether the session's sub-agent link names a session of another owner. A sub-agent counts
+ * in its parent's cost and goes with its delete, so a link across owners (a teammate's
+ * session put under the reader's own) is dropped: the session arrives as one of its own.
+ * The uuid is cast only once it reads as one, so a teammate's text cannot fail the query.
+ */
+const FOREIGN_PARENT = `CASE WHEN s.state->>'spawned_by' ~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$'
+  THEN EXISTS (SELECT 1 FROM loom.sessions p WHERE p.id = (s.state->>'spawned_by')::uuid AND p.owner <> s.owner) ELSE false END`;
+
+/** The state without its sub-agent link: the session arrives as one of its own. */
+const unlinked = (state: SessionRow['state']) => ({ ...state, spawned_by: null, spawn_call_id: null, spawn_agent: null, child_state: null });
+
 async function readSessions(client: pg.Client, cursor: number, upTo: number): Promise<RemoteSession[]> {
   const { rows } = await client.query<SessionRow>(
-    `SELECT id, title, title_hlc, archived, archived_hlc, state, state_hlc, deleted_hlc FROM loom.sessions WHERE hub_seq > $1 AND hub_seq <= $2 ORDER BY hub_seq, id`,
+    `SELECT s.id, s.title, s.title_hlc, s.archived, s.archived_hlc, s.state, s.state_hlc, s.deleted_hlc, ${FOREIGN_PARENT} AS foreign_parent
+       FROM loom.sessions s WHERE s.hub_seq > $1 AND s.hub_seq <= $2 ORDER BY s.hub_seq, s.id`,
     [cursor, upTo],
   );
-  return rows.map((r) => ({
+  return rows.map(({ foreign_parent: foreignParent, ...r }) => ({
     ...r,
+    state: foreignParent ? unlinked(r.state) : r.state,
     title_hlc: Number(r.title_hlc),
     archived_hlc: Number(r.archived_hlc),
     state_hlc: Number(r.state_hlc),

@@ -7,7 +7,8 @@
  * null; apply.ts skips a row that has a problem and the sync names it.
  */
 import { IMAGE_TYPE_NAMES } from '../../shared/attachments';
-import { CALL_KINDS, SESSION_STATUSES, TODO_STATUSES } from '../../shared/types';
+import { CALL_KINDS, CHILD_STATES, SESSION_STATUSES, TODO_STATUSES } from '../../shared/types';
+import { AGENT_NAME } from '../agents/definition';
 import { imageDataProblem } from '../security/image-data';
 import type { HubBody, SessionState } from './hub-rows';
 
@@ -44,8 +45,11 @@ function parsedJson(text: string): { value: unknown } | null {
   }
 }
 
+const SESSION_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const isAgentName = (value: unknown) => typeof value === 'string' && AGENT_NAME.test(value);
+
 /** A session row that is not a tombstone: its state has every field, of its type. */
-export function sessionStateProblem(state: unknown): Problem {
+export function sessionStateProblem(id: string, state: unknown): Problem {
   if (!isRecord(state)) return 'its state is not an object';
   const s = state as Partial<Record<keyof SessionState, unknown>>;
   if (!SESSION_STATUSES.some((status) => status === s.status)) return `its status ${shown(s.status)} is not one Loom knows`;
@@ -56,7 +60,21 @@ export function sessionStateProblem(state: unknown): Problem {
   if (!isTextOrNull(s.summary, MAX_FIELD_CHARS) || !isTextOrNull(s.note, MAX_FIELD_CHARS)) return 'its summary or note is not a text';
   if (!(s.cwd === null || (isText(s.cwd, MAX_NAME_CHARS) && /^\P{Cc}*$/u.test(s.cwd)))) return 'its folder is not a plain text';
   if (!isCount(s.fork_at)) return 'its fork point is not a count';
-  return planProblem(s.plan) ?? usageProblem(s.usage);
+  // Absent in a state an older Loom pushed: read as null.
+  if (!(s.agent === undefined || s.agent === null || isAgentName(s.agent))) return `its agent ${shown(s.agent)} is not an agent name`;
+  return childLinkProblem(id, s) ?? planProblem(s.plan) ?? usageProblem(s.usage);
+}
+
+/** A sub-agent's link: none at all, or a parent that is another session, a call id, an agent name and a known state. */
+function childLinkProblem(id: string, s: Partial<Record<keyof SessionState, unknown>>): Problem {
+  const link = [s.spawned_by, s.spawn_call_id, s.spawn_agent, s.child_state];
+  if (link.every((value) => value === undefined || value === null)) return null;
+  if (!(typeof s.spawned_by === 'string' && SESSION_ID.test(s.spawned_by))) return `its sub-agent parent ${shown(s.spawned_by)} is not a session id`;
+  if (s.spawned_by.toLowerCase() === id.toLowerCase()) return 'it is its own sub-agent parent';
+  if (!(isText(s.spawn_call_id, MAX_NAME_CHARS) && s.spawn_call_id !== '')) return 'its sub-agent call id is not a text';
+  if (!isAgentName(s.spawn_agent)) return `its sub-agent's agent ${shown(s.spawn_agent)} is not an agent name`;
+  if (!CHILD_STATES.some((state) => state === s.child_state)) return `its sub-agent state ${shown(s.child_state)} is not one Loom knows`;
+  return null;
 }
 
 function planProblem(plan: unknown): Problem {
@@ -176,6 +194,13 @@ export function recordProblem(kind: string, body: unknown): Problem {
         isCount(body.transcript_index)
         ? null
         : 'it is not a model change Loom reads';
+    case 'agent_change':
+      return isTime(body.at) &&
+        (body.from_agent === null || body.from_agent === undefined || isAgentName(body.from_agent)) &&
+        isAgentName(body.to_agent) &&
+        isCount(body.transcript_index)
+        ? null
+        : 'it is not an agent change Loom reads';
     case 'context_start':
       return isCount(body.at_seq) && isCount(body.kept_from) && (body.with_system === 0 || body.with_system === 1) && countOrNull(body.prompt_seq)
         ? headProblem(body.head)

@@ -16,7 +16,12 @@ export function readSyncState(db: Database.Database): SyncState | undefined {
 }
 
 /** The tables whose rows are pushed as records, and each one's kind on the hub. */
-export const RECORD_TABLES = { compactions: 'compaction', context_starts: 'context_start', model_changes: 'model_change' } as const;
+export const RECORD_TABLES = {
+  compactions: 'compaction',
+  context_starts: 'context_start',
+  model_changes: 'model_change',
+  agent_changes: 'agent_change',
+} as const;
 
 /**
  * Sync with `hub` (described without a password) whose id is `hubId`. The first time, or

@@ -17,7 +17,6 @@ export const RECORD_TABLES = {
   compaction: { table: 'compactions', columns: ['at', 'before_tokens', 'after_tokens', 'summary', 'transcript_index'], position: 'transcript_index' },
   context_start: { table: 'context_starts', columns: ['at_seq', 'kept_from', 'with_system', 'head', 'prompt_seq'], position: 'at_seq' },
   model_change: { table: 'model_changes', columns: ['at', 'from_model', 'to_model', 'transcript_index'], position: 'transcript_index' },
-  // Carried by forks; not synced yet (the hub's schema names no agent changes).
   agent_change: { table: 'agent_changes', columns: ['at', 'from_agent', 'to_agent', 'transcript_index'], position: 'transcript_index' },
 } as const;
 
