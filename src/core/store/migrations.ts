@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { FAMILIES } from './migration-v19';
 import { deriveContexts } from './migration-v3';
 import { CHILD_LINKS } from './children';
 import { SESSION_CHANGES, SESSION_CHANGES_V13, SESSION_CHANGES_V14, SESSION_CHANGES_V16 } from './session-changes';
@@ -454,6 +455,15 @@ export const MIGRATIONS: readonly Migration[] = [
       'the agent it ran and its state (running, done, failed, stopped, interrupted); the change log hears of them',
     up(db) {
       db.exec(CHILD_LINKS);
+    },
+  },
+  {
+    version: 19,
+    description:
+      'sessions.family_id: the conversation a session branched from, by parent_id, transitively (store/migration-v19.ts), kept by triggers; ' +
+      'the sidebar folds a family into one row and pages by family',
+    up(db) {
+      db.exec(FAMILIES);
     },
   },
 ];
