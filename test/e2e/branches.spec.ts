@@ -8,17 +8,10 @@ import type { Page } from '@playwright/test';
 import { LISTING_SUMMARY_PROMPT } from '../../src/core/agent/listing-summary';
 import type { ChatMessage } from '../../src/shared/types';
 import { nth } from '../support/elements';
-import { SUMMARY, expect, newSession, openLoom, send, sidebarRow, test, transcript, type LoomHarness } from './fixtures';
+import { SUMMARY, expandFamilies, expect, newSession, openLoom, send, sidebarRow, test, transcript, type LoomHarness } from './fixtures';
 
 function article(page: Page, name: 'You' | 'Assistant', text: string) {
   return transcript(page).getByRole('article', { name, exact: true }).filter({ hasText: text });
-}
-
-/** Expands the sidebar's folded families, so that each branch has its row. */
-async function expandFamilies(page: Page): Promise<void> {
-  const toggles = page.getByRole('complementary', { name: 'Sessions' }).getByRole('button', { name: / branches of /, expanded: false });
-  await expect(toggles.first()).toBeVisible();
-  while ((await toggles.count()) > 0) await toggles.first().click();
 }
 
 async function openTabs(loom: LoomHarness): Promise<string[]> {
