@@ -162,6 +162,15 @@ async function measure({ store, baseline, longId, withForks }: Stores): Promise<
     loom: sample(() => store.list({ limit: 50 }), 50),
     baseline: sample(() => baseline.list(50), 3, 0),
   });
+  // The sidebar's page: the pinned sessions and 50 more, and the cursor; the second page from it.
+  for (const [label, listed] of [
+    ['sidebar page of 50', store],
+    ['sidebar page of 50, half forks', withForks],
+  ] as const) {
+    const next = listed.listPage({ limit: 50 }).next ?? undefined;
+    run({ label, stat: 'p50', target: TARGETS.list, loom: sample(() => listed.listPage({ limit: 50 }), 50) });
+    run({ label: `${label}, second page`, stat: 'p50', target: TARGETS.list, loom: sample(() => listed.listPage({ limit: 50, after: next }), 50) });
+  }
   run({
     label: `search "${SEARCH_WORD}", top 20`,
     stat: 'p50',

@@ -237,6 +237,12 @@ export interface SessionPage {
   sessions: SessionMeta[];
   /** How many sub-agents each listed session has, for those that have any (children are listed under their parent). */
   children: Record<string, number>;
+  /**
+   * Each listed session's family (docs/DESIGN.md#the-sidebar): the id of the conversation
+   * it branched from, transitively; its own id for one that never branched. A page holds
+   * whole families, and `next` is the place of its last family's newest member.
+   */
+  families: Record<string, string>;
   next: SessionCursor | null;
 }
 

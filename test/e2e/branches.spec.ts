@@ -8,7 +8,7 @@ import type { Page } from '@playwright/test';
 import { LISTING_SUMMARY_PROMPT } from '../../src/core/agent/listing-summary';
 import type { ChatMessage } from '../../src/shared/types';
 import { nth } from '../support/elements';
-import { SUMMARY, expect, newSession, openLoom, send, sidebarRow, test, transcript, type LoomHarness } from './fixtures';
+import { SUMMARY, expandFamilies, expect, newSession, openLoom, send, sidebarRow, test, transcript, type LoomHarness } from './fixtures';
 
 function article(page: Page, name: 'You' | 'Assistant', text: string) {
   return transcript(page).getByRole('article', { name, exact: true }).filter({ hasText: text });
@@ -51,8 +51,9 @@ test('Regenerate makes a sibling reply, and the switcher shows each in place', a
   await expect.poll(() => openTabs(loom)).toEqual([branch.id]);
   // The tab and the sidebar tell the two apart (docs/DESIGN.md#branch-titles).
   await expect(tabs.first()).toContainText('How herons fish · retry 2');
-  await expect(sidebarRow(page, 'How herons fish · retry 2')).toHaveCount(1);
-  await expect(sidebarRow(page, 'How herons fish')).toHaveCount(2);
+  // The two fold into one sidebar row, the branch's, with their count (docs/DESIGN.md#the-sidebar).
+  await expect(sidebarRow(page, 'How herons fish')).toHaveCount(1);
+  await expect(sidebarRow(page, 'How herons fish · retry 2').getByRole('button', { name: '2 branches of How herons fish · retry 2' })).toBeVisible();
 
   await second.getByRole('button', { name: 'Previous version' }).click();
   await expect(first).toBeVisible();
@@ -169,6 +170,7 @@ test('the info dialog links the parent by title and shows the family, each openi
   const sibling = loom.store.fork(parent.id);
   loom.store.rename(sibling.id, 'Heron notes, copy');
   await openLoom(page, loom);
+  await expandFamilies(page);
   await sidebarRow(page, 'Heron notes, first half')
     .getByRole('button', { name: /^Heron notes, first half/ })
     .first()
@@ -250,6 +252,7 @@ test('a fork whose parent was deleted names the parent by id, and its siblings a
   loom.store.rename(sibling.id, 'Also left');
   loom.store.delete(parent.id);
   await openLoom(page, loom);
+  await expandFamilies(page);
   await sidebarRow(page, 'Left behind')
     .getByRole('button', { name: /^Left behind/ })
     .first()

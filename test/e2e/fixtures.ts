@@ -133,6 +133,13 @@ export function sidebarRow(page: Page, name: string | RegExp) {
   return page.getByRole('complementary', { name: 'Sessions' }).getByRole('listitem').filter({ hasText: name });
 }
 
+/** Expands the sidebar's folded families (docs/DESIGN.md#the-sidebar), so that each branch has its row. */
+export async function expandFamilies(page: Page): Promise<void> {
+  const toggles = page.getByRole('complementary', { name: 'Sessions' }).getByRole('button', { name: / branches of /, expanded: false });
+  await expect(toggles.first()).toBeVisible();
+  while ((await toggles.count()) > 0) await toggles.first().click();
+}
+
 /** Opens a session's action menu in the sidebar and picks an action. */
 export async function sessionAction(page: Page, name: string | RegExp, action: string | RegExp): Promise<void> {
   await sidebarRow(page, name)

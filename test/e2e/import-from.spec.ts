@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Page } from '@playwright/test';
 import { CLAUDE_SESSION, claudeBranch, claudeMain, claudeSidechain, codexRollout, jsonl, writeFile } from '../import/fixtures';
-import { expect, openLoom, sidebarRow, test, transcript } from './fixtures';
+import { expandFamilies, expect, openLoom, sidebarRow, test, transcript } from './fixtures';
 
 /** A Claude Code projects folder of the test's own: a session with a rewind and a malformed line, and a sub-agent file. */
 function claudeProjects(): { root: string; file: string } {
@@ -54,9 +54,9 @@ test('imports a folder of Claude Code sessions: progress, the summary, the sessi
     );
     await expect(dialog.getByRole('list', { name: 'Refused' }).getByRole('listitem')).toHaveText([`${file}:8: not valid JSON, skipped`]);
 
-    // Live: the sidebar shows them without a reload, behind the dialog.
-    await expect(sidebarRow(page, 'Lexer zebra fix')).toHaveCount(2);
+    // Live: the sidebar shows them without a reload, behind the dialog, folded into one row (the sub-agent's parent_id names its session).
     await expect(sidebarRow(page, 'Sub-agent c0ffee01')).toHaveCount(1);
+    await expect(sidebarRow(page, 'Sub-agent c0ffee01')).toContainText('3 branches');
     expect(loom.store.list()).toHaveLength(3);
 
     await importFrom(page, root);
@@ -73,6 +73,8 @@ test('imports a folder of Claude Code sessions: progress, the summary, the sessi
       .click();
     await expect(transcript(page).getByRole('article', { name: 'You' })).toContainText('Explore the tokenizer tables');
     await expect(transcript(page).getByRole('article', { name: 'Assistant' })).toContainText('The tables live in tables.ts.');
+    await expandFamilies(page);
+    await expect(sidebarRow(page, 'Lexer zebra fix')).toHaveCount(2);
     await sidebarRow(page, 'Lexer zebra fix')
       .first()
       .getByRole('button', { name: /^Lexer zebra fix/ })

@@ -197,12 +197,13 @@ describe('migrations', () => {
     const before = store.getTranscript(id);
     // As version 3 wrote it (without the later stopped, images and facts columns and model changes, nor version 9's sync tables,
     // nor version 10's model windows, pins and compaction details, nor version 11's change log, nor version 12's Trash, nor version 13's project folder, nor version 14's pinned and title_by_loom,
-    // nor version 15's file snapshots, nor version 16's agent, nor version 18's sub-agent links, which version 19's sync triggers name).
+    // nor version 15's file snapshots, nor version 16's agent, nor version 18's sub-agent links, which version 19's sync triggers name, nor version 20's families).
     for (const { name } of store.db.prepare(`SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'sync_queue_%'`).all() as { name: string }[]) {
       store.db.exec(`DROP TRIGGER ${name}`);
     }
     store.db.exec(
-      'DROP TRIGGER session_changes_created; DROP TRIGGER session_changes_changed; DROP TRIGGER session_changes_deleted; DROP TRIGGER session_changes_trashed; ' +
+      'DROP TRIGGER sessions_family_created; DROP TRIGGER sessions_family_reparented; DROP INDEX sessions_by_family; ALTER TABLE sessions DROP COLUMN family_id; ' +
+        'DROP TRIGGER session_changes_created; DROP TRIGGER session_changes_changed; DROP TRIGGER session_changes_deleted; DROP TRIGGER session_changes_trashed; ' +
         'DROP TABLE session_changes; DROP INDEX sessions_pinned; ALTER TABLE sessions DROP COLUMN pinned; ALTER TABLE sessions DROP COLUMN title_by_loom; DROP INDEX sessions_page_project; ALTER TABLE sessions DROP COLUMN project_dir; ' +
         'DROP TABLE agent_changes; ALTER TABLE sessions DROP COLUMN agent; DROP INDEX sessions_children; ' +
         ['spawned_by', 'spawn_call_id', 'spawn_agent', 'child_state'].map((c) => `ALTER TABLE sessions DROP COLUMN ${c};`).join(' ') +

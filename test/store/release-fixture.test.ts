@@ -350,7 +350,9 @@ describe.each(RELEASES)('the loom.db made by %s', (release) => {
     expect(changes).toEqual([]);
     expect(snapshots).toEqual([]);
     expect(agentChanges).toEqual([]);
-    expect(sequence).toEqual(fixtureSequence);
+    // A trigger's INSERT … SELECT that adds no row (during a migration's backfill) still records its table's
+    // counter, at 0: no number was handed out.
+    expect((sequence as string[]).filter((row) => !row.endsWith('"seq":0}'))).toEqual(fixtureSequence);
     expect(rows).toEqual(fixtureRows);
     // The columns added since start empty: no session of the release is in the Trash or had a folder chosen, only recorded.
     const added = new Database(file, { readonly: true });

@@ -144,7 +144,12 @@ describeWithHub('sync carries sub-agents and agents', () => {
     await cluster.admin(`UPDATE loom.sessions SET state = state - 'agent' - 'spawned_by' - 'spawn_call_id' - 'spawn_agent' - 'child_state'`);
     await cluster.admin(`DELETE FROM loom.records WHERE kind = 'agent_change'`);
     const old = new Database(databasePath(dir));
-    old.exec('DROP TRIGGER sync_queue_agent_changes; UPDATE schema_version SET version = 18');
+    old.exec(
+      'DROP TRIGGER sync_queue_agent_changes; ' +
+        // Version 20's families, too: the upgrade adds them again.
+        'DROP TRIGGER sessions_family_created; DROP TRIGGER sessions_family_reparented; DROP INDEX sessions_by_family; ALTER TABLE sessions DROP COLUMN family_id; ' +
+        'UPDATE schema_version SET version = 18',
+    );
     old.close();
 
     laptop = SessionStore.open(dir);

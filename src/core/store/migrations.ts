@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { FAMILIES } from './migration-v20';
 import { deriveContexts } from './migration-v3';
 import { CHILD_LINKS } from './children';
 import { SESSION_CHANGES, SESSION_CHANGES_V13, SESSION_CHANGES_V14, SESSION_CHANGES_V16 } from './session-changes';
@@ -463,6 +464,15 @@ export const MIGRATIONS: readonly Migration[] = [
       'a device already syncing queues them again',
     up(db) {
       db.exec(SYNC_TABLES_V19);
+    },
+  },
+  {
+    version: 20,
+    description:
+      'sessions.family_id: the conversation a session branched from, by parent_id, transitively (store/migration-v20.ts), kept by triggers; ' +
+      'the sidebar folds a family into one row and pages by family',
+    up(db) {
+      db.exec(FAMILIES);
     },
   },
 ];

@@ -7,6 +7,7 @@ import type Database from 'better-sqlite3';
 import type { PlanState, SessionCursor, SessionMeta, SessionPage, SessionRecord } from '../../shared/types';
 import { LoomError } from '../errors';
 import { TOP_LEVEL, childCounts } from './children';
+import { familyPage } from './families';
 import type { TreeFields } from './export';
 import { listAgentChanges, listCompactions, listModelChanges, readUsage } from './repositories/records';
 import { META_COLUMNS, metaFromRow, type MetaRow } from './rows';
@@ -83,11 +84,8 @@ export interface ListOptions {
   pinned?: boolean;
 }
 
-/**
- * Newest updated first (then by id, so ties keep one order); archived sessions only when
- * asked for; `after`: only the sessions listed after that place (keyset paging).
- */
-export function listSessions(db: Database.Database, opts: ListOptions): SessionMeta[] {
+/** The condition (on alias `s`) of a session `opts` lists, and its parameters. */
+function listedBy(opts: ListOptions): { condition: string; params: Record<string, unknown> } {
   const conditions = [
     LIVE,
     ...(opts.project === undefined ? [] : ['s.project_dir = @project']),
@@ -95,35 +93,48 @@ export function listSessions(db: Database.Database, opts: ListOptions): SessionM
     ...(opts.includeChildren ? [] : [TOP_LEVEL]),
     // Written out, not a parameter: the pinned ones are read from their partial index.
     ...(opts.pinned === undefined ? [] : [`s.pinned = ${opts.pinned ? 1 : 0}`]),
-    ...(opts.after ? ['(s.updated_at, s.id) < (@updated_at, @id)'] : []),
   ];
-  const rows = prepared(db, `SELECT ${META_COLUMNS} FROM sessions s WHERE ${conditions.join(' AND ')} ORDER BY s.updated_at DESC, s.id DESC LIMIT @limit`).all({
+  return { condition: conditions.join(' AND '), params: opts.project === undefined ? {} : { project: opts.project } };
+}
+
+/**
+ * Newest updated first (then by id, so ties keep one order); archived sessions only when
+ * asked for; `after`: only the sessions listed after that place (keyset paging).
+ */
+export function listSessions(db: Database.Database, opts: ListOptions): SessionMeta[] {
+  const { condition, params } = listedBy(opts);
+  const after = opts.after ? ' AND (s.updated_at, s.id) < (@updated_at, @id)' : '';
+  const rows = prepared(db, `SELECT ${META_COLUMNS} FROM sessions s WHERE ${condition}${after} ORDER BY s.updated_at DESC, s.id DESC LIMIT @limit`).all({
     limit: opts.limit ?? -1,
-    ...(opts.project !== undefined && { project: opts.project }),
+    ...params,
     ...(opts.after && { updated_at: opts.after.updated_at, id: opts.after.id }),
   }) as MetaRow[];
   return rows.map(metaFromRow);
 }
 
 /**
- * One page of the list (`limit` sessions after `after`) and the cursor of the next one. The
- * pinned sessions come first, all of them on the first page (they are few); the pages page
- * through the others (docs/DESIGN.md#the-sidebar).
+ * One page of the sidebar's list: `limit` families after `after` (families.ts), each with
+ * all its listed members, and the cursor of the next page; the pinned families come first,
+ * all of them on the first page (docs/DESIGN.md#the-sidebar). Pinned sessions first, then
+ * newest first: the order the sidebar keeps, folding each family into the row of its first.
  */
 export function listPage(db: Database.Database, opts: ListOptions & { limit: number }): SessionPage {
-  // One row more than asked says whether another page follows, without a count.
-  const rows = listSessions(db, { ...opts, pinned: false, limit: opts.limit + 1 });
-  const sessions = rows.slice(0, opts.limit);
-  const last = sessions.at(-1);
-  const pinned = opts.after ? [] : listSessions(db, { ...opts, pinned: true, limit: -1 });
-  const listed = [...pinned, ...sessions];
+  const { condition, params } = listedBy(opts);
+  const page = familyPage(db, condition, params, opts);
+  const members = prepared(
+    db,
+    `SELECT ${META_COLUMNS}, s.family_id FROM sessions s INDEXED BY sessions_by_family WHERE ${condition} AND s.family_id IN (SELECT value FROM json_each(@families))
+      ORDER BY s.pinned DESC, s.updated_at DESC, s.id DESC`,
+  ).all({ ...params, families: JSON.stringify([...page.pinned, ...page.families]) }) as (MetaRow & { family_id: string })[];
+  const sessions = members.map(metaFromRow);
   return {
-    sessions: listed,
+    sessions,
+    families: Object.fromEntries(members.map((row) => [row.id, row.family_id])),
     children: childCounts(
       db,
-      listed.map((s) => s.id),
+      sessions.map((s) => s.id),
     ),
-    next: rows.length > opts.limit && last ? { updated_at: last.updated_at, id: last.id } : null,
+    next: page.next,
   };
 }
 

@@ -3,17 +3,20 @@
  * full-text search with snippets (on this device, or the team's on the sync hub), a switch
  * for archived sessions, a filter by project folder, per-session actions, drag-export, and the sync's status line. Virtualised and paged: 100,000 sessions render as the few rows on
  * screen, fetched a page at a time as the user scrolls. The list (not search hits, which are
- * ranked) is grouped: Pinned, Today, Yesterday, Previous 7 days, Older. Collapsible to a narrow rail.
+ * ranked) is grouped: Pinned, Today, Yesterday, Previous 7 days, Older, and folds each
+ * conversation and its branches into one row with a count, expanded in place (lib/family-rows.ts).
+ * Collapsible to a narrow rail.
  */
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { useEffect, useRef, useState, type KeyboardEvent, type RefObject } from 'react';
+import { useEffect, useMemo, useRef, useState, type KeyboardEvent, type RefObject } from 'react';
 import type { ExportFormat, SearchScope, SyncStatus } from '../../shared/contract';
 import { messageCountText } from '../../shared/message-count';
 import type { SessionMeta } from '../../shared/types';
 import { useBridge } from '../bridge/context';
 import { groupHeading } from '../lib/date-groups';
+import { branchCount, familyRows } from '../lib/family-rows';
 import { relativeTime, sessionLabel } from '../lib/format';
-import type { AttentionMarker } from '../state/attention';
+import { familyAttention, type AttentionMarker } from '../state/attention';
 import { useDragExport } from '../state/drag-export';
 import { useSessionList, type SidebarItem } from '../state/session-list';
 import { AttentionBadge } from './AttentionBadge';
@@ -71,21 +74,38 @@ export function Sidebar(props: SidebarProps) {
   const importInput = useRef<HTMLInputElement>(null);
   /** Whether the rows shown are search hits (a new search's rows replace the old ones when they arrive). */
   const searching = list.query.length > 0;
-  /** The group heading drawn in a row, if any: search hits are ranked, so not grouped. */
+  /** The families expanded in place, by family id. */
+  const [expanded, setExpanded] = useState<ReadonlySet<string>>(new Set());
+  const setFamilyExpanded = (family: string, open: boolean) =>
+    setExpanded((now) => {
+      const next = new Set(now);
+      if (open) next.add(family);
+      else next.delete(family);
+      return next;
+    });
+  const items = useMemo(() => familyRows(list.items, list.families, expanded, !searching), [list.items, list.families, expanded, searching]);
+  const heads = useMemo(() => items.flatMap((row) => (row.kind === 'family' ? [row.item] : [])), [items]);
+  /** The group heading drawn in a row, if any: search hits are ranked, so not grouped; a family's branches are in its group. */
   const now = new Date();
-  const headingAt = (index: number) => (searching ? null : groupHeading(list.items, index, now));
+  const headingAt = (index: number) => {
+    const row = items[index];
+    return searching || row?.kind !== 'family' ? null : groupHeading(heads, row.position, now);
+  };
 
   // One row past the loaded ones while more follow: it says so, and scrolling to it loads them.
   const virtualizer = useVirtualizer({
-    count: list.items.length + (list.more ? 1 : 0),
+    count: items.length + (list.more ? 1 : 0),
     getScrollElement: () => scroller.current,
     estimateSize: (index) => (searching ? SNIPPET_ROW_HEIGHT : ROW_HEIGHT + (headingAt(index) ? HEADING_HEIGHT : 0)),
-    getItemKey: (index) => list.items[index]?.id ?? 'more',
+    getItemKey: (index) => {
+      const row = items[index];
+      return row ? `${row.kind}:${row.item.id}` : 'more';
+    },
     overscan: 8,
   });
   const rows = virtualizer.getVirtualItems();
   const lastRow = rows.at(-1)?.index ?? 0;
-  const { loadMore, items } = list;
+  const { loadMore } = list;
   useEffect(() => {
     if (lastRow >= items.length - LOAD_AHEAD_ROWS) loadMore();
   }, [lastRow, items.length, loadMore]);
@@ -93,6 +113,9 @@ export function Sidebar(props: SidebarProps) {
   /**
    * The list is one Tab stop (a roving tabindex): the row last focused, or the first one on
    * screen when that one is scrolled away; the arrow keys, Home and End move between rows.
+   * As in a tree, ArrowRight expands a folded family (then steps into it) and ArrowLeft
+   * folds it (from a branch: back to its row); on a row with no branches ArrowRight opens
+   * the row's actions.
    */
   const [current, setCurrent] = useState(0);
   const focusAfterRender = useRef<number | null>(null);
@@ -117,14 +140,20 @@ export function Sidebar(props: SidebarProps) {
   const onListKey = (event: KeyboardEvent<HTMLUListElement>) => {
     const row = (event.target as HTMLElement).closest<HTMLElement>('li[data-index]');
     const index = Number(row?.dataset.index);
-    const item = items[index];
-    if (!row || item === undefined) return;
+    const shown = items[index];
+    if (!row || shown === undefined) return;
     const actions = row.querySelector<HTMLElement>('.session-actions');
+    const folds = shown.kind === 'family' && shown.members.length > 1;
     if (event.key === 'ArrowDown') moveTo(index + 1);
     else if (event.key === 'ArrowUp') moveTo(index - 1);
     else if (event.key === 'Home') moveTo(0);
     else if (event.key === 'End') moveTo(items.length - 1);
-    else if ((event.key === 'ArrowRight' || event.key === 'ContextMenu' || (event.key === 'F10' && event.shiftKey)) && actions) openMenu(item, actions);
+    else if (event.key === 'ArrowRight' && folds) {
+      if (shown.expanded) moveTo(index + 1);
+      else setFamilyExpanded(shown.family, true);
+    } else if (event.key === 'ArrowLeft' && shown.kind === 'branch') moveTo(items.findIndex((r) => r.kind === 'family' && r.family === shown.family));
+    else if (event.key === 'ArrowLeft' && folds && shown.expanded) setFamilyExpanded(shown.family, false);
+    else if ((event.key === 'ArrowRight' || event.key === 'ContextMenu' || (event.key === 'F10' && event.shiftKey)) && actions) openMenu(shown.item, actions);
     else return;
     event.preventDefault();
   };
@@ -189,13 +218,13 @@ export function Sidebar(props: SidebarProps) {
           <ul
             className="session-list"
             aria-label={searching ? 'Search results' : 'Session list'}
-            aria-keyshortcuts="ArrowUp ArrowDown Home End ArrowRight"
+            aria-keyshortcuts="ArrowUp ArrowDown Home End ArrowRight ArrowLeft"
             style={{ height: virtualizer.getTotalSize() }}
             onKeyDown={onListKey}
           >
             {rows.map((row) => {
-              const item = list.items[row.index];
-              if (!item) {
+              const shown = items[row.index];
+              if (!shown) {
                 return (
                   <li
                     key={row.key}
@@ -208,8 +237,10 @@ export function Sidebar(props: SidebarProps) {
                   </li>
                 );
               }
+              const { item } = shown;
               const label = sessionLabel(item);
-              const marker = props.markers.get(item.id);
+              const members = shown.kind === 'family' ? shown.members : [item];
+              const marker = familyAttention(members.map((member) => props.markers.get(member.id)));
               const heading = headingAt(row.index);
               const childCount = list.childCounts[item.id] ?? 0;
               return (
@@ -217,7 +248,7 @@ export function Sidebar(props: SidebarProps) {
                   key={row.key}
                   data-index={row.index}
                   ref={virtualizer.measureElement}
-                  className={`session-row${heading ? ' group-start' : ''}${item.id === activeId ? ' active' : ''}${item.archived ? ' archived' : ''}`}
+                  className={`session-row${shown.kind === 'branch' ? ' branch' : ''}${heading ? ' group-start' : ''}${item.id === activeId ? ' active' : ''}${item.archived ? ' archived' : ''}`}
                   style={{ transform: `translateY(${row.start}px)` }}
                   draggable
                   onPointerDown={() => dragExport.prepare(item.id)}
@@ -259,6 +290,14 @@ export function Sidebar(props: SidebarProps) {
                   >
                     ⋯
                   </button>
+                  {shown.kind === 'family' && members.length > 1 && (
+                    <FamilyToggle
+                      label={label}
+                      count={members.length}
+                      expanded={shown.expanded}
+                      onToggle={() => setFamilyExpanded(shown.family, !shown.expanded)}
+                    />
+                  )}
                   {childCount > 0 && <SidebarChildren label={label} parentId={item.id} count={childCount} onOpen={(child) => onAction('open', child)} />}
                 </li>
               );
@@ -292,6 +331,27 @@ export function Sidebar(props: SidebarProps) {
       </div>
       {menu && <SessionMenu meta={menu.meta} x={menu.x} y={menu.y} opener={menu.opener} canShare={syncing} onAction={onAction} onClose={() => setMenu(null)} />}
     </aside>
+  );
+}
+
+/**
+ * A folded family's count and disclosure: outside the list's Tab order (ArrowRight and
+ * ArrowLeft on the row do the same), named with the row it folds.
+ */
+function FamilyToggle({ label, count, expanded, onToggle }: { label: string; count: number; expanded: boolean; onToggle: () => void }) {
+  return (
+    <div className="session-branches">
+      <button
+        type="button"
+        className="session-branches-toggle"
+        tabIndex={-1}
+        aria-expanded={expanded}
+        aria-label={`${branchCount(count)} of ${label}`}
+        onClick={onToggle}
+      >
+        <span aria-hidden="true">{expanded ? '▾' : '▸'}</span> {branchCount(count)}
+      </button>
+    </div>
   );
 }
 

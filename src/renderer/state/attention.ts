@@ -56,6 +56,11 @@ export function hiddenAttention(markers: readonly (AttentionMarker | null | unde
   return null;
 }
 
+/** A folded family's marker in the sidebar: whatever of its members' asks most (an approval, a question, work). */
+export function familyAttention(markers: readonly (AttentionMarker | null | undefined)[]): AttentionMarker | null {
+  return hiddenAttention(markers) ?? (markers.some((m) => m?.kind === 'busy') ? MARKERS.busy : null);
+}
+
 /** Each open session's marker (made and loaded if new), kept current; sessions with none are absent. */
 export function useAttentionMarkers(ids: readonly string[], chatFor: (id: string) => ChatSession): ReadonlyMap<string, AttentionMarker> {
   const subscribe = useCallback(

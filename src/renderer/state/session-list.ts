@@ -5,12 +5,14 @@
  * window, another one, or the `loom` command) carries the session as it is now and is
  * applied to the rows loaded so far; no list is fetched again, except the first page
  * after the event stream was down (events may have been missed). With a project chosen in
- * the filter, only that project's sessions are fetched, and events keep to them.
+ * the filter, only that project's sessions are fetched, and events keep to them. The list
+ * comes a page of families at a time, each whole (a conversation and its branches), with
+ * each session's family, so the sidebar folds them (lib/family-rows.ts); search hits do not.
  */
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { isUnstarted } from '../../shared/message-count';
 import type { BridgeEvent, LoomBridge, SearchScope, SessionSearchHit } from '../../shared/contract';
-import type { SessionMeta } from '../../shared/types';
+import type { SessionCursor, SessionMeta } from '../../shared/types';
 import { errorMessage } from '../lib/errors';
 
 export type SidebarItem = SessionMeta & Partial<Pick<SessionSearchHit, 'snippet' | 'message_index' | 'team'>>;
@@ -30,14 +32,19 @@ interface ListState {
   error: string | null;
   /** How many sub-agents each listed session has, for those that have any. */
   childCounts: Record<string, number>;
+  /** Each listed session's family (SessionPage.families), kept for the sessions events bring too. */
+  families: Record<string, string>;
 }
 
-const EMPTY: ListState = { query: '', items: [], more: false, loaded: false, error: null, childCounts: {} };
+const EMPTY: ListState = { query: '', items: [], more: false, loaded: false, error: null, childCounts: {}, families: {} };
 
 interface Page {
   items: SidebarItem[];
   more: boolean;
   childCounts: Record<string, number>;
+  families: Record<string, string>;
+  /** Where the next page of the list starts (the store's cursor over families); null for search hits and the last page. */
+  next: SessionCursor | null;
 }
 
 function isSessionEvent(event: BridgeEvent): event is SessionEvent {
@@ -56,6 +63,8 @@ export function useSessionList(bridge: LoomBridge, query: string, includeArchive
   const loading = useRef(false);
   /** Search hits the server has given so far (the next page's offset). */
   const hitsFetched = useRef(0);
+  /** The store's cursor after the families loaded so far. */
+  const cursor = useRef<SessionCursor | null>(null);
   const latest = useRef(state);
   latest.current = state;
   /** Changes heard while a first page is on its way: its answer may predate them. Null: none on its way. */
@@ -69,20 +78,23 @@ export function useSessionList(bridge: LoomBridge, query: string, includeArchive
       if (first) heard.current = [];
       try {
         const filter = { includeArchived, scope, project };
-        const page = await (first ? firstPage(bridge, text, filter) : nextPage(bridge, text, filter, latest.current.items, hitsFetched.current));
+        const page = await (first ? firstPage(bridge, text, filter) : nextPage(bridge, text, filter, cursor.current, hitsFetched.current));
         if (mine !== generation.current) return;
         hitsFetched.current = (first ? 0 : hitsFetched.current) + page.items.length;
+        cursor.current = page.next;
         const missed = (first && heard.current) || [];
         if (first) heard.current = null;
         setState((now) => {
           const items = first ? page.items : appendPage(now.items, page.items);
+          const families = missed.reduce(withFamilyOf, first ? page.families : { ...now.families, ...page.families });
           return {
             query: text,
-            items: missed.reduce((list, event) => applyEvent(list, event, text, includeArchived, !page.more, project), items),
+            items: missed.reduce((list, event) => applyEvent(list, event, text, includeArchived, !page.more, project, families), items),
             more: page.more,
             loaded: true,
             error: null,
             childCounts: first ? page.childCounts : { ...now.childCounts, ...page.childCounts },
+            families,
           };
         });
       } catch (err) {
@@ -107,7 +119,10 @@ export function useSessionList(bridge: LoomBridge, query: string, includeArchive
       if (event.type === 'subagent') void countChildren(bridge, event.sessionId, setState);
       if (!isSessionEvent(event)) return;
       heard.current?.push(event);
-      setState((now) => ({ ...now, items: applyEvent(now.items, event, now.query, includeArchived, !now.more, project) }));
+      setState((now) => {
+        const families = withFamilyOf(now.families, event);
+        return { ...now, families, items: applyEvent(now.items, event, now.query, includeArchived, !now.more, project, families) };
+      });
     });
     const offReconnect = bridge.onReconnect(() => void fetchPage(true));
     return () => {
@@ -137,15 +152,20 @@ function firstPage(bridge: LoomBridge, text: string, filter: Filter): Promise<Pa
   return listPage(bridge, filter, undefined);
 }
 
-function nextPage(bridge: LoomBridge, text: string, filter: Filter, items: SidebarItem[], hitsFetched: number): Promise<Page> {
-  // The pinned sessions all come with the first page: the next one follows the last of the others.
-  return text
-    ? searchPage(bridge, text, filter, hitsFetched)
-    : listPage(
-        bridge,
-        filter,
-        items.findLast((item) => !item.pinned),
-      );
+function nextPage(bridge: LoomBridge, text: string, filter: Filter, after: SessionCursor | null, hitsFetched: number): Promise<Page> {
+  // The pinned families all come with the first page: the next one follows the store's cursor over the others.
+  return text ? searchPage(bridge, text, filter, hitsFetched) : listPage(bridge, filter, after ?? undefined);
+}
+
+/**
+ * The families with that of the session an event brings: known already, or its parent's
+ * (a new branch of a listed conversation), else its own. A branch whose parent is not
+ * listed either stands alone until the list is read again.
+ */
+function withFamilyOf(families: Record<string, string>, event: SessionEvent): Record<string, string> {
+  if (event.type !== 'session_changed' || families[event.sessionId] !== undefined) return families;
+  const parent = event.meta.parent_id;
+  return { ...families, [event.sessionId]: (parent !== null && families[parent]) || event.sessionId };
 }
 
 async function countChildren(bridge: LoomBridge, parentId: string, setState: (update: (now: ListState) => ListState) => void): Promise<void> {
@@ -153,21 +173,21 @@ async function countChildren(bridge: LoomBridge, parentId: string, setState: (up
   if (children) setState((now) => ({ ...now, childCounts: { ...now.childCounts, [parentId]: children.length } }));
 }
 
-async function listPage(bridge: LoomBridge, { includeArchived, project }: Filter, last: SessionMeta | undefined): Promise<Page> {
+async function listPage(bridge: LoomBridge, { includeArchived, project }: Filter, after: SessionCursor | undefined): Promise<Page> {
   const page = await bridge.invoke('sessions.list', {
     includeArchived,
     limit: LIST_PAGE,
     ...(project !== null && { project }),
-    ...(last && { after: { updated_at: last.updated_at, id: last.id } }),
+    ...(after && { after }),
   });
-  return { items: page.sessions, more: page.next !== null, childCounts: page.children };
+  return { items: page.sessions, more: page.next !== null, childCounts: page.children, families: page.families, next: page.next };
 }
 
 async function searchPage(bridge: LoomBridge, query: string, { includeArchived, scope, project }: Filter, offset: number): Promise<Page> {
   const inProject = project !== null && scope === 'local' ? { project } : {};
   const hits = await bridge.invoke('sessions.search', { query, includeArchived, scope, limit: SEARCH_PAGE, offset, ...inProject });
   // A hit's children are a hit of their own, or not: no disclosure under it.
-  return { items: hits, more: hits.length === SEARCH_PAGE, childCounts: {} };
+  return { items: hits, more: hits.length === SEARCH_PAGE, childCounts: {}, families: {}, next: null };
 }
 
 function applyEvent(
@@ -177,11 +197,12 @@ function applyEvent(
   includeArchived: boolean,
   complete: boolean,
   project: string | null,
+  families: Record<string, string>,
 ): SidebarItem[] {
   // A session moved out of the project shown (its folder chosen again) is no longer listed.
   const shown = project === null || event.type === 'session_deleted' || event.meta.project_dir === project;
   const change: SessionEvent = shown ? event : { type: 'session_deleted', sessionId: event.sessionId, meta: event.meta };
-  return text ? applyToHits(items, change, includeArchived) : applyChange(items, change, includeArchived, complete);
+  return text ? applyToHits(items, change, includeArchived) : applyChange(items, change, includeArchived, complete, families);
 }
 
 /** True when `a` lists before `b`: pinned first, then newer first, then the greater id (the store's order). */
@@ -193,13 +214,22 @@ function listsBefore(a: SessionMeta, b: SessionMeta): boolean {
 /**
  * The loaded rows with one session's change applied: gone, or in its place in listing
  * order. `complete`: every session is loaded; otherwise one whose place is past the last
- * loaded row is left for the page that will bring it.
+ * loaded row is left for the page that will bring it, unless its family is loaded (a page
+ * brings whole families: no later one brings it).
  */
-export function applyChange(items: SidebarItem[], event: SessionEvent, includeArchived: boolean, complete = true): SidebarItem[] {
+export function applyChange(
+  items: SidebarItem[],
+  event: SessionEvent,
+  includeArchived: boolean,
+  complete = true,
+  families: Record<string, string> = {},
+): SidebarItem[] {
   const rest = items.filter((item) => item.id !== event.sessionId);
   if (event.type === 'session_deleted' || (event.meta.archived && !includeArchived)) return rest.length === items.length ? items : rest;
   const at = rest.findIndex((item) => listsBefore(event.meta, item));
-  if (at < 0) return complete ? [...rest, event.meta] : rest;
+  const family = families[event.sessionId];
+  const familyLoaded = family !== undefined && rest.some((item) => families[item.id] === family);
+  if (at < 0) return complete || familyLoaded ? [...rest, event.meta] : rest;
   return [...rest.slice(0, at), event.meta, ...rest.slice(at)];
 }
 
