@@ -1,6 +1,6 @@
 /**
  * Finding words (docs/DESIGN.md#search): a search hit opens a long session at its message
- * every time, "quoted words" are a phrase and the snippet shows the match, and find in
+ * every time, its title matching too, "quoted words" are a phrase and the snippet shows the match, and find in
  * session (Ctrl+F) goes through every match of the whole transcript, pages not yet fetched
  * included.
  */
@@ -48,6 +48,24 @@ test('a search hit far from the bottom of a 2,000-message session opens at its m
     if (i % 2) await page.keyboard.press('Alt+W');
     else await transcript(page).evaluate((el) => el.scrollTo({ top: el.scrollHeight }));
   }
+});
+
+test('a hit whose session title matches too opens at the matching message, not at the bottom', async ({ page, loom }) => {
+  // As imported sessions are titled: by their first prompt, or by the summary Claude Code wrote.
+  const answer = `Where do narwhals live in winter? Under the pack ice.\n\n${'A longer paragraph about estuaries and deltas. '.repeat(20)}`;
+  loom.store.create({ title: 'Narwhals in winter', cwd: loom.projectDir, messages: conversation(2000, { 301: answer }) });
+  // Among many others, so that the title's rare words outrank the message's (bm25 weighs by rarity).
+  for (let i = 0; i < 231; i++) loom.store.create({ title: `Chat ${i}`, cwd: loom.projectDir, messages: conversation(3) });
+  await openLoom(page, loom);
+  await page.getByRole('searchbox', { name: 'Search sessions' }).fill('narwhals winter');
+  const hit = searchResults(page).getByRole('listitem').filter({ hasText: 'Narwhals in winter' });
+  await hit.getByRole('button', { name: /^Narwhals in winter/ }).click();
+  const found = transcript(page).locator('.row.search-found');
+  await expect(found).toContainText('Where do narwhals live in winter?');
+  await expect(found).toBeInViewport();
+  await expect(transcript(page).getByText('Message number 1999 about rivers')).toHaveCount(0);
+  // The hit shows the words of the message it opens at.
+  await expect(hit.locator('.snippet')).toContainText('Where do narwhals live in winter?');
 });
 
 test('sidebar search: "quoted words" are a phrase, and a match after 1,000 characters shows in the snippet', async ({ page, loom }) => {
