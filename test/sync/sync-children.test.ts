@@ -2,7 +2,8 @@
  * Sessions as a whole through a real PostgreSQL hub (docs/DESIGN.md#sync-through-a-hub):
  * a parent's sub-agents arrive linked to it, with their agent and run state, and the
  * session's agent and its agent changes arrive with it; a delete takes the children along
- * on the other device. Two data folders as two devices of alice, syncing with syncOnce.
+ * on the other device; a state an older Loom pushed, without them, does not unlink them.
+ * Two data folders as two devices of alice, syncing with syncOnce.
  */
 import path from 'node:path';
 import Database from 'better-sqlite3';
@@ -132,6 +133,34 @@ describeWithHub('sync carries sub-agents and agents', () => {
     await sync(desktop, 'desktop');
     expect(desktop.list().map((s) => s.id)).toEqual([parent]);
     expect(childrenOf(desktop, parent).map((c) => c.id)).toEqual([first, second]);
+  });
+
+  it('a state an older Loom pushed, without the agent and link, keeps them here when it wins; an explicit null still unlinks', async () => {
+    const laptop = openStore();
+    const desktop = openStore();
+    const { parent, first } = parentWithChildren(laptop);
+    await sync(laptop, 'laptop');
+    await sync(desktop, 'desktop');
+    // An older Loom on a third device writes both states as it knows them, with a later clock.
+    const olderLoom = (id: string, also = '') =>
+      cluster.admin(
+        `UPDATE loom.sessions SET state = (state - 'agent' - 'spawned_by' - 'spawn_call_id' - 'spawn_agent' - 'child_state' || '{"summary": "from an older Loom"}'::jsonb)${also},
+                state_hlc = state_hlc + 1000000, hub_seq = (SELECT seq FROM loom.clock) WHERE id = $1`,
+        [id],
+      );
+    await cluster.admin(`UPDATE loom.clock SET seq = seq + 1 WHERE id = 1`);
+    await olderLoom(parent);
+    await olderLoom(first);
+    expect(await sync(desktop, 'desktop')).toMatchObject({ pulledSessions: 2, skipped: [] });
+    expect(desktop.getMeta(first).summary).toBe('from an older Loom');
+    expect(desktop.childLink(first)).toEqual({ parent_id: parent, call_id: 'call_1', agent: 'explore', state: 'done' });
+    expect(desktop.getMeta(parent).agent).toBe('review');
+    expect(childrenOf(desktop, parent).map((c) => c.id)).toContain(first);
+
+    await cluster.admin(`UPDATE loom.clock SET seq = seq + 1 WHERE id = 1`);
+    await olderLoom(first, ` || '{"spawned_by": null, "spawn_call_id": null, "spawn_agent": null, "child_state": null}'::jsonb`);
+    await sync(desktop, 'desktop');
+    expect(desktop.childLink(first)).toBeNull();
   });
 
   it('a device that synced before this Loom (store version 18) sends its links, agents and agent changes once it upgrades', async () => {

@@ -8,7 +8,7 @@ import { checkContext, ContextRuleError } from '../store/context-rules';
 import { prepared } from '../store/statements';
 import { deleteSession } from '../store/repositories/forks';
 import { insertRecordOnce, RECORD_TABLES, replaceUsage, type RecordTable } from '../store/repositories/records';
-import { insertSession, recountMessages, setSessionColumns } from '../store/repositories/sessions';
+import { insertSession, recountMessages, setSessionColumns, type SessionColumns } from '../store/repositories/sessions';
 import { insertEntry, type MessageRow } from '../store/repositories/transcript';
 import { readContext } from '../store/transcript-chain';
 import { branchOffDivergence, divergenceNote } from './divergence';
@@ -393,14 +393,31 @@ function writeState(db: Database.Database, pk: number, s: SessionState): void {
     fork_parent_pk: parentPk,
     fork_at: parentPk === null ? 0 : s.fork_at,
     note: s.note,
-    // A state an older Loom pushed has none of these (pulled-rows.ts reads them as null); checked there when present.
-    agent: s.agent ?? null,
-    spawned_by: s.spawned_by ?? null,
-    spawn_call_id: s.spawn_call_id ?? null,
-    spawn_agent: s.spawn_agent ?? null,
-    child_state: s.child_state ?? null,
+    ...agentAndLink(s),
   });
   replaceUsage(db, pk, s.usage);
+}
+
+/**
+ * The agent and the sub-agent link as a pulled state sets them (checked by pulled-rows.ts
+ * when present). A state an older Loom pushed has none of these fields: what is here is
+ * kept, so a device that never knew of links cannot unlink a child by winning last
+ * writer wins; an explicit null still clears. The link's four fields go as one.
+ */
+function agentAndLink(s: SessionState): Partial<SessionColumns> {
+  const partial: Partial<SessionState> = s;
+  const columns: Partial<SessionColumns> = {};
+  if (partial.agent !== undefined) columns.agent = partial.agent;
+  const link = [partial.spawned_by, partial.spawn_call_id, partial.spawn_agent, partial.child_state];
+  if (link.some((value) => value !== undefined)) {
+    Object.assign(columns, {
+      spawned_by: s.spawned_by ?? null,
+      spawn_call_id: s.spawn_call_id ?? null,
+      spawn_agent: s.spawn_agent ?? null,
+      child_state: s.child_state ?? null,
+    });
+  }
+  return columns;
 }
 
 /**

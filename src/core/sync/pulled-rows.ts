@@ -60,7 +60,7 @@ export function sessionStateProblem(id: string, state: unknown): Problem {
   if (!isTextOrNull(s.summary, MAX_FIELD_CHARS) || !isTextOrNull(s.note, MAX_FIELD_CHARS)) return 'its summary or note is not a text';
   if (!(s.cwd === null || (isText(s.cwd, MAX_NAME_CHARS) && /^\P{Cc}*$/u.test(s.cwd)))) return 'its folder is not a plain text';
   if (!isCount(s.fork_at)) return 'its fork point is not a count';
-  // Absent in a state an older Loom pushed: read as null.
+  // Absent in a state an older Loom pushed: the session keeps its own (apply.ts).
   if (!(s.agent === undefined || s.agent === null || isAgentName(s.agent))) return `its agent ${shown(s.agent)} is not an agent name`;
   return childLinkProblem(id, s) ?? planProblem(s.plan) ?? usageProblem(s.usage);
 }

@@ -98,11 +98,12 @@ async function sendBatch(client: pg.Client, all: OutboxBatch, deviceId: string, 
   }
   if (!(await insertEntries(client, batch, deviceId, hubSeq))) return 'diverged';
   await insertRecords(client, batch, deviceId, hubSeq);
-  const refused = await insertShares(client, batch, hubSeq);
+  const shares = await insertShares(client, batch, hubSeq);
+  await shareChildren(client, batch, shares.made, hubSeq);
   await applyTombstones(client, batch, hubSeq);
   await client.query('UPDATE loom.devices SET last_seq = $2 WHERE device_id = $1', [deviceId, batch.lastSeq]);
   await client.query(`SELECT pg_notify('loom_changes', $1)`, [hubSeq]);
-  return refused;
+  return shares.refused;
 }
 
 async function withoutForeignSessions(client: pg.Client, batch: OutboxBatch): Promise<OutboxBatch> {
@@ -222,10 +223,11 @@ async function insertRecords(client: pg.Client, batch: OutboxBatch, deviceId: st
 
 /**
  * A share makes the session new to the team's members: its hub_seq moves past their
- * cursors. The hub takes shares only for teams the owner is in; the others are returned.
+ * cursors. The hub takes shares only for teams the owner is in: the shares made, and the
+ * teams refused.
  */
-async function insertShares(client: pg.Client, batch: OutboxBatch, hubSeq: string): Promise<string[]> {
-  if (batch.shares.length === 0) return [];
+async function insertShares(client: pg.Client, batch: OutboxBatch, hubSeq: string): Promise<{ made: OutboxBatch['shares']; refused: string[] }> {
+  if (batch.shares.length === 0) return { made: [], refused: [] };
   const { rows } = await client.query<{ team: string }>('SELECT team FROM loom.team_members WHERE member = current_user');
   const mine = new Set(rows.map((r) => r.team));
   const allowed = batch.shares.filter((s) => mine.has(s.team));
@@ -238,7 +240,61 @@ async function insertShares(client: pg.Client, batch: OutboxBatch, hubSeq: strin
     );
     await client.query('UPDATE loom.sessions SET hub_seq = $2 WHERE id = ANY($1::uuid[]) AND deleted_hlc IS NULL', [allowed.map((s) => s.session_id), hubSeq]);
   }
-  return batch.shares.filter((s) => !mine.has(s.team)).map((s) => s.team);
+  return { made: allowed, refused: batch.shares.filter((s) => !mine.has(s.team)).map((s) => s.team) };
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** How far down sub-agent links a share is followed, as deep as the device reads them (store/children.ts). */
+const MAX_LINK_DEPTH = 64;
+
+/** The teams the pushing user is in: a share is made only for those (the shares policy's rule). */
+const MY_TEAMS = `(SELECT tm.team FROM loom.team_members tm WHERE tm.member = current_user)`;
+
+/**
+ * A shared session's sub-agents are shared with it, so a teammate sees the children under
+ * the parent: the children pushed now under a parent of the user's that is shared, then
+ * the children on the hub (theirs, theirs…) of each session just shared. Only the user's
+ * own sessions are followed on either side: a teammate's session that names a shared
+ * session as its parent is not shared by this, nor does this user's share reach anyone
+ * else's session. Each session newly shared moves past the team's cursors, as a share does.
+ */
+async function shareChildren(client: pg.Client, batch: OutboxBatch, shared: OutboxBatch['shares'], hubSeq: string): Promise<void> {
+  const links = batch.sessions.flatMap((s) => {
+    const parent = s.state.spawned_by;
+    return typeof parent === 'string' && UUID.test(parent) ? [{ id: s.id, parent }] : [];
+  });
+  const pushedUnderShared = links.length === 0 ? [] : await insertChildShares(client, CHILDREN_OF_SHARED_PARENTS, JSON.stringify(links), hubSeq);
+  const seeds = [...shared, ...pushedUnderShared];
+  const onHub = seeds.length === 0 ? [] : await insertChildShares(client, CHILDREN_ON_HUB, JSON.stringify(seeds), hubSeq);
+  const newlyShared = [...pushedUnderShared, ...onHub].map((s) => s.session_id);
+  if (newlyShared.length) {
+    await client.query('UPDATE loom.sessions SET hub_seq = $2 WHERE id = ANY($1::uuid[]) AND deleted_hlc IS NULL', [newlyShared, hubSeq]);
+  }
+}
+
+/** Shares for `$1`'s pushed sessions whose parent the user owns and shares: (child, team) pairs. */
+const CHILDREN_OF_SHARED_PARENTS = `SELECT x.id AS session_id, sh.team
+  FROM jsonb_to_recordset($1::jsonb) AS x(id uuid, parent uuid) JOIN loom.shares sh ON sh.session_id = x.parent AND sh.owner = current_user`;
+
+/** Shares for the user's sessions on the hub below `$1`'s shared sessions through sub-agent links. */
+const CHILDREN_ON_HUB = `WITH RECURSIVE below (session_id, team, depth) AS (
+    SELECT x.session_id, x.team, 0 FROM jsonb_to_recordset($1::jsonb) AS x(session_id uuid, team text)
+    UNION
+    SELECT c.id, b.team, b.depth + 1 FROM below b JOIN loom.sessions c ON c.owner = current_user AND c.state->>'spawned_by' = b.session_id::text
+     WHERE b.depth < ${MAX_LINK_DEPTH}
+  ) SELECT session_id, team FROM below WHERE depth > 0`;
+
+/** Inserts the shares `pairs` selects that are new, for the user's live sessions and teams; returns them. */
+async function insertChildShares(client: pg.Client, pairs: string, json: string, hubSeq: string): Promise<OutboxBatch['shares']> {
+  const { rows } = await client.query<{ session_id: string; team: string }>(
+    `INSERT INTO loom.shares (session_id, team, hub_seq)
+     SELECT DISTINCT p.session_id, p.team, $2::bigint FROM (${pairs}) AS p JOIN loom.sessions s ON s.id = p.session_id
+      WHERE s.owner = current_user AND s.deleted_hlc IS NULL AND p.team IN ${MY_TEAMS}
+     ON CONFLICT (session_id, team) DO NOTHING RETURNING session_id, team`,
+    [json, hubSeq],
+  );
+  return rows;
 }
 
 /**
