@@ -10,13 +10,11 @@
  */
 import { z } from 'zod';
 import { PERMISSION_MODES } from '../config';
+import { AGENT_NAME } from './agent-name';
 
 /** From narrowest to widest: `readOnly` refuses every write, edit and command; the rest are the permission modes. */
 export const AGENT_ACCESS = ['readOnly', ...PERMISSION_MODES] as const;
 export type AgentAccess = (typeof AGENT_ACCESS)[number];
-
-/** What an agent may be called: a plain name, so a session's agent shows and travels as one word. */
-export const AGENT_NAME = /^[a-z0-9][a-z0-9._-]{0,63}$/i;
 
 /** Where a definition came from, in precedence order: a project's file wins over the data folder's, which wins over none. */
 export type AgentScope = 'project' | 'data' | 'built-in';

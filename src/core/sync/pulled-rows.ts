@@ -8,7 +8,7 @@
  */
 import { IMAGE_TYPE_NAMES } from '../../shared/attachments';
 import { CALL_KINDS, CHILD_STATES, SESSION_STATUSES, TODO_STATUSES } from '../../shared/types';
-import { AGENT_NAME } from '../agents/definition';
+import { AGENT_NAME } from '../agents/agent-name';
 import { imageDataProblem } from '../security/image-data';
 import type { HubBody, SessionState } from './hub-rows';
 
