@@ -59,12 +59,20 @@ export async function runUiBench(): Promise<UiBenchResult> {
     execFileSync(process.execPath, ['scripts/web.mjs', '--build-only'], { stdio: 'inherit' });
   }
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'loom-bench-ui-'));
+  // The project folder new sessions start in, as `--project` gives it: else the window asks for one first.
+  const projectDir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'loom-bench-ui-project-')));
   const model = await startScriptedServer();
-  const mode = await startBrowserMode({ dataDir, staticDir: STATIC_DIR, env: {}, overrides: { baseUrl: model.baseUrl, model: 'bench', apiKey: '' } });
+  const mode = await startBrowserMode({
+    dataDir,
+    projectDir,
+    staticDir: STATIC_DIR,
+    env: {},
+    overrides: { baseUrl: model.baseUrl, model: 'bench', apiKey: '' },
+  });
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });
   try {
     progress(`ui: seeding a ${MESSAGES}-message session and ${SESSIONS} sessions…`);
-    const appendTarget = seed(mode.backend.store);
+    const appendTarget = seed(mode.backend.store, projectDir);
     // The search index catches up before the first search; here, not in a timed one.
     mode.backend.store.updateSearchIndex();
     const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
@@ -88,11 +96,12 @@ export async function runUiBench(): Promise<UiBenchResult> {
     await mode.close();
     await model.close();
     fs.rmSync(dataDir, { recursive: true, force: true });
+    fs.rmSync(projectDir, { recursive: true, force: true });
   }
 }
 
 /** Straight into the store, in large transactions; returns the session the streaming run appends to. */
-function seed(store: SessionStore): string {
+function seed(store: SessionStore, projectDir: string): string {
   const messages: ChatMessage[] = [{ role: 'system', content: 'You are Loom.' }];
   for (let i = 1; i < MESSAGES; i++) {
     messages.push(
@@ -107,9 +116,9 @@ function seed(store: SessionStore): string {
         store.create({ title: `Session ${i} about ${i % 10 === 0 ? 'kingfishers' : 'rivers'}` });
     })();
   }
-  const appendTarget = store.create({ title: 'Busy elsewhere', messages: messages.slice(0, 3) }).id;
+  const appendTarget = store.create({ title: 'Busy elsewhere', cwd: projectDir, messages: messages.slice(0, 3) }).id;
   // Created last, so it tops the list.
-  store.create({ title: 'Marathon', messages });
+  store.create({ title: 'Marathon', cwd: projectDir, messages });
   return appendTarget;
 }
 
