@@ -80,26 +80,6 @@ describe('search paging', () => {
     for (const hit of hits) expect(hit.message_index).toBe(hit.id === titled ? null : 3);
   });
 
-  it('opens a session ranked by its title at its best-matching message, an inherited one too, when a message matches', () => {
-    const store = openStore();
-    const long = `Where do narwhals live in winter? ${'Under the pack ice, mostly, and further south. '.repeat(20)}`;
-    const { id } = store.create({ title: 'Narwhals in winter', messages: [system(), user('hello'), assistant(long), user('thanks')] });
-    const fork = store.fork(id, 3);
-    store.rename(fork.id, 'Narwhals in winter, again');
-    const titleOnly = store.create({ title: 'Narwhals by name', messages: [system(), user('hello')] }).id;
-    // Better-ranked messages elsewhere, more than search reads: the titled sessions' own is looked up.
-    for (let i = 0; i < 250; i++) store.create({ title: `Chat ${i}`, messages: [system(), user(`narwhals ${i}`)] });
-    const hits = store.search('narwhals');
-    expect(hits.map((hit) => [hit.id, hit.message_index])).toEqual(
-      expect.arrayContaining([
-        [id, 2],
-        [fork.id, 2],
-        [titleOnly, null],
-      ]),
-    );
-    expect(hits.find((hit) => hit.id === id)?.snippet).toMatch(/^Where do \[narwhals\] live/);
-  });
-
   it("gives a fork's own message its index along the fork's whole transcript", () => {
     const store = openStore();
     const { id } = store.create({ messages: [system(), user('one'), assistant('two')] });

@@ -5,7 +5,6 @@ import { META_COLUMNS, metaFromRow, type MetaRow } from './rows';
 import { MATCH_CLOSE, MATCH_OPEN, snippetOf } from './snippet';
 import { clearSearchBacklog } from './repositories/transcript';
 import { prepared } from './statements';
-import { segmentsOf } from './transcript-chain';
 import { LIVE } from './trash';
 
 /**
@@ -100,9 +99,7 @@ export function searchSessions(
   // One read transaction: every statement below sees the same sessions.
   return db.transaction(() => {
     const messageHits = isCommon(db, match) ? newestMessagePerSession(db, params) : bestMessagePerSession(db, params);
-    const page = topSessions([...messageHits, ...metaHits(db, params)])
-      .slice(offset, params.wanted)
-      .map((hit) => (hit.rid === null ? withBestMessage(db, match, hit, messageHits) : hit));
+    const page = topSessions([...messageHits, ...metaHits(db, params)]).slice(offset, params.wanted);
     const rows = prepared(db, `SELECT ${META_COLUMNS}, s.pk FROM sessions s WHERE s.pk IN (SELECT value FROM json_each(?))`).all(
       JSON.stringify(page.map((hit) => hit.pk)),
     ) as BestHit[];
@@ -113,31 +110,6 @@ export function searchSessions(
       message_index: hit.seq,
     }));
   })();
-}
-
-/**
- * A session ranked by its title or summary still opens at its best-matching message when a
- * message matches too (an imported session's title is its first prompt): the message's
- * index and snippet, the rank kept. From the messages already read, else one look-up of
- * the session's own transcript along its fork chain.
- */
-function withBestMessage(db: Database.Database, match: string, hit: Ranked, messageHits: Ranked[]): Ranked {
-  const message = messageHits.find((m) => m.pk === hit.pk) ?? bestMessageIn(db, match, hit.pk);
-  return message ? { ...hit, rid: message.rid, seq: message.seq } : hit;
-}
-
-/** Session `pk`'s best-ranked matching message (its id and transcript index), null when none matches. */
-function bestMessageIn(db: Database.Database, match: string, pk: number): { rid: number; seq: number } | null {
-  // CROSS JOIN keeps the matches outermost: a rare word's few matches, not every row of a long transcript.
-  const best = prepared(
-    db,
-    `SELECT messages_fts.rowid AS rid, t.seq, messages_fts.rank AS score FROM messages_fts CROSS JOIN transcript t ON t.message_id = messages_fts.rowid
-      WHERE messages_fts MATCH @match AND t.session_pk = @pk AND t.seq >= @from AND t.seq < @to ORDER BY messages_fts.rank LIMIT 1`,
-  );
-  const found = segmentsOf(db, pk).flatMap(
-    (segment) => (best.get({ match, pk: segment.pk, from: segment.from, to: segment.to }) as { rid: number; seq: number; score: number } | undefined) ?? [],
-  );
-  return found.sort((a, b) => a.score - b.score)[0] ?? null;
 }
 
 /** Each session once, at its best tier and score (lower is better; the older session first on a tie), best first. */

@@ -161,7 +161,21 @@ export function Sidebar(props: SidebarProps) {
   const open = (item: SidebarItem) => {
     if (item.team && !item.team.synced) props.onOpenUnsynced(item);
     else if (searching && typeof item.message_index === 'number') props.onOpenAt(item, item.message_index);
+    else if (searching && !item.team) void openAtFirstMatch(item);
     else onAction('open', item);
+  };
+  /**
+   * A hit its title or summary ranked names no message: its first matching message, if any,
+   * is found in the session itself (as find in session does), so the hit does not open at the
+   * bottom when a message matches too. Where none does, or the find fails, it opens as usual.
+   */
+  const openAtFirstMatch = async (item: SidebarItem) => {
+    const first = await bridge.invoke('sessions.find', { id: item.id, query: list.query }).then(
+      ({ matches }) => matches[0],
+      () => undefined,
+    );
+    if (first === undefined) onAction('open', item);
+    else props.onOpenAt(item, first);
   };
 
   const dragExport = useDragExport(props.onError);
