@@ -221,7 +221,14 @@ async function longestTaskWhileStreaming(page: Page, dataDir: string, appendTarg
   await page.getByRole('searchbox', { name: 'Search sessions' }).fill('');
   await page.getByRole('button', { name: /^Busy elsewhere/ }).click();
   await page.getByRole('heading', { level: 1, name: 'Busy elsewhere' }).waitFor();
+  // The new session's tab, not the one in front before it: typed into too early, the words go to the other's draft.
+  const tabs = page.getByRole('tablist', { name: 'Open sessions' }).getByRole('tab');
+  const before = await tabs.count();
   await page.getByRole('button', { name: 'New session' }).first().click();
+  await tabs
+    .nth(before)
+    .and(page.getByRole('tab', { selected: true }))
+    .waitFor();
   const box = page.getByRole('textbox', { name: 'Message' });
   await box.fill('Stream a long reply, please.');
   await box.press('Enter');
