@@ -110,6 +110,9 @@ export function toolsUsed(db: Database.Database, pk: number): string[] {
   return rows.flatMap((row) => (typeof row.name === 'string' ? [row.name] : []));
 }
 
+/** How far down (or up) sub-agent links are followed: so a cycle an edited import or a teammate made cannot loop. */
+export const MAX_LINK_DEPTH = 64;
+
 /**
  * Session `pk`'s descendants through sub-agent links (children, their children…), deepest
  * first, trashed ones too: a parent's delete must not leave one behind. Bounded like
@@ -121,7 +124,7 @@ export function descendants(db: Database.Database, pk: number): { pk: number; de
     db,
     `WITH RECURSIVE tree (pk, id, depth) AS (
        SELECT pk, id, 0 FROM sessions WHERE pk = @pk
-       UNION SELECT s.pk, s.id, tree.depth + 1 FROM sessions s JOIN tree ON s.spawned_by = tree.id WHERE tree.depth < 64
+       UNION SELECT s.pk, s.id, tree.depth + 1 FROM sessions s JOIN tree ON s.spawned_by = tree.id WHERE tree.depth < ${MAX_LINK_DEPTH}
      )
      SELECT tree.pk, s.deleted_at FROM tree JOIN sessions s ON s.pk = tree.pk WHERE depth > 0 AND tree.pk <> @pk GROUP BY tree.pk ORDER BY MAX(depth) DESC, tree.pk`,
   ).all({ pk }) as { pk: number; deleted_at: string | null }[];

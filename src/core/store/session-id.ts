@@ -8,6 +8,9 @@ import { createRequire } from 'node:module';
 
 let crypto: typeof NodeCrypto | undefined;
 
+/** What every session id newSessionId makes looks like (a UUID): a text from elsewhere (a teammate's row) is checked against it. */
+export const SESSION_ID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 export function newSessionId(): string {
   crypto ??= createRequire(import.meta.url)('node:crypto') as typeof NodeCrypto;
   return crypto.randomUUID();

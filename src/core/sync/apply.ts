@@ -3,7 +3,7 @@ import type Database from 'better-sqlite3';
 import type { ChatMessage, SessionStatus } from '../../shared/types';
 import { LoomError } from '../errors';
 import type { SessionStore } from '../store/session-store';
-import { descendantPks } from '../store/children';
+import { descendantPks, MAX_LINK_DEPTH } from '../store/children';
 import { checkContext, ContextRuleError } from '../store/context-rules';
 import { prepared } from '../store/statements';
 import { deleteSession } from '../store/repositories/forks';
@@ -244,9 +244,6 @@ function changeProblem(change: RemoteChange): string | null {
 const MAX_TITLE_CHARS = 100_000;
 
 const article = (word: string) => (/^[aeiou]/i.test(word) ? 'an' : 'a');
-
-/** How far up a sub-agent link is followed for a cycle: as deep as children.ts's descendants reads. */
-const MAX_LINK_DEPTH = 64;
 
 /**
  * A pulled link that would make a session a sub-agent of its own sub-agent (directly or

@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { SESSION_ID_PATTERN } from '../store/session-id';
 import type { SessionStore } from '../store/session-store';
 import { queryOne } from './hub-connection';
 import { applyChanges, type ApplyContext, type ApplyCounts, type RemoteChange, type RemoteEntry, type RemoteRecord, type RemoteSession } from './apply';
@@ -72,7 +73,7 @@ interface SessionRow extends Omit<RemoteSession, 'title_hlc' | 'archived_hlc' | 
  * session put under the reader's own) is dropped: the session arrives as one of its own.
  * The uuid is cast only once it reads as one, so a teammate's text cannot fail the query.
  */
-const FOREIGN_PARENT = `CASE WHEN s.state->>'spawned_by' ~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$'
+const FOREIGN_PARENT = `CASE WHEN s.state->>'spawned_by' ~* '${SESSION_ID_PATTERN.source}'
   THEN EXISTS (SELECT 1 FROM loom.sessions p WHERE p.id = (s.state->>'spawned_by')::uuid AND p.owner <> s.owner) ELSE false END`;
 
 /** The state without its sub-agent link: the session arrives as one of its own. */

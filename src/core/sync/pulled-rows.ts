@@ -10,6 +10,7 @@ import { IMAGE_TYPE_NAMES } from '../../shared/attachments';
 import { CALL_KINDS, CHILD_STATES, SESSION_STATUSES, TODO_STATUSES } from '../../shared/types';
 import { AGENT_NAME } from '../agents/agent-name';
 import { imageDataProblem } from '../security/image-data';
+import { SESSION_ID_PATTERN } from '../store/session-id';
 import type { HubBody, SessionState } from './hub-rows';
 
 type Problem = string | null;
@@ -45,7 +46,6 @@ function parsedJson(text: string): { value: unknown } | null {
   }
 }
 
-const SESSION_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const isAgentName = (value: unknown) => typeof value === 'string' && AGENT_NAME.test(value);
 
 /** A session row that is not a tombstone: its state has every field, of its type. */
@@ -69,7 +69,7 @@ export function sessionStateProblem(id: string, state: unknown): Problem {
 function childLinkProblem(id: string, s: Partial<Record<keyof SessionState, unknown>>): Problem {
   const link = [s.spawned_by, s.spawn_call_id, s.spawn_agent, s.child_state];
   if (link.every((value) => value === undefined || value === null)) return null;
-  if (!(typeof s.spawned_by === 'string' && SESSION_ID.test(s.spawned_by))) return `its sub-agent parent ${shown(s.spawned_by)} is not a session id`;
+  if (!(typeof s.spawned_by === 'string' && SESSION_ID_PATTERN.test(s.spawned_by))) return `its sub-agent parent ${shown(s.spawned_by)} is not a session id`;
   if (s.spawned_by.toLowerCase() === id.toLowerCase()) return 'it is its own sub-agent parent';
   if (!(isText(s.spawn_call_id, MAX_NAME_CHARS) && s.spawn_call_id !== '')) return 'its sub-agent call id is not a text';
   if (!isAgentName(s.spawn_agent)) return `its sub-agent's agent ${shown(s.spawn_agent)} is not an agent name`;

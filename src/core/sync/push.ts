@@ -1,5 +1,7 @@
 import type Database from 'better-sqlite3';
 import type pg from 'pg';
+import { MAX_LINK_DEPTH } from '../store/children';
+import { SESSION_ID_PATTERN } from '../store/session-id';
 import { markSessionsSynced } from './apply';
 import { queryOne } from './hub-connection';
 import { confirmPushed, markPushed, readBatch, type OutboxBatch } from './outbox';
@@ -243,11 +245,6 @@ async function insertShares(client: pg.Client, batch: OutboxBatch, hubSeq: strin
   return { made: allowed, refused: batch.shares.filter((s) => !mine.has(s.team)).map((s) => s.team) };
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** How far down sub-agent links a share is followed, as deep as the device reads them (store/children.ts). */
-const MAX_LINK_DEPTH = 64;
-
 /** The teams the pushing user is in: a share is made only for those (the shares policy's rule). */
 const MY_TEAMS = `(SELECT tm.team FROM loom.team_members tm WHERE tm.member = current_user)`;
 
@@ -262,7 +259,7 @@ const MY_TEAMS = `(SELECT tm.team FROM loom.team_members tm WHERE tm.member = cu
 async function shareChildren(client: pg.Client, batch: OutboxBatch, shared: OutboxBatch['shares'], hubSeq: string): Promise<void> {
   const links = batch.sessions.flatMap((s) => {
     const parent = s.state.spawned_by;
-    return typeof parent === 'string' && UUID.test(parent) ? [{ id: s.id, parent }] : [];
+    return typeof parent === 'string' && SESSION_ID_PATTERN.test(parent) ? [{ id: s.id, parent }] : [];
   });
   const pushedUnderShared = links.length === 0 ? [] : await insertChildShares(client, CHILDREN_OF_SHARED_PARENTS, JSON.stringify(links), hubSeq);
   const seeds = [...shared, ...pushedUnderShared];
